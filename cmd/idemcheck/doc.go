@@ -1,0 +1,15 @@
+// Command idemcheck is a chaos and conformance harness for idempotent tools:
+// it drives a target through retries, faults and duplicate requests, counts
+// the side effects that really happened on fake downstream services, and
+// scores the target 0–3.
+//
+//	idemcheck demo                      # the reference targets, scored side by side
+//	idemcheck run -c idemcheck.yaml     # your targets
+//	idemcheck fakes                     # the fakes alone, to point a tool at by hand
+//
+// Exit codes: 0 the score met --min-score and no finding is critical; 1 it
+// did not; 2 bad usage or configuration; 3 the harness could not do its job;
+// 130 interrupted.
+//
+// main only calls run, which tests drive in-process.
+package main

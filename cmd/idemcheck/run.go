@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/idemcheck/idemcheck/examples"
+)
+
+const usage = `idemcheck: a chaos and conformance harness for idempotent tools
+
+Usage:
+  idemcheck demo  [--format text|json] [--out DIR] [--seed N]
+        run the built-in reference targets and score them side by side
+  idemcheck run   -c FILE [--min-score N] [--format text|json] [--out DIR] [--seed N]
+        run the targets of a configuration file
+  idemcheck fakes [--payments ADDR]
+        run the fakes alone, until interrupted
+  idemcheck help
+
+Exit codes: 0 score met --min-score and no critical finding; 1 it did not;
+2 bad usage or configuration; 3 the harness could not do its job; 130 interrupted.
+`
+
+// run is the whole program: tests call it in-process.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	var err error
+	switch args[0] {
+	case "run":
+		err = cmdRun(ctx, args[1:], stdout, stderr)
+	case "demo":
+		err = cmdDemo(ctx, args[1:], stdout, stderr)
+	case "fakes":
+		err = cmdFakes(ctx, args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	case examples.Subcommand:
+		// Hidden: the reference targets, compiled into this binary so that
+		// the demo needs no Go toolchain at run time.
+		return examples.Main(ctx, args[1:], stdout, stderr)
+	default:
+		fmt.Fprintf(stderr, "idemcheck: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		fmt.Fprintln(stderr, "idemcheck: interrupted; every process it started was stopped")
+		return exitInterrupted
+	}
+	code := codeOf(err)
+	if code != exitBelow {
+		fmt.Fprintf(stderr, "idemcheck: %v\n", err)
+		var ee *exitError
+		if errors.As(err, &ee) && ee.hint != "" {
+			fmt.Fprintf(stderr, "hint: %s\n", ee.hint)
+		}
+	}
+	return code
+}

@@ -1,0 +1,63 @@
+package config
+
+// applyDefaults fills in what a valid file left out, so that consumers of
+// a File never need to know the defaults.
+func (f *File) applyDefaults() {
+	if p := f.Fakes.Payments; p != nil && p.HonourKeys == nil {
+		honour := true
+		p.HonourKeys = &honour
+	}
+	if f.Faults == nil { // an explicit "faults: []" stays empty
+		for _, name := range DefaultFaults {
+			f.Faults = append(f.Faults, FaultSpec{Name: name})
+		}
+	}
+	if f.Retry.MaxAttempts == 0 {
+		f.Retry.MaxAttempts = DefaultMaxAttempts
+	}
+	if f.Retry.Backoff == 0 {
+		f.Retry.Backoff = Duration(DefaultBackoff)
+	}
+	for i := range f.Targets {
+		f.Targets[i].applyDefaults()
+	}
+}
+
+func (t *Target) applyDefaults() {
+	if t.KeyHeader == "" {
+		t.KeyHeader = DefaultKeyHeader
+	}
+	if t.Effect == (Locator{}) {
+		t.Effect.JSON = DefaultEffectJSON
+	}
+	if t.Identity == (Locator{}) {
+		t.Identity.JSON = DefaultIdentityJSON
+	}
+	t.DryRun.applyDefaults()
+	if t.Timeout == 0 {
+		t.Timeout = Duration(DefaultTimeout)
+	}
+	if s := t.Start; s != nil {
+		if s.Ready.Path == "" {
+			s.Ready.Path = DefaultReadyPath
+		}
+		if s.Ready.Timeout == 0 {
+			s.Ready.Timeout = Duration(DefaultReadyTimeout)
+		}
+	}
+	for i := range t.Operations {
+		op := &t.Operations[i]
+		op.DryRun.applyDefaults()
+		for _, in := range op.Inputs {
+			if in.String != nil && in.String.Length == 0 {
+				in.String.Length = DefaultStringLength
+			}
+		}
+	}
+}
+
+func (d *DryRun) applyDefaults() {
+	if d != nil && d.Value == "" {
+		d.Value = DefaultDryRunValue
+	}
+}

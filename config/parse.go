@@ -1,0 +1,151 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Load reads and parses the configuration file at path; see Parse. An
+// error reading the file names the file and wraps the cause, so that
+// errors.Is(err, fs.ErrNotExist) works.
+func Load(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is already in our message
+		}
+		return nil, fmt.Errorf("%s: cannot read the configuration: %w", path, err)
+	}
+	return Parse(path, data)
+}
+
+// Parse parses, validates and fills in the defaults of a configuration;
+// name is the file name that errors report. When the configuration is
+// invalid, Parse returns a nil File and an Errors value listing every
+// problem found, sorted by position. A YAML syntax error is reported
+// alone, since nothing after it can be read.
+func Parse(name string, data []byte) (*File, error) {
+	root, errs := parseYAML(name, data)
+	d := newDecoder(name)
+	d.errs = errs
+	d.pos[""] = pos{1, 1}
+	if root == nil && len(errs) > 0 {
+		return nil, errs.asError()
+	}
+	f := &File{}
+	if root != nil {
+		d.decode(root, reflect.ValueOf(f).Elem(), "")
+	}
+	if !d.stop { // after a runaway expansion, more errors would be noise
+		v := &validator{file: name, pos: d.pos, bad: d.bad, errs: d.errs}
+		v.validateFile(f)
+		d.errs = v.errs
+	}
+	if len(d.errs) > 0 {
+		d.errs.sort()
+		return nil, d.errs
+	}
+	f.applyDefaults()
+	f.name, f.pos = name, d.pos
+	return f, nil
+}
+
+// Source returns the name the configuration was loaded under: the path
+// given to Load, or the name given to Parse. Relative paths in the file,
+// such as Start.Dir, are meant relative to its directory.
+func (f *File) Source() string { return f.name }
+
+// Errorf returns an *Error located at the value that path names in the
+// file (or, if that value was not written, at the nearest one that
+// contains it), for problems that are found after Parse. For example the
+// fault registry, decoding the settings of faults[1], can report
+// f.Errorf("faults[1].timeout", "must be shorter than the target's timeout").
+func (f *File) Errorf(path, format string, args ...any) *Error {
+	at := lookupPos(f.pos, path)
+	return &Error{File: f.name, Line: at.line, Column: at.col, Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// parseYAML parses data into a node tree and returns its root value, or
+// nil when the file holds no document. A syntax error comes back as an
+// Error; so does a second document, which idemcheck would otherwise
+// silently ignore.
+func parseYAML(name string, data []byte) (root *yaml.Node, errs Errors) {
+	defer func() {
+		// yaml.v3 turns its own failures into errors; anything else is a
+		// bug in it, and a bad file must still not crash idemcheck.
+		if r := recover(); r != nil {
+			root, errs = nil, Errors{{File: name, Msg: fmt.Sprintf("the YAML parser failed on this file: %v", r)}}
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil
+		}
+		return nil, Errors{syntaxError(name, data, err)}
+	}
+	var extra yaml.Node
+	switch err := dec.Decode(&extra); {
+	case err == nil:
+		errs = append(errs, &Error{File: name, Line: extra.Line, Column: extra.Column,
+			Msg: "a second YAML document starts here, but idemcheck reads one document per file: remove the \"---\" line or move what follows to another file"})
+	case !errors.Is(err, io.EOF):
+		errs = append(errs, syntaxError(name, data, err))
+	}
+	if len(doc.Content) == 0 {
+		return nil, errs
+	}
+	return doc.Content[0], errs
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// syntaxError turns a yaml.v3 error into an *Error. yaml.v3 gives the line
+// in its message, but not the column, and no line at all for line 1 or for
+// bytes it refuses to read.
+func syntaxError(name string, data []byte, err error) *Error {
+	msg := err.Error()
+	e := &Error{File: name, Line: 1}
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		e.Line, _ = strconv.Atoi(m[1])
+		msg = msg[len(m[0]):]
+	} else if line, col, ok := firstUnreadable(data); ok {
+		e.Line, e.Column = line, col
+	}
+	e.Msg = "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")
+	return e
+}
+
+// firstUnreadable finds the first byte that the YAML reader refuses:
+// invalid UTF-8, or a control character other than tab and line breaks.
+func firstUnreadable(data []byte) (line, col int, ok bool) {
+	line, col = 1, 1
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		switch {
+		case r == utf8.RuneError && size <= 1,
+			r < 0x20 && r != '\t' && r != '\n' && r != '\r',
+			r == 0x7f, r == 0xfffe, r == 0xffff:
+			return line, col, true
+		case r == '\n':
+			line, col = line+1, 1
+		default:
+			col++
+		}
+		data = data[size:]
+	}
+	return 0, 0, false
+}

@@ -1,0 +1,137 @@
+package config
+
+import (
+	"slices"
+	"strings"
+)
+
+// Placeholders returns the names of the placeholders in s, in order, as
+// written between "{{" and "}}" with surrounding spaces trimmed:
+// "/charges/{{ input.id }}?m={{marker}}" gives ["input.id", "marker"]. An
+// unclosed "{{" ends the scan.
+func Placeholders(s string) []string {
+	names, _ := scanPlaceholders(s)
+	return names
+}
+
+// scanPlaceholders is Placeholders that also says what is malformed.
+func scanPlaceholders(s string) (names, problems []string) {
+	for {
+		i := strings.Index(s, "{{")
+		if i < 0 {
+			return names, problems
+		}
+		rest := s[i+2:]
+		j := strings.Index(rest, "}}")
+		if j < 0 {
+			return names, append(problems, `unclosed placeholder: "{{" without a matching "}}"`)
+		}
+		if name := strings.TrimSpace(rest[:j]); name != "" {
+			names = append(names, name)
+		} else {
+			problems = append(problems, "empty placeholder {{}}: write a name between the braces")
+		}
+		s = rest[j+2:]
+	}
+}
+
+// expand replaces every placeholder in s by value(name).
+func expand(s string, value func(name string) string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "{{")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(s[i+2:], "}}")
+		if j < 0 {
+			break
+		}
+		b.WriteString(s[:i])
+		b.WriteString(value(strings.TrimSpace(s[i+2 : i+2+j])))
+		s = s[i+2+j+2:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+// Placeholders a target's start command, environment, directory and URL
+// may use: the harness knows these before the target runs.
+const (
+	phPort         = "port"
+	phStateDir     = "state_dir"
+	phPaymentsURL  = "fakes.payments.url"
+	phKey          = "key"
+	phMarker       = "marker"
+	phInputPrefix  = "input."
+	targetPHolders = phPort + ", " + phStateDir + ", " + phPaymentsURL
+)
+
+// targetTemplate checks the placeholders of a target-level string and says
+// whether it uses {{port}}.
+func (v *validator) targetTemplate(path, s string, payments bool) (usesPort bool) {
+	names, problems := scanPlaceholders(s)
+	for _, p := range problems {
+		v.errorf(path, "%s", p)
+	}
+	for _, name := range names {
+		switch name {
+		case phPort:
+			usesPort = true
+		case phStateDir:
+		case phPaymentsURL:
+			if !payments {
+				v.errorf(path, "{{%s}} needs the payments fake, which is not configured: add `fakes: {payments: {}}` at the top level of the file", phPaymentsURL)
+			}
+		default:
+			v.errorf(path, "unknown placeholder {{%s}} (allowed here: %s)", name, targetPHolders)
+		}
+	}
+	return usesPort
+}
+
+// opTemplate checks the placeholders of an operation's path, header value
+// or body and says whether it uses {{marker}}.
+func (v *validator) opTemplate(path, s string, inputs map[string]Input) (usesMarker bool) {
+	names, problems := scanPlaceholders(s)
+	for _, p := range problems {
+		v.errorf(path, "%s", p)
+	}
+	declared := sortedKeys(inputs)
+	for _, name := range names {
+		switch {
+		case name == phKey:
+		case name == phMarker:
+			usesMarker = true
+		case strings.HasPrefix(name, phInputPrefix):
+			input := strings.TrimPrefix(name, phInputPrefix)
+			if _, ok := inputs[input]; ok {
+				continue
+			}
+			if len(declared) == 0 {
+				v.errorf(path, "{{%s}} uses input %q, but this operation declares no inputs: declare it under inputs, e.g. inputs: {%s: {int: [1, 100]}}", name, input, input)
+			} else {
+				v.errorf(path, "{{%s}} uses input %q, which this operation does not declare (%sdeclared inputs: %s)", name, input, didYouMean(input, declared), strings.Join(declared, ", "))
+			}
+		default:
+			allowed := []string{phKey, phMarker}
+			if len(declared) == 0 {
+				allowed = append(allowed, phInputPrefix+"NAME for a declared input")
+			}
+			for _, in := range declared {
+				allowed = append(allowed, phInputPrefix+in)
+			}
+			v.errorf(path, "unknown placeholder {{%s}} (allowed here: %s)", name, strings.Join(allowed, ", "))
+		}
+	}
+	return usesMarker
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,79 @@
+package examples_test
+
+import (
+	"context"
+	"os"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/examples"
+	"github.com/idemcheck/idemcheck/harness"
+)
+
+// TestMain lets the test binary serve as a reference target: the harness
+// starts it again with the hidden subcommand, as a real separate process.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == examples.Subcommand {
+		ctx, cancel := signalContext()
+		code := examples.Main(ctx, os.Args[2:], os.Stdout, os.Stderr)
+		cancel()
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+// failing returns the ids of the checks that failed, sorted.
+func failing(tr harness.TargetResult) []string {
+	var ids []string
+	for _, c := range tr.Checks {
+		if c.Status == harness.StatusFail {
+			ids = append(ids, c.ID)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// TestReferenceTargets runs every reference target as a real process and
+// asserts its score and exactly the checks its planted flaw violates.
+func TestReferenceTargets(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	cases := []struct {
+		profile string
+		score   int
+		failing []string
+		why     string
+	}{
+		{"correct", 3, nil, "no false positives on a correct target"},
+		{"nokey", 0, []string{"dryrun", "effect.field", "key.mismatch", "key.required", "replay.consistent", "retry.after-fault", "retry.sequential"}, "no idempotency at all"},
+		{"noeffect", 1, []string{"effect.field"}, "replies lack the effect field"},
+		{"nodryrun", 2, []string{"dryrun", "key.required"}, "no dry-run, key optional"},
+		{"mismatch", 2, []string{"key.mismatch"}, "reused key with another payload silently replayed"},
+		{"payload-dedup", 0, []string{"key.distinct", "key.mismatch"}, "de-duplicates by payload: distinct intents merged"},
+		{"unstable-replay", 1, []string{"replay.consistent"}, "replays return another identity"},
+		{"mark-first", 0, []string{"exactly-once"}, "acknowledges an intent whose charge failed"},
+		{"read-side-effect", 0, []string{"safe.readonly"}, "a safe operation charges"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.profile, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			res, err := harness.Verify(ctx, []harness.Spec{examples.ShopSpec(exe, tc.profile)}, harness.WithSeed(7))
+			require.NoError(t, err)
+			require.Len(t, res.Targets, 1)
+			tr := res.Targets[0]
+			require.Empty(t, tr.Error, tc.why)
+			for _, f := range tr.Findings {
+				t.Logf("%s %s %s: %s", f.Severity, f.Check, f.Fault, f.Message)
+			}
+			assert.Equal(t, tc.failing, failing(tr), tc.why)
+			assert.Equal(t, tc.score, tr.Score.Level, "%s: %s", tc.why, tr.Score.Reason)
+		})
+	}
+}

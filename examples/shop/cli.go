@@ -1,0 +1,54 @@
+package shop
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Exit codes of Main.
+const (
+	exitOK    = 0
+	exitServe = 1
+	exitUsage = 2
+)
+
+// Main is the whole program behind examples/http/<profile>: it parses args,
+// prints "listening on http://ADDR" to stdout once ready, and serves until
+// ctx is done. Flags: --profile, --listen (default 127.0.0.1:0), --payments
+// (default $PAYMENTS_URL). It returns 0 after ctx is cancelled, 2 on bad
+// flags or options (before anything is bound), 1 if serving fails.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("shop", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var opts Options
+	fs.StringVar(&opts.Profile, "profile", "", "idempotency profile, one of: "+strings.Join(Profiles, ", "))
+	fs.StringVar(&opts.Listen, "listen", DefaultListen, "loopback `address` to listen on")
+	fs.StringVar(&opts.PaymentsURL, "payments", os.Getenv("PAYMENTS_URL"), "base `URL` of the payments fake (default $PAYMENTS_URL)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "shop: unexpected arguments %q; all settings are flags\n", fs.Args())
+		return exitUsage
+	}
+	if _, err := opts.resolve(); err != nil {
+		fmt.Fprintf(stderr, "shop: %v\n", err)
+		return exitUsage
+	}
+	err := Serve(ctx, opts, func(addr string) {
+		fmt.Fprintf(stdout, "listening on http://%s\n", addr)
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "shop: %v\n", err)
+		return exitServe
+	}
+	return exitOK
+}

@@ -1,0 +1,87 @@
+// Package shop is idemcheck's reference HTTP target: a small shop that
+// sells orders and subscriptions and charges each one on the payments fake.
+// Its idempotency layer is a pluggable strategy (a guard, one per file), and
+// each profile plants exactly one known flaw, or none. idemcheck's own tests
+// start the profiles as real processes (examples/http/<profile>) and assert
+// that each one gets the score it is built for: a harness that cannot tell
+// these apart is broken.
+//
+// # API
+//
+//	POST /orders          {"customer":"cus_1","amount":1234,"memo":"…"}  → one charge of amount
+//	POST /subscriptions   {"customer":"cus_1","plan":"basic"|"pro","memo":"…"} → one charge (900 or 2900)
+//	GET  /orders?customer=X&trace=T  → {"ok":true,"effect":"noop","data":{"orders":[…]}}; safe
+//	GET  /healthz         → 200
+//
+// A created resource answers 200
+// {"ok":true,"effect":"created","data":{"id":"ord_000001","charge":"ch_…",…}};
+// ids are sequential per process. The memo is sent to payments verbatim as
+// the charge description: it carries the harness's marker. With the query
+// parameter dry_run=true a POST answers "effect":"would_create" with what it
+// would create (no id), charges nothing and leaves the key unused.
+// Validation errors answer 400 {"ok":false,"error":"…"}; a failed or
+// unreachable payments service (5xx, 409, 429, transport error) answers 502
+// {"ok":false,"error":"payments: …"}; a definitive refusal by payments
+// (another 4xx) answers 402 and is stored like a success.
+//
+// # Profiles
+//
+// correct (score 3; seed 001 and draft-ietf-httpapi-idempotency-key-header):
+// an atomic claim per Idempotency-Key under a mutex. A POST without a key
+// is refused with 400; the same key while the first request is in flight
+// gets 409; the same key with another payload (a fingerprint of method, path
+// and the canonical JSON of the whole body) gets 422; a completed key
+// replays the stored status and data with "effect":"noop" and the header
+// Idempotent-Replayed: true. The key is passed to payments. A failed charge
+// releases the claim and stores nothing, so a retry executes; 5xx replies
+// are never stored. Dry-run is supported.
+//
+// nokey (score 0; seed 001's level 0): the Idempotency-Key is ignored and
+// every POST charges, so every retry is a duplicate. Replies have no effect
+// field and dry_run is ignored (the request charges).
+//
+// noeffect (score 1; seed 001's level 1): the correct guard, but no reply
+// ever carries the effect field, replays and dry runs included: a client
+// cannot tell a replay from a first run.
+//
+// nodryrun (score 2; seed 001's level 2): keys, effect field and faithful
+// replays as correct, 422 on a reused key, but keys are optional (a keyless
+// POST executes without any de-duplication) and dry_run is ignored. Missing
+// framework-level enforcement and dry-run are what separate 2 from 3.
+//
+// mismatch (score 2; seed 000's JSONL store keyed on the request id
+// alone): as correct, but nothing compares payloads, so a key reused with
+// another payload silently replays the first result (200, "noop") instead
+// of 422.
+//
+// payload-dedup (score 0; seed 002, option 1): the client's key is ignored
+// and the key is derived from the semantic inputs only,
+// sha256(operation, customer, amount or plan), leaving out the memo. Retries
+// de-duplicate and a missing key is fine, but two distinct intents with the
+// same inputs are merged into one charge. Replays say "noop"; dry-run works;
+// the derived key is passed downstream.
+//
+// unstable-replay (score 1; seed 000's is_processed check): as correct,
+// but the store remembers only that a key was done, not the reply. A replay
+// answers {"ok":true,"effect":"noop","data":{"id":<a fresh id>}}, so the
+// client cannot tell which resource its retry refers to.
+//
+// mark-first (score 0; seeds 000 and 002, option 5): as correct, but the
+// key is marked complete with the reply it means to send before payments is
+// called. If the charge fails the shop answers 502, yet the key stays
+// marked: the retry replays a success although nothing was charged, an
+// acknowledged intent with no effect. (A duplicate sent while the first
+// request is in flight gets that planned reply too, not 409.)
+//
+// read-side-effect (score 0; seed 001's safe/unsafe split): as correct, but
+// GET /orders "verifies the card" of a customer it sees for the first time
+// with a real charge of 100 described as "verification " + the trace query
+// value: a safe operation with a side effect.
+//
+// # Running
+//
+// Serve runs a shop in-process; Main is the command line used by the thin
+// programs in examples/http, one per profile, which print
+// "listening on http://ADDR" once ready and stop gracefully on SIGINT or
+// SIGTERM. The shop only listens on loopback.
+package shop

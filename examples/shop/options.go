@@ -1,0 +1,63 @@
+package shop
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+)
+
+// DefaultListen is where the shop listens unless told otherwise: loopback,
+// on a port the kernel picks.
+const DefaultListen = "127.0.0.1:0"
+
+// Options configure one shop.
+type Options struct {
+	// Profile is one of Profiles: which idempotency strategy (and which
+	// planted flaw) the shop runs with.
+	Profile string
+	// Listen is the address to serve on, e.g. "127.0.0.1:0". It must be
+	// loopback: the shop is a test target. Empty means DefaultListen.
+	Listen string
+	// PaymentsURL is the base URL of the payments fake, e.g.
+	// http://127.0.0.1:4242; the shop posts charges to PaymentsURL/v1/charges.
+	PaymentsURL string
+}
+
+// resolve checks the options and returns the profile they name.
+func (o *Options) resolve() (profile, error) {
+	p, err := lookup(o.Profile)
+	if err != nil {
+		return profile{}, err
+	}
+	if o.Listen == "" {
+		o.Listen = DefaultListen
+	}
+	if err := checkLoopback(o.Listen); err != nil {
+		return profile{}, err
+	}
+	u, err := url.Parse(o.PaymentsURL)
+	switch {
+	case o.PaymentsURL == "":
+		return profile{}, fmt.Errorf("the payments URL is required (--payments or $PAYMENTS_URL), e.g. http://127.0.0.1:4242")
+	case err != nil:
+		return profile{}, fmt.Errorf("payments URL %q: %v", o.PaymentsURL, err)
+	case u.Scheme != "http" && u.Scheme != "https", u.Host == "":
+		return profile{}, fmt.Errorf("payments URL %q must be an absolute http(s) URL, e.g. http://127.0.0.1:4242", o.PaymentsURL)
+	}
+	return p, nil
+}
+
+// checkLoopback accepts localhost and loopback IPs only.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("listen address %q: %v; want host:port, e.g. %s", addr, err, DefaultListen)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("listen address %q is not loopback: the shop is a test target; use 127.0.0.1, [::1] or localhost", addr)
+}

@@ -1,0 +1,219 @@
+package shop_test
+
+import (
+	"net/http"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/examples/shop"
+)
+
+// behaviour is what a profile does under the probes the harness relies on.
+// Each row of profileBehaviours differs from correct only where its planted
+// flaw says it should.
+type behaviour struct {
+	// effects: success replies carry the effect field (created, noop,
+	// would_create).
+	effects bool
+	// sameKeyCharges: charges after the same key and payload twice.
+	sameKeyCharges int
+	// replaySameID: the second reply has the first reply's data.id.
+	replaySameID bool
+	// missingKey: the status of a POST without Idempotency-Key.
+	missingKey int
+	// reuseStatus, reuseCharges: the same key with another amount.
+	reuseStatus, reuseCharges int
+	// dryRunCharges: charges caused by a dry_run=true request.
+	dryRunCharges int
+	// distinctCharges: two keys, the same customer and amount, two memos
+	// (two intents, as the harness makes them).
+	distinctCharges int
+	// retryStatus, retryCharges: after payments failed with 503 and the
+	// shop answered 502, the same key again.
+	retryStatus, retryCharges int
+	// inFlightStatus: the same key while the first is held in payments.
+	inFlightStatus int
+	// readCharges: charges caused by GET /orders.
+	readCharges int
+}
+
+var correctBehaviour = behaviour{
+	effects: true, sameKeyCharges: 1, replaySameID: true, missingKey: 400,
+	reuseStatus: 422, reuseCharges: 1, dryRunCharges: 0, distinctCharges: 2,
+	retryStatus: 200, retryCharges: 1, inFlightStatus: 409, readCharges: 0,
+}
+
+// with returns correctBehaviour changed by f: a row states only its flaw.
+func with(f func(*behaviour)) behaviour {
+	b := correctBehaviour
+	f(&b)
+	return b
+}
+
+var profileBehaviours = map[string]behaviour{
+	"correct": correctBehaviour,
+	// No strategy at all: every request charges and nothing says what it did.
+	"nokey": {
+		effects: false, sameKeyCharges: 2, replaySameID: false, missingKey: 200,
+		reuseStatus: 200, reuseCharges: 2, dryRunCharges: 1, distinctCharges: 2,
+		retryStatus: 200, retryCharges: 1, inFlightStatus: 200, readCharges: 0,
+	},
+	// Correct de-duplication, no effect field anywhere.
+	"noeffect": with(func(b *behaviour) { b.effects = false }),
+	// Keys optional and dry_run ignored.
+	"nodryrun": with(func(b *behaviour) { b.missingKey = 200; b.dryRunCharges = 1 }),
+	// No fingerprint: a reused key replays instead of 422.
+	"mismatch": with(func(b *behaviour) { b.reuseStatus = 200 }),
+	// Keys from inputs: distinct intents merge; the client's key is moot.
+	"payload-dedup": with(func(b *behaviour) {
+		b.missingKey = 200
+		b.reuseStatus, b.reuseCharges = 200, 2 // another amount is another derived key
+		b.distinctCharges = 1
+	}),
+	// Replays invent a new id.
+	"unstable-replay": with(func(b *behaviour) { b.replaySameID = false }),
+	// Marked done before charging: the retry after a failure replays a
+	// success with no charge, and an in-flight duplicate gets that replay.
+	"mark-first": with(func(b *behaviour) { b.retryCharges = 0; b.inFlightStatus = 200 }),
+	// The safe read charges.
+	"read-side-effect": with(func(b *behaviour) { b.readCharges = 1 }),
+}
+
+func TestProfilesAreListedSortedAndDescribed(t *testing.T) {
+	assert.True(t, slices.IsSorted(shop.Profiles))
+	var names []string
+	for name := range profileBehaviours {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	assert.Equal(t, names, shop.Profiles, "every profile has a row in profileBehaviours")
+	for _, name := range shop.Profiles {
+		info, ok := shop.Describe(name)
+		require.True(t, ok, name)
+		assert.Equal(t, name, info.Name)
+		assert.Equal(t, name == "correct", info.Flaw == "", "%s: only correct has no flaw", name)
+		assert.NotEmpty(t, info.Seed, name)
+	}
+	_, ok := shop.Describe("nope")
+	assert.False(t, ok)
+}
+
+// TestProfileBehaviours runs every probe against every profile. A profile
+// that loses its planted flaw, or grows a second one, fails here.
+func TestProfileBehaviours(t *testing.T) {
+	t.Parallel()
+	for _, name := range shop.Profiles {
+		want := profileBehaviours[name]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			t.Run("same key twice", func(t *testing.T) {
+				t.Parallel()
+				pay := newPayments(t)
+				s := mustStartShop(t, name, pay)
+				first := s.post(t, "/orders", "k", order("cus_1", 1234, "idem-0000000000000001"))
+				second := s.post(t, "/orders", "k", order("cus_1", 1234, "idem-0000000000000001"))
+				require.Equal(t, http.StatusOK, first.Status, first)
+				require.Equal(t, http.StatusOK, second.Status, second)
+				assert.Equal(t, want.sameKeyCharges, pay.Count())
+				assert.Equal(t, want.replaySameID, first.ID() == second.ID(), "first %s, second %s", first, second)
+				assertEffect(t, want.effects, "created", first)
+				if want.sameKeyCharges == 1 {
+					assertEffect(t, want.effects, "noop", second)
+				} else {
+					assertEffect(t, want.effects, "created", second)
+				}
+			})
+			t.Run("missing key", func(t *testing.T) {
+				t.Parallel()
+				pay := newPayments(t)
+				s := mustStartShop(t, name, pay)
+				r := s.post(t, "/orders", "", order("cus_1", 1234, "m"))
+				assert.Equal(t, want.missingKey, r.Status, r)
+				assert.Equal(t, map[bool]int{true: 1, false: 0}[want.missingKey == 200], pay.Count())
+			})
+			t.Run("key reused with another amount", func(t *testing.T) {
+				t.Parallel()
+				pay := newPayments(t)
+				s := mustStartShop(t, name, pay)
+				first := s.post(t, "/orders", "k", order("cus_1", 100, "m"))
+				r := s.post(t, "/orders", "k", order("cus_1", 200, "m"))
+				assert.Equal(t, want.reuseStatus, r.Status, r)
+				assert.Equal(t, want.reuseCharges, pay.Count())
+				if want.reuseStatus == 200 && want.reuseCharges == 1 {
+					assert.Equal(t, first.Data, r.Data, "a blind replay returns the first result")
+				}
+			})
+			t.Run("dry run", func(t *testing.T) {
+				t.Parallel()
+				pay := newPayments(t)
+				s := mustStartShop(t, name, pay)
+				dry := s.post(t, "/orders?dry_run=true", "k", order("cus_1", 100, "m"))
+				require.Equal(t, http.StatusOK, dry.Status, dry)
+				assert.Equal(t, want.dryRunCharges, pay.Count())
+				if want.dryRunCharges == 0 {
+					assertEffect(t, want.effects, "would_create", dry)
+					real := s.post(t, "/orders", "k", order("cus_1", 100, "m"))
+					assertEffect(t, want.effects, "created", real)
+					assert.Equal(t, 1, pay.Count(), "the dry run left the key unused")
+				}
+			})
+			t.Run("distinct keys, equal inputs", func(t *testing.T) {
+				t.Parallel()
+				pay := newPayments(t)
+				s := mustStartShop(t, name, pay)
+				s.post(t, "/orders", "k1", order("cus_1", 100, "idem-00000000000000e1"))
+				s.post(t, "/orders", "k2", order("cus_1", 100, "idem-00000000000000e2"))
+				assert.Equal(t, want.distinctCharges, pay.Count())
+			})
+			t.Run("retry after downstream 503", func(t *testing.T) {
+				t.Parallel()
+				pay := newPayments(t)
+				s := mustStartShop(t, name, pay)
+				pay.FailNext()
+				failed := s.post(t, "/orders", "k", order("cus_1", 100, "m"))
+				assert.Equal(t, http.StatusBadGateway, failed.Status, failed)
+				retry := s.post(t, "/orders", "k", order("cus_1", 100, "m"))
+				assert.Equal(t, want.retryStatus, retry.Status, retry)
+				assert.Equal(t, want.retryCharges, pay.Count())
+			})
+			t.Run("same key while in flight", func(t *testing.T) {
+				t.Parallel()
+				pay := newPayments(t)
+				s := mustStartShop(t, name, pay)
+				entered, release := pay.HoldNext(t)
+				firstc := s.postAsync("/orders", "k", order("cus_1", 100, "m"))
+				mustReceive(t, entered, "the first request to reach payments")
+				dup := s.post(t, "/orders", "k", order("cus_1", 100, "m"))
+				release()
+				first := mustReceive(t, firstc, "the first reply")
+				assert.Equal(t, http.StatusOK, first.Status, first)
+				assert.Equal(t, want.inFlightStatus, dup.Status, dup)
+			})
+			t.Run("safe read", func(t *testing.T) {
+				t.Parallel()
+				pay := newPayments(t)
+				s := mustStartShop(t, name, pay)
+				r := s.get(t, "/orders?customer=cus_1&trace=idem-00000000000000f1")
+				require.Equal(t, http.StatusOK, r.Status, r)
+				assertEffect(t, want.effects, "noop", r)
+				assert.Equal(t, want.readCharges, pay.Count())
+			})
+		})
+	}
+}
+
+// assertEffect checks the effect field: equal to want when the profile
+// reports effects, absent when it does not.
+func assertEffect(t *testing.T, effects bool, want string, r result) {
+	t.Helper()
+	got, present := r.Effect()
+	if !effects {
+		assert.False(t, present, "this profile never sends an effect field: %s", r)
+		return
+	}
+	assert.True(t, present, "missing effect field: %s", r)
+	assert.Equal(t, want, got, r)
+}

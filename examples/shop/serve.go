@@ -1,0 +1,63 @@
+package shop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+)
+
+// shutdownGrace bounds how long Serve waits for in-flight requests; it
+// outlasts one downstream call.
+const shutdownGrace = downstreamTimeout + 5*time.Second
+
+// Serve runs a shop until ctx is done, then shuts down gracefully: it stops
+// accepting, waits for in-flight requests, and returns nil. ready, if not
+// nil, is called with the listening address (host:port) once connections
+// are accepted. Serve returns an error at once if the options are invalid
+// or the address cannot be bound.
+func Serve(ctx context.Context, opts Options, ready func(addr string)) error {
+	p, err := opts.resolve()
+	if err != nil {
+		return err
+	}
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", opts.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", opts.Listen, err)
+	}
+	if err := checkLoopback(ln.Addr().String()); err != nil {
+		ln.Close()
+		return err
+	}
+
+	pay := newPaymentsClient(opts.PaymentsURL)
+	defer pay.close()
+	srv := &http.Server{
+		Handler:           newService(p, pay).routes(),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", serr)
+	}
+	if err != nil {
+		srv.Close()
+		return fmt.Errorf("shutdown: requests still running after %v: %w", shutdownGrace, err)
+	}
+	return nil
+}

@@ -1,0 +1,11 @@
+// Package fakes holds what every downstream fake shares: the ledger of side
+// effects, the markers that attribute each effect to the intent that caused
+// it, and the rules by which a fake misbehaves on purpose (downstream faults).
+//
+// A fake is a real server on loopback (see fakes/payments). The target under
+// test calls it as it would call the real service; the harness reads the
+// fake's ledger to count the side effects that really happened. Every
+// request a fake receives is scanned for markers (tokens like
+// idem-0123456789abcdef) so that an effect is attributed to its intent even
+// when the target rewrites everything else about the request.
+package fakes

@@ -1,0 +1,109 @@
+package fakes
+
+import (
+	"sync"
+	"time"
+)
+
+// Action is what a fake does to a request that a Rule matches.
+type Action string
+
+// The downstream fault actions a fake understands.
+const (
+	// FailBefore answers 503 without recording the effect: a clean,
+	// retryable failure.
+	FailBefore Action = "fail-before"
+	// FailAfter records the effect, then answers 503: the ambiguous case,
+	// where the caller cannot know the effect happened.
+	FailAfter Action = "fail-after"
+	// ResetAfter records the effect, then closes the connection without a
+	// reply.
+	ResetAfter Action = "reset-after"
+	// Delay waits Rule.Delay before handling the request normally.
+	Delay Action = "delay"
+)
+
+// Rule makes a fake misbehave on matching requests.
+type Rule struct {
+	// Marker restricts the rule to requests that carry this marker; empty
+	// matches every request.
+	Marker string `json:"marker,omitempty"`
+	// Times is how many matching requests the rule affects; 0 means 1.
+	Times int `json:"times,omitempty"`
+	// Action is what to do.
+	Action Action `json:"action"`
+	// Delay is the wait for the Delay action.
+	Delay time.Duration `json:"delay,omitempty"`
+}
+
+// Rules is a concurrency-safe set of armed rules. The zero value is ready.
+type Rules struct {
+	mu    sync.Mutex
+	armed []*armedRule
+}
+
+type armedRule struct {
+	Rule
+	left int
+}
+
+// Arm adds r. Rules are consulted in the order they were armed.
+func (rs *Rules) Arm(r Rule) {
+	n := r.Times
+	if n <= 0 {
+		n = 1
+	}
+	rs.mu.Lock()
+	rs.armed = append(rs.armed, &armedRule{Rule: r, left: n})
+	rs.mu.Unlock()
+}
+
+// Clear removes every armed rule.
+func (rs *Rules) Clear() {
+	rs.mu.Lock()
+	rs.armed = nil
+	rs.mu.Unlock()
+}
+
+// Take consumes one use of the first armed rule matching a request that
+// carries markers, and returns it.
+func (rs *Rules) Take(markers []string) (Rule, bool) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for i, a := range rs.armed {
+		if a.Marker != "" && !contains(markers, a.Marker) {
+			continue
+		}
+		a.left--
+		if a.left <= 0 {
+			rs.armed = append(rs.armed[:i], rs.armed[i+1:]...)
+		}
+		return a.Rule, true
+	}
+	return Rule{}, false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Fake is what the harness needs of a running downstream fake.
+type Fake interface {
+	// Name is the fake's name in configuration, e.g. "payments".
+	Name() string
+	// URL is the base URL targets should call.
+	URL() string
+	// Ledger is the record of the effects the fake saw.
+	Ledger() *Ledger
+	// Arm installs a downstream fault rule.
+	Arm(Rule)
+	// Disarm removes every rule that has not fired yet.
+	Disarm()
+	// Close stops the fake and waits for in-flight requests.
+	Close() error
+}

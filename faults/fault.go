@@ -1,0 +1,145 @@
+package faults
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/idemcheck/idemcheck/fakes"
+)
+
+// Fault is one kind of misbehaviour, with its settings decoded.
+type Fault interface {
+	// Name is the registered name, e.g. "lost-response".
+	Name() string
+}
+
+// ProxyFault is a fault that acts in the HTTP fault proxy.
+type ProxyFault interface {
+	Fault
+	// Intercept handles one exchange. It must end by calling exactly one
+	// of ex.Respond or ex.Reset, after calling ex.Forward at most once.
+	Intercept(ex Exchange)
+}
+
+// ClientFault is a fault that changes how the client waits for a reply.
+type ClientFault interface {
+	Fault
+	// ClientTimeout is how long the client waits before giving up.
+	ClientTimeout() time.Duration
+}
+
+// DownstreamFault is a fault injected by the fakes into the target's own
+// downstream calls.
+type DownstreamFault interface {
+	Fault
+	// Rule returns the rule to arm in the fakes for the attempt that
+	// carries marker.
+	Rule(marker string) fakes.Rule
+}
+
+// Upstream is the target's complete reply as the proxy received it.
+type Upstream struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Exchange is one request passing through the Proxy, as a ProxyFault sees it.
+type Exchange interface {
+	// Request is the client's request (its body is consumed by Forward).
+	Request() *http.Request
+	// Forward sends the request to the target and reads its whole reply.
+	// The target is never cancelled by the client giving up: it runs to the
+	// end, as it would behind a load balancer that ignores client aborts.
+	Forward() (*Upstream, error)
+	// Respond writes a reply to the client.
+	Respond(status int, header http.Header, body []byte)
+	// Reset closes the client's connection without a reply.
+	Reset()
+	// ClientGone is closed when the client has gone away.
+	ClientGone() <-chan struct{}
+}
+
+// Factory makes a fault with its default settings.
+type Factory func() Fault
+
+// Registry maps fault names to factories. It is a value, not a global: make
+// one with NewRegistry or Builtin and pass it where it is needed.
+type Registry struct {
+	factories map[string]Factory
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{factories: map[string]Factory{}} }
+
+// Register adds a fault under name, replacing any earlier one.
+func (r *Registry) Register(name string, f Factory) { r.factories[name] = f }
+
+// Names returns the registered names, sorted.
+func (r *Registry) Names() []string {
+	names := make([]string, 0, len(r.factories))
+	for n := range r.factories {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// New makes the fault registered under name and decodes settings (a JSON
+// object, or nil for the defaults) into it. Unknown settings are errors.
+func (r *Registry) New(name string, settings map[string]any) (Fault, error) {
+	f, ok := r.factories[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown fault %q (known: %v)", name, r.Names())
+	}
+	fault := f()
+	if len(settings) == 0 {
+		return fault, nil
+	}
+	raw, err := json.Marshal(settings)
+	if err != nil {
+		return nil, fmt.Errorf("fault %s: settings: %w", name, err)
+	}
+	if err := decodeStrict(raw, fault); err != nil {
+		return nil, fmt.Errorf("fault %s: settings: %w", name, err)
+	}
+	return fault, nil
+}
+
+// Builtin returns a registry holding every fault this package defines.
+func Builtin() *Registry {
+	r := NewRegistry()
+	r.Register(NameClientTimeout, func() Fault { return &ClientTimeout{Timeout: Duration(250 * time.Millisecond)} })
+	r.Register(NameUnavailableBefore, func() Fault { return &UnavailableBefore{} })
+	r.Register(NameLostResponse, func() Fault { return &LostResponse{Status: http.StatusServiceUnavailable} })
+	r.Register(NameDownstreamFailBefore, func() Fault { return &DownstreamFailBefore{} })
+	return r
+}
+
+// Duration is a time.Duration that reads and writes as "250ms" in settings.
+type Duration time.Duration
+
+// MarshalJSON writes the duration as a string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// UnmarshalJSON reads "250ms" or a number of nanoseconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("expected a duration like \"250ms\", got %q", s)
+		}
+		*d = Duration(v)
+		return nil
+	}
+	var n int64
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("expected a duration like \"250ms\", got %s", b)
+	}
+	*d = Duration(n)
+	return nil
+}

@@ -1,0 +1,278 @@
+package faults
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// AttemptHeader carries the attempt id from the harness client to the
+// Proxy, which strips it before forwarding.
+const AttemptHeader = "Idemcheck-Attempt"
+
+// maxBody bounds what the proxy reads of a request or a reply.
+const maxBody = 4 << 20
+
+// Report says what the proxy did with one attempt.
+type Report struct {
+	// Forwarded is true when the request was sent on to the target.
+	Forwarded bool `json:"forwarded"`
+	// Withheld is true when the target replied but the client did not get
+	// that reply (it got another, or a reset): the outcome is unknown to
+	// the client although the target finished.
+	Withheld bool `json:"withheld,omitempty"`
+	// UpstreamStatus is the target's status, 0 if it did not reply.
+	UpstreamStatus int `json:"upstream_status,omitempty"`
+	// UpstreamError says why the target did not reply, if it did not.
+	UpstreamError string `json:"upstream_error,omitempty"`
+	// Refused is true when the target could not be reached at all.
+	Refused bool `json:"refused,omitempty"`
+}
+
+// Proxy is a real HTTP reverse proxy on loopback that applies the
+// ProxyFault armed for each attempt. Requests without an armed fault pass
+// through unchanged.
+type Proxy struct {
+	target  *url.URL
+	ln      net.Listener
+	srv     *http.Server
+	client  *http.Client
+	timeout time.Duration
+
+	mu      sync.Mutex
+	armed   map[string]ProxyFault
+	reports map[string]Report
+	closed  bool
+}
+
+// NewProxy starts a proxy on 127.0.0.1:0 in front of target (a base URL).
+// forwardTimeout bounds each forwarded request (a hanging target); zero
+// means 30s.
+func NewProxy(target string, forwardTimeout time.Duration) (*Proxy, error) {
+	u, err := url.Parse(target)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("fault proxy: target %q is not a base URL", target)
+	}
+	if forwardTimeout <= 0 {
+		forwardTimeout = 30 * time.Second
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("fault proxy: %w", err)
+	}
+	p := &Proxy{
+		target:  u,
+		ln:      ln,
+		timeout: forwardTimeout,
+		client: &http.Client{
+			Transport: &http.Transport{
+				Proxy:               nil,
+				DisableCompression:  true,
+				MaxIdleConnsPerHost: 16,
+				IdleConnTimeout:     30 * time.Second,
+			},
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+		armed:   map[string]ProxyFault{},
+		reports: map[string]Report{},
+	}
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = p.srv.Serve(ln) }()
+	return p, nil
+}
+
+// URL is the proxy's base URL; send requests here instead of the target.
+func (p *Proxy) URL() string { return "http://" + p.ln.Addr().String() }
+
+// Arm sets the fault for the attempt with id; it applies once.
+func (p *Proxy) Arm(id string, f ProxyFault) {
+	p.mu.Lock()
+	p.armed[id] = f
+	p.mu.Unlock()
+}
+
+// Report returns, and forgets, what the proxy did with attempt id.
+func (p *Proxy) Report(id string) (Report, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r, ok := p.reports[id]
+	delete(p.reports, id)
+	delete(p.armed, id)
+	return r, ok
+}
+
+// Close stops the proxy, waiting up to 5s for exchanges in progress.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	p.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := p.srv.Shutdown(ctx)
+	if err != nil {
+		_ = p.srv.Close()
+	}
+	p.client.CloseIdleConnections()
+	return err
+}
+
+// ServeHTTP implements http.Handler.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id := r.Header.Get(AttemptHeader)
+	r.Header.Del(AttemptHeader)
+	p.mu.Lock()
+	f := p.armed[id]
+	delete(p.armed, id)
+	p.mu.Unlock()
+
+	ex := &exchange{p: p, w: w, r: r}
+	defer func() {
+		if id != "" {
+			p.mu.Lock()
+			p.reports[id] = ex.report
+			p.mu.Unlock()
+		}
+	}()
+	if f == nil {
+		passThrough(ex)
+		return
+	}
+	f.Intercept(ex)
+	if !ex.answered {
+		// A fault that forgot to answer must not leave the client hanging.
+		ex.Reset()
+	}
+}
+
+func passThrough(ex *exchange) {
+	up, err := ex.Forward()
+	if err != nil {
+		h := http.Header{}
+		h.Set("Content-Type", "text/plain; charset=utf-8")
+		h.Set("Idemcheck-Proxy-Error", "1")
+		ex.Respond(http.StatusBadGateway, h, []byte("idemcheck proxy: "+err.Error()))
+		ex.report.Withheld = false
+		return
+	}
+	ex.Respond(up.Status, up.Header, up.Body)
+}
+
+type exchange struct {
+	p        *Proxy
+	w        http.ResponseWriter
+	r        *http.Request
+	up       *Upstream
+	fwdDone  bool
+	answered bool
+	report   Report
+}
+
+func (ex *exchange) Request() *http.Request { return ex.r }
+
+func (ex *exchange) ClientGone() <-chan struct{} { return ex.r.Context().Done() }
+
+var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+func (ex *exchange) Forward() (*Upstream, error) {
+	if ex.fwdDone {
+		if ex.up == nil {
+			return nil, errors.New("already forwarded")
+		}
+		return ex.up, nil
+	}
+	ex.fwdDone = true
+	body, err := io.ReadAll(io.LimitReader(ex.r.Body, maxBody))
+	if err != nil {
+		return nil, fmt.Errorf("reading the client's request: %w", err)
+	}
+	// The target must not see the client give up: it runs to the end.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ex.r.Context()), ex.p.timeout)
+	defer cancel()
+	u := *ex.p.target
+	u.Path = strings.TrimSuffix(u.Path, "/") + ex.r.URL.Path
+	u.RawQuery = ex.r.URL.RawQuery
+	out, err := http.NewRequestWithContext(ctx, ex.r.Method, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	out.Header = ex.r.Header.Clone()
+	for _, h := range hopHeaders {
+		out.Header.Del(h)
+	}
+	resp, err := ex.p.client.Do(out)
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" {
+			ex.report.Refused = true
+		} else {
+			ex.report.Forwarded = true
+		}
+		ex.report.UpstreamError = err.Error()
+		return nil, err
+	}
+	ex.report.Forwarded = true
+	defer resp.Body.Close()
+	rb, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		ex.report.UpstreamError = "reading the reply: " + err.Error()
+		return nil, err
+	}
+	ex.report.UpstreamStatus = resp.StatusCode
+	h := resp.Header.Clone()
+	for _, k := range hopHeaders {
+		h.Del(k)
+	}
+	h.Del("Content-Length")
+	ex.up = &Upstream{Status: resp.StatusCode, Header: h, Body: rb}
+	return ex.up, nil
+}
+
+func (ex *exchange) Respond(status int, header http.Header, body []byte) {
+	if ex.answered {
+		return
+	}
+	ex.answered = true
+	if ex.up != nil && (status != ex.up.Status || !bytes.Equal(body, ex.up.Body)) {
+		ex.report.Withheld = true
+	}
+	for k, v := range header {
+		ex.w.Header()[k] = v
+	}
+	ex.w.WriteHeader(status)
+	_, _ = ex.w.Write(body)
+}
+
+func (ex *exchange) Reset() {
+	if ex.answered {
+		return
+	}
+	ex.answered = true
+	if ex.up != nil {
+		ex.report.Withheld = true
+	}
+	hj, ok := ex.w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
+}

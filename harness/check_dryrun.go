@@ -1,0 +1,57 @@
+package harness
+
+import (
+	"fmt"
+	"strings"
+)
+
+func evalDryRun(r *Record) ([]Finding, bool) {
+	var fs []Finding
+	applicable := false
+	for _, op := range r.Target.Operations {
+		if !op.Mutating {
+			continue
+		}
+		applicable = true
+		if !op.DryRun {
+			fs = append(fs, Finding{
+				Check: CheckDryRun, Severity: Minor, Operation: op.Name,
+				Message: fmt.Sprintf("%s offers no dry-run mode: a caller cannot preview a mutating call", op.Name),
+			})
+		}
+	}
+	for _, in := range intentsByRole(r, RoleDryRun) {
+		effs := r.EffectsOf(in)
+		a := in.Attempts[len(in.Attempts)-1]
+		switch {
+		case len(effs) > 0:
+			fs = append(fs, Finding{
+				Check: CheckDryRun, Severity: Critical, Operation: in.Operation,
+				Message:  fmt.Sprintf("%s: a dry run caused %s (%s)", in.Operation, plural(len(effs), "side effect", "side effects"), effectIDs(effs)),
+				Evidence: evidence(r, in),
+			})
+		case a.Outcome != OK:
+			fs = append(fs, Finding{
+				Check: CheckDryRun, Severity: Minor, Operation: in.Operation,
+				Message:  fmt.Sprintf("%s: the dry run was answered %d (%s)", in.Operation, a.Status, short(a.Body, 80)),
+				Evidence: evidence(r, in),
+			})
+		case a.HasEffect && !strings.HasPrefix(a.Effect, "would_"):
+			fs = append(fs, Finding{
+				Check: CheckDryRun, Severity: Minor, Operation: in.Operation,
+				Message:  fmt.Sprintf("%s: the dry run's reply says effect %q: expected would_*", in.Operation, a.Effect),
+				Evidence: evidence(r, in),
+			})
+		}
+	}
+	for _, in := range intentsByRole(r, RoleAfterDryRun) {
+		if in.Acknowledged() && len(r.EffectsOf(in)) == 0 {
+			fs = append(fs, Finding{
+				Check: CheckDryRun, Severity: Critical, Operation: in.Operation,
+				Message:  fmt.Sprintf("%s: the real request after a dry run with the same key was acknowledged but nothing happened: the dry run consumed the key", in.Operation),
+				Evidence: evidence(r, r.Intent(in.Related), in),
+			})
+		}
+	}
+	return fs, applicable
+}

@@ -1,0 +1,147 @@
+package harness
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+var actingEffects = map[string]bool{"created": true, "updated": true, "deleted": true}
+
+// expectedEffect says what an ok attempt's effect field should be, judged
+// by the ledger: "act" when an effect of the intent was recorded during the
+// attempt, "noop" when the intent's effect was recorded before it began,
+// "" when it cannot be told.
+func expectedEffect(r *Record, in *Intent, a *Attempt) string {
+	before, during := 0, 0
+	for _, e := range r.EffectsOf(in) {
+		switch {
+		case e.Seq <= a.LedgerBefore:
+			before++
+		case e.Seq <= a.LedgerAfter:
+			during++
+		}
+	}
+	switch {
+	case during > 0 && before == 0:
+		for _, prev := range in.Attempts[:a.N-1] {
+			if prev.Forwarded {
+				// An earlier attempt may still have been running: a replay
+				// and an execution are both honest answers.
+				return ""
+			}
+		}
+		return "act"
+	case during > 0:
+		return "act" // it acted again: honest, and a duplicate reported elsewhere
+	case before > 0:
+		return "noop"
+	}
+	return ""
+}
+
+type effectTally struct {
+	op                  string
+	ok, missing, wrong  int
+	examples            []*Intent
+	wrongSaid, wrongExp map[string]int
+}
+
+func evalEffectField(r *Record) ([]Finding, bool) {
+	tallies := map[string]*effectTally{}
+	get := func(op string) *effectTally {
+		t := tallies[op]
+		if t == nil {
+			t = &effectTally{op: op, wrongSaid: map[string]int{}, wrongExp: map[string]int{}}
+			tallies[op] = t
+		}
+		return t
+	}
+	for i := range r.Intents {
+		in := &r.Intents[i]
+		if in.Role == RoleMismatch {
+			continue // whether that should have been accepted is key.mismatch's concern
+		}
+		for j := range in.Attempts {
+			a := &in.Attempts[j]
+			if a.Outcome != OK {
+				continue
+			}
+			t := get(in.Operation)
+			t.ok++
+			if !a.HasEffect {
+				t.missing++
+				if len(t.examples) < 3 {
+					t.examples = append(t.examples, in)
+				}
+				continue
+			}
+			var want string
+			switch {
+			case a.DryRun:
+				continue // dryrun judges would_* values
+			case !in.Mutating:
+				want = "noop"
+			default:
+				want = expectedEffect(r, in, a)
+			}
+			bad := (want == "noop" && a.Effect != "noop") || (want == "act" && !actingEffects[a.Effect])
+			if bad {
+				t.wrong++
+				t.wrongSaid[a.Effect]++
+				t.wrongExp[want]++
+				if len(t.examples) < 3 {
+					t.examples = append(t.examples, in)
+				}
+			}
+		}
+	}
+	var fs []Finding
+	ops := sortedKeys(tallies)
+	applicable := false
+	for _, op := range ops {
+		t := tallies[op]
+		if t.ok > 0 {
+			applicable = true
+		}
+		if t.missing > 0 {
+			fs = append(fs, Finding{
+				Check: CheckEffectField, Severity: Major, Operation: op,
+				Message: fmt.Sprintf("%s: %d of %d successful replies carry no effect field: a caller cannot tell whether a retry acted or replayed (expected e.g. {\"effect\":\"created\"} then {\"effect\":\"noop\"})",
+					op, t.missing, t.ok),
+				Evidence: evidence(r, t.examples...),
+			})
+		} else if t.wrong > 0 {
+			fs = append(fs, Finding{
+				Check: CheckEffectField, Severity: Major, Operation: op,
+				Message: fmt.Sprintf("%s: %d of %d successful replies state the wrong effect (said %s where %s was due)",
+					op, t.wrong, t.ok, countList(t.wrongSaid), expList(t.wrongExp)),
+				Evidence: evidence(r, t.examples...),
+			})
+		}
+	}
+	return fs, applicable
+}
+
+func countList(m map[string]int) string {
+	keys := sortedKeys(m)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%q×%d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func expList(m map[string]int) string {
+	keys := sortedKeys(m)
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if k == "act" {
+			parts = append(parts, "created/updated/deleted")
+		} else {
+			parts = append(parts, fmt.Sprintf("%q", k))
+		}
+	}
+	return strings.Join(parts, " or ")
+}

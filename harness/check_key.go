@@ -1,0 +1,68 @@
+package harness
+
+import "fmt"
+
+func evalKeyMismatch(r *Record) ([]Finding, bool) {
+	var fs []Finding
+	ins := intentsByRole(r, RoleMismatch)
+	for _, in := range ins {
+		origin := r.Intent(in.Related)
+		effs := r.EffectsOf(in)
+		a := in.Attempts[len(in.Attempts)-1]
+		var msg string
+		switch {
+		case len(effs) > 0:
+			msg = fmt.Sprintf("%s: a reused key with a different payload was executed (%s): expected a rejection (422)", in.Operation, effectIDs(effs))
+		case a.Outcome == OK && origin != nil && origin.FirstOK() != nil && a.Identity != "" && a.Identity == origin.FirstOK().Identity:
+			msg = fmt.Sprintf("%s: a reused key with a different payload silently replayed the first request's result (%s): the caller believes its new request succeeded; expected a rejection (422)", in.Operation, a.Identity)
+		case a.Outcome == OK:
+			msg = fmt.Sprintf("%s: a reused key with a different payload was accepted (%d): expected a rejection (422)", in.Operation, a.Status)
+		case a.Outcome == Info:
+			msg = fmt.Sprintf("%s: a reused key with a different payload was answered %d: expected an explicit rejection (422)", in.Operation, a.Status)
+		default:
+			continue
+		}
+		fs = append(fs, Finding{Check: CheckKeyMismatch, Severity: Minor, Operation: in.Operation, Message: msg, Evidence: evidence(r, origin, in)})
+	}
+	return fs, len(ins) > 0
+}
+
+func evalKeyRequired(r *Record) ([]Finding, bool) {
+	var fs []Finding
+	ins := intentsByRole(r, RoleNoKey)
+	for _, in := range ins {
+		effs := r.EffectsOf(in)
+		if len(effs) <= 1 {
+			continue
+		}
+		fs = append(fs, Finding{
+			Check: CheckKeyRequired, Severity: Minor, Operation: in.Operation,
+			Message: fmt.Sprintf("%s: %s without an idempotency key were accepted and caused %s: expected a refusal (400) or framework de-duplication",
+				in.Operation, plural(len(in.Attempts), "call", "calls"), plural(len(effs), "effect", "effects")),
+			Evidence: evidence(r, in),
+		})
+	}
+	return fs, len(ins) > 0
+}
+
+func evalKeyDistinct(r *Record) ([]Finding, bool) {
+	var fs []Finding
+	ins := intentsByRole(r, RoleTwin)
+	for _, in := range ins {
+		origin := r.Intent(in.Related)
+		if origin == nil || !in.Acknowledged() || !origin.Acknowledged() {
+			continue
+		}
+		a, b := len(r.EffectsOf(origin)), len(r.EffectsOf(in))
+		if (a == 0) == (b == 0) {
+			continue
+		}
+		msg := fmt.Sprintf("%s: two intents with distinct keys and identical inputs were merged into one effect", in.Operation)
+		if x, y := origin.FirstOK().Identity, in.FirstOK().Identity; x != "" && x == y {
+			msg += fmt.Sprintf(" (both answered with %s)", x)
+		}
+		msg += ": the target de-duplicates by payload, not by key, and drops a legitimate request"
+		fs = append(fs, Finding{Check: CheckKeyDistinct, Severity: Critical, Operation: in.Operation, Message: msg, Evidence: evidence(r, origin, in)})
+	}
+	return fs, len(ins) > 0
+}

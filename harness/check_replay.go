@@ -1,0 +1,36 @@
+package harness
+
+import "fmt"
+
+func evalReplayConsistent(r *Record) ([]Finding, bool) {
+	var fs []Finding
+	applicable := false
+	for _, in := range intentsByRole(r, RolePlain, RoleNoKey) {
+		if !in.Mutating || (in.Role == RoleNoKey && len(r.EffectsOf(in)) > 1) {
+			// Calls without a key that were all executed are not replays.
+			continue
+		}
+		first := in.FirstOK()
+		if first == nil {
+			continue
+		}
+		for _, a := range in.Attempts[first.N:] {
+			if a.Outcome != OK {
+				continue
+			}
+			applicable = true
+			var msg string
+			switch {
+			case a.Status != first.Status:
+				msg = fmt.Sprintf("%s: a replay answered %d, the first reply %d", in.Operation, a.Status, first.Status)
+			case first.Identity != "" && a.Identity != first.Identity:
+				msg = fmt.Sprintf("%s: a replay returned %q, the first reply %q: the caller cannot tell they are the same result", in.Operation, a.Identity, first.Identity)
+			default:
+				continue
+			}
+			fs = append(fs, Finding{Check: CheckReplayConsistent, Severity: Major, Operation: in.Operation, Fault: in.Attempts[0].Fault, Message: msg, Evidence: evidence(r, in)})
+			break
+		}
+	}
+	return fs, applicable
+}

@@ -1,0 +1,76 @@
+package harness
+
+import "fmt"
+
+func evalRetrySequential(r *Record) ([]Finding, bool) {
+	var fs []Finding
+	applicable := false
+	for _, in := range intentsByRole(r, RolePlain) {
+		if in.Faulted() || len(in.Attempts) < 2 || !in.Mutating {
+			continue
+		}
+		applicable = true
+		effs := r.EffectsOf(in)
+		if len(effs) > 1 {
+			fs = append(fs, Finding{
+				Check: CheckRetrySequential, Severity: Critical, Operation: in.Operation,
+				Message: fmt.Sprintf("%s: the same key sent %d times caused %s (%s): the key is not honoured",
+					in.Operation, len(in.Attempts), plural(len(effs), "effect", "effects"), effectIDs(effs)),
+				Evidence: evidence(r, in),
+			})
+			continue
+		}
+		if in.Attempts[0].Outcome != OK {
+			continue
+		}
+		for _, a := range in.Attempts[1:] {
+			if a.Outcome != OK {
+				fs = append(fs, Finding{
+					Check: CheckRetrySequential, Severity: Major, Operation: in.Operation,
+					Message: fmt.Sprintf("%s: the retry of a completed request was answered %d (%s) instead of a replay: a client cannot tell it already succeeded",
+						in.Operation, a.Status, short(a.Body, 80)),
+					Evidence: evidence(r, in),
+				})
+				break
+			}
+		}
+	}
+	return fs, applicable
+}
+
+func evalRetryAfterFault(r *Record) ([]Finding, bool) {
+	var fs []Finding
+	applicable := false
+	for _, in := range intentsByRole(r, RolePlain) {
+		if !in.Faulted() || !in.Mutating {
+			continue
+		}
+		applicable = true
+		fault := in.Attempts[0].Fault
+		effs := r.EffectsOf(in)
+		switch {
+		case len(effs) > 1:
+			fs = append(fs, Finding{
+				Check: CheckRetryAfterFault, Severity: Critical, Operation: in.Operation, Fault: fault,
+				Message: fmt.Sprintf("%s: after %s, retrying with the same key caused %s (%s); attempts: %s",
+					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), statuses(in)),
+				Evidence: evidence(r, in),
+			})
+		case !in.Acknowledged():
+			fs = append(fs, Finding{
+				Check: CheckRetryAfterFault, Severity: Major, Operation: in.Operation, Fault: fault,
+				Message: fmt.Sprintf("%s: after %s, %s with the same key never succeeded (%s): the intent cannot be completed safely",
+					in.Operation, fault, plural(len(in.Attempts), "attempt", "attempts"), statuses(in)),
+				Evidence: evidence(r, in),
+			})
+		}
+	}
+	return fs, applicable
+}
+
+func short(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

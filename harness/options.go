@@ -1,0 +1,85 @@
+package harness
+
+import (
+	"io"
+	"time"
+
+	"github.com/idemcheck/idemcheck/faults"
+)
+
+// Defaults for Options.
+const (
+	DefaultMaxAttempts = 5
+	DefaultBackoff     = 20 * time.Millisecond
+	DefaultParallel    = 4
+)
+
+// Options tune a run. The zero value is usable: every field has a default.
+type Options struct {
+	// Seed drives every random choice (keys, markers, inputs).
+	Seed uint64
+	// Checks are the ids of the checks to run; empty means all.
+	Checks []string
+	// Faults are tried by retry.after-fault; nil means DefaultFaults().
+	Faults []faults.Fault
+	// MaxAttempts bounds the attempts at one intent.
+	MaxAttempts int
+	// Backoff is the first wait before retrying a 409/429; it doubles.
+	Backoff time.Duration
+	// Parallel is how many targets run at once.
+	Parallel int
+	// Progress, if set, receives one line per target started and finished.
+	Progress io.Writer
+}
+
+// Option changes Options.
+type Option func(*Options)
+
+// WithSeed sets the seed.
+func WithSeed(seed uint64) Option { return func(o *Options) { o.Seed = seed } }
+
+// WithChecks restricts the run to the checks with these ids.
+func WithChecks(ids ...string) Option { return func(o *Options) { o.Checks = ids } }
+
+// WithFaults sets the faults retry.after-fault tries.
+func WithFaults(fs ...faults.Fault) Option { return func(o *Options) { o.Faults = fs } }
+
+// WithMaxAttempts bounds the attempts at one intent.
+func WithMaxAttempts(n int) Option { return func(o *Options) { o.MaxAttempts = n } }
+
+// WithProgress writes progress lines to w.
+func WithProgress(w io.Writer) Option { return func(o *Options) { o.Progress = w } }
+
+// WithParallel sets how many targets run at once.
+func WithParallel(n int) Option { return func(o *Options) { o.Parallel = n } }
+
+// DefaultFaults returns the faults retry.after-fault tries by default.
+func DefaultFaults() []faults.Fault {
+	reg := faults.Builtin()
+	var fs []faults.Fault
+	for _, n := range []string{faults.NameClientTimeout, faults.NameUnavailableBefore, faults.NameLostResponse, faults.NameDownstreamFailBefore} {
+		f, _ := reg.New(n, nil)
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+func (o *Options) fill() {
+	if o.Faults == nil {
+		o.Faults = DefaultFaults()
+	}
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = DefaultMaxAttempts
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = DefaultBackoff
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = DefaultParallel
+	}
+	if len(o.Checks) == 0 {
+		for _, c := range Checks() {
+			o.Checks = append(o.Checks, c.ID)
+		}
+	}
+}

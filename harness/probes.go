@@ -1,0 +1,116 @@
+package harness
+
+import (
+	"sort"
+
+	"github.com/idemcheck/idemcheck/faults"
+)
+
+// step is one intent a probe makes, and how to attempt it.
+type step struct {
+	role Role
+	op   string
+	// keyFrom reuses the key of an earlier step of the probe (-1: fresh).
+	keyFrom int
+	// inputsFrom reuses the inputs of an earlier step (-1: fresh).
+	inputsFrom int
+	// change alters one input of the reused inputs.
+	change bool
+	noKey  bool
+	dryRun bool
+	// fault is injected into the first attempt.
+	fault faults.Fault
+	// repeat is how many attempts are sent whatever their outcome.
+	repeat int
+	// untilOK retries after the first attempt until an attempt is ok.
+	untilOK bool
+}
+
+// probe is a short script of intents that gives some checks something to
+// judge. Checks judge every intent of the record by its role, so probes and
+// (later) generated scenarios feed the same checks.
+type probe struct {
+	name   string
+	serves []string
+	steps  []step
+}
+
+func fresh(role Role, op string) step {
+	return step{role: role, op: op, keyFrom: -1, inputsFrom: -1, repeat: 1}
+}
+
+// planProbes lists the probes needed by the enabled checks.
+func planProbes(info TargetInfo, enabled map[string]bool, fs []faults.Fault, supports func(faults.Fault) bool) []probe {
+	wants := func(ids ...string) bool {
+		for _, id := range ids {
+			if enabled[id] {
+				return true
+			}
+		}
+		return false
+	}
+	var ps []probe
+	for _, op := range info.Operations {
+		if !op.Mutating {
+			continue
+		}
+		if wants(CheckRetrySequential, CheckReplayConsistent, CheckEffectField, CheckExactlyOnce) {
+			s := fresh(RolePlain, op.Name)
+			s.repeat = 2
+			ps = append(ps, probe{name: "sequential retry", serves: []string{CheckRetrySequential, CheckReplayConsistent, CheckEffectField}, steps: []step{s}})
+		}
+		if wants(CheckRetryAfterFault) {
+			for _, f := range fs {
+				if !supports(f) {
+					continue
+				}
+				s := fresh(RolePlain, op.Name)
+				s.fault = f
+				s.untilOK = true
+				ps = append(ps, probe{name: "retry after " + f.Name(), serves: []string{CheckRetryAfterFault}, steps: []step{s}})
+			}
+		}
+		if wants(CheckKeyMismatch) && len(op.Inputs) > 0 {
+			b := fresh(RoleMismatch, op.Name)
+			b.keyFrom, b.inputsFrom, b.change = 0, 0, true
+			ps = append(ps, probe{name: "key reuse with another payload", serves: []string{CheckKeyMismatch}, steps: []step{fresh(RolePlain, op.Name), b}})
+		}
+		if wants(CheckKeyRequired) {
+			s := fresh(RoleNoKey, op.Name)
+			s.noKey, s.repeat = true, 2
+			ps = append(ps, probe{name: "no key", serves: []string{CheckKeyRequired}, steps: []step{s}})
+		}
+		if wants(CheckKeyDistinct) {
+			b := fresh(RoleTwin, op.Name)
+			b.inputsFrom = 0
+			ps = append(ps, probe{name: "distinct keys, same inputs", serves: []string{CheckKeyDistinct}, steps: []step{fresh(RolePlain, op.Name), b}})
+		}
+		if wants(CheckDryRun) && op.DryRun {
+			d := fresh(RoleDryRun, op.Name)
+			d.dryRun = true
+			real := fresh(RoleAfterDryRun, op.Name)
+			real.keyFrom, real.inputsFrom = 0, 0
+			ps = append(ps, probe{name: "dry run, then the real request", serves: []string{CheckDryRun}, steps: []step{d, real}})
+		}
+	}
+	if wants(CheckSafeReadOnly) {
+		for _, op := range info.Operations {
+			if op.Mutating {
+				continue
+			}
+			s := fresh(RoleRead, op.Name)
+			s.repeat = 2
+			ps = append(ps, probe{name: "safe call", serves: []string{CheckSafeReadOnly}, steps: []step{s}})
+		}
+	}
+	return ps
+}
+
+func sortedInputNames(op Operation) []string {
+	names := make([]string, 0, len(op.Inputs))
+	for n := range op.Inputs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

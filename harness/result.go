@@ -1,0 +1,111 @@
+package harness
+
+import (
+	"time"
+
+	"github.com/idemcheck/idemcheck/fakes"
+)
+
+// ResultSchema names the version of the Result encoding.
+const ResultSchema = "idemcheck.result/v1"
+
+// Severity ranks a finding by the rubric level it forbids.
+type Severity string
+
+// The severities, from the worst.
+const (
+	// Critical: a duplicated, lost or merged side effect (score 0).
+	Critical Severity = "critical"
+	// Major: replies that hide or misstate what happened (score at most 1).
+	Major Severity = "major"
+	// Minor: no enforcement or dry-run at framework level (score at most 2).
+	Minor Severity = "minor"
+)
+
+// Status is a check's verdict on a target.
+type Status string
+
+// The check statuses.
+const (
+	StatusPass Status = "pass"
+	StatusFail Status = "fail"
+	StatusSkip Status = "skip"
+)
+
+// Finding is one violated property, with its evidence.
+type Finding struct {
+	Check     string   `json:"check"`
+	Severity  Severity `json:"severity"`
+	Operation string   `json:"operation,omitempty"`
+	Fault     string   `json:"fault,omitempty"`
+	Message   string   `json:"message"`
+	Evidence  Evidence `json:"evidence"`
+}
+
+// Evidence is what shows a finding: the intents involved, with all their
+// attempts, and the ledger rows attributed to them.
+type Evidence struct {
+	Intents []Intent       `json:"intents,omitempty"`
+	Effects []fakes.Effect `json:"effects,omitempty"`
+}
+
+// CheckResult is one check's verdict on one target.
+type CheckResult struct {
+	ID     string `json:"id"`
+	Status Status `json:"status"`
+	// Note says why a check was skipped, or sums up what it judged.
+	Note string `json:"note,omitempty"`
+}
+
+// ScoreResult is a target's rubric level and the reason for it.
+type ScoreResult struct {
+	Level int `json:"level"`
+	// Reason says in one sentence why the target is at this level.
+	Reason string `json:"reason"`
+	// Next says which condition of the next level failed, if any.
+	Next *Gap `json:"next,omitempty"`
+}
+
+// Gap is the condition of the next level a target did not meet.
+type Gap struct {
+	Level     int    `json:"level"`
+	Condition string `json:"condition"`
+	Check     string `json:"check"`
+	// Finding indexes TargetResult.Findings; -1 when a check did not run.
+	Finding int    `json:"finding"`
+	Message string `json:"message"`
+}
+
+// TargetResult is everything a run learned about one target.
+type TargetResult struct {
+	Name     string        `json:"name"`
+	Kind     string        `json:"kind"`
+	Score    ScoreResult   `json:"score"`
+	Checks   []CheckResult `json:"checks"`
+	Findings []Finding     `json:"findings"`
+	// Error is set when the harness could not test the target.
+	Error    string        `json:"error,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
+	Record   *Record       `json:"record,omitempty"`
+}
+
+// Result is a whole run: the record of every target plus the verdicts.
+// It is a stable, versioned encoding (Schema): idemcheck run writes it and
+// idemcheck report re-scores and re-renders it.
+type Result struct {
+	Schema   string         `json:"schema"`
+	Seed     uint64         `json:"seed"`
+	Started  time.Time      `json:"started"`
+	Duration time.Duration  `json:"duration_ns"`
+	Targets  []TargetResult `json:"targets"`
+}
+
+// Failed reports whether any target could not be tested.
+func (r *Result) Failed() bool {
+	for _, t := range r.Targets {
+		if t.Error != "" {
+			return true
+		}
+	}
+	return false
+}

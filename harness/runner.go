@@ -1,0 +1,342 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/faults"
+)
+
+// Verify runs every target in specs through the enabled checks and scores
+// it. A target that cannot be started or tested gets an Error in its
+// TargetResult; Verify itself fails only on a cancelled context.
+func Verify(ctx context.Context, specs []Spec, opts ...Option) (*Result, error) {
+	var o Options
+	for _, fn := range opts {
+		fn(&o)
+	}
+	o.fill()
+	res := &Result{Schema: ResultSchema, Seed: o.Seed, Started: time.Now().UTC()}
+	res.Targets = make([]TargetResult, len(specs))
+	sem := make(chan struct{}, o.Parallel)
+	var wg sync.WaitGroup
+	var progMu sync.Mutex
+	progress := func(format string, args ...any) {
+		if o.Progress == nil {
+			return
+		}
+		progMu.Lock()
+		fmt.Fprintf(o.Progress, format+"\n", args...)
+		progMu.Unlock()
+	}
+	for i, spec := range specs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				res.Targets[i] = TargetResult{Name: spec.Name, Kind: spec.Kind, Error: "not run: " + ctx.Err().Error()}
+				return
+			}
+			defer func() { <-sem }()
+			progress("%s: started", spec.Name)
+			res.Targets[i] = runTarget(ctx, spec, o)
+			tr := &res.Targets[i]
+			if tr.Error != "" {
+				progress("%s: could not be tested: %s", spec.Name, tr.Error)
+			} else {
+				progress("%s: score %d, %d findings (%s)", spec.Name, tr.Score.Level, len(tr.Findings), tr.Duration.Round(time.Millisecond))
+			}
+		}()
+	}
+	wg.Wait()
+	res.Duration = time.Since(res.Started)
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// targetSeed derives a target's seed from the run's, so that adding a
+// target does not change what another one sees.
+func targetSeed(seed uint64, name string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(name))
+	return seed ^ h.Sum64()
+}
+
+func runTarget(ctx context.Context, spec Spec, o Options) (tr TargetResult) {
+	start := time.Now()
+	tr = TargetResult{Name: spec.Name, Kind: spec.Kind}
+	defer func() {
+		tr.Duration = time.Since(start)
+		if p := recover(); p != nil {
+			tr.Error = fmt.Sprintf("internal error while testing %s: %v", spec.Name, p)
+		}
+	}()
+	ledger := fakes.NewLedger()
+	stateDir, err := os.MkdirTemp("", "idemcheck-"+spec.Name+"-")
+	if err != nil {
+		tr.Error = "cannot make a state directory: " + err.Error()
+		return tr
+	}
+	defer os.RemoveAll(stateDir)
+	seed := targetSeed(o.Seed, spec.Name)
+	env := &Env{Fakes: map[string]fakes.Fake{}, Ledger: ledger, StateDir: stateDir, RunID: fmt.Sprintf("%016x", seed^uint64(time.Now().UnixNano()))}
+	defer func() {
+		for _, f := range env.Fakes {
+			_ = f.Close()
+		}
+	}()
+	for _, start := range spec.Fakes {
+		f, err := start(ctx, ledger)
+		if err != nil {
+			tr.Error = "cannot start a fake: " + err.Error()
+			return tr
+		}
+		env.Fakes[f.Name()] = f
+	}
+	target, err := spec.Start(ctx, env)
+	if err != nil {
+		tr.Error = err.Error()
+		return tr
+	}
+	defer func() {
+		if err := target.Close(); err != nil && tr.Error == "" {
+			tr.Error = "stopping the target: " + err.Error()
+		}
+	}()
+
+	r := &runner{
+		ctx: ctx, opts: o, target: target, env: env, ledger: ledger,
+		rng: rand.New(rand.NewPCG(seed, seed>>1|1)),
+	}
+	rec := r.run()
+	if err := ctx.Err(); err != nil {
+		tr.Error = "interrupted: " + err.Error()
+		tr.Record = rec
+		return tr
+	}
+	rec.Ledger = ledger.Effects()
+	tr.Record = rec
+	Score(&tr)
+	return tr
+}
+
+type runner struct {
+	ctx    context.Context
+	opts   Options
+	target Target
+	env    *Env
+	ledger *fakes.Ledger
+	rng    *rand.Rand
+	rec    *Record
+}
+
+func (r *runner) run() *Record {
+	info := r.target.Info()
+	enabled := map[string]bool{}
+	for _, id := range r.opts.Checks {
+		enabled[id] = true
+	}
+	r.rec = &Record{Target: info, Seed: r.opts.Seed, Checks: append([]string(nil), r.opts.Checks...)}
+	for _, f := range r.opts.Faults {
+		r.rec.Faults = append(r.rec.Faults, f.Name())
+		if !r.target.Supports(f) {
+			r.rec.Unsupported = append(r.rec.Unsupported, f.Name())
+		}
+	}
+	for _, p := range planProbes(info, enabled, r.opts.Faults, r.target.Supports) {
+		if r.ctx.Err() != nil {
+			break
+		}
+		r.runProbe(info, p)
+	}
+	return r.rec
+}
+
+func (r *runner) runProbe(info TargetInfo, p probe) {
+	made := make([]*Intent, 0, len(p.steps))
+	for _, s := range p.steps {
+		op, _ := info.Operation(s.op)
+		in := Intent{
+			ID:        len(r.rec.Intents) + 1,
+			Operation: s.op,
+			Mutating:  op.Mutating,
+			Role:      s.role,
+			Probe:     p.name,
+			Marker:    fakes.NewMarker(r.rng),
+		}
+		switch {
+		case s.noKey:
+		case s.keyFrom >= 0:
+			in.Key = made[s.keyFrom].Key
+			in.Related = made[s.keyFrom].ID
+		default:
+			in.Key = fmt.Sprintf("idk-%016x", r.rng.Uint64())
+		}
+		if s.inputsFrom >= 0 {
+			in.Inputs = copyMap(made[s.inputsFrom].Inputs)
+			in.Related = made[s.inputsFrom].ID
+			if s.change {
+				r.changeInput(op, in.Inputs)
+			}
+		} else {
+			in.Inputs = r.genInputs(op)
+		}
+		r.attemptAll(&in, s)
+		r.rec.Intents = append(r.rec.Intents, in)
+		made = append(made, &r.rec.Intents[len(r.rec.Intents)-1])
+	}
+}
+
+func (r *runner) attemptAll(in *Intent, s step) {
+	n := s.repeat
+	if n < 1 {
+		n = 1
+	}
+	for i := 0; i < n && r.ctx.Err() == nil; i++ {
+		var f faults.Fault
+		if i == 0 {
+			f = s.fault
+		}
+		r.attempt(in, f, s.dryRun)
+	}
+	if !s.untilOK {
+		return
+	}
+	for len(in.Attempts) < r.opts.MaxAttempts && r.ctx.Err() == nil {
+		last := in.Attempts[len(in.Attempts)-1]
+		if last.Outcome == OK || !retryable(last.Reply) {
+			return
+		}
+		if last.Status == 409 || last.Status == 429 {
+			wait := r.opts.Backoff << min(len(in.Attempts)-1, 5)
+			select {
+			case <-time.After(wait):
+			case <-r.ctx.Done():
+				return
+			}
+		}
+		r.attempt(in, nil, s.dryRun)
+	}
+}
+
+// retryable says whether a client that follows the usual conventions would
+// retry with the same key.
+func retryable(rep Reply) bool {
+	if rep.Outcome == Info || !rep.Forwarded {
+		return true
+	}
+	switch rep.Status {
+	case 408, 409, 425, 429, 500, 502, 503, 504:
+		return true
+	}
+	return false
+}
+
+func (r *runner) attempt(in *Intent, f faults.Fault, dryRun bool) {
+	n := len(in.Attempts) + 1
+	id := fmt.Sprintf("%s-%d-%d", r.env.RunID[:8], in.ID, n)
+	if df, ok := f.(faults.DownstreamFault); ok {
+		for _, fk := range r.env.Fakes {
+			fk.Arm(df.Rule(in.Marker))
+		}
+		defer func() {
+			for _, fk := range r.env.Fakes {
+				fk.Disarm()
+			}
+		}()
+	}
+	a := Attempt{N: n, ID: id, DryRun: dryRun, LedgerBefore: r.ledger.LastSeq(), Start: time.Now()}
+	if f != nil {
+		a.Fault = f.Name()
+	}
+	a.Reply = r.target.Call(r.ctx, Call{
+		ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker,
+		Inputs: in.Inputs, DryRun: dryRun, Fault: f,
+	})
+	a.End = time.Now()
+	a.LedgerAfter = r.ledger.LastSeq()
+	in.Attempts = append(in.Attempts, a)
+}
+
+func (r *runner) genInputs(op Operation) map[string]string {
+	out := map[string]string{}
+	for _, name := range sortedInputNames(op) {
+		out[name] = genValue(r.rng, op.Inputs[name])
+	}
+	return out
+}
+
+// changeInput alters the first input (by name) to another value.
+func (r *runner) changeInput(op Operation, vals map[string]string) {
+	names := sortedInputNames(op)
+	if len(names) == 0 {
+		return
+	}
+	name := names[0]
+	old := vals[name]
+	for i := 0; i < 64; i++ {
+		if v := genValue(r.rng, op.Inputs[name]); v != old {
+			vals[name] = v
+			return
+		}
+	}
+}
+
+const alnum = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+func genValue(rng *rand.Rand, in Input) string {
+	switch in.Kind {
+	case "int":
+		if in.Max <= in.Min {
+			return fmt.Sprint(in.Min)
+		}
+		return fmt.Sprint(in.Min + rng.IntN(in.Max-in.Min+1))
+	case "choice":
+		if len(in.Choices) == 0 {
+			return ""
+		}
+		return in.Choices[rng.IntN(len(in.Choices))]
+	default:
+		n := in.Length
+		if n <= 0 {
+			n = 8
+		}
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alnum[rng.IntN(len(alnum))]
+		}
+		return in.Prefix + string(b)
+	}
+}
+
+func copyMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// ErrNoTargets is returned when there is nothing to run.
+var ErrNoTargets = errors.New("no targets")
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

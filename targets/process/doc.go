@@ -1,0 +1,26 @@
+// Package process runs a target server as a local child process and applies
+// the process-level faults to it: crash (SIGKILL), pause (SIGSTOP), resume
+// (SIGCONT), restart and graceful stop.
+//
+// Start launches the command from a Spec and returns only once the server is
+// ready (it answers HTTP on Ready.URL or accepts TCP on Ready.Addr). A server
+// that exits while starting is reported at once, with its exit status and the
+// tail of its output, as a *StartError; so is one that is not ready within
+// Ready.Timeout.
+//
+// Each run of the command (an incarnation; Restart makes a new one) gets its
+// own process group, and every signal goes to the whole group, so that a
+// server started through a shell script or a launcher is crashed, paused and
+// stopped together with its children. When the group's leader exits, for
+// whatever reason, what is left of its group is killed and Exited is closed
+// only once the group is gone: a port held by a dying child is released
+// before Restart starts the next incarnation. The child also gets
+// Pdeathsig=SIGKILL so that it dies with the harness.
+//
+// Limits: a descendant that leaves the process group (setsid, setpgid) is out
+// of reach; Pdeathsig covers only the direct child, so if the harness itself
+// is killed, grandchildren are left to init. The package is Linux only.
+//
+// Output keeps the last 64 KiB of the combined stdout and stderr of all
+// incarnations, for error messages and reports.
+package process

@@ -1,0 +1,101 @@
+package process
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// pPID is waitid's P_PID id type.
+const pPID = 1
+
+// groupGoneLimit bounds the wait for SIGKILLed group members to die. Only a
+// process stuck in uninterruptible sleep takes longer.
+const groupGoneLimit = 5 * time.Second
+
+// waitExitedNoReap blocks until the child pid has exited, leaving it a
+// zombie (WNOWAIT): while it is unreaped its pid and process group id stay
+// reserved, so signalling -pid cannot hit a stranger.
+func waitExitedNoReap(pid int) error {
+	var info [16]uint64 // a siginfo_t is 128 bytes on Linux; its content is not needed
+	for {
+		_, _, e := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid),
+			uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED|syscall.WNOWAIT, 0, 0)
+		switch e {
+		case 0:
+			return nil
+		case syscall.EINTR:
+			continue
+		default:
+			return e
+		}
+	}
+}
+
+// waitGroupGone waits, polling with a short backoff, until no live process
+// is left in process group pgid, or groupGoneLimit passes. The members have
+// already been sent SIGKILL; this waits for the kernel to finish them off,
+// so that they no longer hold ports or files.
+func waitGroupGone(pgid int) {
+	deadline := time.Now().Add(groupGoneLimit)
+	delay := time.Millisecond
+	for !groupGone(pgid) && time.Now().Before(deadline) {
+		time.Sleep(delay)
+		delay = min(2*delay, 50*time.Millisecond)
+	}
+}
+
+// groupGone reports whether process group pgid has no live member. Zombies
+// count as gone: they hold nothing, and whether they are reaped is up to
+// their new parent (init or a subreaper), not to us.
+func groupGone(pgid int) bool {
+	if err := syscall.Kill(-pgid, 0); err == syscall.ESRCH {
+		return true
+	}
+	return !hasLiveMember(pgid)
+}
+
+// hasLiveMember scans /proc for a process of group pgid that is not a
+// zombie. Without /proc it cannot tell and says no.
+func hasLiveMember(pgid int) bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // it exited while we looked
+		}
+		state, group, ok := parseStat(stat)
+		if ok && group == pgid && state != 'Z' && state != 'X' {
+			return true
+		}
+	}
+	return false
+}
+
+// parseStat extracts the state and process group from /proc/PID/stat:
+// "pid (comm) state ppid pgrp ...". comm may contain spaces and parentheses,
+// so fields are counted from the last ')'.
+func parseStat(stat []byte) (state byte, pgrp int, ok bool) {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	fields := bytes.Fields(stat[i+1:])
+	if len(fields) < 3 || len(fields[0]) != 1 {
+		return 0, 0, false
+	}
+	pgrp, err := strconv.Atoi(string(fields[2]))
+	if err != nil {
+		return 0, 0, false
+	}
+	return fields[0][0], pgrp, true
+}

@@ -1,0 +1,111 @@
+package process
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// The ring must always equal the suffix of everything written, whatever the
+// sizes of the writes, around and across the wrap point.
+func TestTailKeepsTheSuffix(t *testing.T) {
+	const size = 16
+	sizes := [][]int{
+		{0, 1, 2, 3},        // under capacity
+		{16},                // exactly full in one write
+		{15, 1, 1},          // fill, then wrap by one
+		{10, 10, 10, 10},    // wrap repeatedly
+		{5, 40},             // a write larger than the ring
+		{17, 3, 16, 16, 31}, // mixed
+	}
+	for _, ss := range sizes {
+		t.Run(fmt.Sprint(ss), func(t *testing.T) {
+			tl := newTail(size)
+			var all strings.Builder
+			next := byte('a')
+			for _, n := range ss {
+				p := make([]byte, n)
+				for i := range p {
+					p[i] = next
+					next = 'a' + (next-'a'+1)%26
+				}
+				w, err := tl.Write(p)
+				if err != nil || w != n {
+					t.Fatalf("Write(%d bytes) = %d, %v", n, w, err)
+				}
+				all.Write(p)
+				want := all.String()[max(0, all.Len()-size):]
+				if got := tl.String(); got != want {
+					t.Fatalf("after writing %d bytes: got %q, want %q", all.Len(), got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestTailRandomWrites(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2)) // fixed seed: the same writes every run
+	tl := newTail(64)
+	var all []byte
+	for range 2000 {
+		p := make([]byte, rng.IntN(100))
+		for i := range p {
+			p[i] = byte('0' + rng.IntN(10))
+		}
+		_, _ = tl.Write(p)
+		all = append(all, p...)
+		if got, want := tl.String(), string(all[max(0, len(all)-64):]); got != want {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+	}
+}
+
+func TestLastLines(t *testing.T) {
+	tests := []struct{ why, in, want string }{
+		{"empty output", "", ""},
+		{"only newlines", "\n\n", ""},
+		{"fewer lines than asked", "a\nb\n", "a\nb"},
+		{"no trailing newline", "a\nb", "a\nb"},
+		{"more lines than asked", "1\n2\n3\n4\n", "3\n4"},
+	}
+	for _, tt := range tests {
+		if got := lastLines(tt.in, 2); got != tt.want {
+			t.Errorf("%s: lastLines(%q, 2) = %q, want %q", tt.why, tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	tests := []struct {
+		why   string
+		in    string
+		state byte
+		pgrp  int
+		ok    bool
+	}{
+		{"plain", "42 (shop) S 1 42 42 0 -1", 'S', 42, true},
+		{"comm with spaces and parens", "42 (a) b (c) Z 1 7 7", 'Z', 7, true},
+		{"truncated", "42 (shop) S 1", 0, 0, false},
+		{"no comm", "42 shop S 1 42", 0, 0, false},
+		{"bad pgrp", "42 (shop) S 1 x", 0, 0, false},
+	}
+	for _, tt := range tests {
+		state, pgrp, ok := parseStat([]byte(tt.in))
+		if state != tt.state || pgrp != tt.pgrp || ok != tt.ok {
+			t.Errorf("%s: parseStat(%q) = %q, %d, %v; want %q, %d, %v",
+				tt.why, tt.in, state, pgrp, ok, tt.state, tt.pgrp, tt.ok)
+		}
+	}
+}
+
+func FuzzParseStat(f *testing.F) {
+	f.Add([]byte("42 (shop) S 1 42 42 0 -1"))
+	f.Add([]byte("1 ()) R 0 1"))
+	f.Fuzz(func(t *testing.T, stat []byte) {
+		state, _, ok := parseStat(stat)
+		if ok && state == 0 {
+			t.Fatalf("parseStat(%q) ok with no state", stat)
+		}
+	})
+}

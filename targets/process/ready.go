@@ -1,0 +1,149 @@
+package process
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Readiness is polled with a backoff from firstPoll doubling up to maxPoll:
+// quick for servers that start in milliseconds, cheap for slow ones.
+const (
+	firstPoll = 5 * time.Millisecond
+	maxPoll   = 100 * time.Millisecond
+)
+
+// errNotReady is the cause of the readiness context when Ready.Timeout passes.
+var errNotReady = errors.New("ready timeout")
+
+// prober checks readiness once; nil means ready.
+type prober struct {
+	check func(ctx context.Context) error // nil: ready once started
+	want  string                          // for messages
+	close func()
+}
+
+func newProber(r Ready) prober {
+	switch {
+	case r.URL != "":
+		// A private transport: no proxy, no connection reuse, nothing left
+		// running once the probe is done.
+		tr := &http.Transport{DisableKeepAlives: true}
+		client := &http.Client{
+			Transport: tr,
+			CheckRedirect: func(*http.Request, []*http.Request) error {
+				return http.ErrUseLastResponse
+			},
+		}
+		return prober{
+			check: func(ctx context.Context) error {
+				req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.URL, nil)
+				if err != nil {
+					return err
+				}
+				resp, err := client.Do(req)
+				if err != nil {
+					return err
+				}
+				return resp.Body.Close()
+			},
+			want:  fmt.Sprintf("an HTTP response to GET %s within %v", r.URL, r.timeout()),
+			close: tr.CloseIdleConnections,
+		}
+	case r.Addr != "":
+		var d net.Dialer
+		return prober{
+			check: func(ctx context.Context) error {
+				c, err := d.DialContext(ctx, "tcp", r.Addr)
+				if err != nil {
+					return err
+				}
+				return c.Close()
+			},
+			want:  fmt.Sprintf("a TCP listener on %s within %v", r.Addr, r.timeout()),
+			close: func() {},
+		}
+	default:
+		return prober{want: "it to keep running", close: func() {}}
+	}
+}
+
+// awaitReady waits until in is ready. On any failure it kills in, waits for
+// its group to be gone and returns a *StartError, or the ctx error wrapped.
+func (p *Process) awaitReady(ctx context.Context, in *incarnation) error {
+	pr := newProber(p.spec.Ready)
+	defer pr.close()
+	if pr.check == nil {
+		return nil
+	}
+	timeout := p.spec.Ready.timeout()
+	pctx, cancel := context.WithTimeoutCause(ctx, timeout, errNotReady)
+	defer cancel()
+	// Abort a probe in flight as soon as the process exits.
+	go func() {
+		select {
+		case <-in.done:
+			cancel()
+		case <-pctx.Done():
+		}
+	}()
+
+	delay := firstPoll
+	timer := time.NewTimer(delay)
+	defer timer.Stop()
+	var last error
+	for {
+		err := pr.check(pctx)
+		if err == nil {
+			return nil
+		}
+		if last == nil || pctx.Err() == nil {
+			last = err // keep the last error that is about the server, not about us giving up
+		}
+		timer.Reset(delay)
+		select {
+		case <-in.done:
+			return p.exitedBeforeReady(in, pr.want)
+		case <-pctx.Done():
+			select {
+			case <-in.done:
+				return p.exitedBeforeReady(in, pr.want)
+			default:
+			}
+			_ = in.kill()
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("process %q: start abandoned before it was ready: %w", p.name, err)
+			}
+			return &StartError{
+				Name:     p.name,
+				Reason:   fmt.Sprintf(reasonNotReady, timeout, last),
+				ExitCode: -1,
+				Output:   p.Output(),
+				status:   "it was still running and has been killed",
+				want:     pr.want,
+				hint:     "check that it listens where Spec.Ready points (port, host, path), or raise Ready.Timeout if it is just slow",
+			}
+		case <-timer.C:
+		}
+		delay = min(2*delay, maxPoll)
+	}
+}
+
+// exitedBeforeReady builds the error for an incarnation that exited while
+// starting; in.done is closed.
+func (p *Process) exitedBeforeReady(in *incarnation, want string) error {
+	in.account() // this error is the report; Stop need not repeat it
+	code, status := in.exitStatus()
+	return &StartError{
+		Name:     p.name,
+		Reason:   reasonExited,
+		ExitCode: code,
+		Output:   p.Output(),
+		status:   status,
+		want:     want,
+		hint:     "read its output above; run the command by hand with the same environment and directory to reproduce",
+	}
+}
