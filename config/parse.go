@@ -111,22 +111,58 @@ func parseYAML(name string, data []byte) (root *yaml.Node, errs Errors) {
 	return doc.Content[0], errs
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+var (
+	yamlLine      = regexp.MustCompile(`^yaml: line (\d+): `)
+	unknownAnchor = regexp.MustCompile(`^yaml: unknown anchor '(.*)' referenced$`)
+)
 
-// syntaxError turns a yaml.v3 error into an *Error. yaml.v3 gives the line
-// in its message, but not the column, and no line at all for line 1 or for
-// bytes it refuses to read.
+// parserProblems are the messages of yaml.v3's parser (as opposed to its
+// scanner). yaml.v3 v3.0.1 reports their lines counted from 0; see
+// (*parser).fail in its decode.go.
+var parserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected <stream-start>":   true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
+
+// syntaxError turns a yaml.v3 error into an *Error with the best line it
+// can find. yaml.v3 puts the line in its message, but not the column; it
+// counts from 0 for parser errors and from 1 for scanner errors, and gives
+// no line for errors on the first line, for bytes it refuses to read and
+// for unknown aliases.
 func syntaxError(name string, data []byte, err error) *Error {
 	msg := err.Error()
 	e := &Error{File: name, Line: 1}
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		e.Line, _ = strconv.Atoi(m[1])
 		msg = msg[len(m[0]):]
+		if parserProblems[msg] {
+			e.Line++
+		}
+	} else if m := unknownAnchor.FindStringSubmatch(msg); m != nil {
+		if i := bytes.Index(data, []byte("*"+m[1])); i >= 0 {
+			e.Line, e.Column = lineCol(data[:i])
+		}
+		msg = fmt.Sprintf("alias *%s refers to no anchor: define it first with &%s", m[1], m[1])
 	} else if line, col, ok := firstUnreadable(data); ok {
 		e.Line, e.Column = line, col
 	}
 	e.Msg = "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")
 	return e
+}
+
+// lineCol returns the 1-based position just after prefix.
+func lineCol(prefix []byte) (line, col int) {
+	line = 1 + bytes.Count(prefix, []byte("\n"))
+	return line, 1 + utf8.RuneCount(prefix[bytes.LastIndexByte(prefix, '\n')+1:])
 }
 
 // firstUnreadable finds the first byte that the YAML reader refuses:

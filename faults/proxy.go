@@ -48,9 +48,16 @@ type Proxy struct {
 	timeout time.Duration
 
 	mu      sync.Mutex
-	armed   map[string]ProxyFault
-	reports map[string]Report
+	pending map[string]*pending
 	closed  bool
+}
+
+// pending is an attempt the proxy expects: its fault, and its report once
+// the exchange is over.
+type pending struct {
+	fault  ProxyFault
+	done   chan struct{}
+	report Report
 }
 
 // NewProxy starts a proxy on 127.0.0.1:0 in front of target (a base URL).
@@ -81,8 +88,7 @@ func NewProxy(target string, forwardTimeout time.Duration) (*Proxy, error) {
 			},
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
-		armed:   map[string]ProxyFault{},
-		reports: map[string]Report{},
+		pending: map[string]*pending{},
 	}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = p.srv.Serve(ln) }()
@@ -92,21 +98,35 @@ func NewProxy(target string, forwardTimeout time.Duration) (*Proxy, error) {
 // URL is the proxy's base URL; send requests here instead of the target.
 func (p *Proxy) URL() string { return "http://" + p.ln.Addr().String() }
 
-// Arm sets the fault for the attempt with id; it applies once.
+// Arm announces the attempt with id and the fault to apply to it (nil for
+// none). Only announced attempts get a Report.
 func (p *Proxy) Arm(id string, f ProxyFault) {
 	p.mu.Lock()
-	p.armed[id] = f
+	p.pending[id] = &pending{fault: f, done: make(chan struct{})}
 	p.mu.Unlock()
 }
 
-// Report returns, and forgets, what the proxy did with attempt id.
-func (p *Proxy) Report(id string) (Report, bool) {
+// Report waits (up to wait) until the exchange of attempt id is over and
+// returns, and forgets, what the proxy did with it. ok is false when the
+// attempt was not armed or never reached the proxy in time.
+func (p *Proxy) Report(id string, wait time.Duration) (r Report, ok bool) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	r, ok := p.reports[id]
-	delete(p.reports, id)
-	delete(p.armed, id)
-	return r, ok
+	pe := p.pending[id]
+	p.mu.Unlock()
+	if pe == nil {
+		return Report{}, false
+	}
+	defer func() {
+		p.mu.Lock()
+		delete(p.pending, id)
+		p.mu.Unlock()
+	}()
+	select {
+	case <-pe.done:
+		return pe.report, true
+	case <-time.After(wait):
+		return Report{}, false
+	}
 }
 
 // Close stops the proxy, waiting up to 5s for exchanges in progress.
@@ -133,23 +153,21 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := r.Header.Get(AttemptHeader)
 	r.Header.Del(AttemptHeader)
 	p.mu.Lock()
-	f := p.armed[id]
-	delete(p.armed, id)
+	pe := p.pending[id]
 	p.mu.Unlock()
 
 	ex := &exchange{p: p, w: w, r: r}
-	defer func() {
-		if id != "" {
-			p.mu.Lock()
-			p.reports[id] = ex.report
-			p.mu.Unlock()
-		}
-	}()
-	if f == nil {
+	if pe != nil {
+		defer func() {
+			pe.report = ex.report
+			close(pe.done)
+		}()
+	}
+	if pe == nil || pe.fault == nil {
 		passThrough(ex)
 		return
 	}
-	f.Intercept(ex)
+	pe.fault.Intercept(ex)
 	if !ex.answered {
 		// A fault that forgot to answer must not leave the client hanging.
 		ex.Reset()
@@ -163,7 +181,6 @@ func passThrough(ex *exchange) {
 		h.Set("Content-Type", "text/plain; charset=utf-8")
 		h.Set("Idemcheck-Proxy-Error", "1")
 		ex.Respond(http.StatusBadGateway, h, []byte("idemcheck proxy: "+err.Error()))
-		ex.report.Withheld = false
 		return
 	}
 	ex.Respond(up.Status, up.Header, up.Body)

@@ -47,6 +47,18 @@ type effectTally struct {
 	wrongSaid, wrongExp map[string]int
 }
 
+// example keeps up to three distinct intents as evidence.
+func (t *effectTally) example(in *Intent) {
+	for _, x := range t.examples {
+		if x.ID == in.ID {
+			return
+		}
+	}
+	if len(t.examples) < 3 {
+		t.examples = append(t.examples, in)
+	}
+}
+
 func evalEffectField(r *Record) ([]Finding, bool) {
 	tallies := map[string]*effectTally{}
 	get := func(op string) *effectTally {
@@ -71,9 +83,7 @@ func evalEffectField(r *Record) ([]Finding, bool) {
 			t.ok++
 			if !a.HasEffect {
 				t.missing++
-				if len(t.examples) < 3 {
-					t.examples = append(t.examples, in)
-				}
+				t.example(in)
 				continue
 			}
 			var want string
@@ -90,9 +100,7 @@ func evalEffectField(r *Record) ([]Finding, bool) {
 				t.wrong++
 				t.wrongSaid[a.Effect]++
 				t.wrongExp[want]++
-				if len(t.examples) < 3 {
-					t.examples = append(t.examples, in)
-				}
+				t.example(in)
 			}
 		}
 	}

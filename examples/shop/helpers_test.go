@@ -26,7 +26,7 @@ type testShop struct {
 
 // mustStartShop serves a shop with profile against pay until the test ends,
 // and checks at cleanup that it shut down cleanly.
-func mustStartShop(t *testing.T, profile string, pay *payments) *testShop {
+func mustStartShop(t testing.TB, profile string, pay *payments) *testShop {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	addrs := make(chan string, 1)
@@ -160,7 +160,7 @@ func (s *testShop) postAsync(path, key string, body any) <-chan result {
 }
 
 // mustReceive waits for one value or fails the test at the deadline.
-func mustReceive[T any](t *testing.T, ch <-chan T, what string) T {
+func mustReceive[T any](t testing.TB, ch <-chan T, what string) T {
 	t.Helper()
 	select {
 	case v := <-ch:

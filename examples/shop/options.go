@@ -39,9 +39,7 @@ func (o *Options) resolve() (profile, error) {
 	switch {
 	case o.PaymentsURL == "":
 		return profile{}, fmt.Errorf("the payments URL is required (--payments or $PAYMENTS_URL), e.g. http://127.0.0.1:4242")
-	case err != nil:
-		return profile{}, fmt.Errorf("payments URL %q: %v", o.PaymentsURL, err)
-	case u.Scheme != "http" && u.Scheme != "https", u.Host == "":
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 		return profile{}, fmt.Errorf("payments URL %q must be an absolute http(s) URL, e.g. http://127.0.0.1:4242", o.PaymentsURL)
 	}
 	return p, nil

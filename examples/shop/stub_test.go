@@ -40,7 +40,7 @@ type hold struct {
 
 func (h *hold) let() { h.once.Do(func() { close(h.release) }) }
 
-func newPayments(t *testing.T) *payments {
+func newPayments(t testing.TB) *payments {
 	t.Helper()
 	p := &payments{}
 	p.srv = httptest.NewServer(http.HandlerFunc(p.handle))

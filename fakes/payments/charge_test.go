@@ -43,10 +43,10 @@ func TestCreateCharge(t *testing.T) {
 			want:        payments.Charge{Amount: 500, Currency: "usd", Metadata: map[string]string{}},
 		},
 		{
-			name:        "no content type",
-			why:         "a body without Content-Type is read as a form, as curl -d sends it",
-			body:        form("amount", "500"),
-			want:        payments.Charge{Amount: 500, Currency: "usd", Metadata: map[string]string{}},
+			name: "no content type",
+			why:  "a body without Content-Type is read as a form, the encoding Stripe uses",
+			body: form("amount", "500"),
+			want: payments.Charge{Amount: 500, Currency: "usd", Metadata: map[string]string{}},
 		},
 		{
 			name:        "json with charset and upper-case currency",

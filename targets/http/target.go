@@ -179,9 +179,8 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 	if cf, ok := c.Fault.(faults.ClientFault); ok {
 		timeout = cf.ClientTimeout()
 	}
-	if pf, ok := c.Fault.(faults.ProxyFault); ok {
-		t.proxy.Arm(c.ID, pf)
-	}
+	pf, _ := c.Fault.(faults.ProxyFault)
+	t.proxy.Arm(c.ID, pf)
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	resp, err := t.client.Do(req.WithContext(cctx))
@@ -190,7 +189,7 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 		body, err = io.ReadAll(io.LimitReader(resp.Body, maxReply))
 		resp.Body.Close()
 	}
-	rep, _ := t.proxy.Report(c.ID)
+	rep, _ := t.proxy.Report(c.ID, timeout+5*time.Second)
 	out := harness.Reply{Forwarded: rep.Forwarded, Withheld: rep.Withheld}
 	if err != nil {
 		out.Outcome = harness.Info

@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/reports"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestDemoScoresEveryReferenceTargetAsBuilt(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	code, out, errs := runCLI(t, ctx, "demo", "--format", "json", "--out", dir, "--quiet")
+	require.Equal(t, exitOK, code, errs)
+	var rep reports.Report
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, reports.ReportSchema, rep.Schema)
+	assert.EqualValues(t, demoSeed, rep.Seed)
+	require.Len(t, rep.Targets, 9)
+	scores := map[string]int{}
+	for _, tr := range rep.Targets {
+		scores[tr.Name] = tr.Score
+		assert.Equal(t, "http", tr.Kind)
+		if tr.Name == "correct" {
+			assert.Empty(t, tr.Findings, "the correct target has no findings")
+		}
+	}
+	assert.Equal(t, map[string]int{
+		"correct": 3, "nokey": 0, "noeffect": 1, "nodryrun": 2, "mismatch": 2,
+		"payload-dedup": 0, "unstable-replay": 1, "mark-first": 0, "read-side-effect": 0,
+	}, scores)
+	for _, f := range []string{"report.json", "result.json"} {
+		_, err := os.Stat(filepath.Join(dir, f))
+		assert.NoError(t, err, f)
+	}
+	requireNoTargetsLeft(t)
+}
+
+func TestDemoTextTable(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code, out, _ := runCLI(t, ctx, "demo", "--quiet")
+	require.Equal(t, exitOK, code)
+	assert.Regexp(t, `(?m)^correct\s+http\s+3\s+3\s+0\s+-$`, out)
+	assert.Regexp(t, `(?m)^nokey\s+http\s+0\s+0\s+`, out)
+	requireNoTargetsLeft(t)
+}
+
+// writeConfig writes a configuration that runs the reference shop profiles
+// from this test binary, and returns its path.
+func writeConfig(t *testing.T, profiles ...string) string {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	var b strings.Builder
+	b.WriteString("version: 1\nfakes:\n  payments: {}\ntargets:\n")
+	for _, p := range profiles {
+		dry := ""
+		if p != "nokey" && p != "nodryrun" {
+			dry = "    dry_run: {query: dry_run}\n"
+		}
+		fmt.Fprintf(&b, `  - name: %s
+    kind: http
+    url: "http://127.0.0.1:{{port}}"
+    start:
+      command: [%q, "__example", "shop", "--profile", %q, "--listen", "127.0.0.1:{{port}}"]
+      env: {PAYMENTS_URL: "{{fakes.payments.url}}"}
+      ready: {path: /healthz}
+%s    operations:
+      - name: create-order
+        mutating: true
+        method: POST
+        path: /orders
+        body: '{"customer":"{{input.customer}}","amount":{{input.amount}},"memo":"{{marker}}"}'
+        inputs:
+          customer: {string: {prefix: cus_}}
+          amount: {int: [100, 999]}
+      - name: list-orders
+        mutating: false
+        method: GET
+        path: "/orders?customer={{input.customer}}&trace={{marker}}"
+        inputs:
+          customer: {string: {prefix: cus_}}
+`, p, exe, p, dry)
+	}
+	path := filepath.Join(t.TempDir(), "idemcheck.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	return path
+}
+
+var (
+	scrubTime     = regexp.MustCompile(`"(start|end|at|started)": "[^"]*"`)
+	scrubDuration = regexp.MustCompile(`"duration_ms": \d+`)
+	scrubAttempt  = regexp.MustCompile(`[0-9a-f]{8}-(\d+)-(\d+)`)
+	scrubCreated  = regexp.MustCompile(`\\"created\\":\d+`)
+)
+
+func scrub(s string) string {
+	s = scrubTime.ReplaceAllString(s, `"$1": "<time>"`)
+	s = scrubDuration.ReplaceAllString(s, `"duration_ms": 0`)
+	s = scrubAttempt.ReplaceAllString(s, `<run>-$1-$2`)
+	s = scrubCreated.ReplaceAllString(s, `\"created\":0`)
+	return s
+}
+
+// TestRunJSONGolden pins the JSON report, the machine contract: a change
+// here is a change of idemcheck.report/v1 and must be deliberate
+// (go test ./cmd/idemcheck -run Golden -update).
+func TestRunJSONGolden(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg := writeConfig(t, "correct", "nokey")
+	code, out, errs := runCLI(t, ctx, "run", "-c", cfg, "--format", "json", "--seed", "7", "--quiet")
+	require.Equal(t, exitBelow, code, "nokey has critical findings: %s", errs)
+	got := scrub(out)
+	golden := filepath.Join("testdata", "run.golden.json")
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err, "run with -update to create it")
+	assert.Equal(t, string(want), got)
+	requireNoTargetsLeft(t)
+}
+
+func TestRunExitCodes(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg := writeConfig(t, "mismatch")
+	code, _, errs := runCLI(t, ctx, "run", "-c", cfg, "--quiet")
+	assert.Equal(t, exitOK, code, "score 2 meets the default --min-score 0: %s", errs)
+	code, _, errs = runCLI(t, ctx, "run", "-c", cfg, "--quiet", "--min-score", "3")
+	assert.Equal(t, exitBelow, code, "score 2 is below --min-score 3: %s", errs)
+	assert.Contains(t, errs, "")
+	requireNoTargetsLeft(t)
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		return p
+	}
+	exitsAtStart := write("exits.yaml", `version: 1
+targets:
+  - name: broken
+    kind: http
+    url: "http://127.0.0.1:{{port}}"
+    start: {command: ["sh", "-c", "echo cannot open database >&2; exit 4"]}
+    operations:
+      - {name: op, mutating: true, method: POST, path: "/x?m={{marker}}"}
+`)
+	unreachable := write("unreachable.yaml", `version: 1
+targets:
+  - name: gone
+    kind: http
+    url: "http://127.0.0.1:1"
+    operations:
+      - {name: op, mutating: true, method: POST, path: "/x?m={{marker}}"}
+`)
+	cases := []struct {
+		why  string
+		args []string
+		code int
+		want []string
+	}{
+		{"no command", nil, exitUsage, []string{"Usage"}},
+		{"unknown command", []string{"frobnicate"}, exitUsage, []string{`unknown command "frobnicate"`}},
+		{"run without -c", []string{"run"}, exitUsage, []string{"-c FILE is required"}},
+		{"missing file", []string{"run", "-c", filepath.Join(dir, "nope.yaml")}, exitUsage, []string{"nope.yaml"}},
+		{"unknown field names file, line and field", []string{"run", "-c", write("unknown.yaml", "version: 1\ntargetz: []\n")}, exitUsage, []string{"unknown.yaml:2", "targetz"}},
+		{"wrong type names file, line and field", []string{"run", "-c", write("type.yaml", "version: one\ntargets: []\n")}, exitUsage, []string{"type.yaml:1", "version"}},
+		{"no target", []string{"run", "-c", write("empty.yaml", "version: 1\n")}, exitUsage, []string{"empty.yaml", "targets"}},
+		{"bad format", []string{"demo", "--format", "pdf"}, exitUsage, []string{`unknown format "pdf"`}},
+		{"bad seed", []string{"demo", "--seed", "abc"}, exitUsage, []string{`"abc" is not a seed`}},
+		{"bad min-score", []string{"demo", "--min-score", "7"}, exitUsage, []string{"not a score"}},
+		{"target exits at start", []string{"run", "-c", exitsAtStart, "--quiet"}, exitHarness, []string{"broken", "cannot open database"}},
+		{"unreachable target", []string{"run", "-c", unreachable, "--quiet"}, exitHarness, []string{"gone", "refused"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.why, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			code, out, errs := runCLI(t, ctx, tc.args...)
+			assert.Equal(t, tc.code, code, "stdout: %s\nstderr: %s", out, errs)
+			for _, w := range tc.want {
+				assert.Contains(t, out+errs, w)
+			}
+			assert.NotContains(t, errs, "panic")
+		})
+	}
+	requireNoTargetsLeft(t)
+}
+
+// TestInterruptStopsEverything cancels a demo as soon as the first target
+// started, and checks that the program reports the interruption (130) and
+// leaves no process behind.
+func TestInterruptStopsEverything(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		code := run(ctx, []string{"demo"}, strings.NewReader(""), io.Discard, pw)
+		pw.Close()
+		done <- code
+	}()
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), "started") {
+			cancel()
+			break
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	select {
+	case code := <-done:
+		assert.Equal(t, exitInterrupted, code)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the demo did not stop after the interrupt")
+	}
+	requireNoTargetsLeft(t)
+}
+
+// TestKilledHarnessLeavesNoOrphan SIGKILLs the idemcheck process mid-run:
+// its targets must die with it.
+func TestKilledHarnessLeavesNoOrphan(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "demo")
+	cmd.Env = append(os.Environ(), "IDEMCHECK_TEST_MAIN=1")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	cmd.Stdout = io.Discard
+	require.NoError(t, cmd.Start())
+	sc := bufio.NewScanner(stderr)
+	started := false
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), "started") {
+			started = true
+			break
+		}
+	}
+	require.True(t, started, "the demo never started a target")
+	// Wait until a target process exists, then kill the harness outright.
+	deadline := time.Now().Add(10 * time.Second)
+	for len(without(tagged(t), []int{cmd.Process.Pid})) == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond) // polling /proc: there is no event to wait on
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	_ = cmd.Wait()
+	requireNoTargetsLeft(t)
+}
