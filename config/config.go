@@ -9,6 +9,16 @@ import "time"
 // Target.Start, Target.DryRun and the per-operation overrides); a section
 // written with nothing under it, such as "payments:", is present with its
 // defaults.
+//
+// Top-level keys that start with "x-" are ignored, as in Docker Compose
+// files, so that they can hold YAML anchors for the rest of the file to
+// use:
+//
+//	x-op: &json-post {mutating: true, method: POST, headers: {Content-Type: application/json}}
+//	targets:
+//	  - name: shop
+//	    operations:
+//	      - {<<: *json-post, name: charge, path: /charges, body: '...'}
 type File struct {
 	// Version is the version of the configuration format. Required; only
 	// version 1 exists.

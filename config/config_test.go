@@ -545,9 +545,10 @@ func TestExplicitEmptyFaultsMeansNone(t *testing.T) {
 	assert.NotNil(t, f.Faults)
 }
 
-// YAML anchors and merge keys are resolved like yaml.v3 does, so shared
-// settings can be written once; errors inside them carry both the path of
-// the use and the line of the definition.
+// YAML anchors and merge keys are resolved as yaml.v3 does, so shared
+// settings can be written once, under a top-level x- key; errors inside
+// them carry the path where they are used and the line where they are
+// written.
 func TestAnchorsAndMergeKeys(t *testing.T) {
 	f, err := config.Parse("idemcheck.yaml", []byte(`version: 1
 x-op: &op
@@ -567,12 +568,14 @@ targets:
         path: /b
         method: PUT
 `))
-	require.Error(t, err, "x-op is not a field")
-	var errs config.Errors
-	require.ErrorAs(t, err, &errs)
-	require.Len(t, errs, 1, "%v", err)
-	assert.Equal(t, "x-op", errs[0].Path)
+	require.NoError(t, err)
+	ops := f.Targets[0].Operations
+	require.Len(t, ops, 2)
+	assert.Equal(t, []string{"a", "POST", "/a", "{{marker}}"}, []string{ops[0].Name, ops[0].Method, ops[0].Path, ops[0].Body})
+	assert.Equal(t, []string{"b", "PUT", "/b", "{{marker}}"}, []string{ops[1].Name, ops[1].Method, ops[1].Path, ops[1].Body}, "a key written beside << wins over the merged one")
+	assert.True(t, *ops[1].Mutating)
 
+	var errs config.Errors
 	f, err = config.Parse("idemcheck.yaml", []byte(`version: 1
 targets:
   - name: shop
@@ -593,6 +596,21 @@ targets:
 	require.Len(t, errs, 1, "%v", err)
 	assert.Equal(t, "idemcheck.yaml:15:17: targets[0].operations[1].method: unknown method \"PSOT\" (expected one of GET, POST, PUT, PATCH, DELETE)", errs[0].Error())
 	assert.Nil(t, f)
+
+	_, err = config.Parse("idemcheck.yaml", []byte(`version: 1
+x-op: &op {mutating: maybe, method: POST, body: '{{marker}}'}
+targets:
+  - name: shop
+    kind: http
+    url: http://localhost:8080
+    operations:
+      - {<<: *op, name: a, path: /a}
+      - {<<: *op, name: b, path: /b}
+`))
+	require.ErrorAs(t, err, &errs)
+	assert.Equal(t, `idemcheck.yaml:2:22: targets[0].operations[0].mutating: expected a boolean (true or false), got string "maybe"
+idemcheck.yaml:2:22: targets[0].operations[1].mutating: expected a boolean (true or false), got string "maybe"`, err.Error(),
+		"a mistake in a shared value is reported for each use, at the line that holds it")
 }
 
 // A few aliases can expand a small file enormously ("billion laughs");

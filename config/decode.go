@@ -20,6 +20,10 @@ import (
 // map[string]T, []T, string, integers, bool, float64, pointers, any (kept
 // as yaml.v3 decodes it), and types with a decodeNode method.
 
+// extensionPrefix starts the top-level keys that Parse ignores, so that a
+// file can define YAML anchors there and use them below.
+const extensionPrefix = "x-"
+
 // maxNodes bounds the nodes one Parse visits, so that a few aliases cannot
 // expand a small file into billions of nodes.
 const maxNodes = 100_000
@@ -266,6 +270,9 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 	}
 	fields := structFields(v.Type())
 	for _, p := range d.pairs(n, path) {
+		if path == "" && strings.HasPrefix(p.key, extensionPrefix) {
+			continue // a place for anchors, as in Docker Compose files
+		}
 		i := slices.IndexFunc(fields, func(f field) bool { return f.name == p.key })
 		if i < 0 {
 			names := make([]string, len(fields))

@@ -17,6 +17,11 @@
 // decoding FaultSpec.Settings, can report their own problems with
 // File.Errorf.
 //
+// YAML anchors, aliases and merge keys ("<<: *base") work as in yaml.v3;
+// top-level keys starting with "x-" are ignored, to hold anchors. Every
+// other unknown field is an error, as are duplicate keys and a second
+// document in the file, which YAML tools often accept silently.
+//
 // Strings may contain placeholders such as {{port}} or {{marker}}, which
 // the harness fills in at run time; Parse checks that each one is allowed
 // where it is used, and Placeholders lists them.

@@ -1,7 +1,6 @@
 package config_test
 
 import (
-	"fmt"
 	"errors"
 	"os"
 	"slices"
@@ -37,7 +36,6 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		os.WriteFile(fmt.Sprintf("/tmp/fuzzcur-%d", os.Getpid()), data, 0o644)
 		cfg, err := config.Parse("fuzz.yaml", data)
 		if err != nil {
 			require.Nil(t, cfg)

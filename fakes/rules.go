@@ -21,6 +21,15 @@ const (
 	ResetAfter Action = "reset-after"
 	// Delay waits Rule.Delay before handling the request normally.
 	Delay Action = "delay"
+	// Hang holds the request without recording anything until the caller
+	// gives up: a downstream timeout where nothing happened.
+	Hang Action = "hang"
+	// HangAfter records the effect, then holds the reply until the caller
+	// gives up: the ambiguous downstream timeout.
+	HangAfter Action = "hang-after"
+	// Pass handles the request normally; with OnMatch it marks a fault
+	// point without changing the fake's behaviour.
+	Pass Action = "pass"
 )
 
 // Rule makes a fake misbehave on matching requests.
@@ -34,6 +43,10 @@ type Rule struct {
 	Action Action `json:"action"`
 	// Delay is the wait for the Delay action.
 	Delay time.Duration `json:"delay,omitempty"`
+	// OnMatch, when set, is called synchronously when the rule matches a
+	// request, before the fake acts on it: the "request reached the
+	// downstream, no effect yet" fault point.
+	OnMatch func() `json:"-"`
 }
 
 // Rules is a concurrency-safe set of armed rules. The zero value is ready.

@@ -38,6 +38,64 @@ type DownstreamFault interface {
 	// Rule returns the rule to arm in the fakes for the attempt that
 	// carries marker.
 	Rule(marker string) fakes.Rule
+	// Ambiguous is true when the downstream effect may have happened
+	// although the target saw a failure: only a key passed downstream
+	// makes the target's retry safe then.
+	Ambiguous() bool
+}
+
+// CrashPoint is the instant a crash fault kills the target.
+type CrashPoint string
+
+// The crash points.
+const (
+	// BeforeEffect: when the target's downstream call reaches the fake,
+	// which drops it unrecorded.
+	BeforeEffect CrashPoint = "before-effect"
+	// AfterEffect: when the fake has recorded the effect, before its reply
+	// reaches the target.
+	AfterEffect CrashPoint = "after-effect"
+	// AfterReply: when the target has replied, before the reply reaches
+	// the client.
+	AfterReply CrashPoint = "after-reply"
+)
+
+// CrashFault kills the target's process (SIGKILL to its process group) at a
+// precise point, then the harness restarts it with the same environment and
+// state directory before the next attempt. Only targets that the harness
+// started itself can be crashed.
+type CrashFault interface {
+	Fault
+	CrashPoint() CrashPoint
+}
+
+// Class says where a fault acts; the checks use it to decide which of them
+// owns an intent.
+type Class string
+
+// The fault classes.
+const (
+	ClassClient              Class = "client"
+	ClassProxy               Class = "proxy"
+	ClassDownstream          Class = "downstream"
+	ClassDownstreamAmbiguous Class = "downstream-ambiguous"
+	ClassCrash               Class = "crash"
+)
+
+// ClassOf returns the class of f.
+func ClassOf(f Fault) Class {
+	switch x := f.(type) {
+	case CrashFault:
+		return ClassCrash
+	case DownstreamFault:
+		if x.Ambiguous() {
+			return ClassDownstreamAmbiguous
+		}
+		return ClassDownstream
+	case ClientFault:
+		return ClassClient
+	}
+	return ClassProxy
 }
 
 // Upstream is the target's complete reply as the proxy received it.
@@ -115,7 +173,16 @@ func Builtin() *Registry {
 	r.Register(NameClientTimeout, func() Fault { return &ClientTimeout{Timeout: Duration(250 * time.Millisecond)} })
 	r.Register(NameUnavailableBefore, func() Fault { return &UnavailableBefore{} })
 	r.Register(NameLostResponse, func() Fault { return &LostResponse{Status: http.StatusServiceUnavailable} })
+	r.Register(NameReset, func() Fault { return &Reset{} })
+	r.Register(NameLatency, func() Fault { return &Latency{Delay: Duration(100 * time.Millisecond)} })
+	r.Register(NameHang, func() Fault { return &Hang{Timeout: Duration(250 * time.Millisecond)} })
 	r.Register(NameDownstreamFailBefore, func() Fault { return &DownstreamFailBefore{} })
+	r.Register(NameDownstreamFailAfter, func() Fault { return &DownstreamFailAfter{} })
+	r.Register(NameDownstreamResetAfter, func() Fault { return &DownstreamResetAfter{} })
+	r.Register(NameDownstreamTimeoutAfter, func() Fault { return &DownstreamTimeoutAfter{} })
+	r.Register(NameCrashBeforeEffect, func() Fault { return &Crash{Point: BeforeEffect} })
+	r.Register(NameCrashAfterEffect, func() Fault { return &Crash{Point: AfterEffect} })
+	r.Register(NameCrashAfterReply, func() Fault { return &Crash{Point: AfterReply} })
 	return r
 }
 

@@ -129,6 +129,10 @@ func (p *Proxy) Report(id string, wait time.Duration) (r Report, ok bool) {
 	}
 }
 
+// CloseIdleConnections drops the proxy's idle connections to the target,
+// e.g. after the target was restarted.
+func (p *Proxy) CloseIdleConnections() { p.client.CloseIdleConnections() }
+
 // Close stops the proxy, waiting up to 5s for exchanges in progress.
 func (p *Proxy) Close() error {
 	p.mu.Lock()

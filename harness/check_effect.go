@@ -35,7 +35,13 @@ func expectedEffect(r *Record, in *Intent, a *Attempt) string {
 	case during > 0:
 		return "act" // it acted again: honest, and a duplicate reported elsewhere
 	case before > 0:
-		return "noop"
+		// A replay is due once the caller has seen the success; before
+		// that (a lost reply, a crash) telling it "created" is as honest.
+		for _, prev := range in.Attempts[:a.N-1] {
+			if prev.Outcome == OK {
+				return "noop"
+			}
+		}
 	}
 	return ""
 }

@@ -42,7 +42,7 @@ func evalRetryAfterFault(r *Record) ([]Finding, bool) {
 	var fs []Finding
 	applicable := false
 	for _, in := range intentsByRole(r, RolePlain) {
-		if !in.Faulted() || !in.Mutating {
+		if !in.Faulted() || !in.Mutating || !ownsFault(CheckRetryAfterFault, in.FaultClass()) {
 			continue
 		}
 		applicable = true
@@ -66,6 +66,17 @@ func evalRetryAfterFault(r *Record) ([]Finding, bool) {
 		}
 	}
 	return fs, applicable
+}
+
+// ownsFault says whether check judges intents faulted with class.
+func ownsFault(check, class string) bool {
+	switch class {
+	case "crash":
+		return check == CheckCrashRecovery
+	case "downstream-ambiguous":
+		return check == CheckDownstream
+	}
+	return check == CheckRetryAfterFault
 }
 
 func short(s string, n int) string {

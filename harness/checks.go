@@ -41,6 +41,9 @@ func Checks() []Check {
 	return []Check{
 		{CheckRetrySequential, "the same key sent twice causes one effect, and the second reply is a successful replay", evalRetrySequential},
 		{CheckRetryAfterFault, "after each fault, retrying with the same key until success leaves exactly one effect", evalRetryAfterFault},
+		{CheckConcurrentDuplicates, "a burst of same-key requests released together leaves one effect; the others get the replay or 409", evalConcurrentDuplicates},
+		{CheckCrashRecovery, "after a crash and restart, retries complete the intent exactly once and are not stuck in progress", evalCrashRecovery},
+		{CheckDownstream, "when the downstream call fails ambiguously and is retried, the downstream sees one effect (the key was passed on)", evalDownstream},
 		{CheckKeyMismatch, "the same key with a different payload is rejected and causes no effect", evalKeyMismatch},
 		{CheckKeyRequired, "a mutating call without a key is refused, or de-duplicated by the framework", evalKeyRequired},
 		{CheckKeyDistinct, "two intents with distinct keys and identical inputs cause two effects", evalKeyDistinct},
@@ -96,10 +99,13 @@ func skipNote(id string, rec *Record) string {
 		return "no mutating operation has inputs to vary"
 	case CheckSafeReadOnly:
 		return "the target has no safe operation"
-	case CheckRetryAfterFault:
-		if len(rec.Faults) == len(rec.Unsupported) {
-			return "no fault could be injected into this target"
+	case CheckRetryAfterFault, CheckCrashRecovery, CheckDownstream:
+		if len(rec.Unsupported) > 0 {
+			return "not every fault could be injected into this target (" + strings.Join(rec.Unsupported, ", ") + ")"
 		}
+		return "no fault of its class was tried"
+	case CheckConcurrentDuplicates:
+		return "the adapter cannot send bursts"
 	}
 	return "nothing in the run concerns it"
 }

@@ -120,6 +120,22 @@ type Target interface {
 	Close() error
 }
 
+// Crasher is a Target whose process the harness started and can kill and
+// restart: what crash faults need.
+type Crasher interface {
+	// Kill SIGKILLs the target's process group and returns once it is dead.
+	Kill() error
+	// Restart starts it again with the same environment and state
+	// directory, and returns once it is ready.
+	Restart(ctx context.Context) error
+}
+
+// Burster is a Target that can deliver n copies of one call at once, for
+// concurrent.duplicates.
+type Burster interface {
+	Burst(ctx context.Context, c Call, n int) []Reply
+}
+
 // Env is what a target is started with.
 type Env struct {
 	// Fakes are the running fakes, by name.
@@ -167,6 +183,8 @@ const (
 	RoleAfterDryRun Role = "after-dry-run"
 	// RoleRead: a call to a safe operation.
 	RoleRead Role = "read"
+	// RoleBurst: copies released together, then retried until done.
+	RoleBurst Role = "burst"
 )
 
 // Intent is one logical request and every attempt made at it.
@@ -186,10 +204,18 @@ type Intent struct {
 
 // Attempt is one try at an intent.
 type Attempt struct {
-	N      int    `json:"n"`
-	ID     string `json:"id"`
-	Fault  string `json:"fault,omitempty"`
-	DryRun bool   `json:"dry_run,omitempty"`
+	N     int    `json:"n"`
+	ID    string `json:"id"`
+	Fault string `json:"fault,omitempty"`
+	// FaultClass is the class of Fault (client, proxy, downstream,
+	// downstream-ambiguous, crash).
+	FaultClass string `json:"fault_class,omitempty"`
+	// Crashed is true when the harness killed the target during the
+	// attempt (and restarted it after).
+	Crashed bool `json:"crashed,omitempty"`
+	// Burst is true for the copies of a burst, sent concurrently.
+	Burst  bool `json:"burst,omitempty"`
+	DryRun bool `json:"dry_run,omitempty"`
 	// Start and End bound the attempt as the client saw it.
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
@@ -249,6 +275,14 @@ func (in *Intent) FirstOK() *Attempt {
 		}
 	}
 	return nil
+}
+
+// FaultClass returns the class of the fault on the first attempt, "" if none.
+func (in *Intent) FaultClass() string {
+	if len(in.Attempts) == 0 {
+		return ""
+	}
+	return in.Attempts[0].FaultClass
 }
 
 // Faulted reports whether any attempt was made under a fault.

@@ -12,6 +12,8 @@ const (
 	DefaultMaxAttempts = 5
 	DefaultBackoff     = 20 * time.Millisecond
 	DefaultParallel    = 4
+	DefaultStuckWait   = 2 * time.Second
+	DefaultBurst       = 20
 )
 
 // Options tune a run. The zero value is usable: every field has a default.
@@ -28,6 +30,11 @@ type Options struct {
 	Backoff time.Duration
 	// Parallel is how many targets run at once.
 	Parallel int
+	// StuckWait bounds how long retries keep waiting out "in progress"
+	// answers (409, 425, 429) before the intent is called stuck.
+	StuckWait time.Duration
+	// Burst is how many copies a concurrent.duplicates burst sends.
+	Burst int
 	// Progress, if set, receives one line per target started and finished.
 	Progress io.Writer
 }
@@ -47,17 +54,31 @@ func WithFaults(fs ...faults.Fault) Option { return func(o *Options) { o.Faults 
 // WithMaxAttempts bounds the attempts at one intent.
 func WithMaxAttempts(n int) Option { return func(o *Options) { o.MaxAttempts = n } }
 
+// WithStuckWait bounds how long 409s are waited out.
+func WithStuckWait(d time.Duration) Option { return func(o *Options) { o.StuckWait = d } }
+
+// WithBurst sets how many copies a burst sends.
+func WithBurst(n int) Option { return func(o *Options) { o.Burst = n } }
+
 // WithProgress writes progress lines to w.
 func WithProgress(w io.Writer) Option { return func(o *Options) { o.Progress = w } }
 
 // WithParallel sets how many targets run at once.
 func WithParallel(n int) Option { return func(o *Options) { o.Parallel = n } }
 
-// DefaultFaults returns the faults retry.after-fault tries by default.
+// DefaultFaultNames are the faults a run tries unless told otherwise: every
+// registered fault that is quick and deterministic.
+var DefaultFaultNames = []string{
+	faults.NameClientTimeout, faults.NameUnavailableBefore, faults.NameLostResponse, faults.NameReset, faults.NameHang,
+	faults.NameDownstreamFailBefore, faults.NameDownstreamFailAfter, faults.NameDownstreamResetAfter,
+	faults.NameCrashBeforeEffect, faults.NameCrashAfterEffect, faults.NameCrashAfterReply,
+}
+
+// DefaultFaults returns the faults a run tries by default (DefaultFaultNames).
 func DefaultFaults() []faults.Fault {
 	reg := faults.Builtin()
 	var fs []faults.Fault
-	for _, n := range []string{faults.NameClientTimeout, faults.NameUnavailableBefore, faults.NameLostResponse, faults.NameDownstreamFailBefore} {
+	for _, n := range DefaultFaultNames {
 		f, _ := reg.New(n, nil)
 		fs = append(fs, f)
 	}
@@ -76,6 +97,12 @@ func (o *Options) fill() {
 	}
 	if o.Parallel <= 0 {
 		o.Parallel = DefaultParallel
+	}
+	if o.StuckWait <= 0 {
+		o.StuckWait = DefaultStuckWait
+	}
+	if o.Burst <= 0 {
+		o.Burst = DefaultBurst
 	}
 	if len(o.Checks) == 0 {
 		for _, c := range Checks() {

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/idemcheck/idemcheck/faults"
@@ -24,6 +25,8 @@ type step struct {
 	repeat int
 	// untilOK retries after the first attempt until an attempt is ok.
 	untilOK bool
+	// burst sends that many copies at once as the first attempts.
+	burst int
 }
 
 // probe is a short script of intents that gives some checks something to
@@ -40,7 +43,7 @@ func fresh(role Role, op string) step {
 }
 
 // planProbes lists the probes needed by the enabled checks.
-func planProbes(info TargetInfo, enabled map[string]bool, fs []faults.Fault, supports func(faults.Fault) bool) []probe {
+func planProbes(info TargetInfo, enabled map[string]bool, fs []faults.Fault, supports func(faults.Fault) bool, burst int) []probe {
 	wants := func(ids ...string) bool {
 		for _, id := range ids {
 			if enabled[id] {
@@ -59,16 +62,21 @@ func planProbes(info TargetInfo, enabled map[string]bool, fs []faults.Fault, sup
 			s.repeat = 2
 			ps = append(ps, probe{name: "sequential retry", serves: []string{CheckRetrySequential, CheckReplayConsistent, CheckEffectField}, steps: []step{s}})
 		}
-		if wants(CheckRetryAfterFault) {
-			for _, f := range fs {
-				if !supports(f) {
-					continue
-				}
-				s := fresh(RolePlain, op.Name)
-				s.fault = f
-				s.untilOK = true
-				ps = append(ps, probe{name: "retry after " + f.Name(), serves: []string{CheckRetryAfterFault}, steps: []step{s}})
+		for _, f := range fs {
+			check := faultCheck(f)
+			if !wants(check) || !supports(f) {
+				continue
 			}
+			s := fresh(RolePlain, op.Name)
+			s.fault = f
+			s.untilOK = true
+			ps = append(ps, probe{name: "retry after " + f.Name(), serves: []string{check}, steps: []step{s}})
+		}
+		if wants(CheckConcurrentDuplicates) && burst > 1 {
+			s := fresh(RoleBurst, op.Name)
+			s.burst = burst
+			s.untilOK = true
+			ps = append(ps, probe{name: fmt.Sprintf("burst of %d", burst), serves: []string{CheckConcurrentDuplicates}, steps: []step{s}})
 		}
 		if wants(CheckKeyMismatch) && len(op.Inputs) > 0 {
 			b := fresh(RoleMismatch, op.Name)
@@ -104,6 +112,17 @@ func planProbes(info TargetInfo, enabled map[string]bool, fs []faults.Fault, sup
 		}
 	}
 	return ps
+}
+
+// faultCheck is the check that owns intents retried after f.
+func faultCheck(f faults.Fault) string {
+	switch faults.ClassOf(f) {
+	case faults.ClassCrash:
+		return CheckCrashRecovery
+	case faults.ClassDownstreamAmbiguous:
+		return CheckDownstream
+	}
+	return CheckRetryAfterFault
 }
 
 func sortedInputNames(op Operation) []string {

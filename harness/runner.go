@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakes"
@@ -121,6 +122,12 @@ func runTarget(ctx context.Context, spec Spec, o Options) (tr TargetResult) {
 		rng: rand.New(rand.NewPCG(seed, seed>>1|1)),
 	}
 	rec := r.run()
+	if r.fatal != nil {
+		tr.Error = r.fatal.Error()
+		rec.Ledger = ledger.Effects()
+		tr.Record = rec
+		return tr
+	}
 	if err := ctx.Err(); err != nil {
 		tr.Error = "interrupted: " + err.Error()
 		tr.Record = rec
@@ -133,6 +140,8 @@ func runTarget(ctx context.Context, spec Spec, o Options) (tr TargetResult) {
 }
 
 type runner struct {
+	// fatal stops the run: the target could not be restarted.
+	fatal  error
 	ctx    context.Context
 	opts   Options
 	target Target
@@ -155,13 +164,28 @@ func (r *runner) run() *Record {
 			r.rec.Unsupported = append(r.rec.Unsupported, f.Name())
 		}
 	}
-	for _, p := range planProbes(info, enabled, r.opts.Faults, r.target.Supports) {
-		if r.ctx.Err() != nil {
+	burst := 0
+	if _, ok := r.target.(Burster); ok {
+		burst = r.opts.Burst
+	}
+	for _, p := range planProbes(info, enabled, r.opts.Faults, r.supports, burst) {
+		if r.ctx.Err() != nil || r.fatal != nil {
 			break
 		}
 		r.runProbe(info, p)
 	}
 	return r.rec
+}
+
+// supports says whether f can be injected into the target: crash faults
+// also need a target the harness can kill and restart.
+func (r *runner) supports(f faults.Fault) bool {
+	if _, ok := f.(faults.CrashFault); ok {
+		if _, ok := r.target.(Crasher); !ok {
+			return false
+		}
+	}
+	return r.target.Supports(f)
 }
 
 func (r *runner) runProbe(info TargetInfo, p probe) {
@@ -204,7 +228,11 @@ func (r *runner) attemptAll(in *Intent, s step) {
 	if n < 1 {
 		n = 1
 	}
-	for i := 0; i < n && r.ctx.Err() == nil; i++ {
+	if s.burst > 1 {
+		r.burst(in, s.burst)
+		n = 0
+	}
+	for i := 0; i < n && r.ctx.Err() == nil && r.fatal == nil; i++ {
 		var f faults.Fault
 		if i == 0 {
 			f = s.fault
@@ -214,22 +242,45 @@ func (r *runner) attemptAll(in *Intent, s step) {
 	if !s.untilOK {
 		return
 	}
-	for len(in.Attempts) < r.opts.MaxAttempts && r.ctx.Err() == nil {
+	r.retryUntilOK(in, s.dryRun)
+}
+
+// retryUntilOK retries like a careful client: with the same key, while the
+// reply says it may, at most MaxAttempts times for failures, and waiting
+// out "in progress" answers (409, 425, 429) for at most StuckWait.
+func (r *runner) retryUntilOK(in *Intent, dryRun bool) {
+	deadline := time.Now().Add(r.opts.StuckWait)
+	failures, waits := 0, 0
+	for r.ctx.Err() == nil && r.fatal == nil && len(in.Attempts) < maxAttemptsPerIntent {
 		last := in.Attempts[len(in.Attempts)-1]
 		if last.Outcome == OK || !retryable(last.Reply) {
 			return
 		}
-		if last.Status == 409 || last.Status == 429 {
-			wait := r.opts.Backoff << min(len(in.Attempts)-1, 5)
+		if busy(last.Status) {
+			if time.Now().After(deadline) {
+				return
+			}
+			wait := min(r.opts.Backoff<<min(waits, 5), 250*time.Millisecond)
+			waits++
 			select {
 			case <-time.After(wait):
 			case <-r.ctx.Done():
 				return
 			}
+		} else {
+			failures++
+			if failures >= r.opts.MaxAttempts {
+				return
+			}
 		}
-		r.attempt(in, nil, s.dryRun)
+		r.attempt(in, nil, dryRun)
 	}
 }
+
+// maxAttemptsPerIntent is a hard bound on one intent's attempts.
+const maxAttemptsPerIntent = 200
+
+func busy(status int) bool { return status == 409 || status == 425 || status == 429 }
 
 // retryable says whether a client that follows the usual conventions would
 // retry with the same key.
@@ -247,27 +298,79 @@ func retryable(rep Reply) bool {
 func (r *runner) attempt(in *Intent, f faults.Fault, dryRun bool) {
 	n := len(in.Attempts) + 1
 	id := fmt.Sprintf("%s-%d-%d", r.env.RunID[:8], in.ID, n)
-	if df, ok := f.(faults.DownstreamFault); ok {
-		for _, fk := range r.env.Fakes {
-			fk.Arm(df.Rule(in.Marker))
-		}
-		defer func() {
-			for _, fk := range r.env.Fakes {
-				fk.Disarm()
-			}
-		}()
-	}
-	a := Attempt{N: n, ID: id, DryRun: dryRun, LedgerBefore: r.ledger.LastSeq(), Start: time.Now()}
+	a := Attempt{N: n, ID: id, DryRun: dryRun}
+	call := Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs, DryRun: dryRun, Fault: f}
 	if f != nil {
 		a.Fault = f.Name()
+		a.FaultClass = string(faults.ClassOf(f))
 	}
-	a.Reply = r.target.Call(r.ctx, Call{
-		ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker,
-		Inputs: in.Inputs, DryRun: dryRun, Fault: f,
-	})
+	var crashed atomic.Bool
+	kill := func() {
+		if crashed.CompareAndSwap(false, true) {
+			_ = r.target.(Crasher).Kill()
+		}
+	}
+	switch x := f.(type) {
+	case faults.CrashFault:
+		switch x.CrashPoint() {
+		case faults.BeforeEffect:
+			rule := fakes.Rule{Marker: in.Marker, Times: 1, Action: fakes.FailBefore, OnMatch: kill}
+			for _, fk := range r.env.Fakes {
+				fk.Arm(rule)
+			}
+			defer r.disarm()
+		case faults.AfterEffect:
+			cancel := r.ledger.Observe(func(e fakes.Effect) {
+				if e.HasMarker(in.Marker) {
+					kill()
+				}
+			})
+			defer cancel()
+		case faults.AfterReply:
+			call.Fault = faults.KillAfterReply(f.Name(), kill)
+		}
+	case faults.DownstreamFault:
+		for _, fk := range r.env.Fakes {
+			fk.Arm(x.Rule(in.Marker))
+		}
+		defer r.disarm()
+	}
+	a.LedgerBefore = r.ledger.LastSeq()
+	a.Start = time.Now()
+	a.Reply = r.target.Call(r.ctx, call)
 	a.End = time.Now()
 	a.LedgerAfter = r.ledger.LastSeq()
+	if crashed.Load() {
+		a.Crashed = true
+		if err := r.target.(Crasher).Restart(r.ctx); err != nil && r.ctx.Err() == nil {
+			r.fatal = fmt.Errorf("restarting the target after %s: %w", f.Name(), err)
+		}
+	}
 	in.Attempts = append(in.Attempts, a)
+}
+
+func (r *runner) disarm() {
+	for _, fk := range r.env.Fakes {
+		fk.Disarm()
+	}
+}
+
+// burst sends n copies of the intent's call at once.
+func (r *runner) burst(in *Intent, n int) {
+	b := r.target.(Burster)
+	base := len(in.Attempts)
+	before := r.ledger.LastSeq()
+	start := time.Now()
+	call := Call{ID: fmt.Sprintf("%s-%d-burst", r.env.RunID[:8], in.ID), Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs}
+	replies := b.Burst(r.ctx, call, n)
+	end := time.Now()
+	after := r.ledger.LastSeq()
+	for i, rep := range replies {
+		in.Attempts = append(in.Attempts, Attempt{
+			N: base + i + 1, ID: fmt.Sprintf("%s-%d", call.ID, i+1), Burst: true,
+			Start: start, End: end, LedgerBefore: before, LedgerAfter: after, Reply: rep,
+		})
+	}
 }
 
 func (r *runner) genInputs(op Operation) map[string]string {

@@ -68,8 +68,14 @@ func (s *Server) handleCreateCharge(w http.ResponseWriter, r *http.Request) {
 	markers := requestMarkers(r, body)
 
 	rule, faulty := s.rules.Take(markers)
+	if faulty && rule.OnMatch != nil {
+		rule.OnMatch()
+	}
 	if faulty {
 		switch rule.Action {
+		case fakes.Hang:
+			s.wait(r.Context(), time.Duration(1<<62))
+			return
 		case fakes.FailBefore:
 			injectedUnavailable().write(w)
 			return
@@ -92,6 +98,9 @@ func (s *Server) handleCreateCharge(w http.ResponseWriter, r *http.Request) {
 			return
 		case fakes.ResetAfter:
 			resetConnection(w)
+			return
+		case fakes.HangAfter:
+			s.wait(r.Context(), time.Duration(1<<62))
 			return
 		}
 	}

@@ -62,10 +62,10 @@ func decodeRule(r *http.Request) (fakes.Rule, error) {
 	}
 	rule := fakes.Rule{Marker: req.Marker, Times: req.Times, Action: req.Action}
 	switch req.Action {
-	case fakes.FailBefore, fakes.FailAfter, fakes.ResetAfter, fakes.Delay:
+	case fakes.FailBefore, fakes.FailAfter, fakes.ResetAfter, fakes.Delay, fakes.Hang, fakes.HangAfter, fakes.Pass:
 	default:
-		return rule, fmt.Errorf("action %q is unknown; want one of %q, %q, %q, %q",
-			req.Action, fakes.FailBefore, fakes.FailAfter, fakes.ResetAfter, fakes.Delay)
+		return rule, fmt.Errorf("action %q is unknown; want one of %q, %q, %q, %q, %q, %q, %q",
+			req.Action, fakes.FailBefore, fakes.FailAfter, fakes.ResetAfter, fakes.Delay, fakes.Hang, fakes.HangAfter, fakes.Pass)
 	}
 	if req.Times < 0 {
 		return rule, fmt.Errorf("times is %d; want 0 (meaning 1) or more", req.Times)

@@ -98,6 +98,7 @@ func start(ctx context.Context, cfg Config, launch *Launch, env *harness.Env) (h
 		return nil, err
 	}
 	if proc != nil {
+		t.proc = proc
 		t.OnClose(func() error {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/targets/process"
 )
 
 // Defaults for Config.
@@ -82,6 +83,8 @@ type Target struct {
 	client *nethttp.Client
 	info   harness.TargetInfo
 	onStop func() error
+	// proc is the process serving the target, when the harness started it.
+	proc *process.Process
 }
 
 // New starts a fault proxy in front of cfg.BaseURL and returns the target.
@@ -139,13 +142,35 @@ func (t *Target) OnClose(fn func() error) { t.onStop = fn }
 // Info implements harness.Target.
 func (t *Target) Info() harness.TargetInfo { return t.info }
 
-// Supports implements harness.Target: proxy, client and downstream faults.
+// Supports implements harness.Target: proxy, client and downstream faults,
+// and crash faults when the harness started the target's process.
 func (t *Target) Supports(f faults.Fault) bool {
 	switch f.(type) {
+	case faults.CrashFault:
+		return t.proc != nil
 	case faults.ProxyFault, faults.ClientFault, faults.DownstreamFault:
 		return true
 	}
 	return false
+}
+
+// Kill implements harness.Crasher: SIGKILL the target's process group.
+func (t *Target) Kill() error {
+	if t.proc == nil {
+		return fmt.Errorf("target %s: not started by idemcheck, cannot be killed", t.cfg.Name)
+	}
+	return t.proc.Kill()
+}
+
+// Restart implements harness.Crasher: start the process again, same
+// command, environment and state directory, and wait until it is ready.
+func (t *Target) Restart(ctx context.Context) error {
+	if t.proc == nil {
+		return fmt.Errorf("target %s: not started by idemcheck, cannot be restarted", t.cfg.Name)
+	}
+	t.proxy.CloseIdleConnections()
+	t.client.CloseIdleConnections()
+	return t.proc.Restart(ctx)
 }
 
 // Close stops the proxy and whatever OnClose registered.

@@ -1,0 +1,28 @@
+package faults
+
+import "time"
+
+// NameHang is the registered name of Hang.
+const NameHang = "hang"
+
+// Hang holds the request without forwarding it until the client gives up:
+// the request is lost on its way, and the client cannot know it.
+type Hang struct {
+	// Timeout is how long the client waits.
+	Timeout Duration `json:"timeout"`
+}
+
+// Name implements Fault.
+func (*Hang) Name() string { return NameHang }
+
+// ClientTimeout implements ClientFault.
+func (f *Hang) ClientTimeout() time.Duration { return time.Duration(f.Timeout) }
+
+// Intercept implements ProxyFault.
+func (f *Hang) Intercept(ex Exchange) {
+	select {
+	case <-ex.ClientGone():
+	case <-time.After(time.Duration(f.Timeout) + 5*time.Second):
+	}
+	ex.Reset()
+}
