@@ -19,7 +19,10 @@
 //
 // Limits: a descendant that leaves the process group (setsid, setpgid) is out
 // of reach; Pdeathsig covers only the direct child, so if the harness itself
-// is killed, grandchildren are left to init. The package is Linux only.
+// is killed, grandchildren are left to init. Pdeathsig fires when the OS
+// thread that started the child ends, and Go ends a thread only when a
+// goroutine locked to it with runtime.LockOSThread exits: do not call Start
+// or Restart from such a goroutine. The package is Linux only.
 //
 // Output keeps the last 64 KiB of the combined stdout and stderr of all
 // incarnations, for error messages and reports.

@@ -99,3 +99,55 @@ func parseStat(stat []byte) (state byte, pgrp int, ok bool) {
 	}
 	return fields[0][0], pgrp, true
 }
+
+// groupStopped reports whether every thread of every live process in group
+// pgid is stopped. SIGSTOP is delivered asynchronously: kill(2) returns
+// before the threads notice it, and until they do a server may still
+// answer.
+func groupStopped(pgid int) bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return true // cannot tell; the signal has been sent
+	}
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		if _, group, ok := parseStat(stat); !ok || group != pgid {
+			continue
+		}
+		if !threadsStopped("/proc/" + e.Name() + "/task") {
+			return false
+		}
+	}
+	return true
+}
+
+// threadsStopped reports whether all threads listed under a /proc task
+// directory are stopped (or dead).
+func threadsStopped(taskDir string) bool {
+	tasks, err := os.ReadDir(taskDir)
+	if err != nil {
+		return true // the process has gone
+	}
+	for _, t := range tasks {
+		stat, err := os.ReadFile(taskDir + "/" + t.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		state, _, ok := parseStat(stat)
+		if !ok {
+			continue
+		}
+		switch state {
+		case 'T', 't', 'Z', 'X':
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // errExited is returned by incarnation.signal once the leader has exited:
@@ -102,4 +103,31 @@ func (in *incarnation) exitStatus() (code int, status string) {
 		return -1, "unknown exit status"
 	}
 	return in.state.ExitCode(), in.state.String()
+}
+
+// pauseLimit bounds the wait for a paused group to stop. Only a process
+// stuck in uninterruptible sleep takes longer.
+const pauseLimit = 5 * time.Second
+
+// awaitStopped waits, polling with a short backoff, until the whole group
+// has stopped after SIGSTOP. It returns errExited if the leader exits
+// meanwhile.
+func (in *incarnation) awaitStopped() error {
+	deadline := time.Now().Add(pauseLimit)
+	delay := 100 * time.Microsecond
+	for {
+		in.mu.Lock()
+		exited := in.exited
+		in.mu.Unlock()
+		switch {
+		case exited:
+			return errExited
+		case groupStopped(in.pid):
+			return nil
+		case time.Now().After(deadline):
+			return fmt.Errorf("process group %d still has running threads %v after SIGSTOP", in.pid, pauseLimit)
+		}
+		time.Sleep(delay)
+		delay = min(2*delay, 20*time.Millisecond)
+	}
 }

@@ -197,18 +197,30 @@ func (p *Process) Kill() error {
 	return p.current().kill()
 }
 
-// Pause freezes the current incarnation's process group with SIGSTOP. A
-// paused server keeps its sockets open: connections are accepted by the
-// kernel but nothing answers. Resume undoes it; Stop, Kill and Restart work
-// on a paused process.
-func (p *Process) Pause() error { return p.sendFault(syscall.SIGSTOP, "pause") }
+// Pause freezes the current incarnation's process group with SIGSTOP and
+// returns once every thread of the group has stopped. A paused server keeps
+// its sockets open: connections are accepted by the kernel but nothing
+// answers. Resume undoes it; Stop, Kill and Restart work on a paused
+// process.
+func (p *Process) Pause() error {
+	in := p.current()
+	if err := p.sendFault(in, syscall.SIGSTOP, "pause"); err != nil {
+		return err
+	}
+	if err := in.awaitStopped(); err != nil {
+		if errors.Is(err, errExited) {
+			return fmt.Errorf("process %q: pid %d exited while being paused", p.name, in.pid)
+		}
+		return fmt.Errorf("process %q: pause: %w", p.name, err)
+	}
+	return nil
+}
 
 // Resume lets a paused process group run again with SIGCONT. Resuming a
 // process that is not paused does nothing.
-func (p *Process) Resume() error { return p.sendFault(syscall.SIGCONT, "resume") }
+func (p *Process) Resume() error { return p.sendFault(p.current(), syscall.SIGCONT, "resume") }
 
-func (p *Process) sendFault(sig syscall.Signal, what string) error {
-	in := p.current()
+func (p *Process) sendFault(in *incarnation, sig syscall.Signal, what string) error {
 	err := in.signal(sig, false)
 	if errors.Is(err, errExited) {
 		return fmt.Errorf("process %q: cannot %s pid %d: it is not running (it has exited); Restart it first", p.name, what, in.pid)
