@@ -77,7 +77,7 @@ func evalEffectField(r *Record) ([]Finding, bool) {
 	}
 	for i := range r.Intents {
 		in := &r.Intents[i]
-		if in.Role == RoleMismatch {
+		if in.Role == RoleMismatch || len(in.Attempts) == 0 {
 			continue // whether that should have been accepted is key.mismatch's concern
 		}
 		for j := range in.Attempts {
@@ -96,6 +96,8 @@ func evalEffectField(r *Record) ([]Finding, bool) {
 			switch {
 			case a.DryRun:
 				continue // dryrun judges would_* values
+			case a.Burst:
+				continue // copies run together: which one acted cannot be told
 			case !in.Mutating:
 				want = "noop"
 			default:
@@ -125,7 +127,8 @@ func evalEffectField(r *Record) ([]Finding, bool) {
 					op, t.missing, t.ok),
 				Evidence: evidence(r, t.examples...),
 			})
-		} else if t.wrong > 0 {
+		}
+		if t.wrong > 0 {
 			fs = append(fs, Finding{
 				Check: CheckEffectField, Severity: Major, Operation: op,
 				Message: fmt.Sprintf("%s: %d of %d successful replies state the wrong effect (said %s where %s was due)",

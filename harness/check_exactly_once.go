@@ -1,28 +1,33 @@
 package harness
 
-import "fmt"
+import (
+	"fmt"
 
-// evalExactlyOnce finds lost effects (an acknowledged intent with none)
-// and single calls that acted twice. Duplicates caused by retries belong to
-// the retry checks, merges of distinct keys to key.distinct.
+	"github.com/idemcheck/idemcheck/fakes"
+)
+
+// evalExactlyOnce finds lost effects (an acknowledged intent with none) and
+// single calls that acted twice. Duplicates caused by retries belong to the
+// retry checks, merges of distinct keys to key.distinct, a dry run that
+// consumed the key to dryrun.
 func evalExactlyOnce(r *Record) ([]Finding, bool) {
 	var fs []Finding
 	applicable := false
-	for _, in := range intentsByRole(r, RolePlain, RoleTwin) {
+	for _, in := range intentsByRole(r, RolePlain, RoleTwin, RoleNoKey, RoleBurst, RoleAfterDryRun) {
 		if !in.Mutating {
 			continue
 		}
 		applicable = true
 		effs := r.EffectsOf(in)
-		if len(in.Attempts) == 1 && len(effs) > 1 {
+		if n, a := actedTwice(in, effs); n > 1 {
 			fs = append(fs, Finding{
 				Check: CheckExactlyOnce, Severity: Critical, Operation: in.Operation,
-				Message:  fmt.Sprintf("%s: a single call caused %s (%s)", in.Operation, plural(len(effs), "effect", "effects"), effectIDs(effs)),
+				Message:  fmt.Sprintf("%s: a single call (attempt %d) caused %s (%s)", in.Operation, a, plural(n, "effect", "effects"), effectIDs(effs)),
 				Evidence: evidence(r, in),
 			})
 			continue
 		}
-		if !in.Acknowledged() || len(effs) > 0 {
+		if !in.Acknowledged() || len(effs) > 0 || in.Role == RoleAfterDryRun {
 			continue
 		}
 		if in.Role == RoleTwin {
@@ -45,4 +50,32 @@ func evalExactlyOnce(r *Record) ([]Finding, bool) {
 		fs = append(fs, Finding{Check: CheckExactlyOnce, Severity: Critical, Operation: in.Operation, Fault: in.Attempts[0].Fault, Message: msg, Evidence: evidence(r, in)})
 	}
 	return fs, applicable
+}
+
+// actedTwice returns how many of the intent's effects one call caused, and
+// which attempt, when a call without any fault caused more than one. Under
+// a fault the target may retry downstream by itself: that is
+// downstream.propagation's to judge.
+func actedTwice(in *Intent, effs []fakes.Effect) (int, int) {
+	if in.FaultClass() != "" || len(effs) < 2 {
+		return 0, 0
+	}
+	if len(in.Attempts) == 1 && !in.Attempts[0].Burst {
+		return len(effs), 1
+	}
+	for _, a := range in.Attempts {
+		if a.Burst {
+			continue
+		}
+		n := 0
+		for _, e := range effs {
+			if e.Seq > a.LedgerBefore && e.Seq <= a.LedgerAfter {
+				n++
+			}
+		}
+		if n > 1 {
+			return n, a.N
+		}
+	}
+	return 0, 0
 }

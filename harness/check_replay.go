@@ -6,8 +6,9 @@ func evalReplayConsistent(r *Record) ([]Finding, bool) {
 	var fs []Finding
 	applicable := false
 	for _, in := range intentsByRole(r, RolePlain, RoleNoKey) {
-		if !in.Mutating || (in.Role == RoleNoKey && len(r.EffectsOf(in)) > 1) {
-			// Calls without a key that were all executed are not replays.
+		if !in.Mutating || len(r.EffectsOf(in)) > 1 {
+			// Retries that acted again are not replays: the duplicate is
+			// the retry checks' (or key.required's) finding.
 			continue
 		}
 		first := in.FirstOK()

@@ -11,6 +11,9 @@ func evalRetrySequential(r *Record) ([]Finding, bool) {
 		}
 		applicable = true
 		effs := r.EffectsOf(in)
+		if n, _ := actedTwice(in, effs); n == len(effs) {
+			continue // one call acted twice: exactly-once reports it
+		}
 		if len(effs) > 1 {
 			fs = append(fs, Finding{
 				Check: CheckRetrySequential, Severity: Critical, Operation: in.Operation,

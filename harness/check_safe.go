@@ -11,6 +11,10 @@ import (
 // so nothing else could have caused those).
 func evalSafeReadOnly(r *Record) ([]Finding, bool) {
 	var fs []Finding
+	known := map[string]bool{}
+	for _, in := range r.Intents {
+		known[in.Marker] = true
+	}
 	ins := intentsByRole(r, RoleRead)
 	for _, in := range ins {
 		seen := map[int64]bool{}
@@ -22,7 +26,7 @@ func evalSafeReadOnly(r *Record) ([]Finding, bool) {
 					inWindow = true
 				}
 			}
-			if (inWindow || e.HasMarker(in.Marker)) && !seen[e.Seq] {
+			if (e.HasMarker(in.Marker) || (inWindow && !explained(e, known))) && !seen[e.Seq] {
 				seen[e.Seq] = true
 				effs = append(effs, e)
 			}
@@ -39,4 +43,15 @@ func evalSafeReadOnly(r *Record) ([]Finding, bool) {
 		})
 	}
 	return fs, len(ins) > 0
+}
+
+// explained reports whether e carries the marker of some intent (then that
+// intent, not whatever ran when it landed, caused it).
+func explained(e fakes.Effect, known map[string]bool) bool {
+	for _, m := range e.Markers {
+		if known[m] {
+			return true
+		}
+	}
+	return false
 }

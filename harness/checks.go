@@ -165,6 +165,9 @@ func plural(n int, one, many string) string {
 func intentsByRole(r *Record, roles ...Role) []*Intent {
 	var out []*Intent
 	for i := range r.Intents {
+		if len(r.Intents[i].Attempts) == 0 {
+			continue // an interrupted run: nothing to judge
+		}
 		for _, role := range roles {
 			if r.Intents[i].Role == role {
 				out = append(out, &r.Intents[i])

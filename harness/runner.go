@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -85,7 +86,7 @@ func runTarget(ctx context.Context, spec Spec, o Options) (tr TargetResult) {
 		}
 	}()
 	ledger := fakes.NewLedger()
-	stateDir, err := os.MkdirTemp("", "idemcheck-"+spec.Name+"-")
+	stateDir, err := os.MkdirTemp("", "idemcheck-"+strings.NewReplacer("/", "_", string(os.PathSeparator), "_").Replace(spec.Name)+"-")
 	if err != nil {
 		tr.Error = "cannot make a state directory: " + err.Error()
 		return tr
@@ -191,6 +192,9 @@ func (r *runner) supports(f faults.Fault) bool {
 func (r *runner) runProbe(info TargetInfo, p probe) {
 	made := make([]*Intent, 0, len(p.steps))
 	for _, s := range p.steps {
+		if r.ctx.Err() != nil || r.fatal != nil {
+			return
+		}
 		op, _ := info.Operation(s.op)
 		in := Intent{
 			ID:        len(r.rec.Intents) + 1,
