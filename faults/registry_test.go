@@ -1,0 +1,245 @@
+package faults_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/faults"
+)
+
+func TestBuiltinNames(t *testing.T) {
+	names := faults.Builtin().Names()
+	assert.True(t, sort.StringsAreSorted(names), "Names is sorted: %v", names)
+	for _, want := range []string{
+		faults.NameClientTimeout,        // client-timeout
+		faults.NameUnavailableBefore,    // 503-before
+		faults.NameLostResponse,         // lost-response
+		faults.NameDownstreamFailBefore, // downstream-503
+	} {
+		assert.Contains(t, names, want)
+	}
+}
+
+func TestEveryBuiltinFault(t *testing.T) {
+	// Every registered fault, present and future: it is made with its
+	// defaults, answers to its registered name, has a fresh value per New,
+	// and can do something (an adapter dispatches on these abilities; a
+	// fault with none would be silently skipped everywhere).
+	r := faults.Builtin()
+	for _, name := range r.Names() {
+		t.Run(name, func(t *testing.T) {
+			f, err := r.New(name, nil)
+			require.NoError(t, err)
+			assert.Equal(t, name, f.Name())
+			g, err := r.New(name, nil)
+			require.NoError(t, err)
+			if reflect.TypeOf(f).Kind() == reflect.Pointer && reflect.TypeOf(f).Elem().Size() > 0 {
+				assert.NotSame(t, f, g, "New shares one value between two faults")
+			}
+			_, proxy := f.(faults.ProxyFault)
+			_, client := f.(faults.ClientFault)
+			_, downward := f.(faults.DownstreamFault)
+			_, crash := reflect.TypeOf(f).MethodByName("CrashPoint")
+			assert.True(t, proxy || client || downward || crash, "a fault with no ability")
+			_, err = r.New(name, map[string]any{"no_such_setting": 1})
+			assert.Error(t, err, "unknown settings are errors for every fault")
+		})
+	}
+}
+
+func TestBuiltinDefaultsAndAbilities(t *testing.T) {
+	// Rows: the four faults of the first release, their defaults, and which optional
+	// interfaces it implements (the adapters dispatch on them).
+	rows := []struct {
+		name                    string
+		want                    faults.Fault
+		proxy, client, downward bool
+	}{
+		{faults.NameClientTimeout, &faults.ClientTimeout{Timeout: faults.Duration(250 * time.Millisecond)}, true, true, false},
+		{faults.NameUnavailableBefore, &faults.UnavailableBefore{}, true, false, false},
+		{faults.NameLostResponse, &faults.LostResponse{Status: http.StatusServiceUnavailable}, true, false, false},
+		{faults.NameDownstreamFailBefore, &faults.DownstreamFailBefore{}, false, false, true},
+	}
+	r := faults.Builtin()
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			for _, settings := range []map[string]any{nil, {}} {
+				f, err := r.New(row.name, settings)
+				require.NoError(t, err)
+				assert.Equal(t, row.want, f)
+				assert.Equal(t, row.name, f.Name())
+				_, proxy := f.(faults.ProxyFault)
+				_, client := f.(faults.ClientFault)
+				_, downward := f.(faults.DownstreamFault)
+				assert.Equal(t, row.proxy, proxy, "ProxyFault")
+				assert.Equal(t, row.client, client, "ClientFault")
+				assert.Equal(t, row.downward, downward, "DownstreamFault")
+			}
+		})
+	}
+}
+
+func TestNewDecodesSettings(t *testing.T) {
+	// Rows: each setting of each fault, in the forms a YAML or JSON
+	// configuration produces.
+	rows := []struct {
+		why      string
+		name     string
+		settings map[string]any
+		want     faults.Fault
+	}{
+		{"a duration string", faults.NameClientTimeout, map[string]any{"timeout": "300ms"},
+			&faults.ClientTimeout{Timeout: faults.Duration(300 * time.Millisecond)}},
+		{"a compound duration", faults.NameClientTimeout, map[string]any{"timeout": "1m1.5s"},
+			&faults.ClientTimeout{Timeout: faults.Duration(61500 * time.Millisecond)}},
+		{"nanoseconds as a number (YAML ints decode as int)", faults.NameClientTimeout, map[string]any{"timeout": 2000000},
+			&faults.ClientTimeout{Timeout: faults.Duration(2 * time.Millisecond)}},
+		{"nanoseconds as a JSON number", faults.NameClientTimeout, map[string]any{"timeout": float64(5e6)},
+			&faults.ClientTimeout{Timeout: faults.Duration(5 * time.Millisecond)}},
+		{"a status", faults.NameLostResponse, map[string]any{"status": 504},
+			&faults.LostResponse{Status: http.StatusGatewayTimeout}},
+	}
+	r := faults.Builtin()
+	for _, row := range rows {
+		t.Run(row.why, func(t *testing.T) {
+			f, err := r.New(row.name, row.settings)
+			require.NoError(t, err)
+			assert.Equal(t, row.want, f)
+		})
+	}
+	f, err := r.New(faults.NameClientTimeout, map[string]any{"timeout": "300ms"})
+	require.NoError(t, err)
+	assert.Equal(t, 300*time.Millisecond, f.(faults.ClientFault).ClientTimeout())
+}
+
+func TestNewErrors(t *testing.T) {
+	// Rows: each way a configuration can be wrong; the message must name
+	// the fault and the problem, so the user can fix the file.
+	rows := []struct {
+		why      string
+		name     string
+		settings map[string]any
+		want     []string
+	}{
+		{"unknown fault", "slow-reply", nil,
+			[]string{`unknown fault "slow-reply"`, "503-before", "client-timeout", "downstream-503", "lost-response"}},
+		{"unknown fault even with settings", "", map[string]any{"x": 1}, []string{`unknown fault ""`}},
+		{"misspelt setting", faults.NameClientTimeout, map[string]any{"timout": "1s"},
+			[]string{"fault client-timeout", `unknown field "timout"`}},
+		{"setting of a fault that has none", faults.NameUnavailableBefore, map[string]any{"status": 500},
+			[]string{"fault 503-before", `unknown field "status"`}},
+		{"setting of a fault that has none (downstream)", faults.NameDownstreamFailBefore, map[string]any{"times": 2},
+			[]string{"fault downstream-503", `unknown field "times"`}},
+		{"bad duration", faults.NameClientTimeout, map[string]any{"timeout": "soon"},
+			[]string{"fault client-timeout", `expected a duration like "250ms", got "soon"`}},
+		{"duration of the wrong type", faults.NameClientTimeout, map[string]any{"timeout": true},
+			[]string{"fault client-timeout", `expected a duration like "250ms", got true`}},
+		{"fractional nanoseconds", faults.NameClientTimeout, map[string]any{"timeout": 1.5},
+			[]string{"fault client-timeout", "expected a duration"}},
+		{"status of the wrong type", faults.NameLostResponse, map[string]any{"status": "504"},
+			[]string{"fault lost-response", "status"}},
+		{"settings that cannot be JSON", faults.NameLostResponse, map[string]any{"status": func() {}},
+			[]string{"fault lost-response: settings"}},
+	}
+	r := faults.Builtin()
+	for _, row := range rows {
+		t.Run(row.why, func(t *testing.T) {
+			f, err := r.New(row.name, row.settings)
+			require.Error(t, err)
+			assert.Nil(t, f)
+			for _, w := range row.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestNewRejectsSettingsThatCannotWork(t *testing.T) {
+	t.Skip("BUG: Registry.New decodes settings but never validates them. client-timeout accepts a zero or " +
+		"negative timeout (the client then gives up before sending anything, so the fault is really '503-before' " +
+		"with outcome info, and the proxy's ClientGone wait still runs); lost-response accepts any status: one outside " +
+		"100..999 makes http.ResponseWriter.WriteHeader panic inside the proxy ('invalid WriteHeader code 99'; " +
+		"net/http recovers and drops the client's connection), 600..999 go out as non-standard statuses. DESIGN.md wants configuration errors detected before anything runs (exit 2).")
+	rows := []struct {
+		why      string
+		name     string
+		settings map[string]any
+	}{
+		{"zero timeout", faults.NameClientTimeout, map[string]any{"timeout": "0s"}},
+		{"negative timeout", faults.NameClientTimeout, map[string]any{"timeout": "-1s"}},
+		{"status below 100", faults.NameLostResponse, map[string]any{"status": 99}},
+		{"status above 999", faults.NameLostResponse, map[string]any{"status": 1000}},
+		{"status that is not an HTTP status", faults.NameLostResponse, map[string]any{"status": 700}},
+	}
+	r := faults.Builtin()
+	for _, row := range rows {
+		t.Run(row.why, func(t *testing.T) {
+			_, err := r.New(row.name, row.settings)
+			assert.Error(t, err)
+		})
+	}
+}
+
+func TestNewReturnsAFreshFaultEachTime(t *testing.T) {
+	r := faults.Builtin()
+	a, err := r.New(faults.NameLostResponse, map[string]any{"status": 504})
+	require.NoError(t, err)
+	b, err := r.New(faults.NameLostResponse, nil)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusGatewayTimeout, a.(*faults.LostResponse).Status)
+	assert.Equal(t, http.StatusServiceUnavailable, b.(*faults.LostResponse).Status, "settings of one fault leak into the next")
+}
+
+// slowReply is a fault defined outside the package, as a user would.
+type slowReply struct {
+	Delay faults.Duration `json:"delay"`
+}
+
+func (*slowReply) Name() string { return "slow-reply" }
+
+func TestRegistryIsAValueNotAGlobal(t *testing.T) {
+	r := faults.NewRegistry()
+	assert.Empty(t, r.Names())
+	r.Register("slow-reply", func() faults.Fault { return &slowReply{Delay: faults.Duration(time.Second)} })
+	f, err := r.New("slow-reply", map[string]any{"delay": "2s"})
+	require.NoError(t, err)
+	assert.Equal(t, &slowReply{Delay: faults.Duration(2 * time.Second)}, f)
+
+	assert.NotContains(t, faults.Builtin().Names(), "slow-reply", "registering in one registry changed another")
+
+	r.Register("slow-reply", func() faults.Fault { return &faults.UnavailableBefore{} })
+	f, err = r.New("slow-reply", nil)
+	require.NoError(t, err)
+	assert.IsType(t, &faults.UnavailableBefore{}, f, "Register replaces an earlier factory")
+	assert.Equal(t, []string{"slow-reply"}, r.Names())
+}
+
+func TestDurationJSON(t *testing.T) {
+	b, err := json.Marshal(struct {
+		D faults.Duration `json:"d"`
+	}{faults.Duration(1500 * time.Millisecond)})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"d":"1.5s"}`, string(b))
+
+	var d faults.Duration
+	require.NoError(t, json.Unmarshal([]byte(`"1.5s"`), &d))
+	assert.Equal(t, faults.Duration(1500*time.Millisecond), d)
+	require.NoError(t, json.Unmarshal([]byte(`42`), &d))
+	assert.Equal(t, faults.Duration(42), d)
+	assert.Error(t, json.Unmarshal([]byte(`"1 second"`), &d))
+	assert.Error(t, json.Unmarshal([]byte(`{}`), &d))
+}
+
+func TestDownstreamFailBeforeRule(t *testing.T) {
+	f := &faults.DownstreamFailBefore{}
+	assert.Equal(t, fakes.Rule{Marker: "idem-7f3a", Times: 1, Action: fakes.FailBefore}, f.Rule("idem-7f3a"),
+		"one failure, before the effect, only for the attempt's marker")
+}

@@ -1,0 +1,171 @@
+package http_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strconv"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/harness"
+	httptarget "github.com/idemcheck/idemcheck/targets/http"
+	"github.com/idemcheck/idemcheck/targets/process"
+)
+
+// helperConfig is the adapter config for the helper server (main_test.go).
+func helperConfig() httptarget.Config {
+	return httptarget.Config{
+		Name:    "helper",
+		BaseURL: "http://127.0.0.1:{{port}}",
+		Operations: []httptarget.Operation{
+			{Name: "create", Mutating: true, Path: "/x", Body: `{"marker":"{{marker}}"}`},
+			{Name: "whoami", Method: "GET", Path: "/whoami"},
+		},
+	}
+}
+
+// helperLaunch re-executes this test binary as the helper server.
+func helperLaunch(mode string) *httptarget.Launch {
+	return &httptarget.Launch{
+		Command:      []string{os.Args[0]},
+		Env:          map[string]string{helperEnv: mode, "PORT": "{{port}}", "STATE_DIR": "{{state_dir}}", "PAY_URL": "{{fakes.pay.url}}"},
+		ReadyPath:    "/healthz",
+		ReadyTimeout: waitLimit,
+	}
+}
+
+// stubFake stands for a running fake; start only reads its URL.
+type stubFake struct{ url string }
+
+func (stubFake) Name() string          { return "pay" }
+func (s stubFake) URL() string         { return s.url }
+func (stubFake) Ledger() *fakes.Ledger { return nil }
+func (stubFake) Arm(fakes.Rule)        {}
+func (stubFake) Disarm()               {}
+func (stubFake) Close() error          { return nil }
+
+func testEnv(t *testing.T) *harness.Env {
+	return &harness.Env{
+		Fakes:    map[string]fakes.Fake{"pay": stubFake{url: "http://127.0.0.1:9/pay"}},
+		StateDir: t.TempDir(),
+		RunID:    "0123456789abcdef",
+	}
+}
+
+func startCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*waitLimit)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestSpecShape(t *testing.T) {
+	starter := func(context.Context, *fakes.Ledger) (fakes.Fake, error) { return stubFake{}, nil }
+	spec := httptarget.Spec(helperConfig(), nil, starter)
+	assert.Equal(t, "helper", spec.Name)
+	assert.Equal(t, "http", spec.Kind)
+	assert.Len(t, spec.Fakes, 1)
+	assert.NotNil(t, spec.Start)
+}
+
+func TestSpecLaunchStartsCallsAndStops(t *testing.T) {
+	env := testEnv(t)
+	tg, err := httptarget.Spec(helperConfig(), helperLaunch("1")).Start(startCtx(t), env)
+	require.NoError(t, err)
+	closed := false
+	t.Cleanup(func() {
+		if !closed {
+			_ = tg.Close()
+		}
+	})
+
+	rep := tg.Call(context.Background(), harness.Call{ID: "r-1-1", Operation: "create", Key: "k", Marker: "idem-1"})
+	require.Equal(t, harness.OK, rep.Outcome, rep.Error)
+	assert.Equal(t, 201, rep.Status)
+	assert.Equal(t, "created", rep.Effect)
+	assert.Equal(t, "1", rep.Identity)
+
+	rep = tg.Call(context.Background(), harness.Call{ID: "r-2-1", Operation: "whoami"})
+	require.Equal(t, harness.OK, rep.Outcome, rep.Error)
+	var who struct {
+		Pid   int    `json:"pid"`
+		RunID string `json:"run_id"`
+		State string `json:"state"`
+		Pay   string `json:"pay"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(rep.Body), &who), rep.Body)
+	require.NotZero(t, who.Pid)
+	assert.NotEqual(t, os.Getpid(), who.Pid, "the target runs in its own process")
+	assert.Equal(t, env.RunID, who.RunID, "IDEMCHECK_RUN_ID marks the process as the run's")
+	assert.Equal(t, env.StateDir, who.State, "{{state_dir}} in the environment")
+	assert.Equal(t, "http://127.0.0.1:9/pay", who.Pay, "{{fakes.NAME.url}} in the environment")
+	require.NoError(t, syscall.Kill(who.Pid, 0), "the target process is alive while the target is open")
+
+	closed = true
+	require.NoError(t, tg.Close())
+	assert.ErrorIs(t, syscall.Kill(who.Pid, 0), syscall.ESRCH, "the process outlived Close")
+	_, err = os.Stat("/proc/" + strconv.Itoa(who.Pid))
+	assert.True(t, errors.Is(err, os.ErrNotExist), "the process is still in /proc after Close: %v", err)
+}
+
+func TestSpecLaunchThatExitsAtStart(t *testing.T) {
+	tg, err := httptarget.Spec(helperConfig(), helperLaunch("exit")).Start(startCtx(t), testEnv(t))
+	if tg != nil {
+		_ = tg.Close()
+	}
+	require.Error(t, err)
+	msg := err.Error()
+	assert.Contains(t, msg, `"helper"`, "names the target")
+	assert.Contains(t, msg, "exited before it was ready")
+	assert.Contains(t, msg, "exit status 3")
+	assert.Contains(t, msg, "helper: fatal: no database at $DATABASE_URL", "shows the process's output")
+	var se *process.StartError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, 3, se.ExitCode)
+}
+
+func TestSpecLaunchPlaceholderErrors(t *testing.T) {
+	// Rows: an unknown placeholder in each templated part of the launch;
+	// each must fail before anything is started, naming the part.
+	rows := []struct {
+		why    string
+		change func(*httptarget.Config, *httptarget.Launch)
+		want   string
+	}{
+		{"command", func(_ *httptarget.Config, l *httptarget.Launch) { l.Command = append(l.Command, "--db={{db_url}}") },
+			"target helper: start command: unknown placeholder {{db_url}}"},
+		{"env", func(_ *httptarget.Config, l *httptarget.Launch) { l.Env["DB"] = "{{fakes.db.url}}" },
+			"target helper: start env DB: unknown placeholder {{fakes.db.url}}"},
+		{"dir", func(_ *httptarget.Config, l *httptarget.Launch) { l.Dir = "{{work_dir}}" },
+			"target helper: start dir: unknown placeholder {{work_dir}}"},
+		{"base URL", func(c *httptarget.Config, _ *httptarget.Launch) { c.BaseURL = "http://{{host}}:{{port}}" },
+			"target helper: url: unknown placeholder {{host}}"},
+	}
+	for _, row := range rows {
+		t.Run(row.why, func(t *testing.T) {
+			cfg, launch := helperConfig(), helperLaunch("1")
+			row.change(&cfg, launch)
+			tg, err := httptarget.Spec(cfg, launch).Start(startCtx(t), testEnv(t))
+			if tg != nil {
+				_ = tg.Close()
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), row.want)
+		})
+	}
+}
+
+func TestSpecWithoutLaunchUsesARunningTarget(t *testing.T) {
+	srv := newServer(t, nil, nil)
+	cfg := oneOp(srv.srv.URL, httptarget.Operation{Path: "/x"})
+	tg, err := httptarget.Spec(cfg, nil).Start(startCtx(t), testEnv(t))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = tg.Close() })
+	rep := tg.Call(context.Background(), harness.Call{ID: "r-1-1", Operation: "create"})
+	assert.Equal(t, harness.OK, rep.Outcome, rep.Error)
+}

@@ -1,0 +1,80 @@
+package http_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// helperEnv turns the test binary into a tiny HTTP target server: the
+// launch tests re-execute it (os.Args[0]), so they need no other program.
+const helperEnv = "HTTPTARGET_TEST_HELPER"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(helperEnv) {
+	case "":
+	case "1":
+		os.Exit(serveHelper())
+	case "exit":
+		fmt.Fprintln(os.Stderr, "helper: fatal: no database at $DATABASE_URL")
+		os.Exit(3)
+	default:
+		fmt.Fprintf(os.Stderr, "unknown %s mode %q\n", helperEnv, os.Getenv(helperEnv))
+		os.Exit(2)
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// serveHelper serves on 127.0.0.1:$PORT until SIGTERM:
+//
+//	GET  /healthz  200 ok
+//	POST /x        201 {"effect":"created","data":{"id":"1"}}
+//	GET  /whoami   the process's pid and the environment the launch set
+func serveHelper() int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, "ok")
+	})
+	mux.HandleFunc("POST /x", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprint(w, `{"effect":"created","data":{"id":"1"}}`)
+	})
+	mux.HandleFunc("GET /whoami", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"effect": "noop",
+			"pid":    os.Getpid(),
+			"run_id": os.Getenv("IDEMCHECK_RUN_ID"),
+			"state":  os.Getenv("STATE_DIR"),
+			"pay":    os.Getenv("PAY_URL"),
+		})
+	})
+	srv := &http.Server{Addr: "127.0.0.1:" + os.Getenv("PORT"), Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	select {
+	case err := <-errc:
+		fmt.Fprintln(os.Stderr, "helper:", err)
+		return 1
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintln(os.Stderr, "helper: shutdown:", err)
+		return 1
+	}
+	return 0
+}
