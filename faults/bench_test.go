@@ -1,6 +1,7 @@
 package faults_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strconv"
@@ -35,7 +36,7 @@ func BenchmarkProxyPassThrough(b *testing.B) {
 			}
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
-			if rep, ok := p.Report(id, waitLimit); !ok || !rep.Forwarded {
+			if rep, ok := p.Report(context.Background(), id, waitLimit); !ok || !rep.Forwarded {
 				b.Errorf("attempt %s: report %+v, %v", id, rep, ok)
 				return
 			}

@@ -31,3 +31,6 @@ func (f *ClientTimeout) Intercept(ex Exchange) {
 	}
 	ex.Reset()
 }
+
+// Validate rejects a timeout that cannot work.
+func (f *ClientTimeout) Validate() error { return positive("timeout", f.Timeout) }

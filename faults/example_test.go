@@ -1,6 +1,7 @@
 package faults_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -56,7 +57,7 @@ func ExampleProxy() {
 		return
 	}
 	resp.Body.Close()
-	rep, _ := p.Report("attempt-1", 5*time.Second)
+	rep, _ := p.Report(context.Background(), "attempt-1", 5*time.Second)
 	fmt.Println("client saw", resp.StatusCode)
 	fmt.Printf("forwarded=%v withheld=%v upstream=%d\n", rep.Forwarded, rep.Withheld, rep.UpstreamStatus)
 	// Output:

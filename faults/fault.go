@@ -164,6 +164,11 @@ func (r *Registry) New(name string, settings map[string]any) (Fault, error) {
 	if err := decodeStrict(raw, fault); err != nil {
 		return nil, fmt.Errorf("fault %s: settings: %w", name, err)
 	}
+	if v, ok := fault.(interface{ Validate() error }); ok {
+		if err := v.Validate(); err != nil {
+			return nil, fmt.Errorf("fault %s: settings: %w", name, err)
+		}
+	}
 	return fault, nil
 }
 

@@ -1,6 +1,7 @@
 package faults_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -31,7 +32,7 @@ func TestUnavailableBeforeNeverForwards(t *testing.T) {
 	assert.Equal(t, "application/json", got.Header.Get("Content-Type"))
 	assert.JSONEq(t, `{"ok":false,"error":"injected: service unavailable"}`, got.Body)
 
-	rep, ok := p.Report("a1", waitLimit)
+	rep, ok := p.Report(context.Background(), "a1", waitLimit)
 	require.True(t, ok)
 	assert.Equal(t, faults.Report{}, rep, "not forwarded, nothing withheld, no upstream status")
 	// The proxy answered without forwarding: had it forwarded, the target
@@ -64,7 +65,7 @@ func TestLostResponseLetsTheTargetFinishAndHidesTheReply(t *testing.T) {
 			require.Len(t, reqs, 1, "the target handles the request exactly once")
 			assert.Equal(t, `{"amount":1}`, string(reqs[0].Body))
 
-			rep, ok := p.Report("a1", waitLimit)
+			rep, ok := p.Report(context.Background(), "a1", waitLimit)
 			require.True(t, ok)
 			assert.Equal(t, faults.Report{Forwarded: true, Withheld: true, UpstreamStatus: http.StatusCreated}, rep)
 		})
@@ -76,7 +77,7 @@ func TestLostResponseTargetDownIsRefusedNotWithheld(t *testing.T) {
 	p.Arm("a1", &faults.LostResponse{Status: http.StatusServiceUnavailable})
 	got := mustSend(t, newClient(t, waitLimit), http.MethodPost, p.URL()+"/x", "a1", "", nil)
 	assert.Equal(t, http.StatusServiceUnavailable, got.Status)
-	rep, ok := p.Report("a1", waitLimit)
+	rep, ok := p.Report(context.Background(), "a1", waitLimit)
 	require.True(t, ok)
 	assert.True(t, rep.Refused)
 	assert.False(t, rep.Forwarded)
@@ -90,7 +91,7 @@ func TestLostResponseHangingTargetIsAnUpstreamError(t *testing.T) {
 	p.Arm("a1", &faults.LostResponse{Status: http.StatusServiceUnavailable})
 	got := mustSend(t, newClient(t, waitLimit), http.MethodPost, p.URL()+"/x", "a1", "", nil)
 	assert.Equal(t, http.StatusServiceUnavailable, got.Status)
-	rep, ok := p.Report("a1", waitLimit)
+	rep, ok := p.Report(context.Background(), "a1", waitLimit)
 	require.True(t, ok)
 	assert.True(t, rep.Forwarded)
 	assert.False(t, rep.Withheld)
@@ -109,7 +110,7 @@ func TestClientTimeoutTheClientGivesUpAndTheTargetFinishesOnce(t *testing.T) {
 	assert.True(t, errIsTimeout(err), "a timeout, not some other failure: %v", err)
 
 	recv(t, tg.done, "target completion")
-	rep, ok := p.Report("a1", waitLimit)
+	rep, ok := p.Report(context.Background(), "a1", waitLimit)
 	require.True(t, ok)
 	assert.Equal(t, faults.Report{Forwarded: true, Withheld: true, UpstreamStatus: http.StatusCreated}, rep)
 	assert.Len(t, tg.completed(), 1, "the target handled the request exactly once")
@@ -132,7 +133,7 @@ func TestClientTimeoutSlowTargetRunsToTheEnd(t *testing.T) {
 	close(release)
 	s := recv(t, tg.done, "target completion")
 	assert.NoError(t, s.CtxErr, "the client giving up reached the target")
-	rep, ok := p.Report("a1", waitLimit)
+	rep, ok := p.Report(context.Background(), "a1", waitLimit)
 	require.True(t, ok)
 	assert.Equal(t, faults.Report{Forwarded: true, Withheld: true, UpstreamStatus: http.StatusCreated}, rep)
 }
@@ -153,7 +154,7 @@ func TestAFaultThatForgetsToAnswerResetsTheClient(t *testing.T) {
 	_, err := send(t, newClient(t, waitLimit), http.MethodPost, p.URL()+"/x", "a1", "", nil)
 	require.Error(t, err, "the client must not get a reply")
 	assert.False(t, errIsTimeout(err), "the client was left hanging until its timeout: %v", err)
-	rep, ok := p.Report("a1", waitLimit)
+	rep, ok := p.Report(context.Background(), "a1", waitLimit)
 	require.True(t, ok)
 	assert.True(t, rep.Forwarded)
 	assert.True(t, rep.Withheld, "the target's reply never reached the client")
@@ -186,7 +187,7 @@ func TestExchangeForwardsOnceAndAnswersOnce(t *testing.T) {
 	require.NotNil(t, again)
 	assert.Equal(t, http.StatusCreated, again.Status, "a second Forward returns the first reply")
 	assert.Len(t, tg.completed(), 1, "a second Forward must not reach the target")
-	rep, ok := p.Report("a1", waitLimit)
+	rep, ok := p.Report(context.Background(), "a1", waitLimit)
 	require.True(t, ok)
 	assert.Equal(t, faults.Report{Forwarded: true, UpstreamStatus: http.StatusCreated}, rep,
 		"the client got the target's reply: nothing withheld")
@@ -220,7 +221,7 @@ func TestExchangeRequestIsTheClientsRequestWithoutTheAttemptHeader(t *testing.T)
 	assert.Equal(t, "x=1", r.URL.RawQuery)
 	assert.Equal(t, "k", r.Header.Get("Idempotency-Key"))
 	assert.Empty(t, r.Header.Get(faults.AttemptHeader))
-	rep, ok := p.Report("a1", waitLimit)
+	rep, ok := p.Report(context.Background(), "a1", waitLimit)
 	require.True(t, ok)
 	assert.Equal(t, faults.Report{Forwarded: true, UpstreamStatus: http.StatusCreated}, rep)
 }
@@ -233,7 +234,7 @@ func TestResetForwardsThenDropsTheConnection(t *testing.T) {
 	require.Error(t, err, "the client must get no reply")
 	assert.False(t, errIsTimeout(err), "a reset, not a hang: %v", err)
 	assert.Len(t, tg.completed(), 1, "the target handled the request exactly once")
-	rep, ok := p.Report("a1", waitLimit)
+	rep, ok := p.Report(context.Background(), "a1", waitLimit)
 	require.True(t, ok)
 	assert.Equal(t, faults.Report{Forwarded: true, Withheld: true, UpstreamStatus: http.StatusCreated}, rep)
 }
@@ -246,7 +247,7 @@ func TestLatencyDelaysTheRequestAndDeliversTheReply(t *testing.T) {
 	assert.Equal(t, http.StatusCreated, got.Status)
 	assert.Contains(t, got.Body, "ord_1")
 	assert.Len(t, tg.completed(), 1)
-	rep, ok := p.Report("a1", waitLimit)
+	rep, ok := p.Report(context.Background(), "a1", waitLimit)
 	require.True(t, ok)
 	assert.Equal(t, faults.Report{Forwarded: true, UpstreamStatus: http.StatusCreated}, rep, "the real reply: not withheld")
 }
@@ -257,7 +258,7 @@ func TestLatencyClientGoneBeforeForwardSendsNothing(t *testing.T) {
 	p.Arm("a1", &faults.Latency{Delay: faults.Duration(time.Hour)}) // ends only because the client leaves
 	_, err := send(t, newClient(t, 100*time.Millisecond), http.MethodPost, p.URL()+"/x", "a1", "", nil)
 	require.Error(t, err)
-	rep, ok := p.Report("a1", waitLimit)
+	rep, ok := p.Report(context.Background(), "a1", waitLimit)
 	require.True(t, ok)
 	assert.Equal(t, faults.Report{}, rep, "never forwarded")
 	assert.Empty(t, tg.completed())
@@ -271,7 +272,7 @@ func TestHangHoldsTheRequestUntilTheClientGivesUp(t *testing.T) {
 	_, err := send(t, newClient(t, f.(faults.ClientFault).ClientTimeout()), http.MethodPost, p.URL()+"/x", "a1", "", nil)
 	require.Error(t, err)
 	assert.True(t, errIsTimeout(err), "%v", err)
-	rep, ok := p.Report("a1", waitLimit)
+	rep, ok := p.Report(context.Background(), "a1", waitLimit)
 	require.True(t, ok)
 	assert.Equal(t, faults.Report{}, rep, "the request was lost on its way: not forwarded")
 	assert.Empty(t, tg.completed())

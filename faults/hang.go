@@ -26,3 +26,6 @@ func (f *Hang) Intercept(ex Exchange) {
 	}
 	ex.Reset()
 }
+
+// Validate rejects a timeout that cannot work.
+func (f *Hang) Validate() error { return positive("timeout", f.Timeout) }

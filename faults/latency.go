@@ -1,6 +1,10 @@
 package faults
 
-import "time"
+import (
+	"fmt"
+	"net/http"
+	"time"
+)
 
 // NameLatency is the registered name of Latency.
 const NameLatency = "latency"
@@ -25,8 +29,18 @@ func (f *Latency) Intercept(ex Exchange) {
 	}
 	up, err := ex.Forward()
 	if err != nil {
-		ex.Reset()
+		h := http.Header{}
+		h.Set("Idemcheck-Proxy-Error", "1")
+		ex.Respond(http.StatusBadGateway, h, []byte("idemcheck proxy: "+err.Error()))
 		return
 	}
 	ex.Respond(up.Status, up.Header, up.Body)
+}
+
+// Validate rejects a negative delay.
+func (f *Latency) Validate() error {
+	if f.Delay < 0 {
+		return fmt.Errorf("delay %s: expected zero or more", time.Duration(f.Delay))
+	}
+	return nil
 }

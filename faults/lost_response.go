@@ -1,5 +1,7 @@
 package faults
 
+import "fmt"
+
 // NameLostResponse is the registered name of LostResponse.
 const NameLostResponse = "lost-response"
 
@@ -22,4 +24,12 @@ func (f *LostResponse) Intercept(ex Exchange) {
 		status = 503
 	}
 	ex.Respond(status, jsonHeader(), []byte(`{"ok":false,"error":"injected: reply lost"}`))
+}
+
+// Validate accepts only error statuses a client would see instead of a reply.
+func (f *LostResponse) Validate() error {
+	if f.Status < 400 || f.Status > 599 {
+		return fmt.Errorf("status %d: expected an error status from 400 to 599", f.Status)
+	}
+	return nil
 }

@@ -19,7 +19,7 @@ import (
 const AttemptHeader = "Idemcheck-Attempt"
 
 // maxBody bounds what the proxy reads of a request or a reply.
-const maxBody = 4 << 20
+const maxBody = 64 << 20
 
 // Report says what the proxy did with one attempt.
 type Report struct {
@@ -55,9 +55,10 @@ type Proxy struct {
 // pending is an attempt the proxy expects: its fault, and its report once
 // the exchange is over.
 type pending struct {
-	fault  ProxyFault
-	done   chan struct{}
-	report Report
+	fault   ProxyFault
+	done    chan struct{}
+	report  Report
+	claimed bool
 }
 
 // NewProxy starts a proxy on 127.0.0.1:0 in front of target (a base URL).
@@ -80,11 +81,14 @@ func NewProxy(target string, forwardTimeout time.Duration) (*Proxy, error) {
 		ln:      ln,
 		timeout: forwardTimeout,
 		client: &http.Client{
+			// One connection per request: net/http silently re-sends a
+			// request with an Idempotency-Key (or a GET) when a reused
+			// connection dies before the reply, and the target would see
+			// it twice. A fresh connection is never retried.
 			Transport: &http.Transport{
-				Proxy:               nil,
-				DisableCompression:  true,
-				MaxIdleConnsPerHost: 16,
-				IdleConnTimeout:     30 * time.Second,
+				Proxy:              nil,
+				DisableCompression: true,
+				DisableKeepAlives:  true,
 			},
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
@@ -106,10 +110,10 @@ func (p *Proxy) Arm(id string, f ProxyFault) {
 	p.mu.Unlock()
 }
 
-// Report waits (up to wait) until the exchange of attempt id is over and
+// Report waits (up to wait, or until ctx is done) until the exchange of attempt id is over and
 // returns, and forgets, what the proxy did with it. ok is false when the
 // attempt was not armed or never reached the proxy in time.
-func (p *Proxy) Report(id string, wait time.Duration) (r Report, ok bool) {
+func (p *Proxy) Report(ctx context.Context, id string, wait time.Duration) (r Report, ok bool) {
 	p.mu.Lock()
 	pe := p.pending[id]
 	p.mu.Unlock()
@@ -125,6 +129,8 @@ func (p *Proxy) Report(id string, wait time.Duration) (r Report, ok bool) {
 	case <-pe.done:
 		return pe.report, true
 	case <-time.After(wait):
+		return Report{}, false
+	case <-ctx.Done():
 		return Report{}, false
 	}
 }
@@ -158,6 +164,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Header.Del(AttemptHeader)
 	p.mu.Lock()
 	pe := p.pending[id]
+	if pe != nil {
+		if pe.claimed {
+			pe = nil // the same attempt id again: pass it through, unreported
+		} else {
+			pe.claimed = true
+		}
+	}
 	p.mu.Unlock()
 
 	ex := &exchange{p: p, w: w, r: r}
@@ -215,17 +228,23 @@ func (ex *exchange) Forward() (*Upstream, error) {
 		return ex.up, nil
 	}
 	ex.fwdDone = true
-	body, err := io.ReadAll(io.LimitReader(ex.r.Body, maxBody))
+	body, err := io.ReadAll(io.LimitReader(ex.r.Body, maxBody+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading the client's request: %w", err)
+	}
+	if len(body) > maxBody {
+		return nil, fmt.Errorf("the request body is larger than %d MiB, which the fault proxy does not forward", maxBody>>20)
 	}
 	// The target must not see the client give up: it runs to the end.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ex.r.Context()), ex.p.timeout)
 	defer cancel()
-	u := *ex.p.target
-	u.Path = strings.TrimSuffix(u.Path, "/") + ex.r.URL.Path
-	u.RawQuery = ex.r.URL.RawQuery
-	out, err := http.NewRequestWithContext(ctx, ex.r.Method, u.String(), bytes.NewReader(body))
+	// The escaped path is kept as the client wrote it (a%2Fb stays one
+	// segment).
+	target := ex.p.target.Scheme + "://" + ex.p.target.Host + strings.TrimSuffix(ex.p.target.EscapedPath(), "/") + ex.r.URL.EscapedPath()
+	if ex.r.URL.RawQuery != "" {
+		target += "?" + ex.r.URL.RawQuery
+	}
+	out, err := http.NewRequestWithContext(ctx, ex.r.Method, target, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}

@@ -116,7 +116,9 @@ func New(cfg Config) (*Target, error) {
 		ops:   map[string]*Operation{},
 		proxy: proxy,
 		client: &nethttp.Client{
-			Transport:     &nethttp.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: 8},
+			// No keep-alive: net/http would silently re-send a keyed request
+			// whose reused connection a fault reset.
+			Transport:     &nethttp.Transport{Proxy: nil, DisableCompression: true, DisableKeepAlives: true},
 			CheckRedirect: func(*nethttp.Request, []*nethttp.Request) error { return nethttp.ErrUseLastResponse },
 		},
 		info: harness.TargetInfo{Name: cfg.Name, Kind: "http"},
@@ -214,26 +216,33 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 		body, err = io.ReadAll(io.LimitReader(resp.Body, maxReply))
 		resp.Body.Close()
 	}
-	rep, _ := t.proxy.Report(c.ID, timeout+5*time.Second)
+	rep, got := t.proxy.Report(ctx, c.ID, timeout+5*time.Second)
 	out := harness.Reply{Forwarded: rep.Forwarded, Withheld: rep.Withheld}
-	if err != nil {
-		out.Outcome = harness.Info
-		out.Error = describe(cctx, err, timeout)
-		if resp != nil {
-			out.Status = resp.StatusCode
-		}
+	if resp != nil {
+		out.Status = resp.StatusCode
+	}
+	// What the proxy saw comes first: it knows whether the target got the
+	// request at all.
+	if got && rep.Refused {
+		out.Outcome = harness.Fail
+		out.Error = "the target refused the connection: " + rep.UpstreamError
 		return out
 	}
-	out.Status = resp.StatusCode
+	if err != nil {
+		out.Outcome = harness.Info
+		if got && !rep.Forwarded && rep.UpstreamError == "" {
+			out.Outcome = harness.Fail // provably never sent on
+		}
+		out.Error = describe(cctx, err, timeout)
+		return out
+	}
 	out.Body = string(body)
 	if len(out.Body) > 2048 {
 		out.Body = out.Body[:2048]
 	}
 	switch {
-	case rep.Refused:
-		out.Outcome = harness.Fail
-		out.Error = "the target refused the connection: " + rep.UpstreamError
-		return out
+	case got && !rep.Forwarded && rep.UpstreamError == "":
+		out.Outcome = harness.Fail // answered by the proxy: the target never saw it
 	case rep.UpstreamError != "":
 		out.Outcome = harness.Info
 		out.Error = "the target did not reply: " + rep.UpstreamError
@@ -247,8 +256,11 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 	default:
 		out.Outcome = harness.Fail
 	}
+	// UseNumber keeps every digit of a large integer identity.
 	var doc any
-	if json.Unmarshal(body, &doc) != nil {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if dec.Decode(&doc) != nil {
 		doc = nil
 	}
 	eff := t.cfg.Effect
@@ -267,9 +279,18 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 
 func (t *Target) request(ctx context.Context, op *Operation, c harness.Call) (*nethttp.Request, error) {
 	vars := c.Vars()
-	path, err := harness.Expand(op.Path, escapedVars(vars))
+	// Values are escaped for where they land: a path segment or a query.
+	rawPath, rawQuery, hasQuery := strings.Cut(op.Path, "?")
+	path, err := harness.Expand(rawPath, escapedVars(vars, url.PathEscape))
 	if err != nil {
 		return nil, err
+	}
+	if hasQuery {
+		q, err := harness.Expand(rawQuery, escapedVars(vars, url.QueryEscape))
+		if err != nil {
+			return nil, err
+		}
+		path += "?" + q
 	}
 	body, err := harness.Expand(op.Body, vars)
 	if err != nil {
@@ -325,10 +346,10 @@ func (t *Target) request(ctx context.Context, op *Operation, c harness.Call) (*n
 	return req, nil
 }
 
-func escapedVars(vars map[string]string) map[string]string {
+func escapedVars(vars map[string]string, escape func(string) string) map[string]string {
 	out := make(map[string]string, len(vars))
 	for k, v := range vars {
-		out[k] = url.QueryEscape(v)
+		out[k] = escape(v)
 	}
 	return out
 }
@@ -376,6 +397,8 @@ func locate(l Locator, h nethttp.Header, doc any) (string, bool) {
 		return x, true
 	case nil:
 		return "", false
+	case json.Number:
+		return x.String(), true
 	case float64:
 		return strconv.FormatFloat(x, 'f', -1, 64), true
 	default:
