@@ -268,11 +268,19 @@ var KnownChecks = []string{
 // KnownFaults are the fault names that File.Faults may use. It is a
 // variable so that a program can register more faults before calling
 // Parse.
-var KnownFaults = []string{"client-timeout", "503-before", "lost-response", "downstream-503"}
+var KnownFaults = []string{
+	"client-timeout", "503-before", "lost-response", "reset", "latency", "hang",
+	"downstream-503", "downstream-503-after", "downstream-reset-after", "downstream-timeout-after",
+	"crash-before-effect", "crash-after-effect", "crash-after-reply",
+}
 
 // DefaultFaults are the faults injected when the file has no faults
 // section.
-var DefaultFaults = []string{"client-timeout", "503-before", "lost-response", "downstream-503"}
+var DefaultFaults = []string{
+	"client-timeout", "503-before", "lost-response", "reset", "hang",
+	"downstream-503", "downstream-503-after", "downstream-reset-after",
+	"crash-before-effect", "crash-after-effect", "crash-after-reply",
+}
 
 // kinds are the target kinds this version supports.
 var kinds = []string{"http"}

@@ -26,6 +26,11 @@ func Verify(ctx context.Context, specs []Spec, opts ...Option) (*Result, error) 
 		fn(&o)
 	}
 	o.fill()
+	for _, id := range o.Checks {
+		if !KnownCheck(id) {
+			return nil, fmt.Errorf("unknown check %q", id)
+		}
+	}
 	res := &Result{Schema: ResultSchema, Seed: o.Seed, Started: time.Now().UTC()}
 	res.Targets = make([]TargetResult, len(specs))
 	sem := make(chan struct{}, o.Parallel)

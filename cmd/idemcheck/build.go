@@ -13,7 +13,7 @@ import (
 )
 
 // build turns a validated configuration into what the harness runs.
-func build(f *config.File, path string) ([]harness.Spec, []harness.Option, error) {
+func build(f *config.File) ([]harness.Spec, []harness.Option, error) {
 	var starters []harness.FakeStarter
 	if p := f.Fakes.Payments; p != nil {
 		ignore := p.HonourKeys != nil && !*p.HonourKeys
@@ -33,7 +33,7 @@ func build(f *config.File, path string) ([]harness.Spec, []harness.Option, error
 	for i, spec := range f.Faults {
 		fault, err := reg.New(spec.Name, spec.Settings)
 		if err != nil {
-			return nil, nil, fmt.Errorf("faults[%d]: %v", i, err)
+			return nil, nil, config.Errors{f.Errorf(fmt.Sprintf("faults[%d]", i), "%v", err)}
 		}
 		fs = append(fs, fault)
 	}

@@ -41,7 +41,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	specs, opts, err := build(file, path)
+	specs, opts, err := build(file)
 	if err != nil {
 		var ce config.Errors
 		if errors.As(err, &ce) {
