@@ -15,30 +15,57 @@
 //
 // A created resource answers 200
 // {"ok":true,"effect":"created","data":{"id":"ord_000001","charge":"ch_…",…}};
-// ids are sequential per process. The memo is sent to payments verbatim as
-// the charge description: it carries the harness's marker. With the query
-// parameter dry_run=true a POST answers "effect":"would_create" with what it
-// would create (no id), charges nothing and leaves the key unused.
-// Validation errors answer 400 {"ok":false,"error":"…"}; a failed or
-// unreachable payments service (5xx, 409, 429, transport error) answers 502
-// {"ok":false,"error":"payments: …"}; a definitive refusal by payments
-// (another 4xx) answers 402 and is stored like a success.
+// ids are sequential (a durable shop continues after the ids in its key
+// store). The memo is sent to payments verbatim as the charge description:
+// it carries the harness's marker. With the query parameter dry_run=true a
+// POST answers "effect":"would_create" with what it would create (no id),
+// charges nothing and leaves the key unused. Validation errors answer 400
+// {"ok":false,"error":"…"}; a failed or unreachable payments service (5xx,
+// 409, 429, transport error) answers 502 {"ok":false,"error":"payments: …"};
+// a definitive refusal by payments (another 4xx) answers 402 and is stored
+// like a success. If the durable key store cannot be written the shop
+// answers 503 and executes nothing.
+//
+// # State
+//
+// With --state DIR (Options.StateDir; the harness passes {{state_dir}}, a
+// directory that survives restarts) the durable profiles keep their key
+// store in DIR/idempotency-keys.jsonl: seed 000's append-only JSONL, one
+// record per line ({"key","state":"in_progress"|"complete"|"released",
+// "op","fingerprint","boot","status","reply","at"}), each written with one
+// write and fsynced before the shop acts on it, and loaded at start (a
+// torn last line, left by a kill in the middle of a write, is dropped).
+// Every process start has a random boot id, stored in its in_progress
+// records. Without --state every profile keeps its keys in memory only.
+// nokey and memory-cache ignore --state.
 //
 // # Profiles
 //
 // correct (score 3; seed 001 and draft-ietf-httpapi-idempotency-key-header):
-// an atomic claim per Idempotency-Key under a mutex. A POST without a key
-// is refused with 400; the same key while the first request is in flight
-// gets 409; the same key with another payload (a fingerprint of method, path
-// and the canonical JSON of the whole body) gets 422; a completed key
-// replays the stored status and data with "effect":"noop" and the header
-// Idempotent-Replayed: true. The key is passed to payments. A failed charge
+// an atomic claim per Idempotency-Key under a mutex, on the durable key
+// store. A POST without a key is refused with 400; the same key while the
+// first request is in flight gets 409 (so of a burst of same-key requests
+// exactly one executes); the same key with another payload (a fingerprint
+// of method, path and the canonical JSON of the whole body) gets 422; a
+// completed key replays the stored status and data with "effect":"noop" and
+// the header Idempotent-Replayed: true, across restarts too. The client's
+// key is passed to payments as its Idempotency-Key. A failed charge
 // releases the claim and stores nothing, so a retry executes; 5xx replies
-// are never stored. Dry-run is supported.
+// are never stored. An in_progress record written by an earlier boot was
+// left by a process that died mid-request: it is stale, and the next
+// request with the key claims it again and re-executes. That is safe
+// because the key goes downstream: if the dead process charged, payments
+// answers the re-execution with the same charge (Idempotent-Replayed), and
+// the shop answers 200 "created" with a rebuilt reply: a new order id, the
+// same charge (the client never saw a success for that intent). So correct survives a crash before or after the
+// charge or after the reply, a downstream failure after the charge (the
+// retry is de-duplicated by payments), and bursts. Dry-run is supported.
 //
 // nokey (score 0; seed 001's level 0): the Idempotency-Key is ignored and
 // every POST charges, so every retry is a duplicate. Replies have no effect
-// field and dry_run is ignored (the request charges).
+// field and dry_run is ignored (the request charges). The key is not
+// passed downstream either: ignoring it is the whole flaw, and payments
+// would otherwise de-duplicate the retries. No state is kept.
 //
 // noeffect (score 1; seed 001's level 1): the correct guard, but no reply
 // ever carries the effect field, replays and dry runs included: a client
@@ -46,8 +73,9 @@
 //
 // nodryrun (score 2; seed 001's level 2): keys, effect field and faithful
 // replays as correct, 422 on a reused key, but keys are optional (a keyless
-// POST executes without any de-duplication) and dry_run is ignored. Missing
-// framework-level enforcement and dry-run are what separate 2 from 3.
+// POST executes without any de-duplication, and has no key to pass on) and
+// dry_run is ignored. Missing framework-level enforcement and dry-run are
+// what separate 2 from 3.
 //
 // mismatch (score 2; seed 000's JSONL store keyed on the request id
 // alone): as correct, but nothing compares payloads, so a key reused with
@@ -59,7 +87,7 @@
 // sha256(operation, customer, amount or plan), leaving out the memo. Retries
 // de-duplicate and a missing key is fine, but two distinct intents with the
 // same inputs are merged into one charge. Replays say "noop"; dry-run works;
-// the derived key is passed downstream.
+// the derived key (its only key) is passed downstream.
 //
 // unstable-replay (score 1; seed 000's is_processed check): as correct,
 // but the store remembers only that a key was done, not the reply. A replay
@@ -78,10 +106,47 @@
 // with a real charge of 100 described as "verification " + the trace query
 // value: a safe operation with a side effect.
 //
+// Every profile above except nokey is built on correct's durable store and
+// passes the key downstream, so that crashes, bursts and downstream
+// failures add no finding to its planted flaw. The next four are the
+// patterns that fail exactly there.
+//
+// memory-cache (score 0; seed 002, option 1's in-memory store): correct's
+// atomic claim, fingerprint and faithful replays, but in a map that dies
+// with the process, and the charge is made without a key. Sequential
+// retries, in-flight duplicates and faults between the client and the
+// shop are fine; after a crash (after the charge, or after the reply) the
+// retry charges again, and so does the retry after a downstream failure
+// that happened after the charge. It ignores --state.
+//
+// check-then-act (score 0; seed 002, options 4 and 6): a durable store
+// used as "look the key up; if absent, charge; then insert the reply",
+// with no claim between the lookup and the insert and no key downstream.
+// --window (Options.Window, default 50µs) is a busy wait between the
+// lookup and the charge that widens the race. Sequential retries and a
+// crash after the reply replay; concurrent duplicates all charge (the last
+// insert wins), and so does the retry after a crash after the charge or
+// after a downstream failure after the charge.
+//
+// lock-no-lease (score 1; seed 000's in_progress state): correct's durable
+// store, but an in_progress record has no lease: it is never treated as
+// stale. Within one process it behaves exactly like correct (a failed
+// charge still releases the key); a crash between the claim and the
+// completion leaves the key answered 409 "in flight" forever, over any
+// number of restarts. Stuck, never duplicated. The key goes downstream.
+//
+// no-propagation (score 0; seed 002, option 3 done wrong): correct in
+// every way, the key passed downstream, except that when payments answers
+// 5xx the shop retries the charge once by itself, without the
+// Idempotency-Key. If payments charged before failing (the ambiguous
+// downstream failure) one client request causes two charges; a 5xx before
+// the charge is papered over with a 200.
+//
 // # Running
 //
 // Serve runs a shop in-process; Main is the command line used by the thin
 // programs in examples/http, one per profile, which print
 // "listening on http://ADDR" once ready and stop gracefully on SIGINT or
-// SIGTERM. The shop only listens on loopback.
+// SIGTERM. The shop only listens on loopback. Flags: --profile, --listen,
+// --payments (default $PAYMENTS_URL), --state, --window.
 package shop

@@ -4,9 +4,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/examples/shop"
 )
 
 // These tests look closer at each planted flaw than the probes in
@@ -166,4 +169,105 @@ func TestReadSideEffectChargesOncePerCustomer(t *testing.T) {
 	assert.Equal(t, http.StatusBadGateway, failed.Status, failed)
 	s.get(t, "/orders?customer=cus_3&trace=b")
 	assert.Equal(t, 3, pay.Count())
+}
+
+func TestMemoryCacheForgetsOnRestartAndKeepsTheKeyToItself(t *testing.T) {
+	t.Parallel()
+	pay := newPayments(t)
+	opts := shop.Options{Profile: "memory-cache", StateDir: t.TempDir()}
+	s := mustServe(t, opts, pay)
+
+	first := s.post(t, "/orders", "k", order("cus_1", 100, "idem-00000000000000a1"))
+	replay := s.post(t, "/orders", "k", order("cus_1", 100, "idem-00000000000000a1"))
+	assert.Equal(t, first.Data, replay.Data, "in one process it replays faithfully")
+	assert.Equal(t, "true", replay.Header.Get("Idempotent-Replayed"))
+	s.stop()
+
+	again := mustServe(t, opts, pay).post(t, "/orders", "k", order("cus_1", 100, "idem-00000000000000a1"))
+	effect, _ := again.Effect()
+	assert.Equal(t, "created", effect, again)
+	charges := pay.Charges()
+	require.Len(t, charges, 2, "the restarted shop charged again")
+	assert.Empty(t, charges[0].Key, "payments was never told the key, so it could not catch the duplicate")
+	assert.Empty(t, charges[1].Key)
+}
+
+func TestCheckThenActChargesConcurrentDuplicates(t *testing.T) {
+	t.Parallel()
+	pay := newPayments(t)
+	s := mustStartShop(t, "check-then-act", pay)
+
+	// The first request has looked the key up and is charging: held there,
+	// between its check and its insert.
+	entered, release := pay.HoldNext(t)
+	firstc := s.postAsync("/orders", "k", order("cus_1", 100, "idem-00000000000000a1"))
+	mustReceive(t, entered, "the first request to reach payments")
+	second := s.post(t, "/orders", "k", order("cus_1", 100, "idem-00000000000000a1"))
+	release()
+	first := mustReceive(t, firstc, "the first reply")
+
+	require.Equal(t, http.StatusOK, first.Status, first)
+	require.Equal(t, http.StatusOK, second.Status, second)
+	assert.NotEqual(t, first.ID(), second.ID(), "two orders for one key")
+	charges := pay.Charges()
+	require.Len(t, charges, 2, "both saw no key and both charged")
+	assert.Empty(t, charges[0].Key)
+	assert.Empty(t, charges[1].Key)
+
+	// The last insert wins; from then on the key replays it.
+	replay := s.post(t, "/orders", "k", order("cus_1", 100, "idem-00000000000000a1"))
+	effect, _ := replay.Effect()
+	assert.Equal(t, "noop", effect)
+	assert.Equal(t, first.ID(), replay.ID(), "the first request finished last, its insert replaced the second's")
+	assert.Equal(t, 2, pay.Count())
+}
+
+func TestCheckThenActWindowIsABusyWait(t *testing.T) {
+	t.Parallel()
+	pay := newPayments(t)
+	// A window far longer than any scheduling delay: with it the race is
+	// certain even without a hold in payments.
+	s := mustServe(t, shop.Options{Profile: "check-then-act", StateDir: t.TempDir(), Window: 200 * time.Millisecond}, pay)
+	replies := burst(t, s, 2, "k", order("cus_1", 100, "m"))
+	for _, r := range replies {
+		assert.Equal(t, http.StatusOK, r.Status, r)
+	}
+	assert.Equal(t, 2, pay.Count())
+}
+
+func TestNoPropagationRetriesWithoutTheKey(t *testing.T) {
+	t.Parallel()
+	pay := newPayments(t)
+	s := mustStartShop(t, "no-propagation", pay)
+
+	pay.FailNextAfterCharge()
+	r := s.post(t, "/orders", "k", order("cus_1", 100, "idem-00000000000000a1"))
+	require.Equal(t, http.StatusOK, r.Status, "the shop's own retry succeeded: %s", r)
+	charges := pay.Charges()
+	require.Len(t, charges, 2, "one client request, two charges")
+	assert.Equal(t, "k", charges[0].Key, "the first try carries the key")
+	assert.Empty(t, charges[1].Key, "the retry does not")
+	assert.Equal(t, charges[1].ID, r.Data["charge"])
+
+	// The client's own retry is safe: the shop's store replays.
+	replay := s.post(t, "/orders", "k", order("cus_1", 100, "idem-00000000000000a1"))
+	assert.Equal(t, r.Data, replay.Data)
+	assert.Equal(t, 2, pay.Count())
+}
+
+func TestLockNoLeaseIsCorrectWithinOneProcess(t *testing.T) {
+	t.Parallel()
+	pay := newPayments(t)
+	opts := shop.Options{Profile: "lock-no-lease", StateDir: t.TempDir()}
+	s := mustServe(t, opts, pay)
+
+	pay.FailNext()
+	assert.Equal(t, http.StatusBadGateway, s.post(t, "/orders", "k", order("cus_1", 100, "m")).Status)
+	first := s.post(t, "/orders", "k", order("cus_1", 100, "m"))
+	require.Equal(t, http.StatusOK, first.Status, "a failed charge releases the key: %s", first)
+	s.stop()
+	again := mustServe(t, opts, pay).post(t, "/orders", "k", order("cus_1", 100, "m"))
+	assert.Equal(t, first.Data, again.Data, "a completed key replays after a restart")
+	assert.Equal(t, 1, pay.Count())
+	// The flaw needs a crash: TestLockNoLeaseIsStuckAfterACrash.
 }

@@ -56,6 +56,9 @@ var (
 	errKeyInvalid  = errors.New("Idempotency-Key must be at most 255 characters")
 	errInFlight    = errors.New("request with this key is in flight")
 	errKeyReused   = errors.New("idempotency key reused with a different payload")
+	// errStore wraps a failure of the durable key store: the shop cannot
+	// promise to remember the key, so it does not execute.
+	errStore = errors.New("idempotency key store unavailable")
 )
 
 // statusOf maps a guard's refusal to its HTTP status, following
@@ -68,6 +71,8 @@ func statusOf(err error) int {
 		return 409
 	case errors.Is(err, errKeyReused):
 		return 422
+	case errors.Is(err, errStore):
+		return 503
 	default:
 		return 500
 	}

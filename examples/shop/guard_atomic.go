@@ -1,24 +1,60 @@
 package shop
 
-import "sync"
+import (
+	"fmt"
+	"sync"
+)
 
 // atomicGuard is the correct strategy: an atomic claim per key under one
 // mutex, so that exactly one request with a given key executes at a time.
 // A key is in flight from begin until complete or release, then complete
-// forever (this is an in-memory reference target: no expiry).
+// forever (no expiry: this is a reference target).
+//
+// With a journal (the shop runs with --state) every transition is written
+// and fsynced before the shop acts on it: in_progress before the charge,
+// complete (with the reply) before the reply is sent, released before a
+// retry may execute. The store is loaded at start, so completed keys replay
+// across restarts. An in_progress record left by an earlier boot belongs
+// to a process that died mid-request: the key is stale and the next
+// request with it claims it again. That re-execution is safe because the
+// client's key goes downstream as the Idempotency-Key: if the dead process
+// did charge, payments replays that charge instead of making another.
 type atomicGuard struct {
+	journal *journal // nil: in memory only
+	boot    string
+	// reclaimStale lets a request claim a key whose in_progress record was
+	// written by an earlier boot (a lease that ends with its process). Only
+	// the lock-no-lease profile turns it off.
+	reclaimStale bool
+
 	mu      sync.Mutex
 	entries map[string]*keyEntry
 }
 
 type keyEntry struct {
 	fingerprint string
-	done        bool
-	rep         reply
+	op          string
+	// boot is the boot id of the process that claimed the key.
+	boot string
+	done bool
+	rep  reply
 }
 
-func newAtomicGuard() *atomicGuard {
-	return &atomicGuard{entries: make(map[string]*keyEntry)}
+// newAtomicGuard returns the correct guard over j (nil: in memory only),
+// loaded with what j holds.
+func newAtomicGuard(j *journal, boot string) *atomicGuard {
+	g := &atomicGuard{journal: j, boot: boot, reclaimStale: true, entries: make(map[string]*keyEntry)}
+	for _, rec := range j.records() {
+		switch rec.State {
+		case stateInProgress:
+			g.entries[rec.Key] = &keyEntry{fingerprint: rec.Fingerprint, op: rec.Op, boot: rec.Boot}
+		case stateComplete:
+			g.entries[rec.Key] = &keyEntry{fingerprint: rec.Fingerprint, op: rec.Op, done: true, rep: rec.storedReply()}
+		case stateReleased:
+			delete(g.entries, rec.Key)
+		}
+	}
+	return g
 }
 
 func (g *atomicGuard) begin(c call) (claim, *reply, error) {
@@ -28,22 +64,48 @@ func (g *atomicGuard) begin(c call) (claim, *reply, error) {
 	case len(c.key) > maxKeyLen:
 		return nil, nil, errKeyInvalid
 	}
+	if err := g.journal.failed(); err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", errStore, err)
+	}
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	if e, ok := g.entries[c.key]; ok {
 		switch {
 		case e.fingerprint != c.fingerprint:
+			// Also for a stale claim: the dead process may have charged
+			// for that payload.
+			g.mu.Unlock()
 			return nil, nil, errKeyReused
-		case !e.done:
-			return nil, nil, errInFlight
-		default:
+		case e.done:
 			rep := e.rep
+			g.mu.Unlock()
 			return nil, &rep, nil
+		case e.boot == g.boot || !g.reclaimStale:
+			g.mu.Unlock()
+			return nil, nil, errInFlight
 		}
+		// Stale: claimed by an earlier boot that never finished. Claim it
+		// again, below.
 	}
-	e := &keyEntry{fingerprint: c.fingerprint}
+	e := &keyEntry{fingerprint: c.fingerprint, op: c.op.name, boot: g.boot}
 	g.entries[c.key] = e
+	g.mu.Unlock()
+
+	// Written outside the mutex: the entry already turns duplicates away,
+	// and other keys need not wait for this fsync.
+	if err := g.journal.append(keyRecord{Key: c.key, State: stateInProgress, Op: e.op, Fingerprint: e.fingerprint, Boot: g.boot}); err != nil {
+		g.forget(c.key, e)
+		return nil, nil, fmt.Errorf("%w: %v", errStore, err)
+	}
 	return &atomicClaim{g: g, key: c.key, e: e}, nil, nil
+}
+
+// forget drops e if it is still the key's entry and not complete.
+func (g *atomicGuard) forget(key string, e *keyEntry) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !e.done && g.entries[key] == e {
+		delete(g.entries, key)
+	}
 }
 
 type atomicClaim struct {
@@ -62,6 +124,12 @@ func (c *atomicClaim) complete(final reply) {
 		c.release()
 		return
 	}
+	body := final.body
+	// Persisted before the reply goes out, so that a crash after the reply
+	// still replays it. If the write fails the key stays complete in
+	// memory (this process replays it) and the store refuses new claims.
+	_ = c.g.journal.append(keyRecord{Key: c.key, State: stateComplete, Op: c.e.op, Fingerprint: c.e.fingerprint,
+		Status: final.status, Reply: &body})
 	c.g.mu.Lock()
 	defer c.g.mu.Unlock()
 	c.e.done = true
@@ -72,8 +140,14 @@ func (c *atomicClaim) complete(final reply) {
 // forgotten: its reply must keep being replayed.
 func (c *atomicClaim) release() {
 	c.g.mu.Lock()
-	defer c.g.mu.Unlock()
-	if !c.e.done && c.g.entries[c.key] == c.e {
-		delete(c.g.entries, c.key)
+	current := !c.e.done && c.g.entries[c.key] == c.e
+	c.g.mu.Unlock()
+	if !current {
+		return
 	}
+	// Written while the entry still turns duplicates away, so that the
+	// released record cannot land after a later claim's records. If it is
+	// lost, the in_progress record is stale after a restart anyway.
+	_ = c.g.journal.append(keyRecord{Key: c.key, State: stateReleased})
+	c.g.forget(c.key, c.e)
 }

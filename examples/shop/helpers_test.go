@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/examples/shop"
@@ -22,18 +24,30 @@ const wait = 10 * time.Second
 type testShop struct {
 	url    string
 	client *http.Client
+	// stop shuts the shop down and waits for Serve to return; it is safe
+	// to call more than once, and runs at cleanup at the latest.
+	stop func()
 }
 
 // mustStartShop serves a shop with profile against pay until the test ends,
+// with its key store in a fresh state directory (as the harness runs it),
 // and checks at cleanup that it shut down cleanly.
 func mustStartShop(t testing.TB, profile string, pay *payments) *testShop {
 	t.Helper()
+	return mustServe(t, shop.Options{Profile: profile, StateDir: t.TempDir()}, pay)
+}
+
+// mustServe serves a shop with opts against pay (opts.PaymentsURL and
+// opts.Listen are filled in) until stop or the end of the test.
+func mustServe(t testing.TB, opts shop.Options, pay *payments) *testShop {
+	t.Helper()
+	opts.Listen = "127.0.0.1:0"
+	opts.PaymentsURL = pay.URL()
 	ctx, cancel := context.WithCancel(context.Background())
 	addrs := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- shop.Serve(ctx, shop.Options{Profile: profile, Listen: "127.0.0.1:0", PaymentsURL: pay.URL()},
-			func(addr string) { addrs <- addr })
+		done <- shop.Serve(ctx, opts, func(addr string) { addrs <- addr })
 	}()
 	s := &testShop{client: &http.Client{Timeout: wait}}
 	select {
@@ -41,21 +55,25 @@ func mustStartShop(t testing.TB, profile string, pay *payments) *testShop {
 		s.url = "http://" + addr
 	case err := <-done:
 		cancel()
-		t.Fatalf("Serve(%s) returned before ready: %v", profile, err)
+		t.Fatalf("Serve(%s) returned before ready: %v", opts.Profile, err)
 	case <-time.After(wait):
 		cancel()
-		t.Fatalf("Serve(%s) not ready after %v", profile, wait)
+		t.Fatalf("Serve(%s) not ready after %v", opts.Profile, wait)
 	}
-	t.Cleanup(func() {
-		s.client.CloseIdleConnections()
-		cancel()
-		select {
-		case err := <-done:
-			require.NoError(t, err, "Serve should return nil after cancel")
-		case <-time.After(2 * wait):
-			t.Errorf("Serve(%s) did not return after cancel", profile)
-		}
-	})
+	var once sync.Once
+	s.stop = func() {
+		once.Do(func() {
+			s.client.CloseIdleConnections()
+			cancel()
+			select {
+			case err := <-done:
+				assert.NoError(t, err, "Serve should return nil after cancel")
+			case <-time.After(2 * wait):
+				t.Errorf("Serve(%s) did not return after cancel", opts.Profile)
+			}
+		})
+	}
+	t.Cleanup(s.stop)
 	return s
 }
 

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,6 +20,8 @@ import (
 
 func TestMainRejectsBadUsage(t *testing.T) {
 	t.Setenv("PAYMENTS_URL", "")
+	stateFile := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(stateFile, nil, 0o600))
 	for _, tc := range []struct {
 		why    string
 		args   []string
@@ -31,6 +35,10 @@ func TestMainRejectsBadUsage(t *testing.T) {
 		{"the shop listens on loopback only", []string{"--profile", "correct", "--payments", "http://127.0.0.1:1", "--listen", "0.0.0.0:0"}, "not loopback"},
 		{"a listen address is host:port", []string{"--profile", "correct", "--payments", "http://127.0.0.1:1", "--listen", "localhost"}, "host:port"},
 		{"positional arguments are a mistake", []string{"--profile", "correct", "--payments", "http://127.0.0.1:1", "serve"}, "unexpected"},
+		{"the state directory is a directory", []string{"--profile", "correct", "--payments", "http://127.0.0.1:1", "--state", stateFile}, "is a file"},
+		{"the window is not negative", []string{"--profile", "check-then-act", "--payments", "http://127.0.0.1:1", "--window", "-1ms"}, "out of range"},
+		{"the window is bounded", []string{"--profile", "check-then-act", "--payments", "http://127.0.0.1:1", "--window", "1h"}, "out of range"},
+		{"the window is a duration", []string{"--profile", "check-then-act", "--payments", "http://127.0.0.1:1", "--window", "50"}, "window"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := shop.Main(context.Background(), tc.args, &stdout, &stderr)
@@ -59,13 +67,14 @@ func TestMainPrintsReadyLineAndStopsOnCancel(t *testing.T) {
 	// The payments URL comes from the environment by default.
 	t.Setenv("PAYMENTS_URL", pay.URL())
 
+	state := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pr, pw := io.Pipe()
 	var stderr bytes.Buffer
 	exit := make(chan int, 1)
 	go func() {
-		code := shop.Main(ctx, []string{"--profile", "correct"}, pw, &stderr)
+		code := shop.Main(ctx, []string{"--profile", "correct", "--state", state}, pw, &stderr)
 		pw.Close()
 		exit <- code
 	}()

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
+	"time"
 )
 
 // DefaultListen is where the shop listens unless told otherwise: loopback,
@@ -21,7 +23,20 @@ type Options struct {
 	// PaymentsURL is the base URL of the payments fake, e.g.
 	// http://127.0.0.1:4242; the shop posts charges to PaymentsURL/v1/charges.
 	PaymentsURL string
+	// StateDir is a directory that survives restarts (the harness passes
+	// {{state_dir}}); it is created if missing. Durable profiles keep their
+	// idempotency key store there (StoreFile) and load it at start; the
+	// others (nokey, memory-cache) ignore it. Empty means no durable
+	// state: every profile forgets its keys when the process ends.
+	StateDir string
+	// Window is the check-then-act profile's gap between looking a key up
+	// and charging, a busy wait; zero means DefaultWindow (ask for 1ns for
+	// next to no gap). Other profiles ignore it.
+	Window time.Duration
 }
+
+// maxWindow bounds Window: a request spins for that long.
+const maxWindow = 10 * time.Second
 
 // resolve checks the options and returns the profile they name.
 func (o *Options) resolve() (profile, error) {
@@ -41,6 +56,17 @@ func (o *Options) resolve() (profile, error) {
 		return profile{}, fmt.Errorf("the payments URL is required (--payments or $PAYMENTS_URL), e.g. http://127.0.0.1:4242")
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 		return profile{}, fmt.Errorf("payments URL %q must be an absolute http(s) URL, e.g. http://127.0.0.1:4242", o.PaymentsURL)
+	}
+	if o.StateDir != "" {
+		if fi, err := os.Stat(o.StateDir); err == nil && !fi.IsDir() {
+			return profile{}, fmt.Errorf("state directory %q is a file; give a directory (it is created if missing)", o.StateDir)
+		}
+	}
+	switch {
+	case o.Window == 0:
+		o.Window = DefaultWindow
+	case o.Window < 0 || o.Window > maxWindow:
+		return profile{}, fmt.Errorf("window %v is out of range; want a duration from 0 to %v, e.g. 50us", o.Window, maxWindow)
 	}
 	return p, nil
 }

@@ -3,6 +3,7 @@ package shop_test
 import (
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -31,19 +32,40 @@ type behaviour struct {
 	// distinctCharges: two keys, the same customer and amount, two memos
 	// (two intents, as the harness makes them).
 	distinctCharges int
-	// retryStatus, retryCharges: after payments failed with 503 and the
-	// shop answered 502, the same key again.
+	// failStatus: the reply to a request whose charge payments refused
+	// with 503 without charging.
+	failStatus int
+	// retryStatus, retryCharges: after that, the same key again.
 	retryStatus, retryCharges int
-	// inFlightStatus: the same key while the first is held in payments.
-	inFlightStatus int
+	// inFlightStatus, inFlightCharges: the same key while the first is held
+	// in payments.
+	inFlightStatus, inFlightCharges int
 	// readCharges: charges caused by GET /orders.
 	readCharges int
+	// downstreamKey: what the shop sends payments as the Idempotency-Key:
+	// "client" (the client's key), "derived", or "none".
+	downstreamKey string
+	// restartCharges, restartSameID: the same key after the shop was
+	// stopped and started again on the same state directory.
+	restartCharges int
+	restartSameID  bool
+	// failAfterStatus, failAfterCharges: payments charged, then answered
+	// 503 (the ambiguous downstream failure); the client retries with the
+	// same key until it gets a 200.
+	failAfterStatus, failAfterCharges int
+	// burstOnce: a burst of same-key requests released together charges
+	// exactly once, and every 200 in it has the same id (if replays keep
+	// ids). Otherwise it charges at least once.
+	burstOnce bool
 }
 
 var correctBehaviour = behaviour{
 	effects: true, sameKeyCharges: 1, replaySameID: true, missingKey: 400,
 	reuseStatus: 422, reuseCharges: 1, dryRunCharges: 0, distinctCharges: 2,
-	retryStatus: 200, retryCharges: 1, inFlightStatus: 409, readCharges: 0,
+	failStatus: 502, retryStatus: 200, retryCharges: 1,
+	inFlightStatus: 409, inFlightCharges: 1, readCharges: 0,
+	downstreamKey: "client", restartCharges: 1, restartSameID: true,
+	failAfterStatus: 502, failAfterCharges: 1, burstOnce: true,
 }
 
 // with returns correctBehaviour changed by f: a row states only its flaw.
@@ -59,7 +81,10 @@ var profileBehaviours = map[string]behaviour{
 	"nokey": {
 		effects: false, sameKeyCharges: 2, replaySameID: false, missingKey: 200,
 		reuseStatus: 200, reuseCharges: 2, dryRunCharges: 1, distinctCharges: 2,
-		retryStatus: 200, retryCharges: 1, inFlightStatus: 200, readCharges: 0,
+		failStatus: 502, retryStatus: 200, retryCharges: 1,
+		inFlightStatus: 200, inFlightCharges: 2, readCharges: 0,
+		downstreamKey: "none", restartCharges: 2, restartSameID: false,
+		failAfterStatus: 502, failAfterCharges: 2, burstOnce: false,
 	},
 	// Correct de-duplication, no effect field anywhere.
 	"noeffect": with(func(b *behaviour) { b.effects = false }),
@@ -72,14 +97,38 @@ var profileBehaviours = map[string]behaviour{
 		b.missingKey = 200
 		b.reuseStatus, b.reuseCharges = 200, 2 // another amount is another derived key
 		b.distinctCharges = 1
+		b.downstreamKey = "derived"
 	}),
 	// Replays invent a new id.
-	"unstable-replay": with(func(b *behaviour) { b.replaySameID = false }),
+	"unstable-replay": with(func(b *behaviour) { b.replaySameID = false; b.restartSameID = false }),
 	// Marked done before charging: the retry after a failure replays a
 	// success with no charge, and an in-flight duplicate gets that replay.
+	// (After a charge that failed ambiguously the replay is right, by luck.)
 	"mark-first": with(func(b *behaviour) { b.retryCharges = 0; b.inFlightStatus = 200 }),
 	// The safe read charges.
 	"read-side-effect": with(func(b *behaviour) { b.readCharges = 1 }),
+	// Forgets on restart and keeps the key from payments.
+	"memory-cache": with(func(b *behaviour) {
+		b.downstreamKey = "none"
+		b.restartCharges, b.restartSameID = 2, false
+		b.failAfterCharges = 2
+	}),
+	// No claim between lookup and insert, no key downstream.
+	"check-then-act": with(func(b *behaviour) {
+		b.inFlightStatus, b.inFlightCharges = 200, 2
+		b.downstreamKey = "none"
+		b.failAfterCharges = 2
+		b.burstOnce = false
+	}),
+	// Only a crash shows its flaw (crash_test.go): in one process it is
+	// correct, and a graceful restart completes every key first.
+	"lock-no-lease": correctBehaviour,
+	// Retries a 5xx by itself without the key: a refusal before the charge
+	// is papered over (200), a failure after it charges twice.
+	"no-propagation": with(func(b *behaviour) {
+		b.failStatus = 200
+		b.failAfterStatus, b.failAfterCharges = 200, 2
+	}),
 }
 
 func TestProfilesAreListedSortedAndDescribed(t *testing.T) {
@@ -124,6 +173,15 @@ func TestProfileBehaviours(t *testing.T) {
 					assertEffect(t, want.effects, "noop", second)
 				} else {
 					assertEffect(t, want.effects, "created", second)
+				}
+				sent := pay.Charges()[0].Key
+				switch want.downstreamKey {
+				case "client":
+					assert.Equal(t, "k", sent, "the client's key goes downstream")
+				case "derived":
+					assert.True(t, strings.HasPrefix(sent, "pd_"), "a derived key goes downstream: %q", sent)
+				default:
+					assert.Empty(t, sent, "no key goes downstream")
 				}
 			})
 			t.Run("missing key", func(t *testing.T) {
@@ -174,10 +232,58 @@ func TestProfileBehaviours(t *testing.T) {
 				s := mustStartShop(t, name, pay)
 				pay.FailNext()
 				failed := s.post(t, "/orders", "k", order("cus_1", 100, "m"))
-				assert.Equal(t, http.StatusBadGateway, failed.Status, failed)
+				assert.Equal(t, want.failStatus, failed.Status, failed)
 				retry := s.post(t, "/orders", "k", order("cus_1", 100, "m"))
 				assert.Equal(t, want.retryStatus, retry.Status, retry)
 				assert.Equal(t, want.retryCharges, pay.Count())
+			})
+			t.Run("retry after downstream failure after the charge", func(t *testing.T) {
+				t.Parallel()
+				pay := newPayments(t)
+				s := mustStartShop(t, name, pay)
+				pay.FailNextAfterCharge()
+				failed := s.post(t, "/orders", "k", order("cus_1", 100, "m"))
+				assert.Equal(t, want.failAfterStatus, failed.Status, failed)
+				if failed.Status != http.StatusOK {
+					retry := s.post(t, "/orders", "k", order("cus_1", 100, "m"))
+					assert.Equal(t, http.StatusOK, retry.Status, retry)
+				}
+				assert.Equal(t, want.failAfterCharges, pay.Count())
+			})
+			t.Run("same key after a restart", func(t *testing.T) {
+				t.Parallel()
+				pay := newPayments(t)
+				opts := shop.Options{Profile: name, StateDir: t.TempDir()}
+				s := mustServe(t, opts, pay)
+				first := s.post(t, "/orders", "k", order("cus_1", 100, "m"))
+				require.Equal(t, http.StatusOK, first.Status, first)
+				s.stop()
+				again := mustServe(t, opts, pay).post(t, "/orders", "k", order("cus_1", 100, "m"))
+				require.Equal(t, http.StatusOK, again.Status, again)
+				assert.Equal(t, want.restartCharges, pay.Count())
+				assert.Equal(t, want.restartSameID, first.ID() == again.ID() && first.Data["charge"] == again.Data["charge"],
+					"before %s, after %s", first, again)
+			})
+			t.Run("burst of one key", func(t *testing.T) {
+				t.Parallel()
+				pay := newPayments(t)
+				s := mustStartShop(t, name, pay)
+				replies := burst(t, s, 20, "k", order("cus_1", 100, "m"))
+				ids := map[string]bool{}
+				for _, r := range replies {
+					assert.Contains(t, []int{http.StatusOK, http.StatusConflict}, r.Status, r)
+					if r.Status == http.StatusOK {
+						ids[r.ID()] = true
+					}
+				}
+				if !want.burstOnce {
+					assert.GreaterOrEqual(t, pay.Count(), 1)
+					return
+				}
+				assert.Equal(t, 1, pay.Count(), "one execution")
+				if want.replaySameID {
+					assert.Len(t, ids, 1, "every success names the same order: %v", ids)
+				}
 			})
 			t.Run("same key while in flight", func(t *testing.T) {
 				t.Parallel()
@@ -191,6 +297,7 @@ func TestProfileBehaviours(t *testing.T) {
 				first := mustReceive(t, firstc, "the first reply")
 				assert.Equal(t, http.StatusOK, first.Status, first)
 				assert.Equal(t, want.inFlightStatus, dup.Status, dup)
+				assert.Equal(t, want.inFlightCharges, pay.Count())
 			})
 			t.Run("safe read", func(t *testing.T) {
 				t.Parallel()
@@ -203,6 +310,30 @@ func TestProfileBehaviours(t *testing.T) {
 			})
 		})
 	}
+}
+
+// burst sends n copies of one request at once: all goroutines are started
+// and waiting first, then released together; it returns every reply.
+func burst(t *testing.T, s *testShop, n int, key string, body any) []result {
+	t.Helper()
+	start := make(chan struct{})
+	out := make(chan result, n)
+	for range n {
+		go func() {
+			<-start
+			r, err := s.do(http.MethodPost, "/orders", key, body)
+			if err != nil {
+				r = result{Status: -1, Raw: err.Error()}
+			}
+			out <- r
+		}()
+	}
+	close(start)
+	replies := make([]result, 0, n)
+	for range n {
+		replies = append(replies, mustReceive(t, out, "a reply of the burst"))
+	}
+	return replies
 }
 
 // assertEffect checks the effect field: equal to want when the profile

@@ -16,12 +16,22 @@ const shutdownGrace = downstreamTimeout + 5*time.Second
 // Serve runs a shop until ctx is done, then shuts down gracefully: it stops
 // accepting, waits for in-flight requests, and returns nil. ready, if not
 // nil, is called with the listening address (host:port) once connections
-// are accepted. Serve returns an error at once if the options are invalid
-// or the address cannot be bound.
+// are accepted. Serve returns an error at once if the options are invalid,
+// the key store in Options.StateDir cannot be opened or loaded, or the
+// address cannot be bound.
 func Serve(ctx context.Context, opts Options, ready func(addr string)) error {
 	p, err := opts.resolve()
 	if err != nil {
 		return err
+	}
+	var j *journal
+	if p.durable && opts.StateDir != "" {
+		if j, err = openJournal(opts.StateDir); err != nil {
+			return err
+		}
+		// Closed after the server has shut down: in-flight requests may
+		// still write.
+		defer j.close()
 	}
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", opts.Listen)
 	if err != nil {
@@ -35,7 +45,7 @@ func Serve(ctx context.Context, opts Options, ready func(addr string)) error {
 	pay := newPaymentsClient(opts.PaymentsURL)
 	defer pay.close()
 	srv := &http.Server{
-		Handler:           newService(p, pay).routes(),
+		Handler:           newService(p, pay, j, newBootID(), opts.Window).routes(),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	served := make(chan error, 1)

@@ -2,7 +2,9 @@ package shop
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"time"
 )
 
 // service is the shop: its routes, state and the profile's strategy.
@@ -10,27 +12,56 @@ type service struct {
 	out    presenter
 	dryRun bool
 	guard  guard
-	pay    *paymentsClient
-	ids    *sequence
-	book   *book
+	// charger makes the charges of mutating requests: the payments client,
+	// or the client wrapped with the profile's flaw.
+	charger charger
+	ids     *sequence
+	book    *book
 	// onRead runs before a read; nil unless the profile has a read side
 	// effect.
 	onRead func(ctx context.Context, customer, trace string) error
 }
 
-func newService(p profile, pay *paymentsClient) *service {
+// newService assembles the shop for p. j is the durable key store (nil
+// without --state, or for a profile that is not durable), boot this
+// start's id, window the check-then-act gap.
+func newService(p profile, pay *paymentsClient, j *journal, boot string, window time.Duration) *service {
 	s := &service{
-		out:    presenter{effects: p.effects},
-		dryRun: p.dryRun,
-		pay:    pay,
-		ids:    newSequence(),
-		book:   newBook(),
+		out:     presenter{effects: p.effects},
+		dryRun:  p.dryRun,
+		charger: pay,
+		ids:     newSequence(),
+		book:    newBook(),
 	}
-	s.guard = p.newGuard(s.ids)
+	s.restore(j)
+	s.guard = p.newGuard(guardDeps{ids: s.ids, journal: j, boot: boot, window: window})
+	if p.newCharger != nil {
+		s.charger = p.newCharger(pay)
+	}
 	if p.verifyOnRead {
 		s.onRead = newCardVerifier(pay).onRead
 	}
 	return s
+}
+
+// restore continues the id sequence after the ids in the key store and
+// puts the orders it holds back in the book, so that a restarted shop
+// neither hands an id out twice nor forgets what it sold.
+func (s *service) restore(j *journal) {
+	for _, rec := range j.records() {
+		if rec.State != stateComplete || rec.Reply == nil || rec.Status != http.StatusOK {
+			continue
+		}
+		var r record
+		if json.Unmarshal(rec.Reply.Data, &r) != nil || r.ID == "" {
+			continue
+		}
+		s.ids.observe(r.ID)
+		// A reply stored before its charge (mark-first) is no sale.
+		if r.Charge != "" && rec.Op != "" {
+			s.book.restore(rec.Op, r)
+		}
+	}
 }
 
 func (s *service) routes() http.Handler {
@@ -121,7 +152,13 @@ func (s *service) create(op operation) http.HandlerFunc {
 
 		rec := in.record(s.ids.next(op.prefix))
 		cl.prepare(success(effectCreated, rec))
-		rec.Charge, err = s.pay.charge(r.Context(), in.charge(), cl.downstreamKey())
+		// If payments replays (Idempotent-Replayed), an earlier attempt with
+		// this key charged but its caller never saw a success (its reply
+		// was lost, or the process that made it died): this is the first
+		// success the client gets, so it is "created", with the same
+		// charge.
+		ch, err := s.charger.charge(r.Context(), in.charge(), cl.downstreamKey())
+		rec.Charge = ch.id
 		if err != nil {
 			if isDeclined(err) {
 				rep := failure(http.StatusPaymentRequired, err.Error())

@@ -2,11 +2,15 @@ package shop
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 )
 
-// sequence hands out ids that are sequential per prefix and per process:
-// ord_000001, ord_000002, sub_000001, …
+// sequence hands out ids that are sequential per prefix: ord_000001,
+// ord_000002, sub_000001, … A durable shop continues after the highest id
+// in its key store, so that an id is never handed out twice; otherwise ids
+// are per process.
 type sequence struct {
 	mu sync.Mutex
 	n  map[string]int
@@ -21,6 +25,22 @@ func (s *sequence) next(prefix string) string {
 	return fmt.Sprintf("%s_%06d", prefix, s.n[prefix])
 }
 
+// observe makes sure the sequence continues after id, one it handed out
+// before a restart. Ids of another shape are ignored.
+func (s *sequence) observe(id string) {
+	prefix, num, ok := strings.Cut(id, "_")
+	if !ok {
+		return
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n[prefix] = max(s.n[prefix], n)
+}
+
 // book holds what the shop created, per operation, for the read side.
 type book struct {
 	mu   sync.Mutex
@@ -32,6 +52,20 @@ func newBook() *book { return &book{recs: make(map[string][]record)} }
 func (b *book) add(op string, r record) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.recs[op] = append(b.recs[op], r)
+}
+
+// restore adds r as found in the key store after a restart, replacing
+// the record with the same id if there is one (a key stored twice).
+func (b *book) restore(op string, r record) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, old := range b.recs[op] {
+		if old.ID == r.ID {
+			b.recs[op][i] = r
+			return
+		}
+	}
 	b.recs[op] = append(b.recs[op], r)
 }
 

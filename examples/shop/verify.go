@@ -33,6 +33,7 @@ func (v *cardVerifier) onRead(ctx context.Context, customer, trace string) error
 	}
 	v.seen[customer] = true
 	v.mu.Unlock()
+	// A GET carries no idempotency key to pass on.
 	_, err := v.pay.charge(ctx, chargeRequest{
 		Amount:      verifyAmount,
 		Currency:    currency,
