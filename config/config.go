@@ -222,6 +222,12 @@ type Retry struct {
 	// Backoff is the pause between attempts. Zero or absent means
 	// DefaultBackoff.
 	Backoff Duration `yaml:"backoff"`
+	// StuckWait bounds how long "in progress" answers (409, 425, 429) are
+	// waited out before an intent is called stuck. Default DefaultStuckWait.
+	StuckWait Duration `yaml:"stuck_wait,omitempty"`
+	// Burst is how many same-key copies concurrent.duplicates releases
+	// together. Default DefaultBurst.
+	Burst int `yaml:"burst,omitempty"`
 }
 
 // Defaults that Parse fills in for fields left out.
@@ -236,6 +242,8 @@ const (
 	DefaultStringLength = 8
 	DefaultMaxAttempts  = 5
 	DefaultBackoff      = 20 * time.Millisecond
+	DefaultStuckWait    = time.Second
+	DefaultBurst        = 20
 )
 
 // Limits that Parse enforces.

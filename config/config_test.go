@@ -114,7 +114,7 @@ func validFile() config.File {
 			{Name: "lost-response"},
 			{Name: "client-timeout", Settings: map[string]any{"timeout": "300ms"}},
 		},
-		Retry: config.Retry{MaxAttempts: 8, Backoff: config.Duration(20 * time.Millisecond)},
+		Retry: config.Retry{MaxAttempts: 8, Backoff: config.Duration(20 * time.Millisecond), StuckWait: config.Duration(config.DefaultStuckWait), Burst: config.DefaultBurst},
 	}
 }
 
@@ -334,7 +334,7 @@ targets:
 			why:  "a fault name is checked against KnownFaults, in both forms",
 			yaml: minimal + "faults:\n  - lost_response\n  - {name: client-timeuot, timeout: 1s}\n",
 			want: []want{
-				{13, 5, "faults[0]", `unknown fault "lost_response" (did you mean "lost-response"? known faults: client-timeout, 503-before, lost-response, downstream-503)`},
+				{13, 5, "faults[0]", `unknown fault "lost_response" (did you mean "lost-response"? known faults: client-timeout, 503-before, lost-response, reset, latency, hang, downstream-503, downstream-503-after, downstream-reset-after, downstream-timeout-after, crash-before-effect, crash-after-effect, crash-after-reply)`},
 				{14, 12, "faults[1].name", `unknown fault "client-timeuot" (did you mean "client-timeout"?`},
 			},
 		},

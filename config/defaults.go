@@ -18,6 +18,12 @@ func (f *File) applyDefaults() {
 	if f.Retry.Backoff == 0 {
 		f.Retry.Backoff = Duration(DefaultBackoff)
 	}
+	if f.Retry.StuckWait == 0 {
+		f.Retry.StuckWait = Duration(DefaultStuckWait)
+	}
+	if f.Retry.Burst == 0 {
+		f.Retry.Burst = DefaultBurst
+	}
 	for i := range f.Targets {
 		f.Targets[i].applyDefaults()
 	}

@@ -394,6 +394,12 @@ func (v *validator) retry(r Retry) {
 	if n := r.MaxAttempts; n != 0 && (n < minMaxAttempts || n > maxMaxAttempts) {
 		v.errorf("retry.max_attempts", "%d is out of range: use %d to %d (a retry needs at least a second attempt)", n, minMaxAttempts, maxMaxAttempts)
 	}
+	if r.StuckWait < 0 {
+		v.errorf("retry.stuck_wait", "must not be negative, got %s", r.StuckWait)
+	}
+	if r.Burst < 0 || r.Burst == 1 || r.Burst > 200 {
+		v.errorf("retry.burst", "must be from 2 to 200, got %d", r.Burst)
+	}
 	if r.Backoff < 0 {
 		v.errorf("retry.backoff", "must not be negative, got %s", r.Backoff)
 	}

@@ -86,7 +86,8 @@ func ShopSpec(exe, profile string) harness.Spec {
 	dry := profile != "nokey" && profile != "nodryrun"
 	launch := &httptarget.Launch{
 		Command: []string{exe, Subcommand, "shop", "--profile", profile,
-			"--listen", "127.0.0.1:{{port}}", "--payments", "{{fakes.payments.url}}"},
+			"--listen", "127.0.0.1:{{port}}", "--payments", "{{fakes.payments.url}}",
+			"--state", "{{state_dir}}"},
 		ReadyPath: "/healthz",
 	}
 	return httptarget.Spec(ShopConfig(profile, dry), launch, PaymentsFake)

@@ -1,6 +1,9 @@
 package faults
 
-import "time"
+import (
+	"io"
+	"time"
+)
 
 // NameHang is the registered name of Hang.
 const NameHang = "hang"
@@ -20,6 +23,9 @@ func (f *Hang) ClientTimeout() time.Duration { return time.Duration(f.Timeout) }
 
 // Intercept implements ProxyFault.
 func (f *Hang) Intercept(ex Exchange) {
+	// Read the body: net/http notices a client hanging up only once the
+	// request body has been consumed.
+	_, _ = io.Copy(io.Discard, io.LimitReader(ex.Request().Body, maxBody))
 	select {
 	case <-ex.ClientGone():
 	case <-time.After(time.Duration(f.Timeout) + 5*time.Second):

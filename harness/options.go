@@ -12,7 +12,7 @@ const (
 	DefaultMaxAttempts = 5
 	DefaultBackoff     = 20 * time.Millisecond
 	DefaultParallel    = 4
-	DefaultStuckWait   = 2 * time.Second
+	DefaultStuckWait   = time.Second
 	DefaultBurst       = 20
 )
 

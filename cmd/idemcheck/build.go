@@ -41,6 +41,8 @@ func build(f *config.File) ([]harness.Spec, []harness.Option, error) {
 		harness.WithFaults(fs...),
 		harness.WithMaxAttempts(f.Retry.MaxAttempts),
 		func(o *harness.Options) { o.Backoff = f.Retry.Backoff.Std() },
+		harness.WithStuckWait(f.Retry.StuckWait.Std()),
+		harness.WithBurst(f.Retry.Burst),
 	}
 	if ids := selectedChecks(f.Checks); ids != nil {
 		opts = append(opts, harness.WithChecks(ids...))

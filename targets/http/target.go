@@ -198,10 +198,11 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 	if !ok {
 		return harness.Reply{Outcome: harness.Fail, Error: "unknown operation " + c.Operation}
 	}
-	req, err := t.request(ctx, op, c)
+	req, err := t.request(ctx, t.proxy.URL(), op, c)
 	if err != nil {
 		return harness.Reply{Outcome: harness.Fail, Error: err.Error()}
 	}
+	req.Header.Set(faults.AttemptHeader, c.ID)
 	timeout := t.cfg.Timeout
 	if cf, ok := c.Fault.(faults.ClientFault); ok {
 		timeout = cf.ClientTimeout()
@@ -249,13 +250,25 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 		return out
 	case rep.Withheld:
 		out.Outcome = harness.Info
-	case resp.StatusCode >= 200 && resp.StatusCode < 300:
-		out.Outcome = harness.OK
-	case resp.StatusCode >= 500:
-		out.Outcome = harness.Info
 	default:
-		out.Outcome = harness.Fail
+		out.Outcome = outcomeOf(resp.StatusCode)
 	}
+	t.read(op, &out, resp.Header, body)
+	return out
+}
+
+func outcomeOf(status int) harness.Outcome {
+	switch {
+	case status >= 200 && status < 300:
+		return harness.OK
+	case status >= 500:
+		return harness.Info
+	}
+	return harness.Fail
+}
+
+// read fills the reply's effect, identity and replay marker.
+func (t *Target) read(op *Operation, out *harness.Reply, h nethttp.Header, body []byte) {
 	// UseNumber keeps every digit of a large integer identity.
 	var doc any
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -267,17 +280,57 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 	if op.Effect != nil {
 		eff = *op.Effect
 	}
-	out.Effect, out.HasEffect = locate(eff, resp.Header, doc)
+	out.Effect, out.HasEffect = locate(eff, h, doc)
 	id := t.cfg.Identity
 	if op.Identity != nil {
 		id = *op.Identity
 	}
-	out.Identity, _ = locate(id, resp.Header, doc)
-	out.Replayed = strings.EqualFold(resp.Header.Get(t.cfg.ReplayedHeader), "true")
+	out.Identity, _ = locate(id, h, doc)
+	out.Replayed = strings.EqualFold(h.Get(t.cfg.ReplayedHeader), "true")
+}
+
+// Burst implements harness.Burster: n copies of the call, on pre-opened
+// connections straight to the target, their last header bytes released
+// together (see faults.Burst).
+func (t *Target) Burst(ctx context.Context, c harness.Call, n int) []harness.Reply {
+	out := make([]harness.Reply, n)
+	op, ok := t.ops[c.Operation]
+	if !ok {
+		for i := range out {
+			out[i] = harness.Reply{Outcome: harness.Fail, Error: "unknown operation " + c.Operation}
+		}
+		return out
+	}
+	req, err := t.request(ctx, t.cfg.BaseURL, op, c)
+	if err == nil {
+		var replies []faults.BurstReply
+		replies, err = faults.Burst{N: n, Timeout: t.cfg.Timeout}.Fire(ctx, req)
+		if err == nil {
+			for i, br := range replies {
+				r := harness.Reply{Forwarded: true, Status: br.Status}
+				if br.Err != nil {
+					r.Outcome = harness.Info
+					r.Error = br.Err.Error()
+				} else {
+					r.Outcome = outcomeOf(br.Status)
+					r.Body = string(br.Body)
+					if len(r.Body) > 2048 {
+						r.Body = r.Body[:2048]
+					}
+					t.read(op, &r, br.Header, br.Body)
+				}
+				out[i] = r
+			}
+			return out
+		}
+	}
+	for i := range out {
+		out[i] = harness.Reply{Outcome: harness.Info, Error: "burst: " + err.Error()}
+	}
 	return out
 }
 
-func (t *Target) request(ctx context.Context, op *Operation, c harness.Call) (*nethttp.Request, error) {
+func (t *Target) request(ctx context.Context, base string, op *Operation, c harness.Call) (*nethttp.Request, error) {
 	vars := c.Vars()
 	// Values are escaped for where they land: a path segment or a query.
 	rawPath, rawQuery, hasQuery := strings.Cut(op.Path, "?")
@@ -296,7 +349,7 @@ func (t *Target) request(ctx context.Context, op *Operation, c harness.Call) (*n
 	if err != nil {
 		return nil, err
 	}
-	u, err := url.Parse(t.proxy.URL() + path)
+	u, err := url.Parse(strings.TrimSuffix(base, "/") + path)
 	if err != nil {
 		return nil, fmt.Errorf("operation %s: path %q: %w", op.Name, path, err)
 	}
@@ -342,7 +395,6 @@ func (t *Target) request(ctx context.Context, op *Operation, c harness.Call) (*n
 	if c.Key != "" {
 		req.Header.Set(t.cfg.KeyHeader, c.Key)
 	}
-	req.Header.Set(faults.AttemptHeader, c.ID)
 	return req, nil
 }
 

@@ -1,0 +1,1104 @@
+package harness_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/harness"
+)
+
+// checkCase is one hand-built record and what every check must say of it.
+type checkCase struct {
+	why string
+	rec *harness.Record
+	// fail lists each check that must fail, with the severity of every one
+	// of its findings, in order. Every check not listed must not fail: it
+	// is quiet on this record.
+	fail map[string][]harness.Severity
+	// msgs holds, per check, a substring of each finding's message, in
+	// order ("" to skip one).
+	msgs map[string][]string
+	// pass and skip list checks that must have that verdict.
+	pass []string
+	skip []string
+	// notes holds the expected note of a skipped check.
+	notes map[string]string
+}
+
+func runCheckCase(t *testing.T, tc checkCase) {
+	t.Helper()
+	results, found := verdicts(t, tc.rec)
+	var all []harness.Finding
+	for _, id := range allChecks() {
+		all = append(all, found[id]...)
+	}
+	for _, id := range allChecks() {
+		want, fails := tc.fail[id]
+		got := found[id]
+		if !fails {
+			assert.NotEqual(t, harness.StatusFail, results[id].Status, "%s must stay quiet here; findings:%s", id, describe(got))
+			assert.Empty(t, got, "%s must report nothing here", id)
+			continue
+		}
+		assert.Equal(t, harness.StatusFail, results[id].Status, "%s must fail; all findings:%s", id, describe(all))
+		if !assert.Len(t, got, len(want), "%s must report every violation; findings:%s", id, describe(got)) {
+			continue
+		}
+		for i, sev := range want {
+			assert.Equal(t, sev, got[i].Severity, "%s finding %d: %s", id, i, got[i].Message)
+			assert.Equal(t, id, got[i].Check)
+			assert.NotEmpty(t, got[i].Operation, "a finding names its operation")
+			if i < len(tc.msgs[id]) && tc.msgs[id][i] != "" {
+				assert.Contains(t, got[i].Message, tc.msgs[id][i], "%s finding %d", id, i)
+			}
+		}
+	}
+	for _, id := range tc.pass {
+		assert.Equal(t, harness.StatusPass, results[id].Status, "%s must pass; note %q; findings:%s", id, results[id].Note, describe(all))
+	}
+	for _, id := range tc.skip {
+		assert.Equal(t, harness.StatusSkip, results[id].Status, "%s must be skipped (not applicable); findings:%s", id, describe(all))
+	}
+	for id, note := range tc.notes {
+		assert.Equal(t, note, results[id].Note, "%s's skip note", id)
+	}
+}
+
+// TestChecks runs, for every check of harness.Checks(), a table with at
+// least a violating record, a passing one and one the check does not apply
+// to. Rows marked "regression" were bugs once.
+func TestChecks(t *testing.T) {
+	tables := checkTables()
+	for _, c := range harness.Checks() {
+		t.Run(c.ID, func(t *testing.T) {
+			rows, ok := tables[c.ID]
+			require.True(t, ok, "no table for check %s", c.ID)
+			var fails, passes, skips bool
+			for _, tc := range rows {
+				_, f := tc.fail[c.ID]
+				fails = fails || f
+				passes = passes || contains(tc.pass, c.ID)
+				skips = skips || contains(tc.skip, c.ID)
+			}
+			assert.True(t, fails && passes && skips, "the table of %s needs a violating, a passing and a non-applicable row", c.ID)
+			for _, tc := range rows {
+				t.Run(tc.why, func(t *testing.T) { runCheckCase(t, tc) })
+			}
+		})
+	}
+	assert.Len(t, harness.Checks(), 13)
+	assert.Len(t, tables, len(harness.Checks()), "a table for a check that does not exist")
+}
+
+func checkTables() map[string][]checkCase {
+	return map[string][]checkCase{
+		harness.CheckRetrySequential:      retrySequentialCases(),
+		harness.CheckRetryAfterFault:      retryAfterFaultCases(),
+		harness.CheckConcurrentDuplicates: concurrentCases(),
+		harness.CheckCrashRecovery:        crashCases(),
+		harness.CheckDownstream:           downstreamCases(),
+		harness.CheckKeyMismatch:          keyMismatchCases(),
+		harness.CheckKeyRequired:          keyRequiredCases(),
+		harness.CheckKeyDistinct:          keyDistinctCases(),
+		harness.CheckReplayConsistent:     replayCases(),
+		harness.CheckEffectField:          effectFieldCases(),
+		harness.CheckDryRun:               dryRunCases(),
+		harness.CheckSafeReadOnly:         safeCases(),
+		harness.CheckExactlyOnce:          exactlyOnceCases(),
+	}
+}
+
+func retrySequentialCases() []checkCase {
+	return []checkCase{
+		{
+			why: "a retry that charged again (critical) and a retry of a completed request answered 409 (major, regression n: 409 is not ok) are both reported",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, ok(201, "created", "ord_1"), mine()).try(i, ok(201, "created", "ord_2"), mine())
+				j := b.intent(plain, opCharge)
+				b.try(j, ok(201, "created", "ord_3"), mine()).try(j, failed(409))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckRetrySequential: {critical, major}},
+			msgs: map[string][]string{harness.CheckRetrySequential: {"sent 2 times caused 2 effects", "answered 409"}},
+			pass: []string{harness.CheckEffectField, harness.CheckExactlyOnce},
+		},
+		{
+			why:  "created, then a noop replay with the same status and identity",
+			rec:  sequentialOK(),
+			pass: []string{harness.CheckRetrySequential, harness.CheckReplayConsistent, harness.CheckEffectField, harness.CheckExactlyOnce},
+		},
+		{
+			why: "a single attempt is not a retry",
+			rec: func() *harness.Record {
+				b := newRec()
+				b.try(b.intent(plain, opCharge), ok(201, "created", "ord_1"), mine())
+				return b.done()
+			}(),
+			skip: []string{harness.CheckRetrySequential, harness.CheckReplayConsistent},
+			pass: []string{harness.CheckExactlyOnce},
+		},
+		{
+			why: "a faulted intent is retry.after-fault's, even when it duplicated",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameLostResponse, unknown(503)), mine()).try(i, ok(201, "created", "ord_2"), mine())
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckRetryAfterFault: {critical}},
+			skip: []string{harness.CheckRetrySequential},
+		},
+		{
+			why: "a safe operation retried is not a mutating retry",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opBalance)
+				b.try(i, ok(200, "noop", "")).try(i, failed(409))
+				return b.done()
+			}(),
+			skip: []string{harness.CheckRetrySequential, harness.CheckExactlyOnce},
+		},
+		{
+			why: "regression g: a single call that caused 2 effects before a correct noop retry is exactly-once's; retry.sequential stays quiet",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, ok(201, "created", "ord_1"), mine(), mine()).try(i, ok(201, "noop", "ord_1"))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckExactlyOnce: {critical}},
+			msgs: map[string][]string{harness.CheckExactlyOnce: {"a single call (attempt 1) caused 2 effects"}},
+			pass: []string{harness.CheckRetrySequential, harness.CheckEffectField},
+		},
+		{
+			why: "a single call that caused 2 effects and a retry that caused a third: both checks report",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, ok(201, "created", "ord_1"), mine(), mine()).try(i, ok(201, "created", "ord_2"), mine())
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckExactlyOnce: {critical}, harness.CheckRetrySequential: {critical}},
+		},
+	}
+}
+
+// sequentialOK is a correct sequential retry: created, then a noop replay.
+func sequentialOK() *harness.Record {
+	b := newRec()
+	i := b.intent(plain, opCharge)
+	b.try(i, ok(201, "created", "ord_1"), mine()).try(i, ok(201, "noop", "ord_1"))
+	return b.done()
+}
+
+func retryAfterFaultCases() []checkCase {
+	return []checkCase{
+		{
+			why: "a retry after a lost reply that charged again (critical) and an intent that never succeeded after 503-before (major)",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameLostResponse, unknown(503)), mine()).try(i, ok(201, "created", "ord_2"), mine())
+				j := b.intent(plain, opCharge)
+				b.try(j, under(faults.NameUnavailableBefore, notForwarded(unknown(503)))).try(j, unknown(503)).try(j, unknown(503))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckRetryAfterFault: {critical, major}},
+			msgs: map[string][]string{harness.CheckRetryAfterFault: {"after lost-response, retrying with the same key caused 2 effects", "3 attempts with the same key never succeeded"}},
+			skip: []string{harness.CheckRetrySequential, harness.CheckCrashRecovery, harness.CheckDownstream, harness.CheckReplayConsistent},
+			pass: []string{harness.CheckExactlyOnce, harness.CheckEffectField},
+		},
+		{
+			why: "client class: a timeout after the charge, then a replay",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameClientTimeout, unknown(0)), mine()).try(i, ok(201, "noop", "ord_1"))
+				return b.done()
+			}(),
+			pass: []string{harness.CheckRetryAfterFault, harness.CheckEffectField, harness.CheckExactlyOnce},
+			skip: []string{harness.CheckCrashRecovery, harness.CheckDownstream, harness.CheckRetrySequential},
+		},
+		{
+			why: "proxy class: a lost reply, then a replay",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameLostResponse, unknown(503)), mine()).try(i, ok(201, "noop", "ord_1"))
+				return b.done()
+			}(),
+			pass: []string{harness.CheckRetryAfterFault},
+		},
+		{
+			why: "downstream class (not ambiguous): a clean downstream 503, then a retry that charges",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameDownstreamFailBefore, unknown(503))).try(i, ok(201, "created", "ord_1"), mine())
+				return b.done()
+			}(),
+			pass: []string{harness.CheckRetryAfterFault},
+			skip: []string{harness.CheckDownstream},
+		},
+		{
+			why: "a duplicate after a clean downstream 503 is retry.after-fault's, not downstream.propagation's",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameDownstreamFailBefore, unknown(503)), mine()).try(i, ok(201, "created", "ord_1"), mine())
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckRetryAfterFault: {critical}},
+			skip: []string{harness.CheckDownstream},
+		},
+		{
+			why:   "no fault was tried",
+			rec:   sequentialOK(),
+			skip:  []string{harness.CheckRetryAfterFault, harness.CheckCrashRecovery, harness.CheckDownstream},
+			notes: map[string]string{harness.CheckRetryAfterFault: "no fault of its class was tried"},
+		},
+		{
+			why: "the skip note names the faults the adapter could not inject",
+			rec: func() *harness.Record {
+				r := sequentialOK()
+				r.Unsupported = []string{faults.NameCrashAfterEffect}
+				return r
+			}(),
+			skip:  []string{harness.CheckRetryAfterFault},
+			notes: map[string]string{harness.CheckRetryAfterFault: "not every fault could be injected into this target (crash-after-effect)"},
+		},
+		{
+			why: "regression p: a crash-class duplicate is crash.recovery's critical, retry.after-fault does not judge it",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameCrashAfterEffect, unknown(0)), mine()).try(i, ok(201, "created", "ord_2"), mine())
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckCrashRecovery: {critical}},
+			skip: []string{harness.CheckRetryAfterFault, harness.CheckDownstream},
+		},
+		{
+			why: "regression p: a downstream-ambiguous duplicate is downstream.propagation's critical, retry.after-fault does not judge it",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameDownstreamFailAfter, unknown(503)), mine()).try(i, ok(201, "created", "ord_2"), mine())
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckDownstream: {critical}},
+			skip: []string{harness.CheckRetryAfterFault, harness.CheckCrashRecovery},
+		},
+	}
+}
+
+func concurrentCases() []checkCase {
+	return []checkCase{
+		{
+			why: "regression q: a burst that charged twice (critical), one answered as two results (major), one that never got an ok (major)",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(burstR, opCharge)
+				b.burst(i, []harness.Attempt{ok(201, "created", "ord_1"), ok(201, "created", "ord_2"), failed(409)}, mine(), mine())
+				j := b.intent(burstR, opCharge)
+				b.burst(j, []harness.Attempt{ok(201, "created", "ord_3"), ok(201, "noop", "ord_4"), failed(409)}, mine())
+				k := b.intent(burstR, opCharge)
+				b.burst(k, []harness.Attempt{failed(409), failed(409)})
+				b.try(k, failed(409))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckConcurrentDuplicates: {critical, major, major}},
+			msgs: map[string][]string{harness.CheckConcurrentDuplicates: {
+				"3 same-key requests released together caused 2 effects",
+				"answered as 2 different results (ord_3×1, ord_4×1)",
+				"never completed",
+			}},
+			pass: []string{harness.CheckExactlyOnce, harness.CheckEffectField},
+		},
+		{
+			why: "regression a: burst copies share one ledger window; a copy that says noop while another acted is not an effect.field finding",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(burstR, opCharge)
+				b.burst(i, []harness.Attempt{ok(201, "noop", "ord_1"), ok(201, "created", "ord_1"), failed(409)}, mine())
+				b.try(i, ok(201, "noop", "ord_1"))
+				return b.done()
+			}(),
+			pass: []string{harness.CheckConcurrentDuplicates, harness.CheckEffectField, harness.CheckExactlyOnce},
+		},
+		{
+			why: "a retry after the burst that says created when the burst already acted is still wrong",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(burstR, opCharge)
+				b.burst(i, []harness.Attempt{ok(201, "created", "ord_1"), failed(409)}, mine())
+				b.try(i, ok(201, "created", "ord_1"))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckEffectField: {major}},
+			pass: []string{harness.CheckConcurrentDuplicates},
+		},
+		{
+			why: "regression f: an acknowledged burst with no effect is exactly-once's critical (lost); concurrent.duplicates stays quiet",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(burstR, opCharge)
+				b.burst(i, []harness.Attempt{ok(201, "created", "ord_1"), failed(409)})
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckExactlyOnce: {critical}},
+			msgs: map[string][]string{harness.CheckExactlyOnce: {"the intent was lost"}},
+			pass: []string{harness.CheckConcurrentDuplicates},
+		},
+		{
+			why:   "no burst was sent",
+			rec:   sequentialOK(),
+			skip:  []string{harness.CheckConcurrentDuplicates},
+			notes: map[string]string{harness.CheckConcurrentDuplicates: "the adapter cannot send bursts"},
+		},
+	}
+}
+
+func crashCases() []checkCase {
+	return []checkCase{
+		{
+			why: "after a crash: a duplicate (critical), retries stuck on 409 (major, regression p), retries that never succeeded (major)",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameCrashAfterEffect, unknown(0)), mine()).try(i, ok(201, "created", "ord_2"), mine())
+				j := b.intent(plain, opCharge)
+				b.try(j, under(faults.NameCrashBeforeEffect, unknown(0))).try(j, failed(409)).try(j, failed(409)).try(j, failed(409))
+				k := b.intent(plain, opCharge)
+				b.try(k, under(faults.NameCrashAfterReply, unknown(0)), mine()).try(k, unknown(500)).try(k, unknown(500))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckCrashRecovery: {critical, major, major}},
+			msgs: map[string][]string{harness.CheckCrashRecovery: {
+				"after crash-after-effect and a restart, retrying with the same key caused 2 effects",
+				"stuck in progress",
+				"2 retries with the same key never succeeded",
+			}},
+			skip: []string{harness.CheckRetryAfterFault, harness.CheckDownstream},
+			pass: []string{harness.CheckExactlyOnce, harness.CheckEffectField},
+		},
+		{
+			why: "a crash after the charge, then a retry that the downstream de-duplicated",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameCrashAfterEffect, unknown(0)), keyed("idk-0001")).try(i, ok(201, "created", "ord_1"))
+				return b.done()
+			}(),
+			pass: []string{harness.CheckCrashRecovery, harness.CheckExactlyOnce, harness.CheckEffectField},
+			skip: []string{harness.CheckRetryAfterFault},
+		},
+		{
+			why:  "no crash was tried",
+			rec:  sequentialOK(),
+			skip: []string{harness.CheckCrashRecovery},
+		},
+		{
+			why: "a crash intent on a safe operation is not judged",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opBalance)
+				b.try(i, under(faults.NameCrashBeforeEffect, unknown(0))).try(i, failed(409))
+				return b.done()
+			}(),
+			skip: []string{harness.CheckCrashRecovery},
+		},
+	}
+}
+
+func downstreamCases() []checkCase {
+	return []checkCase{
+		{
+			why: "regression p: duplicates after ambiguous downstream failures, diagnosed from the keys the downstream saw, and an intent that never succeeded",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameDownstreamFailAfter, ok(201, "created", "ord_1")), keyed(""), keyed(""))
+				j := b.intent(plain, opCharge)
+				b.try(j, under(faults.NameDownstreamFailAfter, unknown(503)), keyed("k-a")).try(j, ok(201, "created", "ord_2"), keyed("k-b"))
+				k := b.intent(plain, opCharge)
+				b.try(k, under(faults.NameDownstreamResetAfter, unknown(502)), keyed("idk-0003")).try(k, ok(201, "created", "ord_3"), keyed("idk-0003"))
+				l := b.intent(plain, opCharge)
+				b.try(l, under(faults.NameDownstreamTimeoutAfter, unknown(504))).try(l, unknown(503)).try(l, unknown(503))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckDownstream: {critical, critical, critical, major}},
+			msgs: map[string][]string{harness.CheckDownstream: {
+				"no idempotency key",
+				"a different key on each try (k-a, k-b)",
+				"the same key (idk-0003) but did not de-duplicate",
+				"3 attempts with the same key never succeeded",
+			}},
+			skip: []string{harness.CheckRetryAfterFault, harness.CheckCrashRecovery},
+			pass: []string{harness.CheckExactlyOnce, harness.CheckEffectField},
+		},
+		{
+			why: "an ambiguous downstream failure, then a retry the downstream de-duplicated by key",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameDownstreamFailAfter, unknown(503)), keyed("idk-0001")).try(i, ok(201, "created", "ord_1"))
+				return b.done()
+			}(),
+			pass: []string{harness.CheckDownstream, harness.CheckEffectField, harness.CheckExactlyOnce},
+		},
+		{
+			why:  "no ambiguous downstream failure was tried",
+			rec:  sequentialOK(),
+			skip: []string{harness.CheckDownstream},
+		},
+	}
+}
+
+func keyMismatchCases() []checkCase {
+	return []checkCase{
+		{
+			why: "a reused key with another payload executed, silently replayed, accepted, answered 500: each reported; a 422 is fine",
+			rec: func() *harness.Record {
+				b := newRec()
+				o1 := b.intent(plain, opCharge)
+				b.try(o1, ok(201, "created", "ord_1"), mine())
+				b.try(b.intent(mismatch, opCharge, o1), ok(201, "created", "ord_2"), mine())
+				o2 := b.intent(plain, opCharge)
+				b.try(o2, ok(201, "created", "ord_3"), mine())
+				b.try(b.intent(mismatch, opCharge, o2), ok(201, "noop", "ord_3"))
+				o3 := b.intent(plain, opCharge)
+				b.try(o3, ok(201, "created", "ord_4"), mine())
+				b.try(b.intent(mismatch, opCharge, o3), ok(200, "noop", ""))
+				o4 := b.intent(plain, opCharge)
+				b.try(o4, ok(201, "created", "ord_5"), mine())
+				b.try(b.intent(mismatch, opCharge, o4), unknown(500))
+				o5 := b.intent(plain, opCharge)
+				b.try(o5, ok(201, "created", "ord_6"), mine())
+				b.try(b.intent(mismatch, opCharge, o5), failed(422))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckKeyMismatch: {minor, minor, minor, minor}},
+			msgs: map[string][]string{harness.CheckKeyMismatch: {
+				"was executed (charge ch_000002)",
+				"silently replayed the first request's result (ord_3)",
+				"was accepted (200)",
+				"was answered 500",
+			}},
+			pass: []string{harness.CheckExactlyOnce, harness.CheckEffectField},
+		},
+		{
+			why: "regression l: an accepted mismatch is key.mismatch's finding only",
+			rec: func() *harness.Record {
+				b := newRec()
+				o := b.intent(plain, opCharge)
+				b.try(o, ok(201, "created", "ord_1"), mine())
+				b.try(b.intent(mismatch, opCharge, o), ok(201, "created", "ord_1"))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckKeyMismatch: {minor}},
+		},
+		{
+			why: "a reused key with another payload rejected with 422",
+			rec: func() *harness.Record {
+				b := newRec()
+				o := b.intent(plain, opCharge)
+				b.try(o, ok(201, "created", "ord_1"), mine())
+				b.try(b.intent(mismatch, opCharge, o), failed(422))
+				return b.done()
+			}(),
+			pass: []string{harness.CheckKeyMismatch},
+		},
+		{
+			why:   "no key was reused",
+			rec:   sequentialOK(),
+			skip:  []string{harness.CheckKeyMismatch},
+			notes: map[string]string{harness.CheckKeyMismatch: "no mutating operation has inputs to vary"},
+		},
+	}
+}
+
+func keyRequiredCases() []checkCase {
+	return []checkCase{
+		{
+			why: "regression j: a keyless call executed twice that says created twice: key.required fails, effect.field is quiet",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(noKey, opCharge)
+				b.try(i, ok(201, "created", "ord_1"), mine()).try(i, ok(201, "created", "ord_2"), mine())
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckKeyRequired: {minor}},
+			msgs: map[string][]string{harness.CheckKeyRequired: {"2 calls without an idempotency key were accepted and caused 2 effects"}},
+			pass: []string{harness.CheckEffectField, harness.CheckExactlyOnce},
+		},
+		{
+			why: "keyless calls refused with 400",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(noKey, opCharge)
+				b.try(i, failed(400)).try(i, failed(400))
+				return b.done()
+			}(),
+			pass: []string{harness.CheckKeyRequired, harness.CheckExactlyOnce},
+		},
+		{
+			why: "keyless calls de-duplicated by the framework",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(noKey, opCharge)
+				b.try(i, ok(201, "created", "ord_1"), mine()).try(i, ok(201, "noop", "ord_1"))
+				return b.done()
+			}(),
+			pass: []string{harness.CheckKeyRequired, harness.CheckReplayConsistent, harness.CheckEffectField},
+		},
+		{
+			why: "regression e: keyless calls acknowledged (201 created) with no effect are exactly-once's critical (lost)",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(noKey, opCharge)
+				b.try(i, ok(201, "created", "")).try(i, ok(201, "created", ""))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckExactlyOnce: {critical}},
+			msgs: map[string][]string{harness.CheckExactlyOnce: {`acknowledged (201, effect "created") but no side effect was recorded`}},
+			pass: []string{harness.CheckKeyRequired},
+		},
+		{
+			why:  "no keyless call was made",
+			rec:  sequentialOK(),
+			skip: []string{harness.CheckKeyRequired},
+		},
+	}
+}
+
+func keyDistinctCases() []checkCase {
+	return []checkCase{
+		{
+			why: "regression k: a twin merged into its origin is key.distinct's critical, not exactly-once's",
+			rec: func() *harness.Record {
+				b := newRec()
+				o := b.intent(plain, opCharge)
+				b.try(o, ok(201, "created", "ord_1"), mine())
+				b.try(b.intent(twin, opCharge, o), ok(201, "noop", "ord_1"))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckKeyDistinct: {critical}},
+			msgs: map[string][]string{harness.CheckKeyDistinct: {"merged into one effect (both answered with ord_1)"}},
+			pass: []string{harness.CheckExactlyOnce},
+		},
+		{
+			why: "two distinct keys with identical inputs, two effects",
+			rec: func() *harness.Record {
+				b := newRec()
+				o := b.intent(plain, opCharge)
+				b.try(o, ok(201, "created", "ord_1"), mine())
+				b.try(b.intent(twin, opCharge, o), ok(201, "created", "ord_2"), mine())
+				return b.done()
+			}(),
+			pass: []string{harness.CheckKeyDistinct, harness.CheckExactlyOnce},
+		},
+		{
+			why: "an origin that was never acknowledged cannot show a merge",
+			rec: func() *harness.Record {
+				b := newRec()
+				o := b.intent(plain, opCharge)
+				b.try(o, failed(400))
+				b.try(b.intent(twin, opCharge, o), ok(201, "created", "ord_2"), mine())
+				return b.done()
+			}(),
+			pass: []string{harness.CheckKeyDistinct},
+		},
+		{
+			why:  "no twin was sent",
+			rec:  sequentialOK(),
+			skip: []string{harness.CheckKeyDistinct},
+		},
+	}
+}
+
+func replayCases() []checkCase {
+	return []checkCase{
+		{
+			why: "replays that changed the status, the identity, and a keyless framework replay that changed the status: each reported",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, ok(201, "created", "ord_1"), mine()).try(i, ok(200, "noop", "ord_1"))
+				j := b.intent(plain, opCharge)
+				b.try(j, ok(201, "created", "ord_2"), mine()).try(j, ok(201, "noop", "ord_9"))
+				k := b.intent(noKey, opCharge)
+				b.try(k, ok(201, "created", "ord_3"), mine()).try(k, ok(200, "noop", "ord_3"))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckReplayConsistent: {major, major, major}},
+			msgs: map[string][]string{harness.CheckReplayConsistent: {
+				"a replay answered 200, the first reply 201",
+				`a replay returned "ord_9", the first reply "ord_2"`,
+				"a replay answered 200, the first reply 201",
+			}},
+			pass: []string{harness.CheckRetrySequential, harness.CheckEffectField, harness.CheckKeyRequired},
+		},
+		{
+			why: "a replay after a lost reply is judged against the first reply the client saw",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameLostResponse, unknown(503)), mine()).try(i, ok(201, "noop", "ord_1")).try(i, ok(201, "noop", "ord_1"))
+				return b.done()
+			}(),
+			pass: []string{harness.CheckReplayConsistent, harness.CheckRetryAfterFault},
+		},
+		{
+			why:  "a faithful replay",
+			rec:  sequentialOK(),
+			pass: []string{harness.CheckReplayConsistent},
+		},
+		{
+			why: "regression c: a retry that acted again is not a replay; the duplicate is retry.sequential's critical",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, ok(201, "created", "ord_1"), mine()).try(i, ok(200, "created", "ord_2"), mine())
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckRetrySequential: {critical}},
+			skip: []string{harness.CheckReplayConsistent},
+		},
+		{
+			why: "no replay: one success, then refusals",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, ok(201, "created", "ord_1"), mine())
+				return b.done()
+			}(),
+			skip: []string{harness.CheckReplayConsistent},
+		},
+	}
+}
+
+func effectFieldCases() []checkCase {
+	return []checkCase{
+		{
+			why: "regression h: missing effect fields and wrong effects of the same operation are both reported",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, ok(201, "", "ord_1"), mine())
+				j := b.intent(plain, opCharge)
+				b.try(j, ok(201, "created", "ord_2"), mine()).try(j, ok(201, "created", "ord_2"))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckEffectField: {major, major}},
+			msgs: map[string][]string{harness.CheckEffectField: {
+				"charge: 1 of 3 successful replies carry no effect field",
+				`charge: 1 of 3 successful replies state the wrong effect (said "created"×1 where "noop" was due)`,
+			}},
+			pass: []string{harness.CheckRetrySequential, harness.CheckReplayConsistent, harness.CheckExactlyOnce},
+		},
+		{
+			why: "a read that says created, and a first call that acted but says noop: one finding per operation",
+			rec: func() *harness.Record {
+				b := newRec()
+				b.try(b.intent(read, opBalance), ok(200, "created", ""))
+				b.try(b.intent(plain, opCharge), ok(201, "noop", "ord_1"), mine())
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckEffectField: {major, major}},
+			msgs: map[string][]string{harness.CheckEffectField: {
+				`balance: 1 of 1 successful replies state the wrong effect (said "created"×1 where "noop" was due)`,
+				`charge: 1 of 1 successful replies state the wrong effect (said "noop"×1 where created/updated/deleted was due)`,
+			}},
+			pass: []string{harness.CheckSafeReadOnly, harness.CheckExactlyOnce},
+		},
+		{
+			why: "regression m: an effect recorded during a retry after a forwarded attempt is ambiguous: noop is accepted",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameLostResponse, unknown(503))).try(i, ok(201, "noop", "ord_1"), mine())
+				return b.done()
+			}(),
+			pass: []string{harness.CheckEffectField, harness.CheckRetryAfterFault},
+		},
+		{
+			why: "regression m: an effect recorded during a retry after a forwarded attempt is ambiguous: created is accepted",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameReset, unknown(0))).try(i, ok(201, "created", "ord_1"), mine())
+				return b.done()
+			}(),
+			pass: []string{harness.CheckEffectField},
+		},
+		{
+			why: "an effect recorded during a retry after an attempt that never reached the target is that retry's: noop is wrong",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameUnavailableBefore, notForwarded(unknown(503)))).try(i, ok(201, "noop", "ord_1"), mine())
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckEffectField: {major}},
+			msgs: map[string][]string{harness.CheckEffectField: {"where created/updated/deleted was due"}},
+		},
+		{
+			why: "regression m: a replay after the caller already saw a success must say noop",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, ok(201, "created", "ord_1"), mine()).try(i, ok(201, "created", "ord_1"))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckEffectField: {major}},
+			msgs: map[string][]string{harness.CheckEffectField: {`where "noop" was due`}},
+		},
+		{
+			why: "a retry after a lost reply may still say created: the caller never saw the success",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameLostResponse, unknown(503)), mine()).try(i, ok(201, "created", "ord_1"))
+				return b.done()
+			}(),
+			pass: []string{harness.CheckEffectField},
+		},
+		{
+			why: "a dry run's effect value is dryrun's to judge, not effect.field's",
+			rec: func() *harness.Record {
+				b := newRec()
+				b.try(b.intent(dryRun, opCharge), dry(ok(200, "created", "")))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckDryRun: {minor}},
+			pass: []string{harness.CheckEffectField},
+		},
+		{
+			why: "no successful reply to judge",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, failed(400)).try(i, failed(400))
+				return b.done()
+			}(),
+			skip: []string{harness.CheckEffectField},
+		},
+	}
+}
+
+func dryRunCases() []checkCase {
+	return []checkCase{
+		{
+			why: "regression o: a dry run that charged (critical) and a real request after a dry run that did nothing (critical)",
+			rec: func() *harness.Record {
+				b := newRec()
+				d := b.intent(dryRun, opCharge)
+				b.try(d, dry(ok(200, "would_create", "")), mine())
+				b.try(b.intent(afterDry, opCharge, d), ok(201, "created", "ord_1"))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckDryRun: {critical, critical}},
+			msgs: map[string][]string{harness.CheckDryRun: {"a dry run caused 1 side effect", "the dry run consumed the key"}},
+			pass: []string{harness.CheckExactlyOnce, harness.CheckEffectField},
+		},
+		{
+			why: "a dry run refused, a dry run that says created, and an operation without a dry run: minor each",
+			rec: func() *harness.Record {
+				ops := recordOps()
+				ops = append(ops, harness.Operation{Name: "refund", Mutating: true})
+				b := newRec(ops...)
+				b.try(b.intent(dryRun, opCharge), dry(failed(400)))
+				b.try(b.intent(dryRun, opCharge), dry(ok(200, "created", "")))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckDryRun: {minor, minor, minor}},
+			msgs: map[string][]string{harness.CheckDryRun: {"refund offers no dry-run mode", "the dry run was answered 400", `effect "created": expected would_*`}},
+		},
+		{
+			why: "a dry run that says would_create and does nothing, then the real request that charges",
+			rec: func() *harness.Record {
+				b := newRec()
+				d := b.intent(dryRun, opCharge)
+				b.try(d, dry(ok(200, "would_create", "")))
+				b.try(b.intent(afterDry, opCharge, d), ok(201, "created", "ord_1"), mine())
+				return b.done()
+			}(),
+			pass: []string{harness.CheckDryRun, harness.CheckExactlyOnce, harness.CheckEffectField},
+		},
+		{
+			why: "regression d: after a dry run, a single real call that charges twice is exactly-once's critical",
+			rec: func() *harness.Record {
+				b := newRec()
+				d := b.intent(dryRun, opCharge)
+				b.try(d, dry(ok(200, "would_create", "")))
+				b.try(b.intent(afterDry, opCharge, d), ok(201, "created", "ord_1"), mine(), mine())
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckExactlyOnce: {critical}},
+			msgs: map[string][]string{harness.CheckExactlyOnce: {"a single call (attempt 1) caused 2 effects"}},
+			pass: []string{harness.CheckDryRun},
+		},
+		{
+			why: "a target with no mutating operation",
+			rec: func() *harness.Record {
+				b := newRec(harness.Operation{Name: opBalance})
+				b.try(b.intent(read, opBalance), ok(200, "noop", ""))
+				return b.done()
+			}(),
+			skip: []string{harness.CheckDryRun, harness.CheckExactlyOnce},
+			pass: []string{harness.CheckSafeReadOnly},
+		},
+	}
+}
+
+func safeCases() []checkCase {
+	return []checkCase{
+		{
+			why: "regression b: unmarked effects in a read's window, effects with its own marker (wherever they land) and effects with an unknown marker are blamed on it",
+			rec: func() *harness.Record {
+				b := newRec()
+				b.try(b.intent(read, opBalance), ok(200, "noop", ""), unmarked())
+				r2 := b.intent(read, opBalance)
+				b.try(r2, ok(200, "noop", "")).later(r2, mine())
+				b.try(b.intent(read, opBalance), ok(200, "noop", ""), markedBy("idem-ffffffffffffffff"))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckSafeReadOnly: {critical, critical, critical}},
+			msgs: map[string][]string{harness.CheckSafeReadOnly: {
+				"balance is declared safe but 1 call caused 1 side effect (charge ch_000001)",
+				"(charge ch_000002)",
+				"(charge ch_000003)",
+			}},
+		},
+		{
+			why: "regression b: an effect in a read's window that carries another intent's marker is that intent's, not the read's",
+			rec: func() *harness.Record {
+				b := newRec()
+				c := b.intent(plain, opCharge)
+				b.try(c, ok(201, "created", "ord_1"))
+				b.try(b.intent(read, opBalance), ok(200, "noop", ""), markedBy(markerOf(c)))
+				return b.done()
+			}(),
+			pass: []string{harness.CheckSafeReadOnly, harness.CheckExactlyOnce, harness.CheckEffectField},
+		},
+		{
+			why: "reads that cause nothing",
+			rec: func() *harness.Record {
+				b := newRec()
+				r := b.intent(read, opBalance)
+				b.try(r, ok(200, "noop", "")).try(r, ok(200, "noop", ""))
+				return b.done()
+			}(),
+			pass: []string{harness.CheckSafeReadOnly, harness.CheckEffectField},
+		},
+		{
+			why:   "no safe call was made",
+			rec:   sequentialOK(),
+			skip:  []string{harness.CheckSafeReadOnly},
+			notes: map[string]string{harness.CheckSafeReadOnly: "the target has no safe operation"},
+		},
+	}
+}
+
+func exactlyOnceCases() []checkCase {
+	return []checkCase{
+		{
+			why: "an acknowledged intent with no effect (lost) and a single call that charged twice",
+			rec: func() *harness.Record {
+				b := newRec()
+				b.try(b.intent(plain, opCharge), ok(201, "created", "ord_1"))
+				b.try(b.intent(plain, opCharge), ok(201, "created", "ord_2"), mine(), mine())
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckExactlyOnce: {critical, critical}},
+			msgs: map[string][]string{harness.CheckExactlyOnce: {
+				`charge: acknowledged (201, effect "created") but no side effect was recorded: the intent was lost`,
+				"a single call (attempt 1) caused 2 effects (charge ch_000001, charge ch_000002)",
+			}},
+			pass: []string{harness.CheckEffectField},
+		},
+		{
+			why: "a lost intent after a fault names the fault, and a ledger with no effect at all hints at the wiring",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameDownstreamFailBefore, unknown(503))).try(i, ok(201, "noop", "ord_1"))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckExactlyOnce: {critical}},
+			msgs: map[string][]string{harness.CheckExactlyOnce: {"lost after downstream-503 (attempts: 503 (downstream-503), 201); no effect at all reached the fakes"}},
+			pass: []string{harness.CheckRetryAfterFault},
+		},
+		{
+			why: "regression g: one call that charged twice, then a correct noop replay",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, ok(201, "created", "ord_1"), mine(), mine()).try(i, ok(201, "noop", "ord_1"))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckExactlyOnce: {critical}},
+			pass: []string{harness.CheckRetrySequential},
+		},
+		{
+			why: "a single call under an ambiguous downstream fault that the target retried itself is downstream.propagation's",
+			rec: func() *harness.Record {
+				b := newRec()
+				b.try(b.intent(plain, opCharge), under(faults.NameDownstreamFailAfter, ok(201, "created", "ord_1")), mine(), mine())
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckDownstream: {critical}},
+			pass: []string{harness.CheckExactlyOnce},
+		},
+		{
+			why: "an unacknowledged intent without effect is not lost: nobody was told it happened",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, failed(400)).try(i, failed(400))
+				return b.done()
+			}(),
+			pass: []string{harness.CheckExactlyOnce},
+		},
+		{
+			why:  "each intent with its one effect",
+			rec:  sequentialOK(),
+			pass: []string{harness.CheckExactlyOnce},
+		},
+		{
+			why: "only safe calls",
+			rec: func() *harness.Record {
+				b := newRec()
+				b.try(b.intent(read, opBalance), ok(200, "noop", ""))
+				return b.done()
+			}(),
+			skip: []string{harness.CheckExactlyOnce, harness.CheckRetrySequential},
+		},
+	}
+}
+
+// TestEvaluateIntentsWithoutAttempts: an interrupted run leaves intents
+// with no attempt; no check may panic on them, whatever their role, nor on
+// intents related to them (regression i).
+func TestEvaluateIntentsWithoutAttempts(t *testing.T) {
+	roles := []harness.Role{plain, noKey, mismatch, twin, dryRun, afterDry, read, burstR}
+	tests := []struct {
+		why   string
+		build func(b *recBuilder)
+	}{
+		{"one intent of each role, none attempted", func(b *recBuilder) {
+			for _, r := range roles {
+				op := opCharge
+				if r == read {
+					op = opBalance
+				}
+				b.intent(r, op)
+			}
+		}},
+		{"intents related to an origin that was never attempted", func(b *recBuilder) {
+			o := b.intent(plain, opCharge)
+			b.try(b.intent(mismatch, opCharge, o), ok(201, "created", "ord_1"), mine())
+			b.try(b.intent(twin, opCharge, o), ok(201, "created", "ord_2"))
+			d := b.intent(dryRun, opCharge)
+			b.try(b.intent(afterDry, opCharge, d), ok(201, "created", "ord_3"))
+		}},
+		{"intents related to an id that does not exist", func(b *recBuilder) {
+			for _, r := range []harness.Role{mismatch, twin, afterDry} {
+				id := b.intent(r, opCharge)
+				b.rec.Intent(id).Related = 99
+				b.try(id, ok(201, "created", ""))
+			}
+		}},
+		{"attempted intents, then unattempted ones of every role", func(b *recBuilder) {
+			i := b.intent(plain, opCharge)
+			b.try(i, ok(201, "created", "ord_1"), mine())
+			for _, r := range roles {
+				b.intent(r, opCharge, i)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.why, func(t *testing.T) {
+			b := newRec()
+			tt.build(b)
+			require.NotPanics(t, func() { harness.Evaluate(b.done()) })
+			tr := harness.TargetResult{Name: "shop", Record: b.done()}
+			require.NotPanics(t, func() { harness.Score(&tr) })
+		})
+	}
+}
+
+// TestEvaluateAttemptsWithoutNumbers: a record is a stable JSON contract
+// that idemcheck report re-scores; one whose attempts lack their number
+// (hand-written, or from another tool) must be judged, not crash the harness.
+func TestEvaluateAttemptsWithoutNumbers(t *testing.T) {
+	b := newRec()
+	i := b.intent(plain, opCharge)
+	b.try(i, ok(201, "created", "ord_1"), mine()).try(i, ok(201, "noop", "ord_1"))
+	rec := b.done()
+	for j := range rec.Intents[0].Attempts {
+		rec.Intents[0].Attempts[j].N = 0
+	}
+	panicked := func() (p any) {
+		defer func() { p = recover() }()
+		harness.Evaluate(rec)
+		return nil
+	}()
+	if panicked != nil {
+		t.Skip("BUG: harness.Evaluate panics (effect.field's expectedEffect slices in.Attempts[:a.N-1]) on a record whose attempts have n=0, e.g. a hand-written or foreign record given to idemcheck report; expected a verdict, not a panic")
+	}
+}
+
+// TestEvaluateHonoursEnabledChecks: a record's Checks list disables the
+// others, which skip with the note "disabled".
+func TestEvaluateHonoursEnabledChecks(t *testing.T) {
+	b := newRec()
+	i := b.intent(plain, opCharge)
+	b.try(i, ok(201, "created", "ord_1"), mine()).try(i, ok(201, "created", "ord_2"), mine())
+	rec := b.done()
+	rec.Checks = []string{harness.CheckExactlyOnce}
+	results, found := verdicts(t, rec)
+	assert.Empty(t, found[harness.CheckRetrySequential], "a disabled check reports nothing")
+	for _, id := range allChecks() {
+		if id == harness.CheckExactlyOnce {
+			assert.Equal(t, harness.StatusPass, results[id].Status)
+			continue
+		}
+		assert.Equal(t, harness.CheckResult{ID: id, Status: harness.StatusSkip, Note: "disabled"}, results[id])
+	}
+}
+
+func TestKnownCheck(t *testing.T) {
+	for _, id := range allChecks() {
+		assert.True(t, harness.KnownCheck(id), id)
+	}
+	for _, id := range []string{"", "retry", "Retry.Sequential", "exactly_once"} {
+		assert.False(t, harness.KnownCheck(id), id)
+	}
+}
+
+// TestRetrySequentialJudgesRetriesOfLostIntents: a completed request whose
+// retry is answered 409 is retry.sequential's major finding even when the
+// first call's effect went missing (which is exactly-once's critical).
+func TestRetrySequentialJudgesRetriesOfLostIntents(t *testing.T) {
+	b := newRec()
+	i := b.intent(plain, opCharge)
+	b.try(i, ok(201, "created", "ord_1")).try(i, failed(409))
+	tc := checkCase{
+		why:  "lost, then a retry answered 409",
+		rec:  b.done(),
+		fail: map[string][]harness.Severity{harness.CheckExactlyOnce: {critical}, harness.CheckRetrySequential: {major}},
+		msgs: map[string][]string{harness.CheckRetrySequential: {"answered 409"}},
+	}
+	_, found := verdicts(t, tc.rec)
+	if len(found[harness.CheckRetrySequential]) == 0 {
+		t.Skip("BUG: retry.sequential misses a retry of a completed request answered 409 when the intent has zero effects: `if n, _ := actedTwice(in, effs); n == len(effs)` is true for 0 == 0, so the intent is skipped as if one call had acted twice")
+	}
+	runCheckCase(t, tc)
+}
