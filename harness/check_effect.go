@@ -12,7 +12,8 @@ var actingEffects = map[string]bool{"created": true, "updated": true, "deleted":
 // by the ledger: "act" when an effect of the intent was recorded during the
 // attempt, "noop" when the intent's effect was recorded before it began,
 // "" when it cannot be told.
-func expectedEffect(r *Record, in *Intent, a *Attempt) string {
+func expectedEffect(r *Record, in *Intent, j int) string {
+	a := &in.Attempts[j]
 	before, during := 0, 0
 	for _, e := range r.EffectsOf(in) {
 		switch {
@@ -24,7 +25,7 @@ func expectedEffect(r *Record, in *Intent, a *Attempt) string {
 	}
 	switch {
 	case during > 0 && before == 0:
-		for _, prev := range in.Attempts[:a.N-1] {
+		for _, prev := range in.Attempts[:j] {
 			if prev.Forwarded {
 				// An earlier attempt may still have been running: a replay
 				// and an execution are both honest answers.
@@ -37,7 +38,7 @@ func expectedEffect(r *Record, in *Intent, a *Attempt) string {
 	case before > 0:
 		// A replay is due once the caller has seen the success; before
 		// that (a lost reply, a crash) telling it "created" is as honest.
-		for _, prev := range in.Attempts[:a.N-1] {
+		for _, prev := range in.Attempts[:j] {
 			if prev.Outcome == OK {
 				return "noop"
 			}
@@ -101,7 +102,7 @@ func evalEffectField(r *Record) ([]Finding, bool) {
 			case !in.Mutating:
 				want = "noop"
 			default:
-				want = expectedEffect(r, in, a)
+				want = expectedEffect(r, in, j)
 			}
 			bad := (want == "noop" && a.Effect != "noop") || (want == "act" && !actingEffects[a.Effect])
 			if bad {

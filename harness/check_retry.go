@@ -11,7 +11,7 @@ func evalRetrySequential(r *Record) ([]Finding, bool) {
 		}
 		applicable = true
 		effs := r.EffectsOf(in)
-		if n, _ := actedTwice(in, effs); n == len(effs) {
+		if n, _ := actedTwice(in, effs); n > 1 && n == len(effs) {
 			continue // one call acted twice: exactly-once reports it
 		}
 		if len(effs) > 1 {

@@ -101,7 +101,7 @@ func skipNote(id string, rec *Record) string {
 		return "the target has no safe operation"
 	case CheckRetryAfterFault, CheckCrashRecovery, CheckDownstream:
 		if len(rec.Unsupported) > 0 {
-			return "not every fault could be injected into this target (" + strings.Join(rec.Unsupported, ", ") + ")"
+			return "these faults could not be injected into this target: " + strings.Join(rec.Unsupported, ", ")
 		}
 		return "no fault of its class was tried"
 	case CheckConcurrentDuplicates:

@@ -100,8 +100,8 @@ func untestable(rec *Record) string {
 		var last *Attempt
 		for i := range rec.Intents {
 			in := &rec.Intents[i]
-			if in.Operation != op.Name || (in.Role != RolePlain && in.Role != RoleRead) {
-				continue
+			if in.Operation != op.Name || (in.Role != RolePlain && in.Role != RoleRead) || in.Faulted() {
+				continue // a faulted intent's retries are its check's to judge
 			}
 			for j := range in.Attempts {
 				a := &in.Attempts[j]

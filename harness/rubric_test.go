@@ -328,7 +328,6 @@ func TestScoreStuckAfterCrashIsAFinding(t *testing.T) {
 	tr := scored(t, rec)
 	if tr.Error != "" {
 		t.Logf("Error: %s", tr.Error)
-		t.Skip("BUG: Score sets TargetResult.Error (\"charge never succeeded ... check the operation's method, path, body\") when an operation's only unfaulted attempts are the 409 retries stuck behind a crash; expected crash.recovery's major \"stuck in progress\" finding (untestable() counts the retries of a faulted intent as unfaulted attempts)")
 	}
 	require.Len(t, tr.Findings, 1)
 	assert.Equal(t, harness.CheckCrashRecovery, tr.Findings[0].Check)

@@ -136,6 +136,7 @@ func runTarget(ctx context.Context, spec Spec, o Options) (tr TargetResult) {
 	}
 	if err := ctx.Err(); err != nil {
 		tr.Error = "interrupted: " + err.Error()
+		rec.Ledger = ledger.Effects()
 		tr.Record = rec
 		return tr
 	}
@@ -166,7 +167,7 @@ func (r *runner) run() *Record {
 	r.rec = &Record{Target: info, Seed: r.opts.Seed, Checks: append([]string(nil), r.opts.Checks...)}
 	for _, f := range r.opts.Faults {
 		r.rec.Faults = append(r.rec.Faults, f.Name())
-		if !r.target.Supports(f) {
+		if !r.supports(f) {
 			r.rec.Unsupported = append(r.rec.Unsupported, f.Name())
 		}
 	}
@@ -258,6 +259,9 @@ func (r *runner) attemptAll(in *Intent, s step) {
 // reply says it may, at most MaxAttempts times for failures, and waiting
 // out "in progress" answers (409, 425, 429) for at most StuckWait.
 func (r *runner) retryUntilOK(in *Intent, dryRun bool) {
+	if len(in.Attempts) == 0 {
+		r.attempt(in, nil, dryRun)
+	}
 	deadline := time.Now().Add(r.opts.StuckWait)
 	failures, waits := 0, 0
 	for r.ctx.Err() == nil && r.fatal == nil && len(in.Attempts) < maxAttemptsPerIntent {
