@@ -270,7 +270,7 @@ func retryAfterFaultCases() []checkCase {
 				return r
 			}(),
 			skip:  []string{harness.CheckRetryAfterFault},
-			notes: map[string]string{harness.CheckRetryAfterFault: "not every fault could be injected into this target (crash-after-effect)"},
+			notes: map[string]string{harness.CheckRetryAfterFault: "these faults could not be injected into this target: crash-after-effect"},
 		},
 		{
 			why: "regression p: a crash-class duplicate is crash.recovery's critical, retry.after-fault does not judge it",
