@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/examples"
+	"github.com/idemcheck/idemcheck/examples/shop"
 	"github.com/idemcheck/idemcheck/harness"
 )
 
@@ -49,16 +50,21 @@ func TestReferenceTargets(t *testing.T) {
 		failing []string
 		why     string
 	}{
-		{"correct", 3, nil, "no false positives on a correct target"},
-		{"nokey", 0, []string{"dryrun", "effect.field", "key.mismatch", "key.required", "replay.consistent", "retry.after-fault", "retry.sequential"}, "no idempotency at all"},
+		{"correct", 3, nil, "no false positives on a correct target, under every fault"},
+		{"nokey", 0, []string{"concurrent.duplicates", "crash.recovery", "downstream.propagation", "dryrun", "effect.field", "key.mismatch", "key.required", "retry.after-fault", "retry.sequential"}, "no idempotency at all"},
 		{"noeffect", 1, []string{"effect.field"}, "replies lack the effect field"},
 		{"nodryrun", 2, []string{"dryrun", "key.required"}, "no dry-run, key optional"},
 		{"mismatch", 2, []string{"key.mismatch"}, "reused key with another payload silently replayed"},
 		{"payload-dedup", 0, []string{"key.distinct", "key.mismatch"}, "de-duplicates by payload: distinct intents merged"},
-		{"unstable-replay", 1, []string{"replay.consistent"}, "replays return another identity"},
+		{"unstable-replay", 1, []string{"concurrent.duplicates", "replay.consistent"}, "replays (and burst copies) return another identity"},
 		{"mark-first", 0, []string{"exactly-once"}, "acknowledges an intent whose charge failed"},
 		{"read-side-effect", 0, []string{"safe.readonly"}, "a safe operation charges"},
+		{"memory-cache", 0, []string{"crash.recovery", "downstream.propagation"}, "an in-memory cache forgets across a crash, and no key goes downstream"},
+		{"check-then-act", 0, []string{"concurrent.duplicates", "crash.recovery", "downstream.propagation"}, "check, then act: a burst slips through the window"},
+		{"lock-no-lease", 1, []string{"crash.recovery"}, "an in-progress record without a lease is stuck after a crash"},
+		{"no-propagation", 0, []string{"downstream.propagation"}, "retries its downstream call without the key"},
 	}
+	require.Len(t, cases, len(shop.Profiles), "every profile has a row")
 	for _, tc := range cases {
 		t.Run(tc.profile, func(t *testing.T) {
 			t.Parallel()
@@ -74,6 +80,9 @@ func TestReferenceTargets(t *testing.T) {
 			}
 			assert.Equal(t, tc.failing, failing(tr), tc.why)
 			assert.Equal(t, tc.score, tr.Score.Level, "%s: %s", tc.why, tr.Score.Reason)
+			info, ok := shop.Describe(tc.profile)
+			require.True(t, ok)
+			assert.Equal(t, info.Score, tc.score, "the profile is documented as built for this score")
 		})
 	}
 }
