@@ -27,7 +27,7 @@ func evalConcurrentDuplicates(r *Record) ([]Finding, bool) {
 			}
 		}
 		switch {
-		case len(effs) > 1:
+		case repeated(effs) > 1:
 			fs = append(fs, Finding{
 				Check: CheckConcurrentDuplicates, Severity: Critical, Operation: in.Operation,
 				Message: fmt.Sprintf("%s: %d same-key requests released together caused %s (%s): the key is checked and claimed in two steps; claim it atomically",

@@ -19,7 +19,7 @@ func evalCrashRecovery(r *Record) ([]Finding, bool) {
 		fault := in.Attempts[0].Fault
 		effs := r.EffectsOf(in)
 		switch {
-		case len(effs) > 1:
+		case repeated(effs) > 1:
 			fs = append(fs, Finding{
 				Check: CheckCrashRecovery, Severity: Critical, Operation: in.Operation, Fault: fault,
 				Message: fmt.Sprintf("%s: after %s and a restart, retrying with the same key caused %s (%s): the key store did not survive the crash, or the key was not passed downstream; attempts: %s",
@@ -53,7 +53,7 @@ func evalDownstream(r *Record) ([]Finding, bool) {
 		fault := in.Attempts[0].Fault
 		effs := r.EffectsOf(in)
 		switch {
-		case len(effs) > 1:
+		case repeated(effs) > 1:
 			fs = append(fs, Finding{
 				Check: CheckDownstream, Severity: Critical, Operation: in.Operation, Fault: fault,
 				Message: fmt.Sprintf("%s: after %s the downstream recorded %s (%s): %s; attempts: %s",

@@ -57,25 +57,39 @@ func evalExactlyOnce(r *Record) ([]Finding, bool) {
 // a fault the target may retry downstream by itself: that is
 // downstream.propagation's to judge.
 func actedTwice(in *Intent, effs []fakes.Effect) (int, int) {
-	if in.FaultClass() != "" || len(effs) < 2 {
+	if in.FaultClass() != "" || repeated(effs) < 2 {
 		return 0, 0
 	}
 	if len(in.Attempts) == 1 && !in.Attempts[0].Burst {
-		return len(effs), 1
+		return repeated(effs), 1
 	}
 	for _, a := range in.Attempts {
 		if a.Burst {
 			continue
 		}
-		n := 0
+		var during []fakes.Effect
 		for _, e := range effs {
 			if e.Seq > a.LedgerBefore && e.Seq <= a.LedgerAfter {
-				n++
+				during = append(during, e)
 			}
 		}
-		if n > 1 {
+		if n := repeated(during); n > 1 {
 			return n, a.N
 		}
 	}
 	return 0, 0
+}
+
+// repeated returns the largest number of effects of one kind (the same
+// fake and kind) among effs: an intent may cause a charge and an email,
+// but two charges are a duplicate.
+func repeated(effs []fakes.Effect) int {
+	counts := map[[2]string]int{}
+	most := 0
+	for _, e := range effs {
+		k := [2]string{e.Fake, e.Kind}
+		counts[k]++
+		most = max(most, counts[k])
+	}
+	return most
 }

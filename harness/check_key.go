@@ -32,7 +32,7 @@ func evalKeyRequired(r *Record) ([]Finding, bool) {
 	ins := intentsByRole(r, RoleNoKey)
 	for _, in := range ins {
 		effs := r.EffectsOf(in)
-		if len(effs) <= 1 {
+		if repeated(effs) <= 1 {
 			continue
 		}
 		fs = append(fs, Finding{

@@ -6,7 +6,7 @@ func evalReplayConsistent(r *Record) ([]Finding, bool) {
 	var fs []Finding
 	applicable := false
 	for _, in := range intentsByRole(r, RolePlain, RoleNoKey) {
-		if !in.Mutating || len(r.EffectsOf(in)) > 1 {
+		if !in.Mutating || repeated(r.EffectsOf(in)) > 1 {
 			// Retries that acted again are not replays: the duplicate is
 			// the retry checks' (or key.required's) finding.
 			continue

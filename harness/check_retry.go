@@ -11,10 +11,10 @@ func evalRetrySequential(r *Record) ([]Finding, bool) {
 		}
 		applicable = true
 		effs := r.EffectsOf(in)
-		if n, _ := actedTwice(in, effs); n > 1 && n == len(effs) {
+		if n, _ := actedTwice(in, effs); n > 1 && n == repeated(effs) {
 			continue // one call acted twice: exactly-once reports it
 		}
-		if len(effs) > 1 {
+		if repeated(effs) > 1 {
 			fs = append(fs, Finding{
 				Check: CheckRetrySequential, Severity: Critical, Operation: in.Operation,
 				Message: fmt.Sprintf("%s: the same key sent %d times caused %s (%s): the key is not honoured",
@@ -52,7 +52,7 @@ func evalRetryAfterFault(r *Record) ([]Finding, bool) {
 		fault := in.Attempts[0].Fault
 		effs := r.EffectsOf(in)
 		switch {
-		case len(effs) > 1:
+		case repeated(effs) > 1:
 			fs = append(fs, Finding{
 				Check: CheckRetryAfterFault, Severity: Critical, Operation: in.Operation, Fault: fault,
 				Message: fmt.Sprintf("%s: after %s, retrying with the same key caused %s (%s); attempts: %s",
