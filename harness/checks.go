@@ -74,7 +74,15 @@ func Evaluate(rec *Record) ([]CheckResult, []Finding) {
 	}
 	var results []CheckResult
 	var findings []Finding
+	na := map[string]bool{}
+	for _, id := range rec.Target.NotApplicable {
+		na[id] = true
+	}
 	for _, c := range Checks() {
+		if na[c.ID] {
+			results = append(results, CheckResult{ID: c.ID, Status: StatusSkip, Note: NotApplicableNote(rec.Target.Kind)})
+			continue
+		}
 		if len(enabled) > 0 && !enabled[c.ID] {
 			results = append(results, CheckResult{ID: c.ID, Status: StatusSkip, Note: "disabled"})
 			continue
@@ -91,6 +99,11 @@ func Evaluate(rec *Record) ([]CheckResult, []Finding) {
 		}
 	}
 	return results, findings
+}
+
+// NotApplicableNote is the note of a check that does not apply to a kind.
+func NotApplicableNote(kind string) string {
+	return "not applicable to " + kind + " targets"
 }
 
 func skipNote(id string, rec *Record) string {

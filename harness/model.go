@@ -49,6 +49,10 @@ type TargetInfo struct {
 	// Kind is the adapter: http, cli, mcp, webhook, container.
 	Kind       string      `json:"kind"`
 	Operations []Operation `json:"operations"`
+	// NotApplicable lists the checks whose convention this kind of target
+	// does not have (a webhook handler has no effect field or dry run).
+	// They are reported as skipped and do not hold the score down.
+	NotApplicable []string `json:"not_applicable,omitempty"`
 }
 
 // Operation returns the operation called name.
@@ -101,8 +105,13 @@ type Reply struct {
 	Forwarded bool `json:"forwarded"`
 	// Withheld is true when the target replied but a fault hid the reply.
 	Withheld bool `json:"withheld,omitempty"`
-	// Body is the start of the reply body, for evidence.
+	// Body is the start of the reply body (or a command's stdout), for
+	// evidence.
 	Body string `json:"body,omitempty"`
+	// Stderr is the end of a command's standard error, for evidence.
+	Stderr string `json:"stderr,omitempty"`
+	// ExitSignal names the signal that ended a command, if one did.
+	ExitSignal string `json:"exit_signal,omitempty"`
 	// Error describes a transport failure, if any.
 	Error string `json:"error,omitempty"`
 }
@@ -239,6 +248,8 @@ type Record struct {
 	Faults []string `json:"faults"`
 	// Unsupported lists faults the adapter could not inject.
 	Unsupported []string `json:"unsupported,omitempty"`
+	// Shard is "i/n" when this record is one shard of a run, "" when whole.
+	Shard string `json:"shard,omitempty"`
 }
 
 // EffectsOf returns the effects attributed to the intent's marker.

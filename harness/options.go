@@ -35,6 +35,9 @@ type Options struct {
 	StuckWait time.Duration
 	// Burst is how many copies a concurrent.duplicates burst sends.
 	Burst int
+	// Shard and Shards split a run: only probes k with k % Shards ==
+	// Shard-1 run. Merge puts the shards back together.
+	Shard, Shards int
 	// Progress, if set, receives one line per target started and finished.
 	Progress io.Writer
 }
@@ -59,6 +62,9 @@ func WithStuckWait(d time.Duration) Option { return func(o *Options) { o.StuckWa
 
 // WithBurst sets how many copies a burst sends.
 func WithBurst(n int) Option { return func(o *Options) { o.Burst = n } }
+
+// WithShard runs only shard i of n (1 ≤ i ≤ n); see Merge.
+func WithShard(i, n int) Option { return func(o *Options) { o.Shard, o.Shards = i, n } }
 
 // WithProgress writes progress lines to w.
 func WithProgress(w io.Writer) Option { return func(o *Options) { o.Progress = w } }

@@ -93,11 +93,27 @@ type TargetResult struct {
 // It is a stable, versioned encoding (Schema): idemcheck run writes it and
 // idemcheck report re-scores and re-renders it.
 type Result struct {
-	Schema   string         `json:"schema"`
-	Seed     uint64         `json:"seed"`
+	Schema string `json:"schema"`
+	Seed   uint64 `json:"seed"`
+	// Meta says how the run was made; the caller (the CLI) fills it in.
+	Meta     Meta           `json:"meta"`
 	Started  time.Time      `json:"started"`
 	Duration time.Duration  `json:"duration_ns"`
 	Targets  []TargetResult `json:"targets"`
+}
+
+// Meta describes how a run was made, so that a report can say how to make
+// it again.
+type Meta struct {
+	// Version is idemcheck's version.
+	Version string `json:"version,omitempty"`
+	// Config is the configuration file, as given; ConfigDigest its SHA-256.
+	Config       string `json:"config,omitempty"`
+	ConfigDigest string `json:"config_digest,omitempty"`
+	// Command is the command that made the run, e.g. "run" or "demo".
+	Command string `json:"command,omitempty"`
+	// Shard is "i/n" when the run was one shard of several.
+	Shard string `json:"shard,omitempty"`
 }
 
 // Failed reports whether any target could not be tested.

@@ -42,10 +42,14 @@ func Score(tr *TargetResult) {
 		return
 	}
 	tr.Checks, tr.Findings = Evaluate(rec)
-	tr.Score = score(tr.Checks, tr.Findings)
+	tr.Score = score(tr.Checks, tr.Findings, rec.Target.NotApplicable)
 }
 
-func score(checks []CheckResult, findings []Finding) ScoreResult {
+func score(checks []CheckResult, findings []Finding, notApplicable []string) ScoreResult {
+	na := map[string]bool{}
+	for _, id := range notApplicable {
+		na[id] = true
+	}
 	status := map[string]Status{}
 	for _, c := range checks {
 		status[c.ID] = c.Status
@@ -60,6 +64,9 @@ func score(checks []CheckResult, findings []Finding) ScoreResult {
 			}
 		}
 		for _, id := range l.Needs {
+			if na[id] {
+				continue
+			}
 			if st := status[id]; st != StatusPass && st != StatusFail {
 				return ScoreResult{Level: level, Reason: reason(level, l), Next: &Gap{
 					Level: l.Level, Condition: l.Condition, Check: id, Finding: -1,

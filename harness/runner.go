@@ -26,6 +26,9 @@ func Verify(ctx context.Context, specs []Spec, opts ...Option) (*Result, error) 
 		fn(&o)
 	}
 	o.fill()
+	if o.Shards > 1 && (o.Shard < 1 || o.Shard > o.Shards) {
+		return nil, fmt.Errorf("shard %d/%d: expected 1 ≤ i ≤ n", o.Shard, o.Shards)
+	}
 	for _, id := range o.Checks {
 		if !KnownCheck(id) {
 			return nil, fmt.Errorf("unknown check %q", id)
@@ -123,10 +126,7 @@ func runTarget(ctx context.Context, spec Spec, o Options) (tr TargetResult) {
 		}
 	}()
 
-	r := &runner{
-		ctx: ctx, opts: o, target: target, env: env, ledger: ledger,
-		rng: rand.New(rand.NewPCG(seed, seed>>1|1)),
-	}
+	r := &runner{ctx: ctx, opts: o, target: target, env: env, ledger: ledger, seed: seed}
 	rec := r.run()
 	if r.fatal != nil {
 		tr.Error = r.fatal.Error()
@@ -154,6 +154,7 @@ type runner struct {
 	target Target
 	env    *Env
 	ledger *fakes.Ledger
+	seed   uint64
 	rng    *rand.Rand
 	rec    *Record
 }
@@ -165,6 +166,9 @@ func (r *runner) run() *Record {
 		enabled[id] = true
 	}
 	r.rec = &Record{Target: info, Seed: r.opts.Seed, Checks: append([]string(nil), r.opts.Checks...)}
+	if r.opts.Shards > 1 {
+		r.rec.Shard = fmt.Sprintf("%d/%d", r.opts.Shard, r.opts.Shards)
+	}
 	for _, f := range r.opts.Faults {
 		r.rec.Faults = append(r.rec.Faults, f.Name())
 		if !r.supports(f) {
@@ -175,11 +179,20 @@ func (r *runner) run() *Record {
 	if _, ok := r.target.(Burster); ok {
 		burst = r.opts.Burst
 	}
-	for _, p := range planProbes(info, enabled, r.opts.Faults, r.supports, burst) {
+	// Every probe has its own random stream and its own intent numbers, so
+	// a shard makes exactly the intents the whole run would have made.
+	nextID := 1
+	for k, p := range planProbes(info, enabled, r.opts.Faults, r.supports, burst) {
+		first := nextID
+		nextID += len(p.steps)
 		if r.ctx.Err() != nil || r.fatal != nil {
 			break
 		}
-		r.runProbe(info, p)
+		if r.opts.Shards > 1 && k%r.opts.Shards != r.opts.Shard-1 {
+			continue
+		}
+		r.rng = rand.New(rand.NewPCG(r.seed, uint64(k)+1))
+		r.runProbe(info, p, first)
 	}
 	return r.rec
 }
@@ -195,15 +208,15 @@ func (r *runner) supports(f faults.Fault) bool {
 	return r.target.Supports(f)
 }
 
-func (r *runner) runProbe(info TargetInfo, p probe) {
+func (r *runner) runProbe(info TargetInfo, p probe, firstID int) {
 	made := make([]*Intent, 0, len(p.steps))
-	for _, s := range p.steps {
+	for i, s := range p.steps {
 		if r.ctx.Err() != nil || r.fatal != nil {
 			return
 		}
 		op, _ := info.Operation(s.op)
 		in := Intent{
-			ID:        len(r.rec.Intents) + 1,
+			ID:        firstID + i,
 			Operation: s.op,
 			Mutating:  op.Mutating,
 			Role:      s.role,
