@@ -41,7 +41,7 @@ func evalConcurrentDuplicates(r *Record) ([]Finding, bool) {
 					in.Operation, copies, len(ids), idList(ids)),
 				Evidence: evidence(r, in),
 			})
-		case oks == 0:
+		case oks == 0 && !in.GaveUp:
 			fs = append(fs, Finding{
 				Check: CheckConcurrentDuplicates, Severity: Major, Operation: in.Operation,
 				Message: fmt.Sprintf("%s: after a burst of %d same-key requests the intent never completed (%s)",

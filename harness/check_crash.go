@@ -12,11 +12,11 @@ func evalCrashRecovery(r *Record) ([]Finding, bool) {
 	var fs []Finding
 	applicable := false
 	for _, in := range intentsByRole(r, RolePlain) {
-		if !in.Mutating || !ownsFault(CheckCrashRecovery, in.FaultClass()) {
+		if !in.Mutating || in.Owner() != CheckCrashRecovery {
 			continue
 		}
 		applicable = true
-		fault := in.Attempts[0].Fault
+		fault := firstFault(in)
 		effs := r.EffectsOf(in)
 		switch {
 		case repeated(effs) > 1:
@@ -26,7 +26,7 @@ func evalCrashRecovery(r *Record) ([]Finding, bool) {
 					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), statuses(in)),
 				Evidence: evidence(r, in),
 			})
-		case !in.Acknowledged():
+		case !in.Acknowledged() && !in.GaveUp:
 			last := in.Attempts[len(in.Attempts)-1]
 			msg := fmt.Sprintf("%s: after %s and a restart, %s with the same key never succeeded (%s)",
 				in.Operation, fault, plural(len(in.Attempts)-1, "retry", "retries"), statuses(in))
@@ -46,11 +46,11 @@ func evalDownstream(r *Record) ([]Finding, bool) {
 	var fs []Finding
 	applicable := false
 	for _, in := range intentsByRole(r, RolePlain) {
-		if !in.Mutating || !ownsFault(CheckDownstream, in.FaultClass()) {
+		if !in.Mutating || in.Owner() != CheckDownstream {
 			continue
 		}
 		applicable = true
-		fault := in.Attempts[0].Fault
+		fault := firstFault(in)
 		effs := r.EffectsOf(in)
 		switch {
 		case repeated(effs) > 1:
@@ -60,7 +60,7 @@ func evalDownstream(r *Record) ([]Finding, bool) {
 					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), keyDiagnosis(effs), statuses(in)),
 				Evidence: evidence(r, in),
 			})
-		case !in.Acknowledged():
+		case !in.Acknowledged() && !in.GaveUp:
 			fs = append(fs, Finding{
 				Check: CheckDownstream, Severity: Major, Operation: in.Operation, Fault: fault,
 				Message: fmt.Sprintf("%s: after %s, %s with the same key never succeeded (%s)",

@@ -42,12 +42,12 @@ func evalExactlyOnce(r *Record) ([]Finding, bool) {
 		}
 		msg += ") but no side effect was recorded: the intent was lost"
 		if in.Faulted() {
-			msg += fmt.Sprintf(" after %s (attempts: %s)", in.Attempts[0].Fault, statuses(in))
+			msg += fmt.Sprintf(" after %s (attempts: %s)", firstFault(in), statuses(in))
 		}
 		if len(r.Ledger) == 0 {
 			msg += "; no effect at all reached the fakes: check that the target is pointed at them"
 		}
-		fs = append(fs, Finding{Check: CheckExactlyOnce, Severity: Critical, Operation: in.Operation, Fault: in.Attempts[0].Fault, Message: msg, Evidence: evidence(r, in)})
+		fs = append(fs, Finding{Check: CheckExactlyOnce, Severity: Critical, Operation: in.Operation, Fault: firstFault(in), Message: msg, Evidence: evidence(r, in)})
 	}
 	return fs, applicable
 }
@@ -57,7 +57,7 @@ func evalExactlyOnce(r *Record) ([]Finding, bool) {
 // a fault the target may retry downstream by itself: that is
 // downstream.propagation's to judge.
 func actedTwice(in *Intent, effs []fakes.Effect) (int, int) {
-	if in.FaultClass() != "" || repeated(effs) < 2 {
+	if in.Faulted() || repeated(effs) < 2 {
 		return 0, 0
 	}
 	if len(in.Attempts) == 1 && !in.Attempts[0].Burst {

@@ -29,7 +29,7 @@ func evalReplayConsistent(r *Record) ([]Finding, bool) {
 			default:
 				continue
 			}
-			fs = append(fs, Finding{Check: CheckReplayConsistent, Severity: Major, Operation: in.Operation, Fault: in.Attempts[0].Fault, Message: msg, Evidence: evidence(r, in)})
+			fs = append(fs, Finding{Check: CheckReplayConsistent, Severity: Major, Operation: in.Operation, Fault: firstFault(in), Message: msg, Evidence: evidence(r, in)})
 			break
 		}
 	}

@@ -6,7 +6,7 @@ func evalRetrySequential(r *Record) ([]Finding, bool) {
 	var fs []Finding
 	applicable := false
 	for _, in := range intentsByRole(r, RolePlain) {
-		if in.Faulted() || len(in.Attempts) < 2 || !in.Mutating {
+		if in.Owner() != CheckRetrySequential || len(in.Attempts) < 2 || !in.Mutating {
 			continue
 		}
 		applicable = true
@@ -45,11 +45,11 @@ func evalRetryAfterFault(r *Record) ([]Finding, bool) {
 	var fs []Finding
 	applicable := false
 	for _, in := range intentsByRole(r, RolePlain) {
-		if !in.Faulted() || !in.Mutating || !ownsFault(CheckRetryAfterFault, in.FaultClass()) {
+		if !in.Mutating || in.Owner() != CheckRetryAfterFault {
 			continue
 		}
 		applicable = true
-		fault := in.Attempts[0].Fault
+		fault := firstFault(in)
 		effs := r.EffectsOf(in)
 		switch {
 		case repeated(effs) > 1:
@@ -59,7 +59,7 @@ func evalRetryAfterFault(r *Record) ([]Finding, bool) {
 					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), statuses(in)),
 				Evidence: evidence(r, in),
 			})
-		case !in.Acknowledged():
+		case !in.Acknowledged() && !in.GaveUp:
 			fs = append(fs, Finding{
 				Check: CheckRetryAfterFault, Severity: Major, Operation: in.Operation, Fault: fault,
 				Message: fmt.Sprintf("%s: after %s, %s with the same key never succeeded (%s): the intent cannot be completed safely",
@@ -71,15 +71,14 @@ func evalRetryAfterFault(r *Record) ([]Finding, bool) {
 	return fs, applicable
 }
 
-// ownsFault says whether check judges intents faulted with class.
-func ownsFault(check, class string) bool {
-	switch class {
-	case "crash":
-		return check == CheckCrashRecovery
-	case "downstream-ambiguous":
-		return check == CheckDownstream
+// firstFault names the fault of the intent's first faulted attempt.
+func firstFault(in *Intent) string {
+	for _, a := range in.Attempts {
+		if a.Fault != "" {
+			return a.Fault
+		}
 	}
-	return check == CheckRetryAfterFault
+	return ""
 }
 
 func short(s string, n int) string {

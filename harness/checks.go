@@ -25,8 +25,8 @@ const (
 	CheckExactlyOnce          = "exactly-once"
 )
 
-// Check is a property evaluated over a Record.
-type Check struct {
+// Invariant is a check: a property evaluated over a Record, with a stable id.
+type Invariant struct {
 	// ID is stable across versions; reports and configuration use it.
 	ID string
 	// Property says in one sentence what must hold.
@@ -37,8 +37,8 @@ type Check struct {
 }
 
 // Checks returns the checks this version implements, in report order.
-func Checks() []Check {
-	return []Check{
+func Checks() []Invariant {
+	return []Invariant{
 		{CheckRetrySequential, "the same key sent twice causes one effect, and the second reply is a successful replay", evalRetrySequential},
 		{CheckRetryAfterFault, "after each fault, retrying with the same key until success leaves exactly one effect", evalRetryAfterFault},
 		{CheckConcurrentDuplicates, "a burst of same-key requests released together leaves one effect; the others get the replay or 409", evalConcurrentDuplicates},

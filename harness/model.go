@@ -207,7 +207,11 @@ type Intent struct {
 	Marker    string            `json:"marker"`
 	Inputs    map[string]string `json:"inputs,omitempty"`
 	// Related is the intent this one is defined against (0 for none).
-	Related  int       `json:"related,omitempty"`
+	Related int `json:"related,omitempty"`
+	// GaveUp is true when the client chose to stop retrying before the
+	// intent succeeded (generated trials do); no check then expects it to
+	// complete.
+	GaveUp   bool      `json:"gave_up,omitempty"`
 	Attempts []Attempt `json:"attempts"`
 }
 
@@ -250,6 +254,10 @@ type Record struct {
 	Unsupported []string `json:"unsupported,omitempty"`
 	// Shard is "i/n" when this record is one shard of a run, "" when whole.
 	Shard string `json:"shard,omitempty"`
+	// CanCrash and CanBurst say whether the target could be killed and
+	// restarted, and sent bursts.
+	CanCrash bool `json:"can_crash,omitempty"`
+	CanBurst bool `json:"can_burst,omitempty"`
 }
 
 // EffectsOf returns the effects attributed to the intent's marker.
@@ -294,6 +302,28 @@ func (in *Intent) FaultClass() string {
 		return ""
 	}
 	return in.Attempts[0].FaultClass
+}
+
+// Owner returns the check that judges the intent's retries: crash.recovery
+// if any attempt crashed the target, downstream.propagation if any met an
+// ambiguous downstream fault, retry.after-fault for any other fault, and
+// retry.sequential when none was faulted.
+func (in *Intent) Owner() string {
+	owner := CheckRetrySequential
+	for _, a := range in.Attempts {
+		switch a.FaultClass {
+		case "crash":
+			return CheckCrashRecovery
+		case "downstream-ambiguous":
+			owner = CheckDownstream
+		case "":
+		default:
+			if owner == CheckRetrySequential {
+				owner = CheckRetryAfterFault
+			}
+		}
+	}
+	return owner
 }
 
 // Faulted reports whether any attempt was made under a fault.

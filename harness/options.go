@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/scenarios"
 )
 
 // Defaults for Options.
@@ -35,6 +36,13 @@ type Options struct {
 	StuckWait time.Duration
 	// Burst is how many copies a concurrent.duplicates burst sends.
 	Burst int
+	// Trials is how many generated trials (see package scenarios) each
+	// target gets after the probes; 0 runs none.
+	Trials int
+	// Budget bounds the time trials may take per target (0: no bound).
+	Budget time.Duration
+	// Replay are saved failing trials, run again first.
+	Replay []scenarios.Saved
 	// Shard and Shards split a run: only probes k with k % Shards ==
 	// Shard-1 run. Merge puts the shards back together.
 	Shard, Shards int
@@ -62,6 +70,15 @@ func WithStuckWait(d time.Duration) Option { return func(o *Options) { o.StuckWa
 
 // WithBurst sets how many copies a burst sends.
 func WithBurst(n int) Option { return func(o *Options) { o.Burst = n } }
+
+// WithTrials runs n generated trials per target after the probes.
+func WithTrials(n int) Option { return func(o *Options) { o.Trials = n } }
+
+// WithBudget bounds the time generated trials may take per target.
+func WithBudget(d time.Duration) Option { return func(o *Options) { o.Budget = d } }
+
+// WithReplay runs saved failing trials first.
+func WithReplay(saved ...scenarios.Saved) Option { return func(o *Options) { o.Replay = saved } }
 
 // WithShard runs only shard i of n (1 ≤ i ≤ n); see Merge.
 func WithShard(i, n int) Option { return func(o *Options) { o.Shard, o.Shards = i, n } }

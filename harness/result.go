@@ -40,6 +40,14 @@ type Finding struct {
 	Fault     string   `json:"fault,omitempty"`
 	Message   string   `json:"message"`
 	Evidence  Evidence `json:"evidence"`
+	// Trial is true when a generated trial found it: the minimal
+	// counterexample is the target's Scenario.Counterexample.
+	Trial bool `json:"trial,omitempty"`
+	// Flaky is true when replaying its counterexample did not fail the same
+	// way.
+	Flaky bool `json:"flaky,omitempty"`
+	// Replay is a command that reproduces it, when the caller knows one.
+	Replay string `json:"replay,omitempty"`
 }
 
 // Evidence is what shows a finding: the intents involved, with all their
@@ -87,6 +95,8 @@ type TargetResult struct {
 	Error    string        `json:"error,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
 	Record   *Record       `json:"record,omitempty"`
+	// Scenario is what generated trials showed, when any ran.
+	Scenario *ScenarioResult `json:"scenario,omitempty"`
 }
 
 // Result is a whole run: the record of every target plus the verdicts.

@@ -42,6 +42,19 @@ func Score(tr *TargetResult) {
 		return
 	}
 	tr.Checks, tr.Findings = Evaluate(rec)
+	if sc := tr.Scenario; sc != nil && len(sc.Findings) > 0 {
+		failed := map[string]bool{}
+		for _, f := range sc.Findings {
+			f.Trial, f.Flaky = true, sc.Flaky
+			tr.Findings = append(tr.Findings, f)
+			failed[f.Check] = true
+		}
+		for i, c := range tr.Checks {
+			if failed[c.ID] && c.Status != StatusFail {
+				tr.Checks[i] = CheckResult{ID: c.ID, Status: StatusFail, Note: "found by a generated trial"}
+			}
+		}
+	}
 	tr.Score = score(tr.Checks, tr.Findings, rec.Target.NotApplicable)
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/scenarios"
 )
 
 // Verify runs every target in specs through the enabled checks and scores
@@ -59,7 +60,7 @@ func Verify(ctx context.Context, specs []Spec, opts ...Option) (*Result, error) 
 			}
 			defer func() { <-sem }()
 			progress("%s: started", spec.Name)
-			res.Targets[i] = runTarget(ctx, spec, o)
+			res.Targets[i] = runTarget(ctx, spec, o, func(line string) { progress("%s", line) })
 			tr := &res.Targets[i]
 			if tr.Error != "" {
 				progress("%s: could not be tested: %s", spec.Name, tr.Error)
@@ -84,20 +85,44 @@ func targetSeed(seed uint64, name string) uint64 {
 	return seed ^ h.Sum64()
 }
 
-func runTarget(ctx context.Context, spec Spec, o Options) (tr TargetResult) {
+func runTarget(ctx context.Context, spec Spec, o Options, progress func(string)) (tr TargetResult) {
 	start := time.Now()
-	tr = TargetResult{Name: spec.Name, Kind: spec.Kind}
 	defer func() {
 		tr.Duration = time.Since(start)
 		if p := recover(); p != nil {
 			tr.Error = fmt.Sprintf("internal error while testing %s: %v", spec.Name, p)
 		}
 	}()
+	tr, sp := probeTarget(ctx, spec, o)
+	if tr.Error != "" || tr.Record == nil {
+		return tr
+	}
+	// Generated trials run once per run: in the first shard of a split one.
+	if (o.Trials > 0 || len(o.Replay) > 0) && o.Shard <= 1 {
+		sc, err := runScenarios(ctx, spec, o, tr.Record.Target, sp, targetSeed(o.Seed, spec.Name), progress)
+		tr.Scenario = sc
+		if err != nil {
+			if ctx.Err() != nil {
+				tr.Error = "interrupted: " + ctx.Err().Error()
+			} else {
+				tr.Error = "generated trials: " + err.Error()
+			}
+			return tr
+		}
+	}
+	Score(&tr)
+	return tr
+}
+
+// probeTarget starts the target and its fakes, runs the fixed probes, and
+// stops everything it started. It also says what trials may contain.
+func probeTarget(ctx context.Context, spec Spec, o Options) (tr TargetResult, sp scenarios.Space) {
+	tr = TargetResult{Name: spec.Name, Kind: spec.Kind}
 	ledger := fakes.NewLedger()
 	stateDir, err := os.MkdirTemp("", "idemcheck-"+strings.NewReplacer("/", "_", string(os.PathSeparator), "_").Replace(spec.Name)+"-")
 	if err != nil {
 		tr.Error = "cannot make a state directory: " + err.Error()
-		return tr
+		return tr, sp
 	}
 	defer os.RemoveAll(stateDir)
 	seed := targetSeed(o.Seed, spec.Name)
@@ -111,14 +136,14 @@ func runTarget(ctx context.Context, spec Spec, o Options) (tr TargetResult) {
 		f, err := start(ctx, ledger)
 		if err != nil {
 			tr.Error = "cannot start a fake: " + err.Error()
-			return tr
+			return tr, sp
 		}
 		env.Fakes[f.Name()] = f
 	}
 	target, err := spec.Start(ctx, env)
 	if err != nil {
 		tr.Error = err.Error()
-		return tr
+		return tr, sp
 	}
 	defer func() {
 		if err := target.Close(); err != nil && tr.Error == "" {
@@ -128,22 +153,23 @@ func runTarget(ctx context.Context, spec Spec, o Options) (tr TargetResult) {
 
 	r := &runner{ctx: ctx, opts: o, target: target, env: env, ledger: ledger, seed: seed}
 	rec := r.run()
+	rec.Ledger = ledger.Effects()
+	tr.Record = rec
 	if r.fatal != nil {
 		tr.Error = r.fatal.Error()
-		rec.Ledger = ledger.Effects()
-		tr.Record = rec
-		return tr
+		return tr, sp
 	}
 	if err := ctx.Err(); err != nil {
 		tr.Error = "interrupted: " + err.Error()
-		rec.Ledger = ledger.Effects()
-		tr.Record = rec
-		return tr
+		return tr, sp
 	}
-	rec.Ledger = ledger.Effects()
-	tr.Record = rec
-	Score(&tr)
-	return tr
+	_, rec.CanCrash = target.(Crasher)
+	burst := 0
+	if _, rec.CanBurst = target.(Burster); rec.CanBurst {
+		burst = o.Burst
+	}
+	sp = space(rec.Target, o.Faults, r.supports, rec.CanCrash, burst)
+	return tr, sp
 }
 
 type runner struct {

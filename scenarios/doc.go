@@ -1,0 +1,20 @@
+// Package scenarios generates idemcheck's trials with pgregory.net/rapid:
+// short scripts of intents — which operation, which key policy (a fresh
+// key, the same key again later, the same key with another payload, a
+// twin with another key, no key), which fault on the first attempt, which
+// retry policy (retry until done, or give up), a restart of the target
+// before a step, a burst of copies — that the harness runs against a target
+// and judges with its checks. Fixed probes find the bugs their authors
+// thought of; generated trials find the rest: a key evicted from a small
+// cache by other intents and then retried, a crash that follows a 409.
+//
+// A Trial is plain data (JSON), so a failing one can be saved, replayed and
+// printed as a readable step list. rapid shrinks a failing trial to the
+// fewest, simplest steps that still fail: generators put the simplest
+// choice first (a fresh key, no fault, retry until done), which is where
+// rapid's shrinking goes.
+//
+// The package knows nothing of targets: harness imports it, runs trials
+// (harness.Verify with harness.WithTrials, harness.Check in go test) and
+// scores what they show.
+package scenarios

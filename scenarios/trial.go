@@ -1,0 +1,147 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// KeyPolicy says which idempotency key a step's intent uses.
+type KeyPolicy string
+
+// The key policies, simplest first.
+const (
+	// Fresh: a new key and new inputs.
+	Fresh KeyPolicy = "fresh"
+	// Again: the key and payload of step Of, later: a retry of that intent.
+	Again KeyPolicy = "again"
+	// Twin: a new key with the inputs of step Of.
+	Twin KeyPolicy = "twin"
+	// Changed: the key of step Of with a changed payload.
+	Changed KeyPolicy = "changed"
+	// None: no key at all.
+	None KeyPolicy = "none"
+)
+
+// Step is one intent of a trial (or, for Again, more attempts at one).
+type Step struct {
+	// Op is the operation's name.
+	Op  string    `json:"op"`
+	Key KeyPolicy `json:"key"`
+	// Of is the index (from 0) of the earlier step Again, Twin and Changed
+	// refer to.
+	Of int `json:"of,omitempty"`
+	// Fault is injected into the first attempt ("" for none).
+	Fault string `json:"fault,omitempty"`
+	// GiveUp makes the client give up after the first attempt instead of
+	// retrying until done.
+	GiveUp bool `json:"give_up,omitempty"`
+	// DryRun asks for a dry run.
+	DryRun bool `json:"dry_run,omitempty"`
+	// Burst, when above 1, sends that many copies at once.
+	Burst int `json:"burst,omitempty"`
+	// Restart restarts the target before the step.
+	Restart bool `json:"restart,omitempty"`
+}
+
+// Trial is a generated scenario: a few steps run in order.
+type Trial struct {
+	Steps []Step `json:"steps"`
+}
+
+// String renders the trial as a numbered, readable step list.
+func (t Trial) String() string {
+	var b strings.Builder
+	for i, s := range t.Steps {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, s.describe())
+	}
+	return b.String()
+}
+
+func (s Step) describe() string {
+	var parts []string
+	if s.Restart {
+		parts = append(parts, "restart the target, then")
+	}
+	switch {
+	case s.DryRun:
+		parts = append(parts, s.Op+" as a dry run with a fresh key")
+	case s.Burst > 1:
+		parts = append(parts, fmt.Sprintf("%s: a burst of %d copies with a fresh key", s.Op, s.Burst))
+	case s.Key == Fresh:
+		parts = append(parts, s.Op+" with a fresh key")
+	case s.Key == Again:
+		parts = append(parts, fmt.Sprintf("%s again with the key and payload of step %d", s.Op, s.Of+1))
+	case s.Key == Twin:
+		parts = append(parts, fmt.Sprintf("%s with a new key and the inputs of step %d", s.Op, s.Of+1))
+	case s.Key == Changed:
+		parts = append(parts, fmt.Sprintf("%s with the key of step %d and a changed payload", s.Op, s.Of+1))
+	case s.Key == None:
+		parts = append(parts, s.Op+" without a key")
+	}
+	if s.Fault != "" {
+		parts = append(parts, "under "+s.Fault)
+	}
+	if s.GiveUp {
+		parts = append(parts, "and give up after one attempt")
+	} else {
+		parts = append(parts, "retrying until done")
+	}
+	return strings.Join(parts, " ")
+}
+
+// Validate checks that every reference points back at an earlier step of
+// the same operation, as generated trials do; a hand-edited trial file may
+// not.
+func (t Trial) Validate() error {
+	if len(t.Steps) == 0 {
+		return fmt.Errorf("trial: no steps")
+	}
+	for i, s := range t.Steps {
+		if s.Op == "" {
+			return fmt.Errorf("trial step %d: no operation", i+1)
+		}
+		switch s.Key {
+		case Fresh, None:
+		case Again, Twin, Changed:
+			if s.Of < 0 || s.Of >= i {
+				return fmt.Errorf("trial step %d: %s refers to step %d, which does not come before it", i+1, s.Key, s.Of+1)
+			}
+			if t.Steps[s.Of].Op != s.Op {
+				return fmt.Errorf("trial step %d: %s refers to step %d, an operation of another kind (%s)", i+1, s.Key, s.Of+1, t.Steps[s.Of].Op)
+			}
+		default:
+			return fmt.Errorf("trial step %d: unknown key policy %q", i+1, s.Key)
+		}
+	}
+	return nil
+}
+
+// Saved is a failing trial as it is kept on disk, to be run again first
+// next time and replayed on demand.
+type Saved struct {
+	Target string `json:"target"`
+	Seed   uint64 `json:"seed"`
+	Trial  Trial  `json:"trial"`
+	// Checks are the checks it made fail.
+	Checks []string `json:"checks"`
+}
+
+// Load reads saved trials from a file written by Save.
+func Load(path string) ([]Saved, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []Saved
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, fmt.Errorf("%s: not a file of saved trials: %w", path, err)
+	}
+	for i, s := range out {
+		if err := s.Trial.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: trial %d: %w", path, i+1, err)
+		}
+	}
+	return out, nil
+}
