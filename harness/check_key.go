@@ -7,6 +7,11 @@ func evalKeyMismatch(r *Record) ([]Finding, bool) {
 	ins := intentsByRole(r, RoleMismatch)
 	for _, in := range ins {
 		origin := r.Intent(in.Related)
+		if origin == nil || !origin.Acknowledged() {
+			// The key's first use never completed (refused, never sent,
+			// given up): reusing it is no mismatch the target could know.
+			continue
+		}
 		effs := r.EffectsOf(in)
 		a := in.Attempts[len(in.Attempts)-1]
 		var msg string

@@ -332,6 +332,12 @@ func runScenarios(ctx context.Context, spec Spec, o Options, info TargetInfo, sp
 	setRapidFlag("rapid.checks", strconv.Itoa(o.Trials))
 	setRapidFlag("rapid.seed", strconv.FormatUint(seed|1, 10))
 	setRapidFlag("rapid.nofailfile", "true")
+	// rapid shrinks choices; minimize then removes steps. Bound the first.
+	shrink := 10 * time.Second
+	if o.Budget > 0 {
+		shrink = min(shrink, max(o.Budget/2, time.Second))
+	}
+	setRapidFlag("rapid.shrinktime", shrink.String())
 	tb := &scenarioTB{name: spec.Name}
 	rapid.Check(tb, p.check)
 	rapidMu.Unlock()
@@ -343,6 +349,7 @@ func runScenarios(ctx context.Context, spec Spec, o Options, info TargetInfo, sp
 		return res, nil
 	}
 	res.Counterexample, res.Record, res.Findings = p.last, p.lastRec, p.lastFs
+	minimize(ctx, spec, o, seed, res)
 	// Honest: replay the counterexample before reporting it.
 	rec, err := trialRun(ctx, spec, o, seed^0xfeed, *p.last)
 	if err == nil {
@@ -350,4 +357,69 @@ func runScenarios(ctx context.Context, spec Spec, o Options, info TargetInfo, sp
 		res.Flaky = strings.Join(findingChecks(again), ",") != strings.Join(findingChecks(res.Findings), ",")
 	}
 	return res, nil
+}
+
+// minimize goes on where rapid's shrinking stopped, a step at a time: it
+// drops whole steps, then faults, restarts and give-ups, keeping each
+// change while the trial still fails the same checks. rapid shrinks the
+// choices that made the trial; this removes what a reader does not need.
+func minimize(ctx context.Context, spec Spec, o Options, seed uint64, res *ScenarioResult) {
+	want := strings.Join(findingChecks(res.Findings), ",")
+	try := func(tr scenarios.Trial) bool {
+		if ctx.Err() != nil || tr.Validate() != nil {
+			return false
+		}
+		rec, err := trialRun(ctx, spec, o, seed^0x5eed, tr)
+		if err != nil {
+			return false
+		}
+		_, fs := Evaluate(rec)
+		if len(fs) == 0 || strings.Join(findingChecks(fs), ",") != want {
+			return false
+		}
+		res.Counterexample, res.Record, res.Findings = &tr, rec, fs
+		return true
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for i := len(res.Counterexample.Steps) - 1; i >= 0 && time.Now().Before(deadline); i-- {
+		if cand, ok := without(*res.Counterexample, i); ok {
+			try(cand)
+		}
+	}
+	for i := range res.Counterexample.Steps {
+		if time.Now().After(deadline) {
+			return
+		}
+		for _, simplify := range []func(*scenarios.Step) bool{
+			func(s *scenarios.Step) bool { ok := s.Fault != ""; s.Fault = ""; return ok },
+			func(s *scenarios.Step) bool { ok := s.Restart; s.Restart = false; return ok },
+			func(s *scenarios.Step) bool { ok := s.GiveUp; s.GiveUp = false; return ok },
+		} {
+			cand := scenarios.Trial{Steps: append([]scenarios.Step(nil), res.Counterexample.Steps...)}
+			if simplify(&cand.Steps[i]) {
+				try(cand)
+			}
+		}
+	}
+}
+
+// without returns tr with step i removed, references renumbered; ok is
+// false when a later step refers to step i.
+func without(tr scenarios.Trial, i int) (scenarios.Trial, bool) {
+	var out scenarios.Trial
+	for j, s := range tr.Steps {
+		if j == i {
+			continue
+		}
+		if j > i && (s.Key == scenarios.Again || s.Key == scenarios.Twin || s.Key == scenarios.Changed) {
+			switch {
+			case s.Of == i:
+				return tr, false
+			case s.Of > i:
+				s.Of--
+			}
+		}
+		out.Steps = append(out.Steps, s)
+	}
+	return out, len(out.Steps) > 0
 }
