@@ -175,12 +175,12 @@ func (r *Registry) New(name string, settings map[string]any) (Fault, error) {
 // Builtin returns a registry holding every fault this package defines.
 func Builtin() *Registry {
 	r := NewRegistry()
-	r.Register(NameClientTimeout, func() Fault { return &ClientTimeout{Timeout: Duration(250 * time.Millisecond)} })
+	r.Register(NameClientTimeout, func() Fault { return &ClientTimeout{Timeout: Duration(100 * time.Millisecond)} })
 	r.Register(NameUnavailableBefore, func() Fault { return &UnavailableBefore{} })
 	r.Register(NameLostResponse, func() Fault { return &LostResponse{Status: http.StatusServiceUnavailable} })
 	r.Register(NameReset, func() Fault { return &Reset{} })
 	r.Register(NameLatency, func() Fault { return &Latency{Delay: Duration(100 * time.Millisecond)} })
-	r.Register(NameHang, func() Fault { return &Hang{Timeout: Duration(250 * time.Millisecond)} })
+	r.Register(NameHang, func() Fault { return &Hang{Timeout: Duration(100 * time.Millisecond)} })
 	r.Register(NameDownstreamFailBefore, func() Fault { return &DownstreamFailBefore{} })
 	r.Register(NameDownstreamFailAfter, func() Fault { return &DownstreamFailAfter{} })
 	r.Register(NameDownstreamResetAfter, func() Fault { return &DownstreamResetAfter{} })

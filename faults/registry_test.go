@@ -63,7 +63,7 @@ func TestBuiltinDefaultsAndAbilities(t *testing.T) {
 		want                    faults.Fault
 		proxy, client, downward bool
 	}{
-		{faults.NameClientTimeout, &faults.ClientTimeout{Timeout: faults.Duration(250 * time.Millisecond)}, true, true, false},
+		{faults.NameClientTimeout, &faults.ClientTimeout{Timeout: faults.Duration(100 * time.Millisecond)}, true, true, false},
 		{faults.NameUnavailableBefore, &faults.UnavailableBefore{}, true, false, false},
 		{faults.NameLostResponse, &faults.LostResponse{Status: http.StatusServiceUnavailable}, true, false, false},
 		{faults.NameDownstreamFailBefore, &faults.DownstreamFailBefore{}, false, false, true},

@@ -1,0 +1,30 @@
+package examples_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/idemcheck/idemcheck/examples"
+	"github.com/idemcheck/idemcheck/harness"
+)
+
+// BenchmarkTrialsProcess measures generated trials per second against the
+// correct shop run as a real process: each trial starts fresh fakes and a
+// fresh process, and may kill and restart it. Each iteration is one trial.
+func BenchmarkTrialsProcess(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := harness.Verify(context.Background(), []harness.Spec{examples.ShopSpec(exe, "correct")},
+		harness.WithSeed(1), harness.WithTrials(b.N))
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc := res.Targets[0].Scenario
+	if sc == nil || sc.Counterexample != nil {
+		b.Fatalf("unexpected: %+v", sc)
+	}
+	b.ReportMetric(float64(sc.Trials)/b.Elapsed().Seconds(), "trials/s")
+}
