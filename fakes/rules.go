@@ -1,6 +1,7 @@
 package fakes
 
 import (
+	"math/rand/v2"
 	"sync"
 	"time"
 )
@@ -39,6 +40,10 @@ type Rule struct {
 	Marker string `json:"marker,omitempty"`
 	// Times is how many matching requests the rule affects; 0 means 1.
 	Times int `json:"times,omitempty"`
+	// Probability, when between 0 and 1, makes the rule act on a matching
+	// request only with that probability, drawn from the Rules' seeded
+	// source (see Rules.Seed); a request it spares does not use up Times.
+	Probability float64 `json:"probability,omitempty"`
 	// Action is what to do.
 	Action Action `json:"action"`
 	// Delay is the wait for the Delay action.
@@ -49,10 +54,20 @@ type Rule struct {
 	OnMatch func() `json:"-"`
 }
 
-// Rules is a concurrency-safe set of armed rules. The zero value is ready.
+// Rules is a concurrency-safe set of armed rules. The zero value is ready;
+// rules with a Probability draw from a source seeded with 1 unless Seed
+// says otherwise, so a run's faults are the same for the same seed.
 type Rules struct {
 	mu    sync.Mutex
 	armed []*armedRule
+	rng   *rand.Rand
+}
+
+// Seed seeds the source that Probability rules draw from.
+func (rs *Rules) Seed(seed uint64) {
+	rs.mu.Lock()
+	rs.rng = rand.New(rand.NewPCG(seed, seed^0x5eed))
+	rs.mu.Unlock()
 }
 
 type armedRule struct {
@@ -86,6 +101,14 @@ func (rs *Rules) Take(markers []string) (Rule, bool) {
 	for i, a := range rs.armed {
 		if a.Marker != "" && !contains(markers, a.Marker) {
 			continue
+		}
+		if a.Probability > 0 && a.Probability < 1 {
+			if rs.rng == nil {
+				rs.rng = rand.New(rand.NewPCG(1, 1^0x5eed))
+			}
+			if rs.rng.Float64() >= a.Probability {
+				continue
+			}
 		}
 		a.left--
 		if a.left <= 0 {

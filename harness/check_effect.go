@@ -78,7 +78,7 @@ func evalEffectField(r *Record) ([]Finding, bool) {
 	}
 	for i := range r.Intents {
 		in := &r.Intents[i]
-		if in.Role == RoleMismatch || len(in.Attempts) == 0 {
+		if in.Role == RoleMismatch || in.Role == RoleBadSignature || len(in.Attempts) == 0 {
 			continue // whether that should have been accepted is key.mismatch's concern
 		}
 		for j := range in.Attempts {

@@ -23,6 +23,8 @@ const (
 	CheckDryRun               = "dryrun"
 	CheckSafeReadOnly         = "safe.readonly"
 	CheckExactlyOnce          = "exactly-once"
+	CheckWebhookSignature     = "webhook.signature"
+	CheckWebhookOrder         = "webhook.out-of-order"
 )
 
 // Invariant is a check: a property evaluated over a Record, with a stable id.
@@ -52,6 +54,8 @@ func Checks() []Invariant {
 		{CheckDryRun, "every mutating operation has a dry run that causes no effect, says would_*, and does not consume the key", evalDryRun},
 		{CheckSafeReadOnly, "safe operations cause no effects", evalSafeReadOnly},
 		{CheckExactlyOnce, "no acknowledged intent is without its effect, and no single call causes two", evalExactlyOnce},
+		{CheckWebhookSignature, "a delivery with a bad signature is refused (4xx), causes no effect, and does not consume the event id", evalWebhookSignature},
+		{CheckWebhookOrder, "events delivered in another order than they were made are each processed exactly once", evalWebhookOrder},
 	}
 }
 

@@ -89,12 +89,14 @@ func TestChecks(t *testing.T) {
 			}
 		})
 	}
-	assert.Len(t, harness.Checks(), 13)
+	assert.Len(t, harness.Checks(), 15)
 	assert.Len(t, tables, len(harness.Checks()), "a table for a check that does not exist")
 }
 
 func checkTables() map[string][]checkCase {
 	return map[string][]checkCase{
+		harness.CheckWebhookSignature:     webhookSignatureCases(),
+		harness.CheckWebhookOrder:         webhookOrderCases(),
 		harness.CheckRetrySequential:      retrySequentialCases(),
 		harness.CheckRetryAfterFault:      retryAfterFaultCases(),
 		harness.CheckConcurrentDuplicates: concurrentCases(),

@@ -139,6 +139,18 @@ type Crasher interface {
 	Restart(ctx context.Context) error
 }
 
+// Signer is a Target that can deliver a call with a wrong signature (a
+// webhook sender), for webhook.signature.
+type Signer interface {
+	BadSignature(ctx context.Context, c Call) Reply
+}
+
+// Reorderer is a Target that can deliver several calls in the reverse of
+// the order they were made in (a webhook sender), for webhook.out-of-order.
+type Reorderer interface {
+	OutOfOrder(ctx context.Context, calls []Call) []Reply
+}
+
 // Burster is a Target that can deliver n copies of one call at once, for
 // concurrent.duplicates.
 type Burster interface {
@@ -194,6 +206,13 @@ const (
 	RoleRead Role = "read"
 	// RoleBurst: copies released together, then retried until done.
 	RoleBurst Role = "burst"
+	// RoleBadSignature: a delivery with a wrong signature.
+	RoleBadSignature Role = "bad-signature"
+	// RoleAfterBadSignature: the genuine delivery of the same event, after
+	// the forged one (Related).
+	RoleAfterBadSignature Role = "after-bad-signature"
+	// RoleOutOfOrder: one of several events delivered newest first.
+	RoleOutOfOrder Role = "out-of-order"
 )
 
 // Intent is one logical request and every attempt made at it.

@@ -27,6 +27,8 @@ type step struct {
 	untilOK bool
 	// burst sends that many copies at once as the first attempts.
 	burst int
+	// badSignature sends the first attempt with a wrong signature.
+	badSignature bool
 }
 
 // probe is a short script of intents that gives some checks something to
@@ -36,6 +38,8 @@ type probe struct {
 	name   string
 	serves []string
 	steps  []step
+	// reversed delivers the steps' first attempts newest first, together.
+	reversed bool
 }
 
 func fresh(role Role, op string) step {
@@ -43,7 +47,7 @@ func fresh(role Role, op string) step {
 }
 
 // planProbes lists the probes needed by the enabled checks.
-func planProbes(info TargetInfo, enabled map[string]bool, fs []faults.Fault, supports func(faults.Fault) bool, burst int) []probe {
+func planProbes(info TargetInfo, enabled map[string]bool, fs []faults.Fault, supports func(faults.Fault) bool, burst int, signer, reorderer bool) []probe {
 	wants := func(ids ...string) bool {
 		for _, id := range ids {
 			if enabled[id] {
@@ -92,6 +96,22 @@ func planProbes(info TargetInfo, enabled map[string]bool, fs []faults.Fault, sup
 			b := fresh(RoleTwin, op.Name)
 			b.inputsFrom = 0
 			ps = append(ps, probe{name: "distinct keys, same inputs", serves: []string{CheckKeyDistinct}, steps: []step{fresh(RolePlain, op.Name), b}})
+		}
+		if wants(CheckWebhookSignature) && signer {
+			bad := fresh(RoleBadSignature, op.Name)
+			bad.badSignature = true
+			genuine := fresh(RoleAfterBadSignature, op.Name)
+			genuine.keyFrom, genuine.inputsFrom, genuine.untilOK = 0, 0, true
+			ps = append(ps, probe{name: "forged, then genuine delivery", serves: []string{CheckWebhookSignature}, steps: []step{bad, genuine}})
+		}
+		if wants(CheckWebhookOrder) && reorderer {
+			var steps []step
+			for i := 0; i < 3; i++ {
+				s := fresh(RoleOutOfOrder, op.Name)
+				s.untilOK = true
+				steps = append(steps, s)
+			}
+			ps = append(ps, probe{name: "three events, delivered newest first", serves: []string{CheckWebhookOrder}, steps: steps, reversed: true})
 		}
 		if wants(CheckDryRun) && op.DryRun {
 			d := fresh(RoleDryRun, op.Name)

@@ -22,7 +22,7 @@ func Rubric() []Level {
 		{1, "mutating operations honour idempotency keys: no duplicated, lost or merged side effect", Critical,
 			[]string{CheckRetrySequential, CheckExactlyOnce}},
 		{2, "every mutating operation honours its key under every fault, and every reply states its effect faithfully (effect field, consistent replays)", Major,
-			[]string{CheckRetryAfterFault, CheckConcurrentDuplicates, CheckEffectField, CheckReplayConsistent}},
+			[]string{CheckRetryAfterFault, CheckConcurrentDuplicates, CheckEffectField, CheckReplayConsistent, CheckWebhookSignature, CheckWebhookOrder}},
 		{3, "idempotency is enforced at framework level (key required, a reused key with another payload rejected) and every mutating operation has a dry run", Minor,
 			[]string{CheckKeyRequired, CheckKeyMismatch, CheckDryRun}},
 	}

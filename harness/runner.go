@@ -205,10 +205,21 @@ func (r *runner) run() *Record {
 	if _, ok := r.target.(Burster); ok {
 		burst = r.opts.Burst
 	}
+	_, signer := r.target.(Signer)
+	_, reorderer := r.target.(Reorderer)
+	// Signatures and event order are conventions of webhook senders; a
+	// target that has none cannot be held to them.
+	if !signer {
+		info.NotApplicable = union(info.NotApplicable, []string{CheckWebhookSignature})
+	}
+	if !reorderer {
+		info.NotApplicable = union(info.NotApplicable, []string{CheckWebhookOrder})
+	}
+	r.rec.Target = info
 	// Every probe has its own random stream and its own intent numbers, so
 	// a shard makes exactly the intents the whole run would have made.
 	nextID := 1
-	for k, p := range planProbes(info, enabled, r.opts.Faults, r.supports, burst) {
+	for k, p := range planProbes(info, enabled, r.opts.Faults, r.supports, burst, signer, reorderer) {
 		first := nextID
 		nextID += len(p.steps)
 		if r.ctx.Err() != nil || r.fatal != nil {
@@ -266,9 +277,49 @@ func (r *runner) runProbe(info TargetInfo, p probe, firstID int) {
 		} else {
 			in.Inputs = r.genInputs(op)
 		}
-		r.attemptAll(&in, s)
-		r.rec.Intents = append(r.rec.Intents, in)
+		if p.reversed {
+			r.rec.Intents = append(r.rec.Intents, in) // attempted below, together
+		} else {
+			r.attemptAll(&in, s)
+			r.rec.Intents = append(r.rec.Intents, in)
+		}
 		made = append(made, &r.rec.Intents[len(r.rec.Intents)-1])
+	}
+	if p.reversed {
+		r.deliverReversed(len(r.rec.Intents)-len(p.steps), p.steps)
+	}
+}
+
+// deliverReversed sends the first attempts of the intents from index first
+// on newest first, in one go, then retries each until done.
+func (r *runner) deliverReversed(first int, steps []step) {
+	ro, ok := r.target.(Reorderer)
+	if !ok {
+		return
+	}
+	ins := r.rec.Intents[first:]
+	calls := make([]Call, len(ins))
+	for i := range ins {
+		calls[i] = Call{ID: fmt.Sprintf("%s-%d-1", r.env.RunID[:8], ins[i].ID), Operation: ins[i].Operation,
+			Key: ins[i].Key, Marker: ins[i].Marker, Inputs: ins[i].Inputs}
+	}
+	before := r.ledger.LastSeq()
+	start := time.Now()
+	replies := ro.OutOfOrder(r.ctx, calls)
+	end, after := time.Now(), r.ledger.LastSeq()
+	for i := range ins {
+		a := Attempt{N: 1, ID: calls[i].ID, Start: start, End: end, LedgerBefore: before, LedgerAfter: after}
+		if i < len(replies) {
+			a.Reply = replies[i]
+		} else {
+			a.Reply = Reply{Outcome: Info, Error: "no reply from the reordered delivery"}
+		}
+		ins[i].Attempts = append(ins[i].Attempts, a)
+	}
+	for i := range ins {
+		if steps[i].untilOK {
+			r.retryUntilOK(&ins[i], false)
+		}
 	}
 }
 
@@ -279,6 +330,10 @@ func (r *runner) attemptAll(in *Intent, s step) {
 	}
 	if s.burst > 1 {
 		r.burst(in, s.burst)
+		n = 0
+	}
+	if s.badSignature {
+		r.forged(in)
 		n = 0
 	}
 	for i := 0; i < n && r.ctx.Err() == nil && r.fatal == nil; i++ {
@@ -405,6 +460,19 @@ func (r *runner) disarm() {
 	for _, fk := range r.env.Fakes {
 		fk.Disarm()
 	}
+}
+
+// forged sends the intent's call with a wrong signature, once.
+func (r *runner) forged(in *Intent) {
+	sg, ok := r.target.(Signer)
+	if !ok {
+		return
+	}
+	id := fmt.Sprintf("%s-%d-%d", r.env.RunID[:8], in.ID, len(in.Attempts)+1)
+	a := Attempt{N: len(in.Attempts) + 1, ID: id, Fault: "bad-signature", LedgerBefore: r.ledger.LastSeq(), Start: time.Now()}
+	a.Reply = sg.BadSignature(r.ctx, Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
+	a.End, a.LedgerAfter = time.Now(), r.ledger.LastSeq()
+	in.Attempts = append(in.Attempts, a)
 }
 
 // burst sends n copies of the intent's call at once.

@@ -31,6 +31,9 @@ type ruleRequest struct {
 	Times  int             `json:"times"`
 	Action fakes.Action    `json:"action"`
 	Delay  json.RawMessage `json:"delay"`
+	// Probability makes the rule act on a matching request only with that
+	// probability, drawn from the seeded source (Options.Seed).
+	Probability float64 `json:"probability"`
 }
 
 // handleArm serves POST /_idemcheck/rules: it arms the rule in the body and
@@ -60,7 +63,10 @@ func decodeRule(r *http.Request) (fakes.Rule, error) {
 	if err := dec.Decode(&req); err != nil {
 		return fakes.Rule{}, fmt.Errorf(`decode JSON (want {"marker":"idem-…","times":1,"action":"fail-after","delay":"100ms"}): %w`, err)
 	}
-	rule := fakes.Rule{Marker: req.Marker, Times: req.Times, Action: req.Action}
+	rule := fakes.Rule{Marker: req.Marker, Times: req.Times, Action: req.Action, Probability: req.Probability}
+	if req.Probability < 0 || req.Probability > 1 {
+		return rule, fmt.Errorf("probability is %v; want a number from 0 to 1", req.Probability)
+	}
 	switch req.Action {
 	case fakes.FailBefore, fakes.FailAfter, fakes.ResetAfter, fakes.Delay, fakes.Hang, fakes.HangAfter, fakes.Pass:
 	default:

@@ -41,6 +41,9 @@ type Options struct {
 	// Ledger is where the server records its charges. Nil means a new,
 	// private ledger; pass one to share it between several fakes.
 	Ledger *fakes.Ledger
+	// Seed seeds the source that probabilistic fault rules draw from
+	// (fakes.Rule.Probability), so that a run's faults repeat with its seed.
+	Seed uint64
 }
 
 // TB is the part of *testing.T, *testing.B and similar types that Start
@@ -110,6 +113,7 @@ func New(opts Options) (*Server, error) {
 		closing:    make(chan struct{}),
 		serveDone:  make(chan struct{}),
 	}
+	s.rules.Seed(opts.Seed)
 	s.srv = &http.Server{
 		Handler:           s.routes(),
 		ReadHeaderTimeout: 10 * time.Second,

@@ -1,0 +1,62 @@
+package harness
+
+import "fmt"
+
+// evalWebhookSignature judges forged deliveries and the genuine delivery
+// of the same event that follows each.
+func evalWebhookSignature(r *Record) ([]Finding, bool) {
+	var fs []Finding
+	forged := intentsByRole(r, RoleBadSignature)
+	for _, in := range forged {
+		a := in.Attempts[0]
+		effs := r.EffectsOf(in)
+		var sev Severity
+		var msg string
+		switch {
+		case len(effs) > 0:
+			sev, msg = Critical, fmt.Sprintf("%s: a delivery with a bad signature was processed (%s): anyone who can reach the endpoint can forge events", in.Operation, effectIDs(effs))
+		case a.Outcome == OK:
+			sev, msg = Major, fmt.Sprintf("%s: a delivery with a bad signature was acknowledged (%d): the sender cannot tell a forgery was refused", in.Operation, a.Status)
+		case a.Outcome == Info:
+			sev, msg = Major, fmt.Sprintf("%s: a bad signature was answered %d instead of a 4xx: a sender will retry it for ever", in.Operation, a.Status)
+		default:
+			continue
+		}
+		fs = append(fs, Finding{Check: CheckWebhookSignature, Severity: sev, Operation: in.Operation, Fault: "bad-signature", Message: msg, Evidence: evidence(r, in)})
+	}
+	for _, in := range intentsByRole(r, RoleAfterBadSignature) {
+		if in.Acknowledged() && len(r.EffectsOf(in)) == 0 {
+			fs = append(fs, Finding{
+				Check: CheckWebhookSignature, Severity: Critical, Operation: in.Operation,
+				Message:  fmt.Sprintf("%s: the genuine delivery after a forged one with the same event id was acknowledged but not processed: the forgery consumed the event id", in.Operation),
+				Evidence: evidence(r, r.Intent(in.Related), in),
+			})
+		}
+	}
+	return fs, len(forged) > 0
+}
+
+// evalWebhookOrder judges events delivered newest first: each must end
+// processed exactly once.
+func evalWebhookOrder(r *Record) ([]Finding, bool) {
+	var fs []Finding
+	ins := intentsByRole(r, RoleOutOfOrder)
+	for _, in := range ins {
+		effs := r.EffectsOf(in)
+		switch {
+		case repeated(effs) > 1:
+			fs = append(fs, Finding{
+				Check: CheckWebhookOrder, Severity: Critical, Operation: in.Operation,
+				Message:  fmt.Sprintf("%s: an event delivered out of order was processed %d times (%s)", in.Operation, repeated(effs), effectIDs(effs)),
+				Evidence: evidence(r, in),
+			})
+		case in.Acknowledged() && len(effs) == 0:
+			fs = append(fs, Finding{
+				Check: CheckWebhookOrder, Severity: Critical, Operation: in.Operation,
+				Message:  fmt.Sprintf("%s: event %s was overtaken by a later event and acknowledged without being processed: the handler orders events by time instead of de-duplicating by id", in.Operation, in.Key),
+				Evidence: evidence(r, in),
+			})
+		}
+	}
+	return fs, len(ins) > 0
+}
