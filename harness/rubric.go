@@ -55,7 +55,12 @@ func Score(tr *TargetResult) {
 			}
 		}
 	}
-	tr.Score = score(tr.Checks, tr.Findings, rec.Target.NotApplicable)
+	na := rec.Target.NotApplicable
+	if rec.Target.Kind != "webhook" {
+		// Signatures and event order are webhook senders' conventions.
+		na = union(na, []string{CheckWebhookSignature, CheckWebhookOrder})
+	}
+	tr.Score = score(tr.Checks, tr.Findings, na)
 }
 
 func score(checks []CheckResult, findings []Finding, notApplicable []string) ScoreResult {
