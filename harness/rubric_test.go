@@ -201,8 +201,16 @@ func TestScoreDisabledNeededCheck(t *testing.T) {
 		for _, id := range l.Needs {
 			t.Run(id, func(t *testing.T) {
 				rec := cleanRecord().done()
-				if id == harness.CheckWebhookSignature || id == harness.CheckWebhookOrder {
+				switch id {
+				case harness.CheckWebhookSignature, harness.CheckWebhookOrder:
 					rec.Target.Kind = "webhook" // needed of webhook targets only
+					rec.Target.NotApplicable = []string{harness.CheckWebhookSignature, harness.CheckWebhookOrder, harness.CheckEffectField}
+					rec.Target.NotApplicable = rec.Target.NotApplicable[:0]
+					for _, other := range []string{harness.CheckWebhookSignature, harness.CheckWebhookOrder} {
+						if other != id {
+							rec.Target.NotApplicable = append(rec.Target.NotApplicable, other)
+						}
+					}
 				}
 				rec.Checks = checksExcept(id)
 				tr := scored(t, rec)
