@@ -204,8 +204,6 @@ func TestScoreDisabledNeededCheck(t *testing.T) {
 				switch id {
 				case harness.CheckWebhookSignature, harness.CheckWebhookOrder:
 					rec.Target.Kind = "webhook" // needed of webhook targets only
-					rec.Target.NotApplicable = []string{harness.CheckWebhookSignature, harness.CheckWebhookOrder, harness.CheckEffectField}
-					rec.Target.NotApplicable = rec.Target.NotApplicable[:0]
 					for _, other := range []string{harness.CheckWebhookSignature, harness.CheckWebhookOrder} {
 						if other != id {
 							rec.Target.NotApplicable = append(rec.Target.NotApplicable, other)
