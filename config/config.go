@@ -48,6 +48,16 @@ type Fakes struct {
 	// Payments is a Stripe-like payments API; its base URL is available to
 	// the targets as {{fakes.payments.url}}.
 	Payments *Payments `yaml:"payments,omitempty"`
+	// Email is an email provider with a SendGrid-like HTTP send API (and
+	// SMTP); the API's base URL is available as {{fakes.email.url}}.
+	Email *Email `yaml:"email,omitempty"`
+}
+
+// Email configures the email fake.
+type Email struct {
+	// HonourKeys says whether the HTTP send API de-duplicates sends that
+	// carry the same Idempotency-Key. Default true.
+	HonourKeys *bool `yaml:"honour_keys,omitempty"`
 }
 
 // Payments configures the payments fake.
@@ -65,7 +75,8 @@ type Target struct {
 	// Required: lower-case letters, digits, '.', '_' and '-', starting with
 	// a letter or digit.
 	Name string `yaml:"name"`
-	// Kind is the adapter that reaches the target. Required; only "http" for now.
+	// Kind is the adapter that reaches the target: "http" (a server) or
+	// "cli" (a command-line tool, run once per call). Required.
 	Kind string `yaml:"kind"`
 	// URL is the base URL of an http target, e.g.
 	// "http://127.0.0.1:{{port}}". Required for http. Its host must be
@@ -94,6 +105,28 @@ type Target struct {
 	// Remote allows a URL whose host is not loopback. idemcheck sends
 	// duplicate and faulty requests on purpose, so this is opt-in.
 	Remote bool `yaml:"allow_remote,omitempty"`
+
+	// The fields below are for cli targets.
+
+	// Command is a cli target's argv prefix, e.g. ["./ordertool",
+	// "--store", "jsonl"]: every call runs it with the operation's args
+	// appended. Required for cli. It may use {{port}}, {{state_dir}} and
+	// {{fakes.NAME.url}}, as Env and Dir may.
+	Command []string `yaml:"command,omitempty,flow"`
+	// Env holds variables added to the tool's environment.
+	Env map[string]string `yaml:"env,omitempty"`
+	// Dir is the tool's working directory; empty means the current one.
+	Dir string `yaml:"dir,omitempty"`
+	// KeyFlag is the flag that carries the idempotency key; a call with a
+	// key appends it and the key as two arguments. Default DefaultKeyFlag.
+	KeyFlag string `yaml:"key_flag,omitempty"`
+	// DryRunFlag asks the tool for a dry run. Default DefaultDryRunFlag;
+	// written as "" it says that the tool has none.
+	DryRunFlag *string `yaml:"dry_run_flag,omitempty"`
+	// RetryExitCodes are the exit codes that mean "a temporary failure,
+	// retry with the same key" (the outcome is unknown, as for an HTTP
+	// 5xx). Default DefaultRetryExitCodes; if written, not empty.
+	RetryExitCodes []int `yaml:"retry_exit_codes,omitempty,flow"`
 }
 
 // Start is a command that starts a target. The harness runs it in its own
@@ -146,9 +179,9 @@ type Operation struct {
 	// cause no effect at all).
 	Mutating *bool `yaml:"mutating"`
 	// Method is the HTTP method; GET, POST, PUT, PATCH or DELETE. Required.
-	Method string `yaml:"method"`
+	Method string `yaml:"method,omitempty"`
 	// Path is appended to the target's URL; it starts with "/". Required.
-	Path string `yaml:"path"`
+	Path string `yaml:"path,omitempty"`
 	// Headers are sent with every attempt.
 	Headers map[string]string `yaml:"headers,omitempty"`
 	// Body is the request body.
@@ -160,6 +193,10 @@ type Operation struct {
 	DryRun   *DryRun  `yaml:"dry_run,omitempty"`
 	Effect   *Locator `yaml:"effect,omitempty"`
 	Identity *Locator `yaml:"identity,omitempty"`
+	// Args are a cli operation's arguments, appended to the target's
+	// command; they may use {{key}}, {{marker}} and {{input.NAME}}.
+	// Required for cli (instead of method and path).
+	Args []string `yaml:"args,omitempty,flow"`
 }
 
 // Input generates the values of one {{input.NAME}} placeholder. Exactly
@@ -244,7 +281,13 @@ const (
 	DefaultBackoff      = 20 * time.Millisecond
 	DefaultStuckWait    = time.Second
 	DefaultBurst        = 20
+	DefaultKeyFlag      = "--idempotency-key"
+	DefaultDryRunFlag   = "--dry-run"
 )
+
+// DefaultRetryExitCodes are a cli target's default RetryExitCodes:
+// EX_TEMPFAIL from sysexits.h.
+var DefaultRetryExitCodes = []int{75}
 
 // Limits that Parse enforces.
 const (
@@ -290,8 +333,16 @@ var DefaultFaults = []string{
 	"crash-before-effect", "crash-after-effect", "crash-after-reply",
 }
 
-// kinds are the target kinds this version supports.
-var kinds = []string{"http"}
+// The target kinds this version supports.
+const (
+	KindHTTP = "http"
+	KindCLI  = "cli"
+)
+
+var kinds = []string{KindHTTP, KindCLI}
+
+// fakeNames are the fakes a file may configure, in the order of Fakes.
+var fakeNames = []string{"payments", "email"}
 
 // methods are the HTTP methods an operation may use.
 var methods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}

@@ -38,7 +38,7 @@ func validFile() config.File {
 	return config.File{
 		Version: 1,
 		Seed:    ptr(uint64(42)),
-		Fakes:   config.Fakes{Payments: &config.Payments{HonourKeys: ptr(true)}},
+		Fakes:   config.Fakes{Payments: &config.Payments{HonourKeys: ptr(true)}, Email: &config.Email{HonourKeys: ptr(false)}},
 		Targets: []config.Target{
 			{
 				Name: "shop",
@@ -105,6 +105,37 @@ func validFile() config.File {
 						Method:   "PUT",
 						Path:     "/emails/{{key}}",
 						Headers:  map[string]string{"X-Trace": "{{marker}}"},
+					},
+				},
+			},
+			{
+				Name:    "orders",
+				Kind:    "cli",
+				Command: []string{"./ordertool", "--store", "jsonl", "--port", "{{port}}"},
+				Env: map[string]string{
+					"STATE_DIR": "{{state_dir}}",
+					"EMAIL_URL": "{{fakes.email.url}}",
+				},
+				Dir:            "../examples",
+				KeyFlag:        "--request-id",
+				DryRunFlag:     ptr(""),
+				RetryExitCodes: []int{75, 69},
+				Effect:         config.Locator{JSON: "result.effect"},
+				Identity:       config.Locator{JSON: "data.id"},
+				Timeout:        config.Duration(3 * time.Second),
+				Operations: []config.Operation{
+					{
+						Name:     "send-email",
+						Mutating: ptr(true),
+						Args:     []string{"send-email", "--to", "{{input.to}}", "--memo", "receipt {{marker}}", "--ref", "{{key}}"},
+						Inputs: map[string]config.Input{
+							"to": {Choice: []string{"ann@example.test", "bob@example.test"}},
+						},
+					},
+					{
+						Name:     "get-order",
+						Mutating: ptr(false),
+						Args:     []string{"get-order", "--id", "{{marker}}"},
 					},
 				},
 			},
@@ -207,7 +238,7 @@ targets:
         path: /charges/{{marker}}
 `,
 			want: []want{{9, 9, "targets[0].operations[0].methdo",
-				`unknown field "methdo" (did you mean "method"? known fields: name, mutating, method, path, headers, body, inputs, dry_run, effect, identity)`}},
+				`unknown field "methdo" (did you mean "method"? known fields: name, mutating, method, path, headers, body, inputs, dry_run, effect, identity, args)`}},
 		},
 		{
 			why: "a value of the wrong type says what was expected and what was seen",
@@ -280,7 +311,7 @@ targets:
 		{
 			why:  "operation placeholders are not allowed at target level either",
 			yaml: strings.Replace(minimal, "url: http://127.0.0.1:8080", "url: http://127.0.0.1:8080/{{marker}}", 1),
-			want: []want{{5, 10, "targets[0].url", "unknown placeholder {{marker}} (allowed here: port, state_dir, fakes.payments.url)"}},
+			want: []want{{5, 10, "targets[0].url", "unknown placeholder {{marker}} (allowed here: port, state_dir, fakes.payments.url, fakes.email.url)"}},
 		},
 		{
 			why: "the payments fake's URL needs the payments fake, and the error says how to add it",
@@ -493,7 +524,7 @@ retry:
 	assert.Equal(t, strings.Join([]string{
 		`idemcheck.yaml:1:10: version: unsupported version 3: this idemcheck reads version 1`,
 		`idemcheck.yaml:3:11: targets[0].name: invalid name "Shop": use lower-case letters, digits, '.', '_' and '-', starting with a letter or digit`,
-		`idemcheck.yaml:4:11: targets[0].kind: unsupported kind "grpc" (supported kinds: http)`,
+		`idemcheck.yaml:4:11: targets[0].kind: unsupported kind "grpc" (supported kinds: http, cli)`,
 		`idemcheck.yaml:6:14: targets[0].timeout: invalid duration "soon": write a number and a unit (ns, us, ms, s, m, h), such as "250ms" or "10s"`,
 		`idemcheck.yaml:10:17: targets[0].operations[0].method: unknown method "PSOT" (expected one of GET, POST, PUT, PATCH, DELETE)`,
 		`idemcheck.yaml:11:15: targets[0].operations[0].path: must start with "/", got "charges/{{marker}}"`,

@@ -7,6 +7,10 @@ func (f *File) applyDefaults() {
 		honour := true
 		p.HonourKeys = &honour
 	}
+	if e := f.Fakes.Email; e != nil && e.HonourKeys == nil {
+		honour := true
+		e.HonourKeys = &honour
+	}
 	if f.Faults == nil { // an explicit "faults: []" stays empty
 		for _, name := range DefaultFaults {
 			f.Faults = append(f.Faults, FaultSpec{Name: name})
@@ -30,7 +34,18 @@ func (f *File) applyDefaults() {
 }
 
 func (t *Target) applyDefaults() {
-	if t.KeyHeader == "" {
+	if t.Kind == KindCLI {
+		if t.KeyFlag == "" {
+			t.KeyFlag = DefaultKeyFlag
+		}
+		if t.DryRunFlag == nil {
+			flag := DefaultDryRunFlag
+			t.DryRunFlag = &flag
+		}
+		if t.RetryExitCodes == nil {
+			t.RetryExitCodes = append([]int(nil), DefaultRetryExitCodes...)
+		}
+	} else if t.KeyHeader == "" {
 		t.KeyHeader = DefaultKeyHeader
 	}
 	if t.Effect == (Locator{}) {

@@ -42,12 +42,17 @@ func ExampleLoad() {
 		return
 	}
 	for _, t := range f.Targets {
+		if t.Kind == config.KindCLI {
+			fmt.Printf("%s: key flag %s, timeout %s, %d operations\n", t.Name, t.KeyFlag, t.Timeout, len(t.Operations))
+			continue
+		}
 		fmt.Printf("%s: key header %s, timeout %s, %d operations\n", t.Name, t.KeyHeader, t.Timeout, len(t.Operations))
 	}
 	fmt.Println("retry:", f.Retry.MaxAttempts, "attempts,", f.Retry.Backoff, "apart")
 	// Output:
 	// shop: key header X-Idempotency-Key, timeout 2s, 3 operations
 	// mailer.staging: key header Idempotency-Key, timeout 10s, 1 operations
+	// orders: key flag --request-id, timeout 3s, 2 operations
 	// retry: 8 attempts, 20ms apart
 }
 

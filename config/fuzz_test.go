@@ -27,6 +27,8 @@ func FuzzParse(f *testing.F) {
 		"version: 1\ntargets: &t [*t]\n",
 		"a: &a {<<: *a}\n",
 		"version: 1\ntargets:\n  - {name: x, kind: http, url: 'http://[::1]:{{port}}', start: {command: [x]}, operations: [{name: o, mutating: true, method: GET, path: '/{{marker}}{{input.a}}', inputs: {a: {choice: [x, y]}}}]}\n",
+		minimalCLI,
+		"version: 1\ntargets:\n  - {name: c, kind: cli, command: [t, '{{port}}'], dry_run_flag: '', retry_exit_codes: [1], operations: [{name: o, mutating: false, args: ['{{marker}}']}]}\n",
 		"version: 1\nfaults: [{name: lost-response, x: !!binary aGk=}, 503-before]\n",
 		"version: 1\nseed: -1\nretry: {backoff: 1.5}\n",
 		"version: 1\n---\nversion: 2\n",

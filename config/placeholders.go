@@ -58,33 +58,44 @@ func expand(s string, value func(name string) string) string {
 // Placeholders a target's start command, environment, directory and URL
 // may use: the harness knows these before the target runs.
 const (
-	phPort         = "port"
-	phStateDir     = "state_dir"
-	phPaymentsURL  = "fakes.payments.url"
-	phKey          = "key"
-	phMarker       = "marker"
-	phInputPrefix  = "input."
-	targetPHolders = phPort + ", " + phStateDir + ", " + phPaymentsURL
+	phPort        = "port"
+	phStateDir    = "state_dir"
+	phKey         = "key"
+	phMarker      = "marker"
+	phInputPrefix = "input."
+	phFakePrefix  = "fakes."
+	phFakeSuffix  = ".url"
 )
 
+// targetPlaceholders lists the placeholders allowed at target level.
+func targetPlaceholders() string {
+	names := []string{phPort, phStateDir}
+	for _, f := range fakeNames {
+		names = append(names, phFakePrefix+f+phFakeSuffix)
+	}
+	return strings.Join(names, ", ")
+}
+
 // targetTemplate checks the placeholders of a target-level string and says
-// whether it uses {{port}}.
-func (v *validator) targetTemplate(path, s string, payments bool) (usesPort bool) {
+// whether it uses {{port}}. fakes are the fakes the file configures.
+func (v *validator) targetTemplate(path, s string, fakes map[string]bool) (usesPort bool) {
 	names, problems := scanPlaceholders(s)
 	for _, p := range problems {
 		v.errorf(path, "%s", p)
 	}
 	for _, name := range names {
-		switch name {
-		case phPort:
+		fake, isFake := strings.CutPrefix(name, phFakePrefix)
+		fake, isURL := strings.CutSuffix(fake, phFakeSuffix)
+		switch {
+		case name == phPort:
 			usesPort = true
-		case phStateDir:
-		case phPaymentsURL:
-			if !payments {
-				v.errorf(path, "{{%s}} needs the payments fake, which is not configured: add `fakes: {payments: {}}` at the top level of the file", phPaymentsURL)
+		case name == phStateDir:
+		case isFake && isURL && slices.Contains(fakeNames, fake):
+			if !fakes[fake] {
+				v.errorf(path, "{{%s}} needs the %s fake, which is not configured: add `fakes: {%s: {}}` at the top level of the file", name, fake, fake)
 			}
 		default:
-			v.errorf(path, "unknown placeholder {{%s}} (allowed here: %s)", name, targetPHolders)
+			v.errorf(path, "unknown placeholder {{%s}} (allowed here: %s)", name, targetPlaceholders())
 		}
 	}
 	return usesPort

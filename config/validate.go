@@ -68,10 +68,11 @@ func (v *validator) validateFile(f *File) {
 	if len(f.Targets) == 0 {
 		v.missing("targets", "list at least one target to test, with its name, kind, url and operations")
 	}
+	fakes := map[string]bool{"payments": f.Fakes.Payments != nil, "email": f.Fakes.Email != nil}
 	first := map[string]int{}
 	for i := range f.Targets {
 		p := pathIndex("targets", i)
-		v.target(p, &f.Targets[i], f.Fakes.Payments != nil)
+		v.target(p, &f.Targets[i], fakes)
 		name := f.Targets[i].Name
 		if name == "" {
 			continue
@@ -87,7 +88,7 @@ func (v *validator) validateFile(f *File) {
 	v.retry(f.Retry)
 }
 
-func (v *validator) target(p string, t *Target, payments bool) {
+func (v *validator) target(p string, t *Target, fakes map[string]bool) {
 	switch {
 	case t.Name == "":
 		v.missing(pathField(p, "name"), "give the target a name, such as \"shop\"")
@@ -100,18 +101,24 @@ func (v *validator) target(p string, t *Target, payments bool) {
 	case !slices.Contains(kinds, t.Kind):
 		v.errorf(pathField(p, "kind"), "unsupported kind %q (supported kinds: %s)", t.Kind, strings.Join(kinds, ", "))
 	}
-	if t.Kind == "http" || t.Kind == "" {
-		v.url(p, t, payments)
+	cli := t.Kind == KindCLI
+	if cli {
+		v.cliTarget(p, t, fakes)
+	} else {
+		if t.Kind == KindHTTP || t.Kind == "" {
+			v.url(p, t, fakes)
+		}
+		v.notFor(p, "an http", "command", "env", "dir", "key_flag", "dry_run_flag", "retry_exit_codes")
 	}
-	if t.Start != nil {
-		v.start(pathField(p, "start"), t.Start, payments)
+	if t.Start != nil && !cli {
+		v.start(pathField(p, "start"), t.Start, fakes)
 	}
 	if t.KeyHeader != "" && !validHeaderName(t.KeyHeader) {
 		v.errorf(pathField(p, "key_header"), "invalid header name %q", t.KeyHeader)
 	}
 	v.locator(pathField(p, "effect"), t.Effect, false)
 	v.locator(pathField(p, "identity"), t.Identity, false)
-	if t.DryRun != nil {
+	if t.DryRun != nil && !cli {
 		v.dryRun(pathField(p, "dry_run"), t.DryRun)
 	}
 	if t.Timeout < 0 {
@@ -119,12 +126,20 @@ func (v *validator) target(p string, t *Target, payments bool) {
 	}
 	ops := pathField(p, "operations")
 	if len(t.Operations) == 0 {
-		v.missing(ops, "list at least one operation the target offers, with its name, mutating, method and path")
+		if cli {
+			v.missing(ops, "list at least one operation (a command of the tool), with its name, mutating and args")
+		} else {
+			v.missing(ops, "list at least one operation the target offers, with its name, mutating, method and path")
+		}
 	}
 	first := map[string]int{}
 	for i := range t.Operations {
 		op := &t.Operations[i]
-		v.operation(pathIndex(ops, i), op)
+		if cli {
+			v.cliOperation(pathIndex(ops, i), op)
+		} else {
+			v.operation(pathIndex(ops, i), op)
+		}
 		if op.Name == "" {
 			continue
 		}
@@ -136,25 +151,43 @@ func (v *validator) target(p string, t *Target, payments bool) {
 	}
 }
 
+// notFor reports each of fields that the file sets under p although they
+// belong to another kind of target.
+func (v *validator) notFor(p, kind string, fields ...string) {
+	for _, f := range fields {
+		if path := pathField(p, f); v.written(path) {
+			other := "a cli"
+			if kind == "a cli" {
+				other = "an http"
+			}
+			hint := ""
+			if f == "command" && kind == "an http" {
+				hint = "; to have idemcheck start an http target, write start: {command: [...]}"
+			}
+			v.errorf(path, "%s is for %s target; this is %s target (see kind)%s", f, other, kind, hint)
+		}
+	}
+}
+
 // url checks an http target's base URL: it must parse, and point at this
 // machine unless the target allows remote hosts, because idemcheck sends
 // duplicate and faulty requests on purpose.
-func (v *validator) url(p string, t *Target, payments bool) {
+func (v *validator) url(p string, t *Target, fakes map[string]bool) {
 	path := pathField(p, "url")
 	if t.URL == "" {
 		v.missing(path, "the target's base URL, such as \"http://127.0.0.1:{{port}}\"")
 		return
 	}
-	usesPort := v.targetTemplate(path, t.URL, payments)
+	usesPort := v.targetTemplate(path, t.URL, fakes)
 	if usesPort && t.Start == nil {
 		v.errorf(path, "uses {{port}}, but the target has no start command: the harness picks the port only for a target it starts; add start.command, or write the port the running target listens on")
 	}
 	// Parse with the placeholders filled in with stand-ins of the right shape.
 	concrete := expand(t.URL, func(name string) string {
-		switch name {
-		case phPort:
+		switch {
+		case name == phPort:
 			return "1"
-		case phPaymentsURL:
+		case strings.HasPrefix(name, phFakePrefix):
 			return "http://127.0.0.1:1"
 		default:
 			return "x"
@@ -191,7 +224,7 @@ func isLoopback(host string) bool {
 	return err == nil && addr.Unmap().IsLoopback()
 }
 
-func (v *validator) start(p string, s *Start, payments bool) {
+func (v *validator) start(p string, s *Start, fakes map[string]bool) {
 	cmd := pathField(p, "command")
 	if len(s.Command) == 0 {
 		v.missing(cmd, "the program that starts the target and its arguments, as a list, such as [\"./server\", \"--port\", \"{{port}}\"]")
@@ -200,16 +233,16 @@ func (v *validator) start(p string, s *Start, payments bool) {
 		if i == 0 && strings.TrimSpace(arg) == "" {
 			v.errorf(pathIndex(cmd, i), "the program name must not be empty")
 		}
-		v.targetTemplate(pathIndex(cmd, i), arg, payments)
+		v.targetTemplate(pathIndex(cmd, i), arg, fakes)
 	}
 	env := pathField(p, "env")
 	for _, k := range sortedKeys(s.Env) {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			v.errorf(pathKey(env, k), "invalid environment variable name %q", k)
 		}
-		v.targetTemplate(pathKey(env, k), s.Env[k], payments)
+		v.targetTemplate(pathKey(env, k), s.Env[k], fakes)
 	}
-	v.targetTemplate(pathField(p, "dir"), s.Dir, payments)
+	v.targetTemplate(pathField(p, "dir"), s.Dir, fakes)
 	ready := pathField(p, "ready")
 	if s.Ready.Path != "" && !strings.HasPrefix(s.Ready.Path, "/") {
 		v.errorf(pathField(ready, "path"), "must start with \"/\", got %q", s.Ready.Path)
@@ -223,6 +256,7 @@ func (v *validator) operation(p string, op *Operation) {
 	if op.Name == "" {
 		v.missing(pathField(p, "name"), "give the operation a name, such as \"create-charge\"")
 	}
+	v.notFor(p, "an http", "args")
 	if op.Mutating == nil {
 		v.missing(pathField(p, "mutating"), "say whether the operation changes state (mutating: true) or only reads (mutating: false)")
 	}

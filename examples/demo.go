@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/idemcheck/idemcheck/examples/ordertool"
 	"github.com/idemcheck/idemcheck/examples/shop"
+	"github.com/idemcheck/idemcheck/examples/webhooks"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/fakes/payments"
 	"github.com/idemcheck/idemcheck/harness"
@@ -16,13 +18,23 @@ import (
 // target: idemcheck __example shop --profile NAME --listen ADDR --payments URL.
 const Subcommand = "__example"
 
-// Main runs a reference target named by args[0] (only "shop" so far).
+// Main runs the reference target named by args[0]: shop (HTTP service),
+// webhooks (webhook handler) or ordertool (CLI tool).
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "shop" {
-		fmt.Fprintf(stderr, "%s: expected a reference service name (shop)\n", Subcommand)
+	if len(args) == 0 {
+		fmt.Fprintf(stderr, "%s: expected a reference target: shop, %s or %s\n", Subcommand, WebhooksName, OrdertoolName)
 		return 2
 	}
-	return shop.Main(ctx, args[1:], stdout, stderr)
+	switch args[0] {
+	case "shop":
+		return shop.Main(ctx, args[1:], stdout, stderr)
+	case WebhooksName:
+		return webhooks.Main(ctx, args[1:], stdout, stderr)
+	case OrdertoolName:
+		return ordertool.Main(ctx, args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "%s: unknown reference target %q: expected shop, %s or %s\n", Subcommand, args[0], WebhooksName, OrdertoolName)
+	return 2
 }
 
 // DemoTarget is one reference target of the demo and what it is built for.
@@ -36,14 +48,18 @@ type DemoTarget struct {
 	Seed string
 }
 
-// Demo returns the reference targets, started by running exe (a binary
-// that understands Subcommand; normally idemcheck itself).
+// Demo returns the reference targets — the HTTP shop profiles, the webhook
+// handlers, the shop that also sends email, and the CLI tool's stores —
+// started by running exe (a binary that understands Subcommand; normally
+// idemcheck itself).
 func Demo(exe string) []DemoTarget {
 	var out []DemoTarget
 	for _, name := range shop.Profiles {
 		info, _ := shop.Describe(name)
 		out = append(out, DemoTarget{Spec: ShopSpec(exe, name), Built: info.Score, Flaw: info.Flaw, Seed: info.Seed})
 	}
+	out = append(out, WebhookDemo(exe)...)
+	out = append(out, CLIDemo(exe)...)
 	return out
 }
 

@@ -3,6 +3,7 @@ package examples_test
 import (
 	"context"
 	"os"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -56,7 +57,7 @@ func TestReferenceTargets(t *testing.T) {
 		{"nodryrun", 2, []string{"dryrun", "key.required"}, "no dry-run, key optional"},
 		{"mismatch", 2, []string{"key.mismatch"}, "reused key with another payload silently replayed"},
 		{"payload-dedup", 0, []string{"key.distinct", "key.mismatch"}, "de-duplicates by payload: distinct intents merged"},
-		{"unstable-replay", 1, []string{"concurrent.duplicates", "replay.consistent"}, "replays (and burst copies) return another identity"},
+		{"unstable-replay", 1, []string{"replay.consistent"}, "replays return another identity (burst copies too, when the scheduler lets a copy replay rather than get 409)"},
 		{"mark-first", 0, []string{"exactly-once"}, "acknowledges an intent whose charge failed"},
 		{"read-side-effect", 0, []string{"safe.readonly"}, "a safe operation charges"},
 		{"memory-cache", 0, []string{"crash.recovery", "downstream.propagation"}, "an in-memory cache forgets across a crash, and no key goes downstream"},
@@ -78,7 +79,13 @@ func TestReferenceTargets(t *testing.T) {
 			for _, f := range tr.Findings {
 				t.Logf("%s %s %s: %s", f.Severity, f.Check, f.Fault, f.Message)
 			}
-			assert.Equal(t, tc.failing, failing(tr), tc.why)
+			got := failing(tr)
+			if tc.profile == "unstable-replay" {
+				// Whether a burst copy replays (a new id: major) or gets 409
+				// (nothing to compare) is up to the scheduler.
+				got = slices.DeleteFunc(got, func(id string) bool { return id == harness.CheckConcurrentDuplicates })
+			}
+			assert.Equal(t, tc.failing, got, tc.why)
 			assert.Equal(t, tc.score, tr.Score.Level, "%s: %s", tc.why, tr.Score.Reason)
 			info, ok := shop.Describe(tc.profile)
 			require.True(t, ok)

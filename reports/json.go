@@ -3,17 +3,28 @@ package reports
 import (
 	"encoding/json"
 	"io"
+	"time"
 
 	"github.com/idemcheck/idemcheck/harness"
 )
 
-// ReportSchema names the version of the JSON report.
+// ReportSchema names the version of the JSON report. Within a version,
+// fields are only ever added; schema/report.v1.json documents every one.
 const ReportSchema = "idemcheck.report/v1"
 
 // Report is the JSON report: what CI gates on.
 type Report struct {
-	Schema  string         `json:"schema"`
-	Seed    uint64         `json:"seed"`
+	Schema string `json:"schema"`
+	Seed   uint64 `json:"seed"`
+	// Meta says how the run was made: idemcheck's version, the
+	// configuration file and its SHA-256, the command, the shard.
+	Meta       harness.Meta `json:"meta"`
+	Started    time.Time    `json:"started"`
+	DurationMS int64        `json:"duration_ms"`
+	// Replay is the command that repeats the whole run with its seed, ""
+	// when the run was not made by the idemcheck command.
+	Replay  string         `json:"replay"`
+	Summary RunSummary     `json:"summary"`
 	Targets []TargetReport `json:"targets"`
 }
 
@@ -27,8 +38,20 @@ type TargetReport struct {
 	Next        *harness.Gap          `json:"next,omitempty"`
 	Error       string                `json:"error,omitempty"`
 	Checks      []harness.CheckResult `json:"checks"`
-	Findings    []harness.Finding     `json:"findings"`
-	Summary     Summary               `json:"summary"`
+	Findings    []Finding             `json:"findings"`
+	// Faults are the faults the run tried on the target; Unsupported those
+	// its adapter could not inject.
+	Faults      []string `json:"faults"`
+	Unsupported []string `json:"unsupported"`
+	Summary     Summary  `json:"summary"`
+}
+
+// Finding is a harness finding with the command that replays it.
+type Finding struct {
+	harness.Finding
+	// Replay re-runs the finding's check with the run's seed; "" when the
+	// run was not made by the idemcheck command.
+	Replay string `json:"replay"`
 }
 
 // Summary holds a target's figures.
@@ -37,26 +60,61 @@ type Summary struct {
 	Attempts   int   `json:"attempts"`
 	Effects    int   `json:"effects"`
 	DurationMS int64 `json:"duration_ms"`
+	Findings   int   `json:"findings"`
+	// Trials counts the generated trials run after the probes.
+	Trials int `json:"trials"`
+}
+
+// RunSummary holds the whole run's figures.
+type RunSummary struct {
+	Targets int `json:"targets"`
+	// Untested counts the targets the harness could not test.
+	Untested int `json:"untested"`
+	Intents  int `json:"intents"`
+	Trials   int `json:"trials"`
+	Attempts int `json:"attempts"`
+	Effects  int `json:"effects"`
+	Findings int `json:"findings"`
+	// Critical, Major and Minor count the findings by severity.
+	Critical   int   `json:"critical"`
+	Major      int   `json:"major"`
+	Minor      int   `json:"minor"`
+	DurationMS int64 `json:"duration_ms"`
 }
 
 // Build makes the report of res.
 func Build(res *harness.Result) Report {
-	rep := Report{Schema: ReportSchema, Seed: res.Seed, Targets: []TargetReport{}}
+	rep := Report{
+		Schema: ReportSchema, Seed: res.Seed, Meta: res.Meta,
+		Started: res.Started, DurationMS: res.Duration.Milliseconds(),
+		Replay:  RunCommand(res),
+		Targets: []TargetReport{},
+	}
 	for _, t := range res.Targets {
 		tr := TargetReport{
 			Name: t.Name, Kind: t.Kind, Score: t.Score.Level, ScoreReason: t.Score.Reason, Next: t.Score.Next,
-			Error: t.Error, Checks: t.Checks, Findings: t.Findings,
-			Summary: Summary{DurationMS: t.Duration.Milliseconds()},
+			Error: t.Error, Checks: t.Checks, Findings: []Finding{},
+			Faults: []string{}, Unsupported: []string{},
+			Summary: Summary{DurationMS: t.Duration.Milliseconds(), Findings: len(t.Findings)},
 		}
 		if t.Error != "" {
 			tr.Score = -1
 			tr.ScoreReason = "not scored: the harness could not test this target"
+			rep.Summary.Untested++
 		}
 		if tr.Checks == nil {
 			tr.Checks = []harness.CheckResult{}
 		}
-		if tr.Findings == nil {
-			tr.Findings = []harness.Finding{}
+		for _, f := range t.Findings {
+			tr.Findings = append(tr.Findings, Finding{Finding: f, Replay: findingReplay(res, f)})
+			switch f.Severity {
+			case harness.Critical:
+				rep.Summary.Critical++
+			case harness.Major:
+				rep.Summary.Major++
+			case harness.Minor:
+				rep.Summary.Minor++
+			}
 		}
 		if t.Record != nil {
 			tr.Summary.Intents = len(t.Record.Intents)
@@ -64,14 +122,26 @@ func Build(res *harness.Result) Report {
 				tr.Summary.Attempts += len(in.Attempts)
 			}
 			tr.Summary.Effects = len(t.Record.Ledger)
+			tr.Faults = append(tr.Faults, t.Record.Faults...)
+			tr.Unsupported = append(tr.Unsupported, t.Record.Unsupported...)
 		}
+		if t.Scenario != nil {
+			tr.Summary.Trials = t.Scenario.Trials
+		}
+		rep.Summary.Targets++
+		rep.Summary.Intents += tr.Summary.Intents
+		rep.Summary.Trials += tr.Summary.Trials
+		rep.Summary.Attempts += tr.Summary.Attempts
+		rep.Summary.Effects += tr.Summary.Effects
+		rep.Summary.Findings += tr.Summary.Findings
 		rep.Targets = append(rep.Targets, tr)
 	}
+	rep.Summary.DurationMS = rep.DurationMS
 	return rep
 }
 
 // JSON writes the report of res, indented.
-func JSON(w io.Writer, res *harness.Result) error {
+func JSON(w io.Writer, res *harness.Result, _ Options) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(Build(res))

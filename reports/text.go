@@ -10,21 +10,10 @@ import (
 	"github.com/idemcheck/idemcheck/harness"
 )
 
-// TextOptions tune the text report.
-type TextOptions struct {
-	// Expected, when set, adds a column with the score each target was
-	// built for (the demo's reference targets).
-	Expected map[string]int
-	// Findings is how many findings to show per target; 0 means 5.
-	Findings int
-}
-
 // Text writes a report for people: a table of targets, then for each
 // target the reason for its score and its top findings.
-func Text(w io.Writer, res *harness.Result, o TextOptions) error {
-	if o.Findings <= 0 {
-		o.Findings = 5
-	}
+func Text(w io.Writer, res *harness.Result, o Options) error {
+	limit := o.findings()
 	var b strings.Builder
 	fmt.Fprintf(&b, "idemcheck: %d target(s), seed %d, %s\n\n", len(res.Targets), res.Seed, res.Duration.Round(1e6))
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
@@ -63,7 +52,7 @@ func Text(w io.Writer, res *harness.Result, o TextOptions) error {
 		fs := append([]harness.Finding(nil), t.Findings...)
 		sort.SliceStable(fs, func(i, j int) bool { return rank(fs[i].Severity) > rank(fs[j].Severity) })
 		for i, f := range fs {
-			if i == o.Findings {
+			if i == limit {
 				fmt.Fprintf(&b, "  … and %d more finding(s)\n", len(fs)-i)
 				break
 			}

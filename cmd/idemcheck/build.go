@@ -6,9 +6,11 @@ import (
 
 	"github.com/idemcheck/idemcheck/config"
 	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/fakes/email"
 	"github.com/idemcheck/idemcheck/fakes/payments"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
+	clitarget "github.com/idemcheck/idemcheck/targets/cli"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
 )
 
@@ -19,11 +21,17 @@ func build(f *config.File) ([]harness.Spec, []harness.Option, error) {
 		ignore := p.HonourKeys != nil && !*p.HonourKeys
 		starters = append(starters, paymentsStarter(ignore))
 	}
+	if e := f.Fakes.Email; e != nil {
+		ignore := e.HonourKeys != nil && !*e.HonourKeys
+		starters = append(starters, emailStarter(ignore))
+	}
 	var specs []harness.Spec
 	for _, t := range f.Targets {
 		switch t.Kind {
-		case "http":
+		case config.KindHTTP:
 			specs = append(specs, httpSpec(t, starters))
+		case config.KindCLI:
+			specs = append(specs, cliSpec(t, starters))
 		default:
 			return nil, nil, fmt.Errorf("target %s: kind %q is not supported", t.Name, t.Kind)
 		}
@@ -53,6 +61,12 @@ func build(f *config.File) ([]harness.Spec, []harness.Option, error) {
 func paymentsStarter(ignoreKeys bool) harness.FakeStarter {
 	return func(ctx context.Context, l *fakes.Ledger) (fakes.Fake, error) {
 		return payments.New(payments.Options{Ledger: l, IgnoreIdempotencyKeys: ignoreKeys})
+	}
+}
+
+func emailStarter(ignoreKeys bool) harness.FakeStarter {
+	return func(ctx context.Context, l *fakes.Ledger) (fakes.Fake, error) {
+		return email.New(email.Options{Ledger: l, IgnoreIdempotencyKeys: ignoreKeys})
 	}
 }
 
@@ -105,17 +119,7 @@ func httpSpec(t config.Target, starters []harness.FakeStarter) harness.Spec {
 			Name: op.Name, Mutating: op.Mutating != nil && *op.Mutating,
 			Method: op.Method, Path: op.Path, Headers: op.Headers, Body: op.Body,
 			DryRun: dryRun(op.DryRun), Effect: locator(op.Effect), Identity: locator(op.Identity),
-			Inputs: map[string]harness.Input{},
-		}
-		for name, in := range op.Inputs {
-			switch {
-			case len(in.Int) == 2:
-				hop.Inputs[name] = harness.Input{Kind: "int", Min: in.Int[0], Max: in.Int[1]}
-			case len(in.Choice) > 0:
-				hop.Inputs[name] = harness.Input{Kind: "choice", Choices: in.Choice}
-			case in.String != nil:
-				hop.Inputs[name] = harness.Input{Kind: "string", Prefix: in.String.Prefix, Length: in.String.Length}
-			}
+			Inputs: inputs(op),
 		}
 		cfg.Operations = append(cfg.Operations, hop)
 	}
@@ -127,4 +131,46 @@ func httpSpec(t config.Target, starters []harness.FakeStarter) harness.Spec {
 		}
 	}
 	return httptarget.Spec(cfg, launch, starters...)
+}
+
+// inputs converts an operation's input generators.
+func inputs(op config.Operation) map[string]harness.Input {
+	out := map[string]harness.Input{}
+	for name, in := range op.Inputs {
+		switch {
+		case len(in.Int) == 2:
+			out[name] = harness.Input{Kind: "int", Min: in.Int[0], Max: in.Int[1]}
+		case len(in.Choice) > 0:
+			out[name] = harness.Input{Kind: "choice", Choices: in.Choice}
+		case in.String != nil:
+			out[name] = harness.Input{Kind: "string", Prefix: in.String.Prefix, Length: in.String.Length}
+		}
+	}
+	return out
+}
+
+// cliSpec is the harness spec of a cli target: the tool runs once per
+// call, with the target's command, environment and directory.
+func cliSpec(t config.Target, starters []harness.FakeStarter) harness.Spec {
+	cfg := clitarget.Config{
+		Name:           t.Name,
+		Command:        t.Command,
+		Env:            t.Env,
+		Dir:            t.Dir,
+		KeyFlag:        t.KeyFlag,
+		Effect:         t.Effect.JSON,
+		Identity:       t.Identity.JSON,
+		Timeout:        t.Timeout.Std(),
+		RetryExitCodes: t.RetryExitCodes,
+	}
+	if t.DryRunFlag != nil {
+		cfg.DryRunFlag = *t.DryRunFlag
+		cfg.NoDryRun = *t.DryRunFlag == ""
+	}
+	for _, op := range t.Operations {
+		cfg.Operations = append(cfg.Operations, clitarget.Operation{
+			Name: op.Name, Mutating: op.Mutating != nil && *op.Mutating, Args: op.Args, Inputs: inputs(op),
+		})
+	}
+	return clitarget.Spec(cfg, starters...)
 }

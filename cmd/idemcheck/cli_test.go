@@ -119,6 +119,11 @@ var (
 	scrubAttempt  = regexp.MustCompile(`[0-9a-f]{8}-(\d+)-(\d+)`)
 	scrubCreated  = regexp.MustCompile(`\\"created\\":\d+`)
 	scrubPort     = regexp.MustCompile(`127\.0\.0\.1:\d+`)
+	// The configuration is written to a temporary directory, and names
+	// this test binary: its path and digest differ from run to run.
+	scrubConfig    = regexp.MustCompile(`"config": "[^"]*"`)
+	scrubDigest    = regexp.MustCompile(`"config_digest": "[0-9a-f]{64}"`)
+	scrubConfigArg = regexp.MustCompile(`-c [^ "]+\.yaml`)
 )
 
 func scrub(s string) string {
@@ -127,6 +132,9 @@ func scrub(s string) string {
 	s = scrubAttempt.ReplaceAllString(s, `<run>-$1-$2`)
 	s = scrubCreated.ReplaceAllString(s, `\"created\":0`)
 	s = scrubPort.ReplaceAllString(s, `127.0.0.1:<port>`)
+	s = scrubConfig.ReplaceAllString(s, `"config": "<config>"`)
+	s = scrubDigest.ReplaceAllString(s, `"config_digest": "<sha256>"`)
+	s = scrubConfigArg.ReplaceAllString(s, `-c <config>`)
 	return s
 }
 

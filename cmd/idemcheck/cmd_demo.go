@@ -53,7 +53,8 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if err := c.emit(res, formats, stdout, reports.TextOptions{Expected: expected}); err != nil {
+	res.Meta = harness.Meta{Version: version(), Command: "demo"}
+	if err := c.emit(res, formats, stdout, reports.Options{Expected: expected}); err != nil {
 		return err
 	}
 	if res.Failed() {

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -15,42 +18,66 @@ import (
 	"github.com/idemcheck/idemcheck/reports"
 )
 
-// common holds the flags run and demo share.
-type common struct {
+// devVersion is idemcheck's version when the build does not say (a build
+// from a checkout rather than go install/go run module@version).
+const devVersion = "0.1.0-dev"
+
+// version is idemcheck's version: the module version it was built as, else
+// devVersion.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Path == "github.com/idemcheck/idemcheck" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return devVersion
+}
+
+// output holds the flags of every command that writes reports.
+type output struct {
 	format   string
 	out      string
-	seed     string
 	minScore int
 	quiet    bool
 }
 
-func (c *common) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.format, "format", "text", "report formats, comma-separated: text, json")
-	fs.StringVar(&c.out, "out", "", "write reports and the raw result to this directory")
-	fs.StringVar(&c.seed, "seed", "", "seed for every random choice (default $IDEMCHECK_SEED, else random)")
-	fs.IntVar(&c.minScore, "min-score", 0, "the score every target must reach (0-3)")
-	fs.BoolVar(&c.quiet, "quiet", false, "no progress lines on stderr")
+func (o *output) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.format, "format", "text", "report formats, comma-separated: "+reports.FormatNames()+" (the first goes to stdout)")
+	fs.StringVar(&o.out, "out", "", "write every report, and the raw result (result.json), to this directory")
+	fs.IntVar(&o.minScore, "min-score", 0, "the score every target must reach (0-3)")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress lines on stderr")
 }
 
-var knownFormats = map[string]string{"text": "report.txt", "json": "report.json"}
+// common holds the flags run and demo share.
+type common struct {
+	output
+	seed string
+}
 
-func (c *common) formats() ([]string, error) {
-	var out []string
-	for _, f := range strings.Split(c.format, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
+func (c *common) register(fs *flag.FlagSet) {
+	c.output.register(fs)
+	fs.StringVar(&c.seed, "seed", "", "seed for every random choice (default $IDEMCHECK_SEED, else random)")
+}
+
+// formats checks --format and --min-score and returns the formats asked for.
+func (o *output) formats() ([]reports.Format, error) {
+	var out []reports.Format
+	seen := map[string]bool{}
+	for _, name := range strings.Split(o.format, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" || seen[name] {
 			continue
 		}
-		if _, ok := knownFormats[f]; !ok {
-			return nil, usageErr("--format: unknown format %q (known: text, json)", f)
+		f, ok := reports.LookupFormat(name)
+		if !ok {
+			return nil, usageErr("--format: unknown format %q (known: %s)", name, reports.FormatNames())
 		}
+		seen[name] = true
 		out = append(out, f)
 	}
 	if len(out) == 0 {
-		return nil, usageErr("--format: no format given")
+		return nil, usageErr("--format: no format given (known: %s)", reports.FormatNames())
 	}
-	if c.minScore < 0 || c.minScore > 3 {
-		return nil, usageErr("--min-score: %d is not a score (0 to 3)", c.minScore)
+	if o.minScore < 0 || o.minScore > 3 {
+		return nil, usageErr("--min-score: %d is not a score (0 to 3)", o.minScore)
 	}
 	return out, nil
 }
@@ -75,31 +102,44 @@ func (c *common) resolveSeed(def *uint64) (uint64, error) {
 	return uint64(time.Now().UnixNano()) & (1<<53 - 1), nil
 }
 
-// emit writes the reports: every format to its file under --out, and the
-// first format to stdout.
-func (c *common) emit(res *harness.Result, formats []string, stdout io.Writer, topt reports.TextOptions) error {
-	render := func(f string) func(io.Writer) error {
-		switch f {
-		case "json":
-			return func(w io.Writer) error { return reports.JSON(w, res) }
-		default:
-			return func(w io.Writer) error { return reports.Text(w, res, topt) }
-		}
-	}
-	if c.out != "" {
-		if err := os.MkdirAll(c.out, 0o755); err != nil {
+// emit writes the reports: with --out, the raw result to DIR/result.json
+// and every format to its file, each atomically; and the first format to
+// stdout.
+func (o *output) emit(res *harness.Result, formats []reports.Format, stdout io.Writer, ropt reports.Options) error {
+	ropt.MinScore = o.minScore
+	if o.out != "" {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
 			return harnessErr(fmt.Errorf("--out: %w", err), "choose a directory you can write to")
 		}
+		// The raw result first: it is what every report can be made again from.
+		if err := reports.WriteFile(filepath.Join(o.out, "result.json"), func(w io.Writer) error { return reports.ResultJSON(w, res) }); err != nil {
+			return harnessErr(err, "")
+		}
 		for _, f := range formats {
-			if err := reports.WriteFile(filepath.Join(c.out, knownFormats[f]), render(f)); err != nil {
+			if err := reports.WriteFile(filepath.Join(o.out, f.File), func(w io.Writer) error { return f.Render(w, res, ropt) }); err != nil {
 				return harnessErr(err, "")
 			}
 		}
-		if err := reports.WriteFile(filepath.Join(c.out, "result.json"), func(w io.Writer) error { return reports.ResultJSON(w, res) }); err != nil {
-			return harnessErr(err, "")
-		}
 	}
-	return render(formats[0])(stdout)
+	if err := formats[0].Render(stdout, res, ropt); err != nil {
+		return harnessErr(fmt.Errorf("writing the %s report: %w", formats[0].Name, err), "")
+	}
+	return nil
+}
+
+// configMeta describes a run made from the configuration file at path.
+func configMeta(command, path string) (harness.Meta, error) {
+	m := harness.Meta{Version: version(), Command: command, Config: path}
+	if path == "" {
+		return m, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return m, err
+	}
+	sum := sha256.Sum256(b)
+	m.ConfigDigest = hex.EncodeToString(sum[:])
+	return m, nil
 }
 
 // verdict turns a result into the exit code's error.

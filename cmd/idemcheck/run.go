@@ -12,16 +12,26 @@ import (
 const usage = `idemcheck: a chaos and conformance harness for idempotent tools
 
 Usage:
-  idemcheck demo  [--format text|json] [--out DIR] [--seed N]
+  idemcheck demo   [--format F,…] [--out DIR] [--seed N] [--min-score N] [--quiet]
         run the built-in reference targets and score them side by side
-  idemcheck run   -c FILE [--min-score N] [--format text|json] [--out DIR] [--seed N]
+  idemcheck run    -c FILE [--min-score N] [--format F,…] [--out DIR] [--seed N]
+                   [--shard I/N] [--only CHECK,…] [--quiet]
         run the targets of a configuration file
-  idemcheck fakes [--payments ADDR]
+  idemcheck report [--format F,…] [--out DIR] [--min-score N] RESULT.json…
+        re-score and re-render saved results (result.json); merge the shards of a run
+  idemcheck fakes  [--payments ADDR]
         run the fakes alone, until interrupted
+  idemcheck init   [-o FILE] [--name NAME] -- COMMAND [ARG…]
+        write a starter configuration for a command-line tool, from its help
   idemcheck help
 
+Formats (--format, comma-separated; the first goes to stdout; with --out DIR
+each goes to its file, and the raw result to DIR/result.json):
+  text (report.txt), json (report.json), junit (report.xml), md (report.md),
+  html (report.html)
+
 Exit codes: 0 score met --min-score and no critical finding; 1 it did not;
-2 bad usage or configuration; 3 the harness could not do its job; 130 interrupted.
+2 bad usage, configuration or input; 3 the harness could not do its job; 130 interrupted.
 `
 
 // run is the whole program: tests call it in-process.
@@ -36,8 +46,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = cmdRun(ctx, args[1:], stdout, stderr)
 	case "demo":
 		err = cmdDemo(ctx, args[1:], stdout, stderr)
+	case "report":
+		err = cmdReport(ctx, args[1:], stdout, stderr)
 	case "fakes":
 		err = cmdFakes(ctx, args[1:], stdout, stderr)
+	case "init":
+		err = cmdInit(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

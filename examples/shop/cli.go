@@ -20,7 +20,8 @@ const (
 // Main is the whole program behind examples/http/<profile>: it parses args,
 // prints "listening on http://ADDR" to stdout once ready, and serves until
 // ctx is done. Flags: --profile, --listen (default 127.0.0.1:0), --payments
-// (default $PAYMENTS_URL), --state (a directory that survives restarts;
+// (default $PAYMENTS_URL), --email (default $EMAIL_URL; see
+// Options.EmailURL), --state (a directory that survives restarts;
 // see Options.StateDir), --window (check-then-act only; see
 // Options.Window). It returns 0 after ctx is cancelled, 2 on bad
 // flags or options (before anything is bound), 1 if serving fails.
@@ -31,6 +32,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.Profile, "profile", "", "idempotency profile, one of: "+strings.Join(Profiles, ", "))
 	fs.StringVar(&opts.Listen, "listen", DefaultListen, "loopback `address` to listen on")
 	fs.StringVar(&opts.PaymentsURL, "payments", os.Getenv("PAYMENTS_URL"), "base `URL` of the payments fake (default $PAYMENTS_URL)")
+	fs.StringVar(&opts.EmailURL, "email", os.Getenv("EMAIL_URL"), "base `URL` of the email fake's HTTP API: orders also send a confirmation email (default $EMAIL_URL; empty: no email)")
 	fs.StringVar(&opts.StateDir, "state", "", "`directory` that survives restarts, for the durable key store (default: keep nothing)")
 	fs.DurationVar(&opts.Window, "window", DefaultWindow, "check-then-act only: busy-wait `gap` between the key lookup and the charge")
 	if err := fs.Parse(args); err != nil {

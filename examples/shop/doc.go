@@ -142,11 +142,28 @@
 // downstream failure) one client request causes two charges; a 5xx before
 // the charge is papered over with a 200.
 //
+// # Confirmation email
+//
+// With --email URL (Options.EmailURL; the harness passes
+// {{fakes.email.url}}) every created order also sends a confirmation email
+// through the email fake's SendGrid-like API (POST URL/v3/mail/send), to
+// CUSTOMER@customers.shop.example, after the charge succeeded and before
+// the key is completed: an order is two side effects, and both must happen
+// exactly once. The claim's downstream key (the client's key, for the
+// profiles that pass one on) goes to the email API as its Idempotency-Key
+// too, and the email's text is built from the request and the charge id
+// only, so a retry re-sends the very same email and the provider replays
+// it. If the email fails (any non-2xx or transport error) the shop answers
+// 502 and releases the key like a failed charge: the retry finds the charge
+// replayed by payments and sends the email. Subscriptions send no email.
+// Without --email nothing changes.
+//
 // # Running
 //
 // Serve runs a shop in-process; Main is the command line used by the thin
 // programs in examples/http, one per profile, which print
 // "listening on http://ADDR" once ready and stop gracefully on SIGINT or
 // SIGTERM. The shop only listens on loopback. Flags: --profile, --listen,
-// --payments (default $PAYMENTS_URL), --state, --window.
+// --payments (default $PAYMENTS_URL), --email (default $EMAIL_URL), --state,
+// --window.
 package shop

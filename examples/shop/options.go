@@ -29,6 +29,12 @@ type Options struct {
 	// others (nokey, memory-cache) ignore it. Empty means no durable
 	// state: every profile forgets its keys when the process ends.
 	StateDir string
+	// EmailURL, if set, is the base URL of the email fake's HTTP send API
+	// (SendGrid-like, e.g. http://127.0.0.1:4243): every created order
+	// then also sends its confirmation email there, with the charge's
+	// key passed on as the Idempotency-Key. Empty means no email, and the
+	// shop behaves exactly as without this option.
+	EmailURL string
 	// Window is the check-then-act profile's gap between looking a key up
 	// and charging, a busy wait; zero means DefaultWindow (ask for 1ns for
 	// next to no gap). Other profiles ignore it.
@@ -56,6 +62,11 @@ func (o *Options) resolve() (profile, error) {
 		return profile{}, fmt.Errorf("the payments URL is required (--payments or $PAYMENTS_URL), e.g. http://127.0.0.1:4242")
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 		return profile{}, fmt.Errorf("payments URL %q must be an absolute http(s) URL, e.g. http://127.0.0.1:4242", o.PaymentsURL)
+	}
+	if o.EmailURL != "" {
+		if u, err := url.Parse(o.EmailURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return profile{}, fmt.Errorf("email URL %q must be an absolute http(s) URL, e.g. http://127.0.0.1:4243", o.EmailURL)
+		}
 	}
 	if o.StateDir != "" {
 		if fi, err := os.Stat(o.StateDir); err == nil && !fi.IsDir() {

@@ -44,8 +44,14 @@ func Serve(ctx context.Context, opts Options, ready func(addr string)) error {
 
 	pay := newPaymentsClient(opts.PaymentsURL)
 	defer pay.close()
+	svc := newService(p, pay, j, newBootID(), opts.Window)
+	if opts.EmailURL != "" {
+		m := newMailer(opts.EmailURL)
+		defer m.close()
+		svc.mailer = m
+	}
 	srv := &http.Server{
-		Handler:           newService(p, pay, j, newBootID(), opts.Window).routes(),
+		Handler:           svc.routes(),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	served := make(chan error, 1)

@@ -1,0 +1,137 @@
+package httpfake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// CloseTimeout bounds how long Close waits for in-flight requests before it
+// cuts their connections.
+const CloseTimeout = 5 * time.Second
+
+// CheckLoopback returns an error unless addr is host:port with a loopback
+// host. name prefixes the error (the fake's name).
+func CheckLoopback(name, addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%s: listen address %q is not host:port (%v); use 127.0.0.1:0 for a free port", name, addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%s: listen address %q is not loopback; a fake must not be reachable from other hosts: use 127.0.0.1:PORT, [::1]:PORT or localhost:PORT", name, addr)
+}
+
+// Listen listens on addr, which must be loopback, and checks what
+// "localhost" resolved to.
+func Listen(name, addr string) (net.Listener, error) {
+	if err := CheckLoopback(name, addr); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: listen on %q: %w", name, addr, err)
+	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
+		_ = ln.Close()
+		return nil, fmt.Errorf("%s: listen address %q resolved to %s, which is not loopback; use 127.0.0.1:PORT or [::1]:PORT", name, addr, ln.Addr())
+	}
+	return ln, nil
+}
+
+// Server serves one handler on a loopback listener until Close.
+type Server struct {
+	name      string
+	url       string
+	srv       *http.Server
+	cancel    context.CancelFunc
+	closing   chan struct{}
+	serveDone chan struct{}
+	serveErr  error
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Serve starts serving h on ln in a goroutine. Request contexts are
+// cancelled when Close gives up waiting.
+func Serve(name string, ln net.Listener, h http.Handler) *Server {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{
+		name:      name,
+		url:       "http://" + ln.Addr().String(),
+		cancel:    cancel,
+		closing:   make(chan struct{}),
+		serveDone: make(chan struct{}),
+	}
+	s.srv = &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	go func() {
+		defer close(s.serveDone)
+		if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			s.serveErr = err
+		}
+	}()
+	return s
+}
+
+// URL is the base URL, e.g. http://127.0.0.1:41234.
+func (s *Server) URL() string { return s.url }
+
+// Closing is closed when Close starts: injected delays and hangs end then,
+// so that Close need not wait for them.
+func (s *Server) Closing() <-chan struct{} { return s.closing }
+
+// Wait blocks for d, or until ctx is done or the server starts closing. It
+// reports whether the full delay elapsed.
+func (s *Server) Wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-s.closing:
+		return false
+	}
+}
+
+// Close stops accepting, ends injected waits, waits up to CloseTimeout for
+// in-flight requests, then cuts what is left. It is idempotent: later calls
+// return the first call's result.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		ctx, cancel := context.WithTimeout(context.Background(), CloseTimeout)
+		defer cancel()
+		err := s.srv.Shutdown(ctx)
+		if err != nil {
+			err = fmt.Errorf("%s: requests to %s still in flight after %s (is a ledger observer blocked?): %w", s.name, s.url, CloseTimeout, err)
+		}
+		s.cancel()
+		if cerr := s.srv.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("%s: close %s: %w", s.name, s.url, cerr)
+		}
+		<-s.serveDone
+		if err == nil && s.serveErr != nil {
+			err = fmt.Errorf("%s: serve %s: %w", s.name, s.url, s.serveErr)
+		}
+		s.closeErr = err
+	})
+	return s.closeErr
+}

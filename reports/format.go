@@ -1,0 +1,68 @@
+package reports
+
+import (
+	"io"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/harness"
+)
+
+// Options tune the renderers; the zero value is usable.
+type Options struct {
+	// Expected, when set, adds the score each target was built for (the
+	// demo's reference targets) to the text report.
+	Expected map[string]int
+	// Findings is how many findings per target the text and Markdown
+	// reports show; 0 means 5.
+	Findings int
+	// MinScore is the score the run was gated on (--min-score); the
+	// Markdown and HTML reports mark the targets below it.
+	MinScore int
+}
+
+func (o Options) findings() int {
+	if o.Findings <= 0 {
+		return 5
+	}
+	return o.Findings
+}
+
+// Format is one kind of report.
+type Format struct {
+	// Name is what --format takes.
+	Name string
+	// File is the report's file name under --out.
+	File string
+	// Render writes the report of res.
+	Render func(w io.Writer, res *harness.Result, o Options) error
+}
+
+// Formats returns the report formats, in the order of their documentation.
+func Formats() []Format {
+	return []Format{
+		{"text", "report.txt", Text},
+		{"json", "report.json", JSON},
+		{"junit", "report.xml", JUnit},
+		{"md", "report.md", Markdown},
+		{"html", "report.html", HTML},
+	}
+}
+
+// LookupFormat returns the format called name.
+func LookupFormat(name string) (Format, bool) {
+	for _, f := range Formats() {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Format{}, false
+}
+
+// FormatNames returns the names of the formats, comma-separated.
+func FormatNames() string {
+	var names []string
+	for _, f := range Formats() {
+		names = append(names, f.Name)
+	}
+	return strings.Join(names, ", ")
+}

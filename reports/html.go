@@ -1,0 +1,141 @@
+package reports
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/harness"
+)
+
+//go:embed html.tmpl
+var htmlSource string
+
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"dur":   fmtDur,
+	"upper": strings.ToUpper,
+	"f1":    func(x float64) string { return fmt.Sprintf("%.1f", x) },
+	"ms":    func(ms int64) string { return fmtDur(time.Duration(ms) * time.Millisecond) },
+}).Parse(htmlSource))
+
+// HTML writes one self-contained HTML file: no fetch of any kind (inline
+// CSS, a few lines of inline script, inline SVG; a Content-Security-Policy
+// forbids the rest). Per target it shows the score and why, a check × fault
+// matrix, and for each finding a timeline of its attempts and effects and
+// its minimal counterexample as a list of steps.
+func HTML(w io.Writer, res *harness.Result, o Options) error {
+	return htmlTemplate.Execute(w, buildPage(res, o))
+}
+
+type htmlPage struct {
+	Title   string
+	Verdict string
+	Failed  bool
+	Seed    uint64
+	Meta    harness.Meta
+	Started string
+	Elapsed string
+	Replay  string
+	Summary RunSummary
+	Targets []htmlTarget
+}
+
+type htmlTarget struct {
+	Name, Kind, Anchor string
+	Score              string
+	ScoreClass         string
+	Below              bool
+	MinScore           int
+	Error              string
+	Reason             string
+	Next               *harness.Gap
+	NextAnchor         string
+	Summary            Summary
+	Faults             []string
+	Unsupported        []string
+	Matrix             *Matrix
+	Properties         map[string]string
+	Findings           []htmlFinding
+	FailedChecks       string
+	// TrialSteps is the generated trial's minimal counterexample, when a
+	// trial found something.
+	TrialSteps string
+}
+
+type htmlFinding struct {
+	Anchor, Severity, Check, Operation, Fault, Message, Replay string
+	Trial, Flaky                                               bool
+	Timeline                                                   *timeline
+	Steps                                                      []IntentSteps
+	Open                                                       bool
+}
+
+var anchorUnsafe = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
+
+func buildPage(res *harness.Result, o Options) htmlPage {
+	rep := Build(res)
+	p := htmlPage{
+		Title:   fmt.Sprintf("idemcheck report: %d target(s), seed %d", len(res.Targets), res.Seed),
+		Seed:    res.Seed,
+		Meta:    res.Meta,
+		Elapsed: fmtDur(res.Duration),
+		Replay:  RunCommand(res),
+		Summary: rep.Summary,
+	}
+	p.Verdict = strings.NewReplacer("**", "", `\|`, "|", "&lt;", "<", "&gt;", ">").Replace(verdictLine(res, o.MinScore))
+	p.Failed = !strings.HasPrefix(p.Verdict, "PASS")
+	if !res.Started.IsZero() {
+		p.Started = res.Started.UTC().Format(time.RFC3339)
+	}
+	props := map[string]string{}
+	for _, c := range harness.Checks() {
+		props[c.ID] = c.Property
+	}
+	for ti, t := range res.Targets {
+		tr := rep.Targets[ti]
+		ht := htmlTarget{
+			Name: t.Name, Kind: t.Kind, Anchor: fmt.Sprintf("t%d-%s", ti, anchorUnsafe.ReplaceAllString(t.Name, "_")),
+			Error: t.Error, Reason: t.Score.Reason, Next: t.Score.Next, Summary: tr.Summary,
+			Faults: tr.Faults, Unsupported: tr.Unsupported, Properties: props, MinScore: o.MinScore,
+			FailedChecks: failedChecks(t),
+		}
+		if sc := t.Scenario; sc != nil {
+			ht.TrialSteps = sc.Steps
+		}
+		if t.Error != "" {
+			ht.Score, ht.ScoreClass = "–", "serr"
+		} else {
+			ht.Score, ht.ScoreClass = fmt.Sprintf("%d/3", t.Score.Level), fmt.Sprintf("s%d", t.Score.Level)
+			ht.Below = t.Score.Level < o.MinScore
+			ht.Matrix = BuildMatrix(t)
+		}
+		// Findings, worst first; the anchor keeps the original index, which
+		// is what Gap.Finding refers to.
+		order := make([]int, len(t.Findings))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool {
+			return rank(t.Findings[order[a]].Severity) > rank(t.Findings[order[b]].Severity)
+		})
+		for n, i := range order {
+			f := t.Findings[i]
+			ht.Findings = append(ht.Findings, htmlFinding{
+				Anchor: fmt.Sprintf("%s-f%d", ht.Anchor, i), Severity: string(f.Severity), Check: f.Check,
+				Operation: f.Operation, Fault: f.Fault, Message: f.Message, Replay: findingReplay(res, f),
+				Trial: f.Trial, Flaky: f.Flaky,
+				Timeline: buildTimeline(f), Steps: Counterexample(f), Open: n < 3,
+			})
+		}
+		if n := t.Score.Next; n != nil && n.Finding >= 0 && n.Finding < len(t.Findings) {
+			ht.NextAnchor = fmt.Sprintf("%s-f%d", ht.Anchor, n.Finding)
+		}
+		p.Targets = append(p.Targets, ht)
+	}
+	return p
+}

@@ -1,0 +1,204 @@
+package reports
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/harness"
+)
+
+// The JUnit XML shape CI systems read (Jenkins, GitLab, GitHub test
+// reporters): testsuites > testsuite > testcase > failure | error |
+// skipped, with properties and system-out. One testsuite per target, one
+// testcase per check.
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Timestamp  string          `xml:"timestamp,attr,omitempty"`
+	Properties []junitProperty `xml:"properties>property"`
+	Cases      []junitCase     `xml:"testcase"`
+	SystemOut  *junitText      `xml:"system-out,omitempty"`
+}
+
+// junitText is character data kept readable: CDATA keeps its newlines.
+type junitText struct {
+	Text string `xml:",cdata"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Skipped   *junitMessage `xml:"skipped,omitempty"`
+	Error     *junitMessage `xml:"error,omitempty"`
+	Failure   *junitMessage `xml:"failure,omitempty"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Body    string `xml:",cdata"`
+}
+
+// JUnit writes the JUnit XML report: a testsuite per target (with the seed
+// and the score as properties), a testcase per check, failing with the
+// check's findings and their replay commands, or skipped with the reason.
+// A target the harness could not test is one testcase in error.
+func JUnit(w io.Writer, res *harness.Result, _ Options) error {
+	doc := junitSuites{Name: "idemcheck", Time: seconds(res.Duration)}
+	stamp := ""
+	if !res.Started.IsZero() {
+		stamp = res.Started.UTC().Format("2006-01-02T15:04:05")
+	}
+	for _, t := range res.Targets {
+		s := junitSuite{Name: t.Name, Time: seconds(t.Duration), Timestamp: stamp}
+		score := fmt.Sprint(t.Score.Level)
+		if t.Error != "" {
+			score = "-1"
+		}
+		s.Properties = append(s.Properties,
+			junitProperty{"seed", fmt.Sprint(res.Seed)},
+			junitProperty{"score", score},
+			junitProperty{"kind", t.Kind},
+		)
+		for _, p := range []junitProperty{
+			{"version", res.Meta.Version}, {"config", res.Meta.Config}, {"config_digest", res.Meta.ConfigDigest},
+			{"command", res.Meta.Command}, {"shard", res.Meta.Shard}, {"replay", RunCommand(res)},
+		} {
+			if p.Value != "" {
+				s.Properties = append(s.Properties, p)
+			}
+		}
+		classname := "idemcheck." + t.Name
+		if t.Error != "" {
+			s.Cases = append(s.Cases, junitCase{
+				Name: "harness", Classname: classname, Time: "0",
+				Error: &junitMessage{Message: "could not be tested: " + t.Error, Type: "untested", Body: t.Error},
+			})
+			s.SystemOut = &junitText{"not scored: the harness could not test this target: " + t.Error}
+		} else {
+			s.SystemOut = &junitText{scoreText(t)}
+		}
+		byCheck := map[string][]harness.Finding{}
+		for _, f := range t.Findings {
+			byCheck[f.Check] = append(byCheck[f.Check], f)
+		}
+		for _, c := range t.Checks {
+			tc := junitCase{Name: c.ID, Classname: classname, Time: "0"}
+			switch c.Status {
+			case harness.StatusSkip:
+				tc.Skipped = &junitMessage{Message: c.Note}
+			case harness.StatusFail:
+				tc.Failure = junitFailure(res, c, byCheck[c.ID])
+			}
+			s.Cases = append(s.Cases, tc)
+		}
+		for _, tc := range s.Cases {
+			s.Tests++
+			switch {
+			case tc.Error != nil:
+				s.Errors++
+			case tc.Failure != nil:
+				s.Failures++
+			case tc.Skipped != nil:
+				s.Skipped++
+			}
+		}
+		doc.Tests += s.Tests
+		doc.Failures += s.Failures
+		doc.Errors += s.Errors
+		doc.Skipped += s.Skipped
+		doc.Suites = append(doc.Suites, s)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+func junitFailure(res *harness.Result, c harness.CheckResult, fs []harness.Finding) *junitMessage {
+	m := &junitMessage{Message: c.Note, Type: "fail"}
+	if len(fs) == 0 {
+		return m
+	}
+	worst := fs[0].Severity
+	var b strings.Builder
+	for i, f := range fs {
+		if rank(f.Severity) > rank(worst) {
+			worst = f.Severity
+		}
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s %s", f.Severity, f.Check)
+		if f.Operation != "" {
+			fmt.Fprintf(&b, " %s", f.Operation)
+		}
+		if f.Fault != "" {
+			fmt.Fprintf(&b, " [%s]", f.Fault)
+		}
+		fmt.Fprintf(&b, ": %s\n", f.Message)
+		b.WriteString(stepsText(f, "  "))
+		if r := findingReplay(res, f); r != "" {
+			fmt.Fprintf(&b, "  replay: %s\n", r)
+		}
+	}
+	m.Type = string(worst)
+	m.Message = fs[0].Message
+	if len(fs) > 1 {
+		m.Message = fmt.Sprintf("%d findings; the first: %s", len(fs), fs[0].Message)
+	}
+	m.Body = b.String()
+	return m
+}
+
+// findingReplay is f's own replay command if it has one, else the run's.
+func findingReplay(res *harness.Result, f harness.Finding) string {
+	if f.Replay != "" {
+		return f.Replay
+	}
+	return ReplayCommand(res, f)
+}
+
+func seconds(d time.Duration) string {
+	return fmt.Sprintf("%.3f", d.Seconds())
+}
+
+// scoreText says a target's score and why, in two lines.
+func scoreText(t harness.TargetResult) string {
+	s := fmt.Sprintf("score %d/3\n%s", t.Score.Level, t.Score.Reason)
+	if n := t.Score.Next; n != nil {
+		s += fmt.Sprintf("\nblocked by %s: %s", n.Check, n.Message)
+	}
+	return s
+}

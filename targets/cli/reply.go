@@ -1,0 +1,252 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/idemcheck/idemcheck/harness"
+)
+
+// notStarted is the reply of a call whose process could not be started:
+// a failure the tool never saw.
+func (t *Target) notStarted(err error) harness.Reply {
+	return harness.Reply{
+		Outcome: harness.Fail,
+		Error:   fmt.Sprintf("cannot run %s: %v", t.cfg.Command[0], err),
+	}
+}
+
+// reply turns what an invocation did into the attempt's reply. fault
+// names the client fault whose timeout applied ("" for none); withhold
+// is true when that client gave up, so a reply the tool printed in time
+// is lost all the same.
+func (t *Target) reply(res result, timeout time.Duration, fault string, withhold bool) harness.Reply {
+	out := harness.Reply{Forwarded: true, Stderr: res.stderr}
+	switch res.killedBy {
+	case killCrash:
+		out.Outcome = harness.Info
+		out.ExitSignal = signalName(syscall.SIGKILL)
+		out.Error = "the harness killed the tool's process group (crash fault) before it replied"
+		return out
+	case killCancel:
+		out.Outcome = harness.Info
+		out.ExitSignal = signalName(syscall.SIGKILL)
+		out.Error = "interrupted: the tool was killed because the run was cancelled"
+		return out
+	case killTimeout:
+		out.Outcome = harness.Info
+		out.ExitSignal = signalName(syscall.SIGKILL)
+		if fault != "" {
+			out.Error = fmt.Sprintf("no reply within %s (%s): the client gave up and killed the tool", timeout, fault)
+		} else {
+			out.Error = fmt.Sprintf("no reply within %s: the tool hung and was killed (SIGKILL to its process group); raise the target's timeout if it is just slow", timeout)
+		}
+		out.Body = head(res.stdout)
+		return out
+	}
+	if res.waitErr != nil {
+		out.Outcome = harness.Info
+		out.Error = "cannot tell how the tool ended: " + res.waitErr.Error()
+		return out
+	}
+	if withhold {
+		// The client had given up by the time the reply came: the tool
+		// ran to the end but nobody read what it said.
+		out.Outcome = harness.Info
+		out.Withheld = true
+		out.Error = fmt.Sprintf("the client gave up after %s (%s); the tool ran to the end (%s) but its reply was lost", timeout, fault, ending(res))
+		return out
+	}
+	out.Body = head(res.stdout)
+	if res.signal != 0 {
+		out.Outcome = harness.Info
+		out.ExitSignal = signalName(res.signal)
+		out.Error = fmt.Sprintf("the tool crashed: killed by %s%s", out.ExitSignal, stderrHint(res.stderr))
+		return out
+	}
+	out.Status = res.exitCode
+	doc, perr := parseReply(res.stdout)
+	if doc != nil {
+		out.Effect, out.HasEffect = locate(t.cfg.Effect, doc)
+		out.Identity, _ = locate(t.cfg.Identity, doc)
+	}
+	said := reason(doc, res.stderr)
+	switch {
+	case res.exitCode == 0 && okFalse(doc):
+		out.Outcome = harness.Fail
+		out.Error = "exit 0, but the reply says \"ok\": false" + said
+	case res.exitCode == 0:
+		out.Outcome = harness.OK
+		if perr != nil {
+			out.Error = "exit 0, but stdout is not seed 001's JSON reply (" + perr.Error() + "): no effect or identity can be read"
+		}
+	case slices.Contains(t.cfg.RetryExitCodes, res.exitCode):
+		out.Outcome = harness.Info
+		out.Error = fmt.Sprintf("exit %d: a temporary failure, the tool invites a retry with the same key%s", res.exitCode, said)
+	default:
+		out.Outcome = harness.Fail
+		out.Error = fmt.Sprintf("exit %d%s", res.exitCode, said)
+	}
+	if res.truncated {
+		out.Error = strings.TrimPrefix(out.Error+"; stdout was longer than 1 MiB and was cut", "; ")
+	}
+	return out
+}
+
+func ending(res result) string {
+	if res.signal != 0 {
+		return "killed by " + signalName(res.signal)
+	}
+	return "exit " + strconv.Itoa(res.exitCode)
+}
+
+func head(b []byte) string {
+	if len(b) > maxBody {
+		return string(b[:maxBody])
+	}
+	return string(b)
+}
+
+// signalName names a signal as in C, e.g. SIGKILL.
+func signalName(s syscall.Signal) string {
+	if n := unix.SignalName(s); n != "" {
+		return n
+	}
+	return "signal " + strconv.Itoa(int(s))
+}
+
+func stderrHint(stderr string) string {
+	if line := lastLine(stderr); line != "" {
+		return "; stderr ends: " + line
+	}
+	return ""
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// parseReply reads the JSON reply on stdout. The whole of stdout should
+// be one JSON object; a tool that logs to stdout first is forgiven if its
+// last line is the object.
+func parseReply(stdout []byte) (map[string]any, error) {
+	trimmed := bytes.TrimSpace(stdout)
+	if len(trimmed) == 0 {
+		return nil, fmt.Errorf("stdout is empty")
+	}
+	doc, err := decodeObject(trimmed)
+	if err == nil {
+		return doc, nil
+	}
+	if i := bytes.LastIndexByte(trimmed, '\n'); i >= 0 {
+		if d, err2 := decodeObject(bytes.TrimSpace(trimmed[i+1:])); err2 == nil {
+			return d, nil
+		}
+	}
+	return nil, err
+}
+
+func decodeObject(b []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // keeps every digit of a large integer identity
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("not JSON: %v", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("more than one JSON value")
+	}
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("a JSON %s, not an object", jsonKind(doc))
+	}
+	return m, nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case json.Number:
+		return "number"
+	case bool:
+		return "boolean"
+	case nil:
+		return "null"
+	}
+	return "value"
+}
+
+func okFalse(doc map[string]any) bool {
+	v, ok := doc["ok"].(bool)
+	return ok && !v
+}
+
+// reason is what the tool said about a failure: the reply's reason or
+// error field, else the last line of stderr.
+func reason(doc map[string]any, stderr string) string {
+	for _, k := range []string{"reason", "error"} {
+		if s, _ := locate(k, doc); s != "" {
+			if len(s) > 300 {
+				s = s[:300] + "…"
+			}
+			return ": " + s
+		}
+	}
+	return stderrHint(stderr)
+}
+
+// locate reads the value at a dotted JSON path ("data.id", "items.0.id").
+// A string is returned as is; a number as written; anything else as JSON.
+func locate(path string, doc map[string]any) (string, bool) {
+	if path == "" || doc == nil {
+		return "", false
+	}
+	var cur any = doc
+	for _, part := range strings.Split(path, ".") {
+		switch x := cur.(type) {
+		case map[string]any:
+			v, ok := x[part]
+			if !ok {
+				return "", false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(part)
+			if err != nil || i < 0 || i >= len(x) {
+				return "", false
+			}
+			cur = x[i]
+		default:
+			return "", false
+		}
+	}
+	switch x := cur.(type) {
+	case string:
+		return x, true
+	case nil:
+		return "", false
+	case json.Number:
+		return x.String(), true
+	default:
+		b, _ := json.Marshal(x)
+		return string(b), true
+	}
+}

@@ -1,0 +1,50 @@
+// Package webhook is idemcheck's adapter for webhook handlers: idemcheck is
+// the sender. Each attempt is one delivery of an event to the handler's
+// endpoint, signed as a provider would sign it, through the same fault proxy
+// as HTTP targets (it wraps a targets/http Target), so every proxy, client,
+// downstream and crash fault is a delivery whose acknowledgement was lost,
+// timed out or crashed the handler, and the harness's retries are the
+// provider's redeliveries: at least once, with the same event id.
+//
+// # Events
+//
+// Each Event of the Config is one operation: a POST of Body to Path. The
+// intent's key is the event id: write {{key}} where the payload carries it
+// (e.g. {"id":"{{key}}",…}); every redelivery of an intent has the same id.
+// Body, Path and header values may also use {{marker}} (put it where the
+// handler passes it on to its downstream calls), {{input.NAME}} and
+// {{created}}: the Unix time at which the adapter first delivered that
+// event id, the same on every redelivery (OutOfOrder assigns it in the
+// order the events were made).
+//
+// An event with Safe set (a ping) must cause no side effect, which
+// safe.readonly checks.
+//
+// # Signatures
+//
+// Every delivery is signed with HMAC-SHA256 under Signature.Secret, in
+// Signature.Header (default Idemcheck-Signature). The schemes:
+//
+//   - "stripe" (the default): "t=TIMESTAMP,v1=HEX", HEX the HMAC of
+//     "TIMESTAMP.BODY", TIMESTAMP the Unix time of the delivery (Stripe's
+//     scheme; a handler should also refuse old timestamps).
+//   - "hex": Prefix followed by the hex HMAC of the raw body (GitHub's
+//     X-Hub-Signature-256 is Prefix "sha256=").
+//   - "base64": Prefix followed by the base64 HMAC of the raw body
+//     (Shopify's X-Shopify-Hmac-Sha256).
+//   - "none": no signature.
+//
+// BadSignature delivers an attempt signed with the wrong secret (in the
+// right format): a handler must refuse it (4xx), cause no effect, and not
+// let it consume the event id. OutOfOrder delivers events newest first.
+// The checks that would judge those deliveries (webhook.signature,
+// webhook.out-of-order) are not in the harness yet: CHECKS.md specifies
+// them.
+//
+// # What does not apply
+//
+// Webhook handlers have no idempotency-key header, no effect field in
+// their acknowledgement and no dry run: Info marks key.required,
+// key.mismatch, dryrun and effect.field as not applicable (NotApplicable).
+// A handler acknowledges with any 2xx; 409 and 5xx are redelivered.
+package webhook

@@ -1,0 +1,167 @@
+package webhook_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/fakes/payments"
+	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/targets/webhook"
+)
+
+// inProcessHandler is a webhook handler in the test's own process: per
+// invoice.due event it charges payments. With dedup it claims event ids
+// atomically (409 while in flight), passes the id on as the
+// Idempotency-Key and acknowledges only once charged; without, it charges
+// every delivery.
+func inProcessHandler(paymentsURL string, dedup bool) http.Handler {
+	var mu sync.Mutex
+	state := map[string]string{} // id → "busy" | "done"
+	client := &http.Client{Timeout: 10 * time.Second}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ev struct {
+			ID   string
+			Type string
+			Data struct {
+				Amount      int64
+				Description string
+			}
+		}
+		if err := json.NewDecoder(r.Body).Decode(&ev); err != nil || ev.ID == "" {
+			http.Error(w, "bad event", http.StatusBadRequest)
+			return
+		}
+		if ev.Type != "invoice.due" {
+			return // 200
+		}
+		if dedup {
+			mu.Lock()
+			switch state[ev.ID] {
+			case "done":
+				mu.Unlock()
+				return
+			case "busy":
+				mu.Unlock()
+				http.Error(w, "in flight", http.StatusConflict)
+				return
+			}
+			state[ev.ID] = "busy"
+			mu.Unlock()
+		}
+		body, _ := json.Marshal(map[string]any{"amount": ev.Data.Amount, "description": ev.Data.Description})
+		req, _ := http.NewRequestWithContext(r.Context(), http.MethodPost, paymentsURL+"/v1/charges", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if dedup {
+			req.Header.Set("Idempotency-Key", ev.ID)
+		}
+		resp, err := client.Do(req)
+		ok := err == nil && resp.StatusCode == http.StatusOK
+		if err == nil {
+			resp.Body.Close()
+		}
+		if dedup {
+			mu.Lock()
+			if ok {
+				state[ev.ID] = "done"
+			} else {
+				delete(state, ev.ID)
+			}
+			mu.Unlock()
+		}
+		if !ok {
+			http.Error(w, fmt.Sprint("charge failed: ", err), http.StatusBadGateway)
+		}
+	})
+}
+
+// inProcessSpec starts the handler against the run's payments fake and the
+// adapter in front of it: how a Go test verifies its own handler.
+func inProcessSpec(name string, dedup bool) harness.Spec {
+	return harness.Spec{
+		Name: name, Kind: webhook.Kind,
+		Fakes: []harness.FakeStarter{func(_ context.Context, l *fakes.Ledger) (fakes.Fake, error) {
+			return payments.New(payments.Options{Ledger: l})
+		}},
+		Start: func(_ context.Context, env *harness.Env) (harness.Target, error) {
+			srv := httptest.NewServer(inProcessHandler(env.Fakes["payments"].URL(), dedup))
+			cfg := config(srv.URL)
+			cfg.Name, cfg.Now = name, nil
+			tg, err := webhook.New(cfg)
+			if err != nil {
+				srv.Close()
+				return nil, err
+			}
+			return closing{tg, srv}, nil
+		},
+	}
+}
+
+// closing closes the in-process server with the target. It keeps the
+// Burster ability of the adapter.
+type closing struct {
+	*webhook.Target
+	srv *httptest.Server
+}
+
+func (c closing) Close() error {
+	err := c.Target.Close()
+	c.srv.Close()
+	return err
+}
+
+func failing(tr harness.TargetResult) (fail, skipped []string) {
+	for _, c := range tr.Checks {
+		switch c.Status {
+		case harness.StatusFail:
+			fail = append(fail, c.ID)
+		case harness.StatusSkip:
+			skipped = append(skipped, c.ID)
+		}
+	}
+	sort.Strings(fail)
+	sort.Strings(skipped)
+	return fail, skipped
+}
+
+func TestVerifyInProcessHandlers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := harness.Verify(ctx, []harness.Spec{inProcessSpec("dedup", true), inProcessSpec("naive", false)}, harness.WithSeed(3))
+	require.NoError(t, err)
+	require.Len(t, res.Targets, 2)
+
+	good := res.Targets[0]
+	require.Empty(t, good.Error)
+	for _, f := range good.Findings {
+		t.Logf("dedup: %s %s %s: %s", f.Severity, f.Check, f.Fault, f.Message)
+	}
+	fail, skipped := failing(good)
+	assert.Empty(t, fail)
+	assert.Equal(t, 3, good.Score.Level, good.Score.Reason)
+	assert.Equal(t, []string{"crash.recovery", "dryrun", "effect.field", "key.mismatch", "key.required"}, skipped,
+		"the four conventions webhooks lack, and crashes (the harness did not start this handler)")
+	for _, c := range good.Checks {
+		if c.ID == "effect.field" {
+			assert.Equal(t, "not applicable to webhook targets", c.Note)
+		}
+	}
+
+	naive := res.Targets[1]
+	require.Empty(t, naive.Error)
+	fail, _ = failing(naive)
+	assert.Equal(t, []string{"concurrent.duplicates", "downstream.propagation", "retry.after-fault", "retry.sequential"}, fail,
+		"a handler that processes every delivery duplicates every redelivery")
+	assert.Equal(t, 0, naive.Score.Level)
+}
