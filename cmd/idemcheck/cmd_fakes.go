@@ -6,22 +6,47 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/fakes/email"
 	"github.com/idemcheck/idemcheck/fakes/payments"
+	"github.com/idemcheck/idemcheck/fakes/webhooks"
 )
 
+// cmdFakes runs every fake on loopback, sharing one ledger, until
+// interrupted: to point a tool at them by hand.
 func cmdFakes(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("fakes", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr := fs.String("payments", "127.0.0.1:0", "listen address of the payments fake (loopback)")
+	payAddr := fs.String("payments", "127.0.0.1:0", "listen address of the payments fake (loopback)")
+	mailAddr := fs.String("email", "127.0.0.1:0", "listen address of the email fake's HTTP API (loopback)")
+	smtpAddr := fs.String("smtp", "127.0.0.1:0", "listen address of the email fake's SMTP server (loopback)")
+	hookAddr := fs.String("webhooks", "127.0.0.1:0", "listen address of the webhook sink (loopback)")
 	if err := fs.Parse(args); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	p, err := payments.New(payments.Options{Addr: *addr})
+	if fs.NArg() > 0 {
+		return usageErr("fakes: unexpected argument %q", fs.Arg(0))
+	}
+	ledger := fakes.NewLedger()
+	p, err := payments.New(payments.Options{Addr: *payAddr, Ledger: ledger})
 	if err != nil {
 		return usageErr("fakes: %v", err)
 	}
 	defer p.Close()
-	fmt.Fprintf(stdout, "payments  %s  (POST /v1/charges, GET /v1/charges, ledger: GET /_idemcheck/ledger)\n", p.URL())
+	m, err := email.New(email.Options{Addr: *mailAddr, SMTPAddr: *smtpAddr, Ledger: ledger})
+	if err != nil {
+		return usageErr("fakes: %v", err)
+	}
+	defer m.Close()
+	w, err := webhooks.New(webhooks.Options{Addr: *hookAddr, Ledger: ledger})
+	if err != nil {
+		return usageErr("fakes: %v", err)
+	}
+	defer w.Close()
+	fmt.Fprintf(stdout, "payments  %s  (POST /v1/charges, GET /v1/charges)\n", p.URL())
+	fmt.Fprintf(stdout, "email     %s  (POST /v3/mail/send, GET /v3/messages)  smtp %s\n", m.URL(), m.SMTPAddr())
+	fmt.Fprintf(stdout, "webhooks  %s  (POST /hooks/…)\n", w.URL())
+	fmt.Fprintln(stdout, "each fake's ledger: GET /_idemcheck/ledger; fault rules: POST /_idemcheck/rules")
 	fmt.Fprintln(stdout, "press Ctrl-C to stop")
 	<-ctx.Done()
 	return nil

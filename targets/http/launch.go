@@ -14,8 +14,8 @@ import (
 
 // Launch says how to start the process that serves an HTTP target. Command,
 // Env values, Dir and the Config's BaseURL may use {{port}} (a free
-// loopback port picked for this start), {{state_dir}} and
-// {{fakes.NAME.url}}.
+// loopback port picked for this start), {{state_dir}}, {{fakes.NAME.url}}
+// and, for a fake with an SMTP server, {{fakes.NAME.smtp}} (host:port).
 type Launch struct {
 	Command      []string
 	Env          map[string]string
@@ -41,6 +41,9 @@ func start(ctx context.Context, cfg Config, launch *Launch, env *harness.Env) (h
 	vars := map[string]string{"state_dir": env.StateDir}
 	for name, f := range env.Fakes {
 		vars["fakes."+name+".url"] = f.URL()
+		if s, ok := f.(interface{ SMTPAddr() string }); ok {
+			vars["fakes."+name+".smtp"] = s.SMTPAddr()
+		}
 	}
 	if launch != nil || strings.Contains(cfg.BaseURL, "port") {
 		port, err := process.FreePort()
