@@ -29,8 +29,10 @@ func TestDemoScoresEveryReferenceTargetAsBuilt(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	code, out, errs := runCLI(t, ctx, "demo", "--format", "json", "--out", dir, "--quiet")
+	code, out, errs := runCLI(t, ctx, "demo", "--format", "json,text,junit,md,html", "--out", dir, "--quiet")
 	require.Equal(t, exitOK, code, errs)
+	// One demo run serves the report tests too (report_test.go).
+	t.Run("reports", func(t *testing.T) { checkDemoReports(t, ctx, dir, out) })
 	var rep reports.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	assert.Equal(t, reports.ReportSchema, rep.Schema)
