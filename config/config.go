@@ -314,6 +314,8 @@ var KnownChecks = []string{
 	"dryrun",
 	"safe.readonly",
 	"exactly-once",
+	"webhook.signature",
+	"webhook.out-of-order",
 }
 
 // KnownFaults are the fault names that File.Faults may use. It is a

@@ -216,8 +216,10 @@ func (r *runner) run() *Record {
 		info.NotApplicable = union(info.NotApplicable, []string{CheckWebhookOrder})
 	}
 	r.rec.Target = info
-	// Every probe has its own random stream and its own intent numbers, so
-	// a shard makes exactly the intents the whole run would have made.
+	// Every probe has its own random stream, keyed by what it is (not by
+	// where it is in the plan), and its own intent numbers, so a shard, or a
+	// run of fewer checks, makes exactly the intents the whole run would
+	// have made for those probes.
 	nextID := 1
 	for k, p := range planProbes(info, enabled, r.opts.Faults, r.supports, burst, signer, reorderer) {
 		first := nextID
@@ -228,7 +230,7 @@ func (r *runner) run() *Record {
 		if r.opts.Shards > 1 && k%r.opts.Shards != r.opts.Shard-1 {
 			continue
 		}
-		r.rng = rand.New(rand.NewPCG(r.seed, uint64(k)+1))
+		r.rng = rand.New(rand.NewPCG(r.seed, probeStream(p)))
 		r.runProbe(info, p, first)
 	}
 	return r.rec
@@ -562,4 +564,16 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// probeStream derives a probe's random stream from its name and the
+// operations it uses.
+func probeStream(p probe) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(p.name))
+	for _, s := range p.steps {
+		_, _ = h.Write([]byte{0})
+		_, _ = h.Write([]byte(s.op))
+	}
+	return h.Sum64()
 }

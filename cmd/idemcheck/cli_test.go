@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/idemcheck/idemcheck/examples/shop"
+	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -37,18 +37,21 @@ func TestDemoScoresEveryReferenceTargetAsBuilt(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	assert.Equal(t, reports.ReportSchema, rep.Schema)
 	assert.EqualValues(t, demoSeed, rep.Seed)
-	require.Len(t, rep.Targets, len(shop.Profiles))
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	demo := examples.Demo(exe)
+	require.Len(t, rep.Targets, len(demo), "every reference target is in the report")
 	scores := map[string]int{}
+	kinds := map[string]string{}
 	for _, tr := range rep.Targets {
-		scores[tr.Name] = tr.Score
-		assert.Equal(t, "http", tr.Kind)
-		if tr.Name == "correct" {
-			assert.Empty(t, tr.Findings, "the correct target has no findings")
+		scores[tr.Name], kinds[tr.Name] = tr.Score, tr.Kind
+		if tr.Score == 3 {
+			assert.Empty(t, tr.Findings, "%s scores 3 with no finding", tr.Name)
 		}
 	}
-	for _, name := range shop.Profiles {
-		info, _ := shop.Describe(name)
-		assert.Equal(t, info.Score, scores[name], "%s is built for %d", name, info.Score)
+	for _, d := range demo {
+		assert.Equal(t, d.Built, scores[d.Spec.Name], "%s is built for %d", d.Spec.Name, d.Built)
+		assert.Equal(t, d.Spec.Kind, kinds[d.Spec.Name])
 	}
 	for _, f := range []string{"report.json", "result.json"} {
 		_, err := os.Stat(filepath.Join(dir, f))
