@@ -380,7 +380,11 @@ func minimize(ctx context.Context, spec Spec, o Options, seed uint64, res *Scena
 		res.Counterexample, res.Record, res.Findings = &tr, rec, fs
 		return true
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	bound := 30 * time.Second
+	if o.Budget > 0 {
+		bound = min(bound, max(o.Budget/2, 5*time.Second))
+	}
+	deadline := time.Now().Add(bound)
 	for i := len(res.Counterexample.Steps) - 1; i >= 0 && time.Now().Before(deadline); i-- {
 		if cand, ok := without(*res.Counterexample, i); ok {
 			try(cand)

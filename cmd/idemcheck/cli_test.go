@@ -152,7 +152,7 @@ func TestRunJSONGolden(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cfg := writeConfigWith(t, "checks: {skip: [concurrent.duplicates]}\n", "correct", "nokey")
-	code, out, errs := runCLI(t, ctx, "run", "-c", cfg, "--format", "json", "--seed", "7", "--quiet")
+	code, out, errs := runCLI(t, ctx, "run", "-c", cfg, "--trials", "0", "--format", "json", "--seed", "7", "--quiet")
 	require.Equal(t, exitBelow, code, "nokey has critical findings: %s", errs)
 	got := scrub(out)
 	golden := filepath.Join("testdata", "run.golden.json")
@@ -169,9 +169,9 @@ func TestRunExitCodes(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cfg := writeConfig(t, "mismatch")
-	code, _, errs := runCLI(t, ctx, "run", "-c", cfg, "--quiet")
+	code, _, errs := runCLI(t, ctx, "run", "-c", cfg, "--trials", "0", "--quiet")
 	assert.Equal(t, exitOK, code, "score 2 meets the default --min-score 0: %s", errs)
-	code, _, errs = runCLI(t, ctx, "run", "-c", cfg, "--quiet", "--min-score", "3")
+	code, _, errs = runCLI(t, ctx, "run", "-c", cfg, "--trials", "0", "--quiet", "--min-score", "3")
 	assert.Equal(t, exitBelow, code, "score 2 is below --min-score 3: %s", errs)
 	assert.Contains(t, errs, "")
 	requireNoTargetsLeft(t)
@@ -291,5 +291,45 @@ func TestKilledHarnessLeavesNoOrphan(t *testing.T) {
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	go func() { _, _ = io.Copy(io.Discard, stderr) }()
 	_ = cmd.Wait()
+	requireNoTargetsLeft(t)
+}
+
+// TestTrialsAreSavedAndReplayed: generated trials find the mismatch flaw,
+// the minimal counterexample is kept under --out with a replay command, the
+// next run with the same --out runs it first, and `replay` runs it alone.
+func TestTrialsAreSavedAndReplayed(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// No faults: each trial is a fresh process and a few requests.
+	cfg := writeConfigWith(t, "faults: []\n", "mismatch")
+	dir := t.TempDir()
+	code, out, errs := runCLI(t, ctx, "run", "-c", cfg, "--only", "key.mismatch", "--trials", "60", "--budget", "6s", "--seed", "3", "--format", "json", "--out", dir)
+	require.Equal(t, exitOK, code, errs)
+	saved := filepath.Join(dir, failingTrialsFile)
+	require.FileExists(t, saved)
+	assert.Contains(t, errs, "minimal counterexample")
+	var rep reports.Report
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	var trialFinding bool
+	for _, f := range rep.Targets[0].Findings {
+		if f.Trial {
+			trialFinding = true
+			assert.Equal(t, "key.mismatch", f.Check)
+			assert.Contains(t, f.Replay, "idemcheck replay -c "+cfg+" "+saved)
+		}
+	}
+	assert.True(t, trialFinding, "the trial's finding is in the report")
+
+	code, _, errs = runCLI(t, ctx, "run", "-c", cfg, "--only", "key.mismatch", "--trials", "0", "--seed", "3", "--out", dir)
+	require.Equal(t, exitOK, code, errs)
+	assert.Contains(t, errs, "a saved failing trial still fails", "the next run replays it first")
+
+	code, _, errs = runCLI(t, ctx, "replay", "-c", cfg, saved)
+	require.Equal(t, exitOK, code, errs)
+	assert.Contains(t, errs, "still fails ([key.mismatch])")
+
+	code, _, errs = runCLI(t, ctx, "replay", "-c", cfg, filepath.Join(dir, "nope.json"))
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, "nope.json does not exist")
 	requireNoTargetsLeft(t)
 }

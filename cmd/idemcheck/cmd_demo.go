@@ -20,6 +20,8 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.SetOutput(stderr)
 	var c common
 	c.register(fs)
+	var tf trialFlags
+	tf.register(fs, 0)
 	if err := fs.Parse(args); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
@@ -27,6 +29,13 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return usageErr("demo: unexpected argument %q", fs.Arg(0))
 	}
 	formats, err := c.formats()
+	if err != nil {
+		return err
+	}
+	if err := tf.check(); err != nil {
+		return err
+	}
+	trialOpts, err := tf.options(c.out)
 	if err != nil {
 		return err
 	}
@@ -46,9 +55,18 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		specs[i] = d.Spec
 		expected[d.Spec.Name] = d.Built
 	}
-	res, err := harness.Verify(ctx, specs, harness.WithSeed(seed), progressTo(c.quiet, stderr))
+	res, err := harness.Verify(ctx, specs, append(trialOpts, harness.WithSeed(seed), progressTo(c.quiet, stderr))...)
 	if err != nil && ctx.Err() == nil {
 		return harnessErr(err, "")
+	}
+	if ctx.Err() == nil && res != nil {
+		rerun := fmt.Sprintf("idemcheck demo --seed %d --trials %d", seed, tf.trials)
+		if err := saveTrials(res, c.out, rerun, rerun); err != nil {
+			return err
+		}
+		if !c.quiet {
+			trialNote(stderr, res)
+		}
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()

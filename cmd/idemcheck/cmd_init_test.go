@@ -147,9 +147,11 @@ func TestDiscoverSubcommands(t *testing.T) {
 	}
 }
 
-// TestRunCLITargets runs the reference CLI tool from a configuration file:
-// the correct store scores 3 with no finding, the jsonl store 0 with the
-// flaws seed 000 admits; every invocation is gone afterwards.
+// TestRunCLITargets runs the reference CLI tool from a configuration file,
+// generated trials included: the correct store scores 3 with no finding,
+// the jsonl store 0 with the flaws seed 000 admits; every invocation is
+// gone afterwards. (send-email, against the email fake, is covered by
+// examples.TestReferenceCLITargets.)
 func TestRunCLITargets(t *testing.T) {
 	exe := buildOrdertool(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -166,10 +168,6 @@ func TestRunCLITargets(t *testing.T) {
         mutating: true
         args: [create-order, --customer, "{{input.customer}}", --amount, "{{input.amount}}", --memo, "order {{marker}}"]
         inputs: {customer: {string: {prefix: cus_}}, amount: {int: [100, 999]}}
-      - name: send-email
-        mutating: true
-        args: [send-email, --to, "{{input.to}}", --subject, Receipt, --memo, "receipt {{marker}}"]
-        inputs: {to: {choice: [ann@example.test, bob@example.test]}}
       - name: get-order
         mutating: false
         args: [get-order, --id, "{{marker}}"]
@@ -177,7 +175,7 @@ func TestRunCLITargets(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "cli.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
-	code, out, errs := runCLI(t, ctx, "run", "-c", path, "--format", "json", "--seed", "3", "--quiet")
+	code, out, errs := runCLI(t, ctx, "run", "-c", path, "--trials", "0", "--format", "json", "--seed", "3", "--quiet")
 	assert.Equal(t, exitBelow, code, "jsonl has critical findings: %s", errs)
 	var rep reports.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)

@@ -24,6 +24,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&path, "config", "", "configuration file (YAML)")
 	fs.StringVar(&shard, "shard", "", "run only shard i of n (i/n); merge the shards' result.json with idemcheck report")
 	fs.StringVar(&only, "only", "", "run only these checks, comma-separated (overrides the configuration's checks)")
+	var tf trialFlags
+	tf.register(fs, 25)
 	c.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return &exitError{code: exitUsage, err: err}
@@ -35,6 +37,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usageErr("run: -c FILE is required")
 	}
 	formats, err := c.formats()
+	if err != nil {
+		return err
+	}
+	if err := tf.check(); err != nil {
+		return err
+	}
+	trialOpts, err := tf.options(c.out)
 	if err != nil {
 		return err
 	}
@@ -73,6 +82,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		opts = append(opts, harness.WithShard(si, sn))
 		meta.Shard = fmt.Sprintf("%d/%d", si, sn)
 	}
+	opts = append(opts, trialOpts...)
 	opts = append(opts, harness.WithSeed(seed), progressTo(c.quiet, stderr))
 	res, err := harness.Verify(ctx, specs, opts...)
 	if err != nil && ctx.Err() == nil {
@@ -80,6 +90,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if res != nil {
 		res.Meta = meta
+		if ctx.Err() == nil {
+			rerun := fmt.Sprintf("idemcheck run -c %s --seed %d --trials %d", path, seed, tf.trials)
+			if err := saveTrials(res, c.out, "idemcheck replay -c "+path, rerun); err != nil {
+				return err
+			}
+			if !c.quiet {
+				trialNote(stderr, res)
+			}
+		}
 	}
 	if res != nil && ctx.Err() == nil {
 		if err := c.emit(res, formats, stdout, reports.Options{}); err != nil {

@@ -296,13 +296,13 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cfg := shardConfig(t)
-	code, whole, errs := runCLI(t, ctx, "run", "-c", cfg, "--seed", "5", "--format", "json", "--quiet")
+	code, whole, errs := runCLI(t, ctx, "run", "-c", cfg, "--trials", "0", "--seed", "5", "--format", "json", "--quiet")
 	require.Equal(t, exitBelow, code, "mark-first loses an intent: %s", errs)
 
 	var results []string
 	for i := 1; i <= 3; i++ {
 		dir := t.TempDir()
-		code, _, errs := runCLI(t, ctx, "run", "-c", cfg, "--seed", "5", "--shard", fmt.Sprintf("%d/3", i), "--format", "json", "--out", dir, "--quiet")
+		code, _, errs := runCLI(t, ctx, "run", "-c", cfg, "--trials", "0", "--seed", "5", "--shard", fmt.Sprintf("%d/3", i), "--format", "json", "--out", dir, "--quiet")
 		require.Contains(t, []int{exitOK, exitBelow}, code, errs)
 		var res harness.Result
 		require.NoError(t, json.Unmarshal([]byte(readFile(t, filepath.Join(dir, "result.json"))), &res))
@@ -455,7 +455,7 @@ func TestRunShardAndOnlyFlags(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.why, func(t *testing.T) {
-			code, _, errs := runCLI(t, context.Background(), append([]string{"run", "-c", cfg, "--quiet"}, tc.args...)...)
+			code, _, errs := runCLI(t, context.Background(), append([]string{"run", "-c", cfg, "--trials", "0", "--quiet"}, tc.args...)...)
 			assert.Equal(t, exitUsage, code)
 			assert.Contains(t, errs, tc.want)
 		})
@@ -469,7 +469,7 @@ func TestRunOnly(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cfg := writeConfig(t, "mismatch")
-	code, out, errs := runCLI(t, ctx, "run", "-c", cfg, "--seed", "2", "--only", "key.mismatch", "--format", "json", "--quiet")
+	code, out, errs := runCLI(t, ctx, "run", "-c", cfg, "--trials", "0", "--seed", "2", "--only", "key.mismatch", "--format", "json", "--quiet")
 	require.Equal(t, exitOK, code, errs)
 	var rep reports.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))

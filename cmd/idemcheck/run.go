@@ -12,15 +12,21 @@ import (
 const usage = `idemcheck: a chaos and conformance harness for idempotent tools
 
 Usage:
-  idemcheck demo   [--format F,…] [--out DIR] [--seed N] [--min-score N] [--quiet]
+  idemcheck demo   [--format F,…] [--out DIR] [--seed N] [--min-score N]
+                   [--trials N] [--budget D] [--quiet]
         run the built-in reference targets and score them side by side
   idemcheck run    -c FILE [--min-score N] [--format F,…] [--out DIR] [--seed N]
-                   [--shard I/N] [--only CHECK,…] [--quiet]
-        run the targets of a configuration file
+                   [--trials N] [--budget D] [--shard I/N] [--only CHECK,…] [--quiet]
+        run the targets of a configuration file: the probes, then N generated
+        trials per target (default 25, within --budget, default 2m); with
+        --out DIR, failing trials are kept in DIR/failing-trials.json and run
+        again first next time
+  idemcheck replay -c FILE TRIALS.json
+        run saved failing trials again and say whether they still fail
   idemcheck report [--format F,…] [--out DIR] [--min-score N] RESULT.json…
         re-score and re-render saved results (result.json); merge the shards of a run
-  idemcheck fakes  [--payments ADDR]
-        run the fakes alone, until interrupted
+  idemcheck fakes  [--payments ADDR] [--email ADDR] [--smtp ADDR] [--webhooks ADDR]
+        run the fakes alone, on one ledger, until interrupted
   idemcheck init   [-o FILE] [--name NAME] -- COMMAND [ARG…]
         write a starter configuration for a command-line tool, from its help
   idemcheck help
@@ -48,6 +54,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = cmdDemo(ctx, args[1:], stdout, stderr)
 	case "report":
 		err = cmdReport(ctx, args[1:], stdout, stderr)
+	case "replay":
+		err = cmdReplay(ctx, args[1:], stdout, stderr)
 	case "fakes":
 		err = cmdFakes(ctx, args[1:], stdout, stderr)
 	case "init":
