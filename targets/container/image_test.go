@@ -1,0 +1,83 @@
+package container_test
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	dc "github.com/ory/dockertest/v3/docker"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/targets/container"
+)
+
+// builds counts the image builds a pool asks the engine for, by reading
+// the request lines it writes to the engine's socket (go-dockerclient
+// streams a build on a connection of its own, outside its HTTPClient).
+type builds struct {
+	next dc.Dialer
+	n    atomic.Int32
+}
+
+func (b *builds) Dial(network, address string) (net.Conn, error) {
+	c, err := b.next.Dial(network, address)
+	if err != nil {
+		return nil, err
+	}
+	return &sniffer{Conn: c, b: b}, nil
+}
+
+type sniffer struct {
+	net.Conn
+	b *builds
+}
+
+func (s *sniffer) Write(p []byte) (int, error) {
+	if line, _, _ := bytes.Cut(p, []byte("\r\n")); bytes.HasPrefix(line, []byte("POST ")) && bytes.Contains(line, []byte("/build?")) {
+		s.b.n.Add(1)
+	}
+	return s.Conn.Write(p)
+}
+
+// TestBuildIdempotent: Build skips an image built from the same binary,
+// rebuilds a stale one, and rebuilds when forced.
+func TestBuildIdempotent(t *testing.T) {
+	pool := mustDocker(t)
+	mustShopImages(t, pool)
+	ctx := context.Background()
+	if !strings.HasPrefix(pool.Client.Endpoint(), "unix://") {
+		t.Skip("counting builds needs a unix socket endpoint")
+	}
+	counter := &builds{next: pool.Client.Dialer}
+	pool.Client.Dialer = counter
+
+	correct := imageOf("correct")
+	want, err := pool.Client.InspectImage(correct.Ref())
+	require.NoError(t, err)
+	assert.Equal(t, []string{container.BinaryPath}, want.Config.Entrypoint)
+	assert.NotEmpty(t, want.Config.Labels[container.BuildLabel])
+
+	require.NoError(t, container.Build(ctx, pool, correct))
+	assert.Equal(t, 0, int(counter.n.Load()), "an up-to-date image is not built again")
+
+	// A stale image under the name: another profile's binary.
+	stale := container.Image{Name: "idemcheck-test/shop-stale", Tag: "test", Binary: correct.Binary}
+	require.NoError(t, pool.Client.TagImage(imageOf("memory-cache").Ref(), dc.TagImageOptions{Repo: stale.Name, Tag: stale.Tag}))
+	t.Cleanup(func() { _ = pool.Client.RemoveImage(stale.Ref()) })
+	require.NoError(t, container.Build(ctx, pool, stale))
+	assert.Equal(t, 1, int(counter.n.Load()), "a stale image is rebuilt")
+	got, err := pool.Client.InspectImage(stale.Ref())
+	require.NoError(t, err)
+	assert.Equal(t, want.Config.Labels[container.BuildLabel], got.Config.Labels[container.BuildLabel], "now built from the correct binary")
+
+	stale.Force = true
+	require.NoError(t, container.Build(ctx, pool, stale))
+	assert.Equal(t, 2, int(counter.n.Load()), "Force rebuilds")
+	forced, err := pool.Client.InspectImage(stale.Ref())
+	require.NoError(t, err)
+	assert.NotEqual(t, got.ID, forced.ID, "without the build cache")
+}
