@@ -50,7 +50,7 @@ func TestCLIWithoutDryRun(t *testing.T) {
 func TestEmailFake(t *testing.T) {
 	f, err := config.Parse("idemcheck.yaml", []byte(strings.Replace(
 		strings.Replace(minimalCLI, "fakes: {payments: {}}", "fakes: {payments: {}, email: {}}", 1),
-		`STATE_DIR: "{{state_dir}}"`, `STATE_DIR: "{{state_dir}}", EMAIL_URL: "{{fakes.email.url}}"`, 1)))
+		`STATE_DIR: "{{state_dir}}"`, `STATE_DIR: "{{state_dir}}", EMAIL_URL: "{{fakes.email.url}}", SMTP: "{{fakes.email.smtp}}"`, 1)))
 	require.NoError(t, err)
 	require.NotNil(t, f.Fakes.Email)
 	require.NotNil(t, f.Fakes.Email.HonourKeys)
@@ -115,9 +115,14 @@ func TestCLIParseErrors(t *testing.T) {
 			why:  "the command takes target placeholders, and a fake's URL needs the fake",
 			yaml: strings.Replace(minimalCLI, "--store, jsonl]", "--store, jsonl, \"{{marker}}\", \"{{fakes.email.url}}\"]", 1),
 			want: []want{
-				{6, 44, "targets[0].command[3]", "unknown placeholder {{marker}} (allowed here: port, state_dir, fakes.payments.url, fakes.email.url)"},
+				{6, 44, "targets[0].command[3]", "unknown placeholder {{marker}} (allowed here: port, state_dir, fakes.payments.url, fakes.email.url, fakes.email.smtp)"},
 				{6, 58, "targets[0].command[4]", "{{fakes.email.url}} needs the email fake, which is not configured: add `fakes: {email: {}}`"},
 			},
+		},
+		{
+			why:  "only the email fake has an SMTP address",
+			yaml: strings.Replace(minimalCLI, `STATE_DIR: "{{state_dir}}"`, `STATE_DIR: "{{state_dir}}", SMTP: "{{fakes.payments.smtp}}"`, 1),
+			want: []want{{7, 85, "targets[0].env.SMTP", "unknown placeholder {{fakes.payments.smtp}}"}},
 		},
 		{
 			why:  "flags are written with their dashes, and exit codes are failures",

@@ -65,13 +65,21 @@ const (
 	phInputPrefix = "input."
 	phFakePrefix  = "fakes."
 	phFakeSuffix  = ".url"
+	phSMTPSuffix  = ".smtp"
 )
+
+// smtpFakes are the fakes that also run an SMTP server, whose host:port
+// is {{fakes.NAME.smtp}}.
+var smtpFakes = []string{"email"}
 
 // targetPlaceholders lists the placeholders allowed at target level.
 func targetPlaceholders() string {
 	names := []string{phPort, phStateDir}
 	for _, f := range fakeNames {
 		names = append(names, phFakePrefix+f+phFakeSuffix)
+	}
+	for _, f := range smtpFakes {
+		names = append(names, phFakePrefix+f+phSMTPSuffix)
 	}
 	return strings.Join(names, ", ")
 }
@@ -85,12 +93,19 @@ func (v *validator) targetTemplate(path, s string, fakes map[string]bool) (usesP
 	}
 	for _, name := range names {
 		fake, isFake := strings.CutPrefix(name, phFakePrefix)
-		fake, isURL := strings.CutSuffix(fake, phFakeSuffix)
+		fakeURL, isURL := strings.CutSuffix(fake, phFakeSuffix)
+		fakeSMTP, isSMTP := strings.CutSuffix(fake, phSMTPSuffix)
+		switch {
+		case isFake && isURL:
+			fake = fakeURL
+		case isFake && isSMTP:
+			fake = fakeSMTP
+		}
 		switch {
 		case name == phPort:
 			usesPort = true
 		case name == phStateDir:
-		case isFake && isURL && slices.Contains(fakeNames, fake):
+		case isFake && ((isURL && slices.Contains(fakeNames, fake)) || (isSMTP && slices.Contains(smtpFakes, fake))):
 			if !fakes[fake] {
 				v.errorf(path, "{{%s}} needs the %s fake, which is not configured: add `fakes: {%s: {}}` at the top level of the file", name, fake, fake)
 			}

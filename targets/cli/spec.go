@@ -12,9 +12,10 @@ import (
 
 // Spec returns a harness.Spec that starts the fakes, then the adapter.
 // cfg.Command, the values of cfg.Env and cfg.Dir may use {{state_dir}}
-// (the run's fresh state directory), {{fakes.NAME.url}} and {{port}} (a
-// free loopback port, for a tool that needs one); they are filled in when
-// the target starts. Every invocation also gets IDEMCHECK_RUN_ID, so that
+// (the run's fresh state directory), {{fakes.NAME.url}}, for a fake with
+// an SMTP server {{fakes.NAME.smtp}} (host:port), and {{port}} (a free
+// loopback port, for a tool that needs one); they are filled in when the
+// target starts. Every invocation also gets IDEMCHECK_RUN_ID, so that
 // leftovers can be found.
 func Spec(cfg Config, fakes ...harness.FakeStarter) harness.Spec {
 	return harness.Spec{
@@ -31,6 +32,9 @@ func start(cfg Config, env *harness.Env) (harness.Target, error) {
 	vars := map[string]string{"state_dir": env.StateDir}
 	for name, f := range env.Fakes {
 		vars["fakes."+name+".url"] = f.URL()
+		if s, ok := f.(interface{ SMTPAddr() string }); ok {
+			vars["fakes."+name+".smtp"] = s.SMTPAddr()
+		}
 	}
 	if usesPort(cfg) {
 		port, err := process.FreePort()
