@@ -149,7 +149,11 @@ func untestable(rec *Record) string {
 		}
 	}
 	if len(broken) > 0 {
-		return strings.Join(broken, "; ") + ": check the operation's method, path, body and inputs, and that the target is healthy"
+		what := "method, path, body"
+		if rec.Target.Kind == "cli" {
+			what = "arguments"
+		}
+		return strings.Join(broken, "; ") + ": check the operation's " + what + " and inputs, and that the target is healthy"
 	}
 	return ""
 }

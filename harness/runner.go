@@ -97,6 +97,10 @@ func runTarget(ctx context.Context, spec Spec, o Options, progress func(string))
 	if tr.Error != "" || tr.Record == nil {
 		return tr
 	}
+	if msg := untestable(tr.Record); msg != "" {
+		tr.Error = msg // no trial can tell more about a target the probes could not test
+		return tr
+	}
 	// Generated trials run once per run: in the first shard of a split one.
 	if (o.Trials > 0 || len(o.Replay) > 0) && o.Shard <= 1 {
 		sc, err := runScenarios(ctx, spec, o, tr.Record.Target, sp, targetSeed(o.Seed, spec.Name), progress)
@@ -163,7 +167,7 @@ func probeTarget(ctx context.Context, spec Spec, o Options) (tr TargetResult, sp
 		tr.Error = "interrupted: " + err.Error()
 		return tr, sp
 	}
-	_, rec.CanCrash = target.(Crasher)
+	rec.CanCrash = r.canCrash()
 	burst := 0
 	if _, rec.CanBurst = target.(Burster); rec.CanBurst {
 		burst = o.Burst
@@ -234,6 +238,12 @@ func (r *runner) run() *Record {
 		r.runProbe(info, p, first)
 	}
 	return r.rec
+}
+
+// canCrash says whether the harness can kill and restart the target.
+func (r *runner) canCrash() bool {
+	_, ok := r.target.(Crasher)
+	return ok && r.target.Supports(&faults.Crash{Point: faults.AfterEffect})
 }
 
 // supports says whether f can be injected into the target: crash faults

@@ -123,7 +123,7 @@ func (r *runner) runTrial(info TargetInfo, tr scenarios.Trial, byName map[string
 		if r.ctx.Err() != nil || r.fatal != nil {
 			return
 		}
-		if s.Restart {
+		if s.Restart && r.canCrash() {
 			if c, ok := r.target.(Crasher); ok {
 				if err := c.Restart(r.ctx); err != nil {
 					r.fatal = fmt.Errorf("restarting the target before step %d: %w", i+1, err)

@@ -127,7 +127,9 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.http = httpfake.Serve(fakeName, ln, s.routes())
+	// The handlers read s.http: set it before the first request can come.
+	s.http = httpfake.NewServer(fakeName, ln, s.routes())
+	s.http.Start()
 	if s.smtp, err = startSMTP(s, smtpAddr); err != nil {
 		_ = s.http.Close()
 		return nil, err

@@ -107,7 +107,9 @@ func New(opts Options) (*Server, error) {
 	if s.ledger == nil {
 		s.ledger = fakes.NewLedger()
 	}
-	s.http = httpfake.Serve(fakeName, ln, s.routes())
+	// The handlers read s.http: set it before the first request can come.
+	s.http = httpfake.NewServer(fakeName, ln, s.routes())
+	s.http.Start()
 	return s, nil
 }
 

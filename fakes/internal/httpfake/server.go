@@ -56,14 +56,23 @@ type Server struct {
 	closing   chan struct{}
 	serveDone chan struct{}
 	serveErr  error
+	ln        net.Listener
 
 	closeOnce sync.Once
 	closeErr  error
 }
 
-// Serve starts serving h on ln in a goroutine. Request contexts are
-// cancelled when Close gives up waiting.
+// Serve serves h on ln in a goroutine until Close: NewServer, then Start.
 func Serve(name string, ln net.Listener, h http.Handler) *Server {
+	s := NewServer(name, ln, h)
+	s.Start()
+	return s
+}
+
+// NewServer prepares a server for h on ln without serving yet, so that a
+// fake can keep a reference to it, which its handlers use, before the first
+// request can arrive.
+func NewServer(name string, ln net.Listener, h http.Handler) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		name:      name,
@@ -71,19 +80,24 @@ func Serve(name string, ln net.Listener, h http.Handler) *Server {
 		cancel:    cancel,
 		closing:   make(chan struct{}),
 		serveDone: make(chan struct{}),
+		ln:        ln,
 	}
 	s.srv = &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
+	return s
+}
+
+// Start serves in a goroutine until Close.
+func (s *Server) Start() {
 	go func() {
 		defer close(s.serveDone)
-		if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		if err := s.srv.Serve(s.ln); !errors.Is(err, http.ErrServerClosed) {
 			s.serveErr = err
 		}
 	}()
-	return s
 }
 
 // URL is the base URL, e.g. http://127.0.0.1:41234.
