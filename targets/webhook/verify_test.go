@@ -3,11 +3,16 @@ package webhook_test
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -22,10 +27,10 @@ import (
 )
 
 // inProcessHandler is a webhook handler in the test's own process: per
-// invoice.due event it charges payments. With dedup it claims event ids
-// atomically (409 while in flight), passes the id on as the
-// Idempotency-Key and acknowledges only once charged; without, it charges
-// every delivery.
+// invoice.due event it charges payments. With dedup it verifies the
+// signature (401 otherwise), claims event ids atomically (409 while in
+// flight), passes the id on as the Idempotency-Key and acknowledges only
+// once charged; without, it charges every delivery, signed or not.
 func inProcessHandler(paymentsURL string, dedup bool) http.Handler {
 	var mu sync.Mutex
 	state := map[string]string{} // id → "busy" | "done"
@@ -39,7 +44,16 @@ func inProcessHandler(paymentsURL string, dedup bool) http.Handler {
 				Description string
 			}
 		}
-		if err := json.NewDecoder(r.Body).Decode(&ev); err != nil || ev.ID == "" {
+		raw, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, "bad event", http.StatusBadRequest)
+			return
+		}
+		if dedup && !validSignature(r.Header.Get(webhook.DefaultSignatureHeader), raw) {
+			http.Error(w, "bad signature", http.StatusUnauthorized)
+			return
+		}
+		if err := json.Unmarshal(raw, &ev); err != nil || ev.ID == "" {
 			http.Error(w, "bad event", http.StatusBadRequest)
 			return
 		}
@@ -84,6 +98,26 @@ func inProcessHandler(paymentsURL string, dedup bool) http.Handler {
 			http.Error(w, fmt.Sprint("charge failed: ", err), http.StatusBadGateway)
 		}
 	})
+}
+
+// validSignature checks a Stripe-style "t=TS,v1=HEX" header against the
+// test secret.
+func validSignature(header string, body []byte) bool {
+	var ts, sig string
+	for _, part := range strings.Split(header, ",") {
+		k, v, _ := strings.Cut(part, "=")
+		switch k {
+		case "t":
+			ts = v
+		case "v1":
+			sig = v
+		}
+	}
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(ts + "."))
+	mac.Write(body)
+	want := hex.EncodeToString(mac.Sum(nil))
+	return ts != "" && hmac.Equal([]byte(sig), []byte(want))
 }
 
 // inProcessSpec starts the handler against the run's payments fake and the
@@ -161,7 +195,7 @@ func TestVerifyInProcessHandlers(t *testing.T) {
 	naive := res.Targets[1]
 	require.Empty(t, naive.Error)
 	fail, _ = failing(naive)
-	assert.Equal(t, []string{"concurrent.duplicates", "downstream.propagation", "retry.after-fault", "retry.sequential"}, fail,
-		"a handler that processes every delivery duplicates every redelivery")
+	assert.Equal(t, []string{"concurrent.duplicates", "downstream.propagation", "retry.after-fault", "retry.sequential", "webhook.signature"}, fail,
+		"a handler that processes every delivery duplicates every redelivery, forged ones included")
 	assert.Equal(t, 0, naive.Score.Level)
 }
