@@ -4,12 +4,15 @@
 // scores the target 0–3.
 //
 //	idemcheck demo                      # the reference targets, scored side by side
-//	idemcheck run -c idemcheck.yaml     # your targets
+//	idemcheck run -c idemcheck.yaml     # your targets: probes, then generated trials
+//	idemcheck report result.json…       # re-score, re-render, merge shards
+//	idemcheck replay -c FILE TRIALS     # run saved failing trials again
 //	idemcheck fakes                     # the fakes alone, to point a tool at by hand
+//	idemcheck init -- ./tool            # a starter configuration for a CLI tool
 //
 // Exit codes: 0 the score met --min-score and no finding is critical; 1 it
-// did not; 2 bad usage or configuration; 3 the harness could not do its job;
-// 130 interrupted.
+// did not; 2 bad usage, configuration or input; 3 the harness could not do
+// its job; 130 interrupted.
 //
 // main only calls run, which tests drive in-process.
 package main
