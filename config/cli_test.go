@@ -86,8 +86,8 @@ func TestCLIParseErrors(t *testing.T) {
 			why:  "fields of an http target are refused on a cli target",
 			yaml: strings.Replace(minimalCLI, "    operations:", "    url: http://127.0.0.1:1\n    key_header: X-Key\n    operations:", 1),
 			want: []want{
-				{8, 10, "targets[0].url", "url is for an http target; this is a cli target"},
-				{9, 17, "targets[0].key_header", "key_header is for an http target"},
+				{8, 10, "targets[0].url", "url is for http, webhook and container targets; this is a cli target (see kind)"},
+				{9, 17, "targets[0].key_header", "key_header is for http and container targets; this is a cli target"},
 			},
 		},
 		{
@@ -115,7 +115,7 @@ func TestCLIParseErrors(t *testing.T) {
 			why:  "the command takes target placeholders, and a fake's URL needs the fake",
 			yaml: strings.Replace(minimalCLI, "--store, jsonl]", "--store, jsonl, \"{{marker}}\", \"{{fakes.email.url}}\"]", 1),
 			want: []want{
-				{6, 44, "targets[0].command[3]", "unknown placeholder {{marker}} (allowed here: port, state_dir, fakes.payments.url, fakes.email.url, fakes.email.smtp)"},
+				{6, 44, "targets[0].command[3]", "unknown placeholder {{marker}} (allowed here: port, state_dir, fakes.payments.url, fakes.email.url, fakes.webhooks.url, fakes.email.smtp)"},
 				{6, 58, "targets[0].command[4]", "{{fakes.email.url}} needs the email fake, which is not configured: add `fakes: {email: {}}`"},
 			},
 		},

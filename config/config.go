@@ -1,6 +1,9 @@
 package config
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // File is an idemcheck configuration. Parse and Load return it validated
 // and with every default applied, so consumers never look for zero values.
@@ -51,6 +54,21 @@ type Fakes struct {
 	// Email is an email provider with a SendGrid-like HTTP send API (and
 	// SMTP); the API's base URL is available as {{fakes.email.url}}.
 	Email *Email `yaml:"email,omitempty"`
+	// Webhooks is a webhook sink: it records every delivery POSTed under
+	// /hooks/…, for a target that notifies others by webhook; its base URL
+	// is available as {{fakes.webhooks.url}}.
+	Webhooks *Webhooks `yaml:"webhooks,omitempty"`
+}
+
+// Webhooks configures the webhook sink fake.
+type Webhooks struct {
+	// HonourKeys says whether the sink de-duplicates deliveries that carry
+	// the same key in KeyHeader, as a careful receiver does. Default true;
+	// false records every delivery.
+	HonourKeys *bool `yaml:"honour_keys,omitempty"`
+	// KeyHeader is the header a delivery's idempotency key is read from.
+	// Default DefaultKeyHeader.
+	KeyHeader string `yaml:"key_header,omitempty"`
 }
 
 // Email configures the email fake.
@@ -69,39 +87,47 @@ type Payments struct {
 	HonourKeys *bool `yaml:"honour_keys,omitempty"`
 }
 
-// Target is one system under test and the operations it offers.
+// Target is one system under test and the operations it offers. One
+// struct serves every kind, so that a misspelt field is reported alike
+// whatever the kind; Parse refuses a field that belongs to another kind
+// than the target's, and leaves the fields of other kinds empty.
 type Target struct {
 	// Name identifies the target in reports and on the command line.
 	// Required: lower-case letters, digits, '.', '_' and '-', starting with
 	// a letter or digit.
 	Name string `yaml:"name"`
-	// Kind is the adapter that reaches the target: "http" (a server) or
-	// "cli" (a command-line tool, run once per call). Required.
+	// Kind is the adapter that reaches the target: "http" (a server),
+	// "cli" (a command-line tool, run once per call), "webhook" (a webhook
+	// handler, to which idemcheck delivers signed events) or "container"
+	// (a server in a Docker container). Required.
 	Kind string `yaml:"kind"`
-	// URL is the base URL of an http target, e.g.
-	// "http://127.0.0.1:{{port}}". Required for http. Its host must be
-	// loopback unless Remote is set; {{port}} needs Start.
+	// URL is the base URL of an http or webhook target, e.g.
+	// "http://127.0.0.1:{{port}}". Required for http and webhook. Its host
+	// must be loopback unless Remote is set; {{port}} needs Start. For a
+	// container it defaults to DefaultContainerURL and must be loopback.
 	URL string `yaml:"url,omitempty"`
-	// Start, when set, is how the harness starts (and restarts) the target
-	// itself. Without it, the target must already be running.
+	// Start, when set, is how the harness starts (and restarts) an http or
+	// webhook target itself. Without it, the target must already be
+	// running.
 	Start *Start `yaml:"start,omitempty"`
-	// KeyHeader is the request header that carries the idempotency key.
-	// Default DefaultKeyHeader.
+	// KeyHeader is the request header that carries the idempotency key
+	// (http and container). Default DefaultKeyHeader.
 	KeyHeader string `yaml:"key_header,omitempty"`
-	// Effect is where a reply says what it did (created, noop, ...).
-	// Default: the JSON field DefaultEffectJSON.
+	// Effect is where a reply says what it did (created, noop, ...); not
+	// for webhook. Default: the JSON field DefaultEffectJSON.
 	Effect Locator `yaml:"effect,omitempty"`
 	// Identity is where a reply names the result, to compare replays.
 	// Default: the JSON field DefaultIdentityJSON.
 	Identity Locator `yaml:"identity,omitempty"`
-	// DryRun is how the target is asked for a dry run; nil means it has
-	// none.
+	// DryRun is how the target is asked for a dry run (http and
+	// container); nil means it has none.
 	DryRun *DryRun `yaml:"dry_run,omitempty"`
 	// Timeout bounds each attempt. Zero or absent means DefaultTimeout.
 	Timeout Duration `yaml:"timeout,omitempty"`
-	// Operations are what the harness calls. Required: at least one, and
-	// names are unique within the target.
-	Operations []Operation `yaml:"operations"`
+	// Operations are what the harness calls. Required for http, cli and
+	// container targets: at least one, and names are unique within the
+	// target. (A webhook target has Events instead.)
+	Operations []Operation `yaml:"operations,omitempty"`
 	// Remote allows a URL whose host is not loopback. idemcheck sends
 	// duplicate and faulty requests on purpose, so this is opt-in.
 	Remote bool `yaml:"allow_remote,omitempty"`
@@ -113,7 +139,8 @@ type Target struct {
 	// appended. Required for cli. It may use {{port}}, {{state_dir}} and
 	// {{fakes.NAME.url}}, as Env and Dir may.
 	Command []string `yaml:"command,omitempty,flow"`
-	// Env holds variables added to the tool's environment.
+	// Env holds variables added to a cli tool's or a container's
+	// environment; values may use the placeholders Command may.
 	Env map[string]string `yaml:"env,omitempty"`
 	// Dir is the tool's working directory; empty means the current one.
 	Dir string `yaml:"dir,omitempty"`
@@ -127,6 +154,122 @@ type Target struct {
 	// retry with the same key" (the outcome is unknown, as for an HTTP
 	// 5xx). Default DefaultRetryExitCodes; if written, not empty.
 	RetryExitCodes []int `yaml:"retry_exit_codes,omitempty,flow"`
+
+	// The fields below are for webhook targets, which also take url,
+	// start, identity, timeout and allow_remote as an http target does.
+
+	// Signature says how idemcheck signs each delivery. Required for
+	// webhook.
+	Signature *Signature `yaml:"signature,omitempty"`
+	// IDHeader, if set, also carries the event id in this header (Svix's
+	// webhook-id, GitHub's X-GitHub-Delivery); otherwise it is only where
+	// the event's body puts {{key}}.
+	IDHeader string `yaml:"id_header,omitempty"`
+	// Events are the kinds of event delivered to the handler. Required for
+	// webhook: at least one, and names are unique within the target.
+	Events []Event `yaml:"events,omitempty"`
+
+	// The fields below are for container targets, which also take the
+	// fields of an http target but start (url, key_header, effect,
+	// identity, dry_run, timeout, operations) and env.
+
+	// Image is an image that exists in the Docker engine, such as
+	// "shop:1.4": nothing is pulled. Exactly one of Image and Build is set.
+	Image string `yaml:"image,omitempty"`
+	// Build builds the image FROM scratch from a static Linux binary when
+	// the target starts (kept if already built from the same binary).
+	Build *Build `yaml:"build,omitempty"`
+	// Cmd is given to the image's entrypoint. It may use {{port}},
+	// {{state_dir}} (the state directory, mounted at /state in the
+	// container), {{fakes.NAME.url}} and {{fakes.NAME.smtp}}, as Env may.
+	Cmd []string `yaml:"cmd,omitempty,flow"`
+	// Port is the port the server listens on, such as "8080" or
+	// "8080/tcp", for an image that cannot be told where to listen; empty
+	// (the usual) means a free port, {{port}}, that Cmd or Env passes on.
+	// The container uses the host's network, so the port must be free.
+	Port string `yaml:"port,omitempty"`
+	// User runs the server as "uid:gid"; empty means idemcheck's own, so
+	// that it can remove what the target wrote in the state directory.
+	User string `yaml:"user,omitempty"`
+	// Ready is how the harness knows that the container is up: any HTTP
+	// answer to a GET of Path. Defaults as for Start.Ready.
+	Ready *Ready `yaml:"ready,omitempty"`
+}
+
+// Signature says how a webhook target's deliveries are signed: with
+// HMAC-SHA256 under Secret, in Header, in the format of Scheme.
+type Signature struct {
+	// Secret is the shared signing secret, written as is (no environment
+	// expansion). Required unless Scheme is "none". Errors never show it.
+	Secret Secret `yaml:"secret,omitempty"`
+	// Header carries the signature. Default DefaultSignatureHeader.
+	Header string `yaml:"header,omitempty"`
+	// Scheme is one of SignatureSchemes: "stripe" (t=TIMESTAMP,v1=HEX, the
+	// default), "hex" (Prefix and the hex HMAC of the body, as GitHub's
+	// X-Hub-Signature-256 with prefix "sha256="), "base64" (as Shopify's
+	// X-Shopify-Hmac-Sha256) or "none" (unsigned).
+	Scheme string `yaml:"scheme,omitempty"`
+	// Prefix starts a "hex" or "base64" signature, such as "sha256=".
+	Prefix string `yaml:"prefix,omitempty"`
+}
+
+// String describes the signature without its secret, so that a Target
+// printed with any verb cannot show it.
+func (s Signature) String() string {
+	return fmt.Sprintf("{secret:%s header:%s scheme:%s prefix:%s}", s.Secret, s.Header, s.Scheme, s.Prefix)
+}
+
+// Secret is a signing secret. It formats as "[redacted]" with the fmt
+// verbs, so that printing a File or a Target cannot leak it; convert it
+// to a string to use it.
+type Secret string
+
+// String returns "[redacted]", or "" for an empty secret.
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return "[redacted]"
+}
+
+// GoString redacts the secret for %#v too.
+func (s Secret) GoString() string { return `"` + s.String() + `"` }
+
+// Event is one kind of event delivered to a webhook target: a POST of
+// Body to Path, signed. Every delivery of an intent, redeliveries
+// included, carries the same event id, {{key}}.
+type Event struct {
+	// Name identifies the event within its target, such as "invoice.paid".
+	// Required, unique.
+	Name string `yaml:"name"`
+	// Safe marks an event that must cause no side effect (a ping).
+	// Default false: the event is expected to act, once.
+	Safe bool `yaml:"safe,omitempty"`
+	// Path is the handler's endpoint under the target's URL, starting
+	// with "/". Required. It may use {{key}}, {{marker}} and
+	// {{input.NAME}}.
+	Path string `yaml:"path"`
+	// Headers are sent with every delivery; values may use what Body may.
+	Headers map[string]string `yaml:"headers,omitempty"`
+	// Body is the payload. Required. It carries the event id as {{key}}
+	// (unless the target sets id_header) and {{marker}} where the handler
+	// passes it on downstream; it may also use {{input.NAME}} and
+	// {{created}}, the Unix time the event was first delivered.
+	Body string `yaml:"body"`
+	// Inputs are the values the harness generates for {{input.NAME}}.
+	Inputs map[string]Input `yaml:"inputs,omitempty"`
+}
+
+// Build says how to build a container target's image FROM scratch.
+type Build struct {
+	// Binary is the path of a static Linux binary (for Go: CGO_ENABLED=0
+	// GOOS=linux go build), relative to the working directory; it is the
+	// image's only file and its entrypoint. Required.
+	Binary string `yaml:"binary"`
+	// Name is the image's name. Default "idemcheck-" and the target's name.
+	Name string `yaml:"name,omitempty"`
+	// Tag is the image's tag. Default DefaultImageTag.
+	Tag string `yaml:"tag,omitempty"`
 }
 
 // Start is a command that starts a target. The harness runs it in its own
@@ -283,7 +426,24 @@ const (
 	DefaultBurst        = 20
 	DefaultKeyFlag      = "--idempotency-key"
 	DefaultDryRunFlag   = "--dry-run"
+
+	// DefaultSignatureHeader and DefaultSignatureScheme are a webhook
+	// target's defaults, those of targets/webhook.
+	DefaultSignatureHeader = "Idemcheck-Signature"
+	DefaultSignatureScheme = "stripe"
+
+	// DefaultContainerURL is a container target's default URL: the
+	// container uses the host's network and listens on loopback.
+	DefaultContainerURL = "http://127.0.0.1:{{port}}"
+	// DefaultImagePrefix starts the default name of a built image, so
+	// that it cannot replace an image of the user's own.
+	DefaultImagePrefix = "idemcheck-"
+	// DefaultImageTag is the default tag of a built image.
+	DefaultImageTag = "latest"
 )
+
+// SignatureSchemes are the signature schemes of a webhook target.
+var SignatureSchemes = []string{"stripe", "hex", "base64", "none"}
 
 // DefaultRetryExitCodes are a cli target's default RetryExitCodes:
 // EX_TEMPFAIL from sysexits.h.
@@ -337,14 +497,16 @@ var DefaultFaults = []string{
 
 // The target kinds this version supports.
 const (
-	KindHTTP = "http"
-	KindCLI  = "cli"
+	KindHTTP      = "http"
+	KindCLI       = "cli"
+	KindWebhook   = "webhook"
+	KindContainer = "container"
 )
 
-var kinds = []string{KindHTTP, KindCLI}
+var kinds = []string{KindHTTP, KindCLI, KindWebhook, KindContainer}
 
 // fakeNames are the fakes a file may configure, in the order of Fakes.
-var fakeNames = []string{"payments", "email"}
+var fakeNames = []string{"payments", "email", "webhooks"}
 
 // methods are the HTTP methods an operation may use.
 var methods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}

@@ -38,7 +38,11 @@ func validFile() config.File {
 	return config.File{
 		Version: 1,
 		Seed:    ptr(uint64(42)),
-		Fakes:   config.Fakes{Payments: &config.Payments{HonourKeys: ptr(true)}, Email: &config.Email{HonourKeys: ptr(false)}},
+		Fakes: config.Fakes{
+			Payments: &config.Payments{HonourKeys: ptr(true)},
+			Email:    &config.Email{HonourKeys: ptr(false)},
+			Webhooks: &config.Webhooks{HonourKeys: ptr(true), KeyHeader: "X-Delivery-Key"},
+		},
 		Targets: []config.Target{
 			{
 				Name: "shop",
@@ -137,6 +141,68 @@ func validFile() config.File {
 						Mutating: ptr(false),
 						Args:     []string{"get-order", "--id", "{{marker}}"},
 					},
+				},
+			},
+			{
+				Name: "payment-events",
+				Kind: "webhook",
+				URL:  "http://127.0.0.1:{{port}}",
+				Start: &config.Start{
+					Command: []string{"./webhooks", "--listen", "127.0.0.1:{{port}}", "--payments", "{{fakes.payments.url}}", "--state", "{{state_dir}}"},
+					Ready:   config.Ready{Path: "/healthz", Timeout: config.Duration(config.DefaultReadyTimeout)},
+				},
+				Signature: &config.Signature{Secret: "whsec_valid_yaml", Header: "X-Hub-Signature-256", Scheme: "hex", Prefix: "sha256="},
+				IDHeader:  "X-GitHub-Delivery",
+				Identity:  config.Locator{JSON: "id"},
+				Timeout:   config.Duration(5 * time.Second),
+				Events: []config.Event{
+					{
+						Name:    "invoice.due",
+						Path:    "/webhooks/{{input.account}}",
+						Headers: map[string]string{"X-Event-Type": "invoice.due", "X-Created": "{{created}}"},
+						Body:    `{"id":"{{key}}","created":{{created}},"data":{"amount":{{input.amount}},"description":"invoice {{marker}}"}}`,
+						Inputs: map[string]config.Input{
+							"account": {Choice: []string{"acct_1", "acct_2"}},
+							"amount":  {Int: []int{100, 9999}},
+						},
+					},
+					{Name: "ping", Safe: true, Path: "/webhooks/ping", Body: `{"trace":"{{marker}}"}`},
+				},
+			},
+			{
+				Name:  "shop-in-docker",
+				Kind:  "container",
+				URL:   config.DefaultContainerURL,
+				Build: &config.Build{Binary: "./bin/shop", Name: "idemcheck/shop", Tag: "test"},
+				Cmd:   []string{"--listen", "127.0.0.1:{{port}}", "--payments", "{{fakes.payments.url}}", "--state", "{{state_dir}}"},
+				Env: map[string]string{
+					"SMTP_ADDR": "{{fakes.email.smtp}}",
+					"HOOKS_URL": "{{fakes.webhooks.url}}",
+				},
+				User:      "1000:1000",
+				Ready:     &config.Ready{Path: "/healthz", Timeout: config.Duration(30 * time.Second)},
+				KeyHeader: "X-Idempotency-Key",
+				Effect:    config.Locator{JSON: "effect"},
+				Identity:  config.Locator{JSON: "data.id"},
+				DryRun:    &config.DryRun{Header: "X-Dry-Run", Value: "true"},
+				Timeout:   config.Duration(10 * time.Second),
+				Operations: []config.Operation{
+					{Name: "create-order", Mutating: ptr(true), Method: "POST", Path: "/orders", Body: `{"memo":"order {{marker}}"}`},
+				},
+			},
+			{
+				Name:      "legacy-in-docker",
+				Kind:      "container",
+				Image:     "registry.example.com:5000/team/legacy:2.1",
+				Port:      "8080",
+				URL:       "http://localhost:8080",
+				Ready:     &config.Ready{Path: "/", Timeout: config.Duration(config.DefaultReadyTimeout)},
+				KeyHeader: "Idempotency-Key",
+				Effect:    config.Locator{JSON: "effect"},
+				Identity:  config.Locator{JSON: "data.id"},
+				Timeout:   config.Duration(10 * time.Second),
+				Operations: []config.Operation{
+					{Name: "charge", Mutating: ptr(true), Method: "POST", Path: "/charges?memo={{marker}}"},
 				},
 			},
 		},
@@ -311,7 +377,7 @@ targets:
 		{
 			why:  "operation placeholders are not allowed at target level either",
 			yaml: strings.Replace(minimal, "url: http://127.0.0.1:8080", "url: http://127.0.0.1:8080/{{marker}}", 1),
-			want: []want{{5, 10, "targets[0].url", "unknown placeholder {{marker}} (allowed here: port, state_dir, fakes.payments.url, fakes.email.url, fakes.email.smtp)"}},
+			want: []want{{5, 10, "targets[0].url", "unknown placeholder {{marker}} (allowed here: port, state_dir, fakes.payments.url, fakes.email.url, fakes.webhooks.url, fakes.email.smtp)"}},
 		},
 		{
 			why: "the payments fake's URL needs the payments fake, and the error says how to add it",
@@ -524,7 +590,7 @@ retry:
 	assert.Equal(t, strings.Join([]string{
 		`idemcheck.yaml:1:10: version: unsupported version 3: this idemcheck reads version 1`,
 		`idemcheck.yaml:3:11: targets[0].name: invalid name "Shop": use lower-case letters, digits, '.', '_' and '-', starting with a letter or digit`,
-		`idemcheck.yaml:4:11: targets[0].kind: unsupported kind "grpc" (supported kinds: http, cli)`,
+		`idemcheck.yaml:4:11: targets[0].kind: unsupported kind "grpc" (supported kinds: http, cli, webhook, container)`,
 		`idemcheck.yaml:6:14: targets[0].timeout: invalid duration "soon": write a number and a unit (ns, us, ms, s, m, h), such as "250ms" or "10s"`,
 		`idemcheck.yaml:10:17: targets[0].operations[0].method: unknown method "PSOT" (expected one of GET, POST, PUT, PATCH, DELETE)`,
 		`idemcheck.yaml:11:15: targets[0].operations[0].path: must start with "/", got "charges/{{marker}}"`,

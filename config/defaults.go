@@ -11,6 +11,15 @@ func (f *File) applyDefaults() {
 		honour := true
 		e.HonourKeys = &honour
 	}
+	if w := f.Fakes.Webhooks; w != nil {
+		if w.HonourKeys == nil {
+			honour := true
+			w.HonourKeys = &honour
+		}
+		if w.KeyHeader == "" {
+			w.KeyHeader = DefaultKeyHeader
+		}
+	}
 	if f.Faults == nil { // an explicit "faults: []" stays empty
 		for _, name := range DefaultFaults {
 			f.Faults = append(f.Faults, FaultSpec{Name: name})
@@ -45,10 +54,11 @@ func (t *Target) applyDefaults() {
 		if t.RetryExitCodes == nil {
 			t.RetryExitCodes = append([]int(nil), DefaultRetryExitCodes...)
 		}
-	} else if t.KeyHeader == "" {
+	} else if t.KeyHeader == "" && t.Kind != KindWebhook {
 		t.KeyHeader = DefaultKeyHeader
 	}
-	if t.Effect == (Locator{}) {
+	// A webhook handler's acknowledgement has no effect field.
+	if t.Effect == (Locator{}) && t.Kind != KindWebhook {
 		t.Effect.JSON = DefaultEffectJSON
 	}
 	if t.Identity == (Locator{}) {
@@ -69,11 +79,58 @@ func (t *Target) applyDefaults() {
 	for i := range t.Operations {
 		op := &t.Operations[i]
 		op.DryRun.applyDefaults()
-		for _, in := range op.Inputs {
-			if in.String != nil && in.String.Length == 0 {
-				in.String.Length = DefaultStringLength
-			}
+		defaultInputs(op.Inputs)
+	}
+	switch t.Kind {
+	case KindWebhook:
+		t.applyWebhookDefaults()
+	case KindContainer:
+		t.applyContainerDefaults()
+	}
+}
+
+func defaultInputs(inputs map[string]Input) {
+	for _, in := range inputs {
+		if in.String != nil && in.String.Length == 0 {
+			in.String.Length = DefaultStringLength
 		}
+	}
+}
+
+func (t *Target) applyWebhookDefaults() {
+	if s := t.Signature; s != nil {
+		if s.Header == "" {
+			s.Header = DefaultSignatureHeader
+		}
+		if s.Scheme == "" {
+			s.Scheme = DefaultSignatureScheme
+		}
+	}
+	for i := range t.Events {
+		defaultInputs(t.Events[i].Inputs)
+	}
+}
+
+func (t *Target) applyContainerDefaults() {
+	if t.URL == "" {
+		t.URL = DefaultContainerURL
+	}
+	if b := t.Build; b != nil {
+		if b.Name == "" {
+			b.Name = DefaultImagePrefix + t.Name
+		}
+		if b.Tag == "" {
+			b.Tag = DefaultImageTag
+		}
+	}
+	if t.Ready == nil {
+		t.Ready = &Ready{}
+	}
+	if t.Ready.Path == "" {
+		t.Ready.Path = DefaultReadyPath
+	}
+	if t.Ready.Timeout == 0 {
+		t.Ready.Timeout = Duration(DefaultReadyTimeout)
 	}
 }
 

@@ -42,17 +42,29 @@ func ExampleLoad() {
 		return
 	}
 	for _, t := range f.Targets {
-		if t.Kind == config.KindCLI {
+		switch t.Kind {
+		case config.KindCLI:
 			fmt.Printf("%s: key flag %s, timeout %s, %d operations\n", t.Name, t.KeyFlag, t.Timeout, len(t.Operations))
-			continue
+		case config.KindWebhook:
+			fmt.Printf("%s: %s signature in %s, timeout %s, %d events\n", t.Name, t.Signature.Scheme, t.Signature.Header, t.Timeout, len(t.Events))
+		case config.KindContainer:
+			image := t.Image
+			if t.Build != nil {
+				image = t.Build.Name + ":" + t.Build.Tag + " built from " + t.Build.Binary
+			}
+			fmt.Printf("%s: image %s at %s, %d operations\n", t.Name, image, t.URL, len(t.Operations))
+		default:
+			fmt.Printf("%s: key header %s, timeout %s, %d operations\n", t.Name, t.KeyHeader, t.Timeout, len(t.Operations))
 		}
-		fmt.Printf("%s: key header %s, timeout %s, %d operations\n", t.Name, t.KeyHeader, t.Timeout, len(t.Operations))
 	}
 	fmt.Println("retry:", f.Retry.MaxAttempts, "attempts,", f.Retry.Backoff, "apart")
 	// Output:
 	// shop: key header X-Idempotency-Key, timeout 2s, 3 operations
 	// mailer.staging: key header Idempotency-Key, timeout 10s, 1 operations
 	// orders: key flag --request-id, timeout 3s, 2 operations
+	// payment-events: hex signature in X-Hub-Signature-256, timeout 5s, 2 events
+	// shop-in-docker: image idemcheck/shop:test built from ./bin/shop at http://127.0.0.1:{{port}}, 1 operations
+	// legacy-in-docker: image registry.example.com:5000/team/legacy:2.1 at http://localhost:8080, 1 operations
 	// retry: 8 attempts, 20ms apart
 }
 

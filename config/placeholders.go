@@ -63,6 +63,7 @@ const (
 	phKey         = "key"
 	phMarker      = "marker"
 	phInputPrefix = "input."
+	phCreated     = "created"
 	phFakePrefix  = "fakes."
 	phFakeSuffix  = ".url"
 	phSMTPSuffix  = ".smtp"
@@ -119,6 +120,20 @@ func (v *validator) targetTemplate(path, s string, fakes map[string]bool) (usesP
 // opTemplate checks the placeholders of an operation's path, header value
 // or body and says whether it uses {{marker}}.
 func (v *validator) opTemplate(path, s string, inputs map[string]Input) (usesMarker bool) {
+	return v.intentTemplate(path, s, inputs).marker
+}
+
+// uses says which of an intent's own placeholders a template uses.
+type uses struct{ key, marker bool }
+
+func (u uses) or(o uses) uses { return uses{u.key || o.key, u.marker || o.marker} }
+
+// intentTemplate checks the placeholders of a string the harness fills in
+// per intent (an operation's path, header value, body or args; an
+// event's): {{key}}, {{marker}}, the declared {{input.NAME}}, and extra,
+// the further names allowed where it is used (a webhook body's
+// {{created}}).
+func (v *validator) intentTemplate(path, s string, inputs map[string]Input, extra ...string) (used uses) {
 	names, problems := scanPlaceholders(s)
 	for _, p := range problems {
 		v.errorf(path, "%s", p)
@@ -127,20 +142,22 @@ func (v *validator) opTemplate(path, s string, inputs map[string]Input) (usesMar
 	for _, name := range names {
 		switch {
 		case name == phKey:
+			used.key = true
 		case name == phMarker:
-			usesMarker = true
+			used.marker = true
+		case slices.Contains(extra, name):
 		case strings.HasPrefix(name, phInputPrefix):
 			input := strings.TrimPrefix(name, phInputPrefix)
 			if _, ok := inputs[input]; ok {
 				continue
 			}
 			if len(declared) == 0 {
-				v.errorf(path, "{{%s}} uses input %q, but this operation declares no inputs: declare it under inputs, e.g. inputs: {%s: {int: [1, 100]}}", name, input, input)
+				v.errorf(path, "{{%s}} uses input %q, but this %s declares no inputs: declare it under inputs, e.g. inputs: {%s: {int: [1, 100]}}", name, input, owner(path), input)
 			} else {
-				v.errorf(path, "{{%s}} uses input %q, which this operation does not declare (%sdeclared inputs: %s)", name, input, didYouMean(input, declared), strings.Join(declared, ", "))
+				v.errorf(path, "{{%s}} uses input %q, which this %s does not declare (%sdeclared inputs: %s)", name, input, owner(path), didYouMean(input, declared), strings.Join(declared, ", "))
 			}
 		default:
-			allowed := []string{phKey, phMarker}
+			allowed := append([]string{phKey, phMarker}, extra...)
 			if len(declared) == 0 {
 				allowed = append(allowed, phInputPrefix+"NAME for a declared input")
 			}
@@ -150,7 +167,15 @@ func (v *validator) opTemplate(path, s string, inputs map[string]Input) (usesMar
 			v.errorf(path, "unknown placeholder {{%s}} (allowed here: %s)", name, strings.Join(allowed, ", "))
 		}
 	}
-	return usesMarker
+	return used
+}
+
+// owner names what the template at path belongs to, for messages.
+func owner(path string) string {
+	if strings.Contains(path, ".events[") {
+		return "event"
+	}
+	return "operation"
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -68,7 +68,10 @@ func (v *validator) validateFile(f *File) {
 	if len(f.Targets) == 0 {
 		v.missing("targets", "list at least one target to test, with its name, kind, url and operations")
 	}
-	fakes := map[string]bool{"payments": f.Fakes.Payments != nil, "email": f.Fakes.Email != nil}
+	fakes := map[string]bool{"payments": f.Fakes.Payments != nil, "email": f.Fakes.Email != nil, "webhooks": f.Fakes.Webhooks != nil}
+	if w := f.Fakes.Webhooks; w != nil && w.KeyHeader != "" && !validHeaderName(w.KeyHeader) {
+		v.errorf("fakes.webhooks.key_header", "invalid header name %q", w.KeyHeader)
+	}
 	first := map[string]int{}
 	for i := range f.Targets {
 		p := pathIndex("targets", i)
@@ -101,29 +104,40 @@ func (v *validator) target(p string, t *Target, fakes map[string]bool) {
 	case !slices.Contains(kinds, t.Kind):
 		v.errorf(pathField(p, "kind"), "unsupported kind %q (supported kinds: %s)", t.Kind, strings.Join(kinds, ", "))
 	}
-	cli := t.Kind == KindCLI
-	if cli {
+	v.kindFields(p, t.Kind)
+	switch t.Kind {
+	case KindCLI:
 		v.cliTarget(p, t, fakes)
-	} else {
-		if t.Kind == KindHTTP || t.Kind == "" {
-			v.url(p, t, fakes)
-		}
-		v.notFor(p, "an http", "command", "env", "dir", "key_flag", "dry_run_flag", "retry_exit_codes")
+	case KindWebhook:
+		v.webhookTarget(p, t, fakes)
+	case KindContainer:
+		v.containerTarget(p, t, fakes)
+	case KindHTTP, "":
+		v.url(p, t, fakes)
 	}
-	if t.Start != nil && !cli {
+	// What follows is checked for every kind that has the field; a field
+	// of another kind was reported by kindFields. A missing or unknown
+	// kind is checked as far as it goes, as http.
+	if t.Start != nil && fieldOf("start", t.Kind) {
 		v.start(pathField(p, "start"), t.Start, fakes)
 	}
-	if t.KeyHeader != "" && !validHeaderName(t.KeyHeader) {
+	if t.KeyHeader != "" && fieldOf("key_header", t.Kind) && !validHeaderName(t.KeyHeader) {
 		v.errorf(pathField(p, "key_header"), "invalid header name %q", t.KeyHeader)
 	}
-	v.locator(pathField(p, "effect"), t.Effect, false)
+	if fieldOf("effect", t.Kind) {
+		v.locator(pathField(p, "effect"), t.Effect, false)
+	}
 	v.locator(pathField(p, "identity"), t.Identity, false)
-	if t.DryRun != nil && !cli {
+	if t.DryRun != nil && fieldOf("dry_run", t.Kind) {
 		v.dryRun(pathField(p, "dry_run"), t.DryRun)
 	}
 	if t.Timeout < 0 {
 		v.errorf(pathField(p, "timeout"), "must not be negative, got %s", t.Timeout)
 	}
+	if t.Kind == KindWebhook {
+		return // events instead of operations: webhookTarget checked them
+	}
+	cli := t.Kind == KindCLI
 	ops := pathField(p, "operations")
 	if len(t.Operations) == 0 {
 		if cli {
@@ -151,35 +165,37 @@ func (v *validator) target(p string, t *Target, fakes map[string]bool) {
 	}
 }
 
-// notFor reports each of fields that the file sets under p although they
-// belong to another kind of target.
-func (v *validator) notFor(p, kind string, fields ...string) {
+// opNotFor reports each of fields that the file sets on the operation at
+// p although they belong to the operations of another kind of target: kind
+// is "an http" or "a cli".
+func (v *validator) opNotFor(p, kind string, fields ...string) {
 	for _, f := range fields {
 		if path := pathField(p, f); v.written(path) {
 			other := "a cli"
 			if kind == "a cli" {
 				other = "an http"
 			}
-			hint := ""
-			if f == "command" && kind == "an http" {
-				hint = "; to have idemcheck start an http target, write start: {command: [...]}"
-			}
-			v.errorf(path, "%s is for %s target; this is %s target (see kind)%s", f, other, kind, hint)
+			v.errorf(path, "%s is for %s target; this is %s target (see kind)", f, other, kind)
 		}
 	}
 }
 
-// url checks an http target's base URL: it must parse, and point at this
-// machine unless the target allows remote hosts, because idemcheck sends
-// duplicate and faulty requests on purpose.
+// url checks an http or webhook target's base URL: it must parse, and
+// point at this machine unless the target allows remote hosts, because
+// idemcheck sends duplicate and faulty requests on purpose. A container
+// target's URL may be left out (DefaultContainerURL), and is always on
+// loopback, where the container listens.
 func (v *validator) url(p string, t *Target, fakes map[string]bool) {
 	path := pathField(p, "url")
+	container := t.Kind == KindContainer
 	if t.URL == "" {
-		v.missing(path, "the target's base URL, such as \"http://127.0.0.1:{{port}}\"")
+		if !container {
+			v.missing(path, "the target's base URL, such as \"http://127.0.0.1:{{port}}\"")
+		}
 		return
 	}
 	usesPort := v.targetTemplate(path, t.URL, fakes)
-	if usesPort && t.Start == nil {
+	if usesPort && t.Start == nil && !container {
 		v.errorf(path, "uses {{port}}, but the target has no start command: the harness picks the port only for a target it starts; add start.command, or write the port the running target listens on")
 	}
 	// Parse with the placeholders filled in with stand-ins of the right shape.
@@ -209,6 +225,10 @@ func (v *validator) url(p string, t *Target, fakes map[string]bool) {
 	host := u.Hostname()
 	if host == "" {
 		v.errorf(path, "URL %q has no host; write one such as 127.0.0.1", t.URL)
+		return
+	}
+	if container && !isLoopback(host) {
+		v.errorf(path, "host %q is not a loopback address: a container target uses the host's network and listens on loopback; write 127.0.0.1 (the default url is %q)", host, DefaultContainerURL)
 		return
 	}
 	if !t.Remote && !isLoopback(host) {
@@ -256,7 +276,7 @@ func (v *validator) operation(p string, op *Operation) {
 	if op.Name == "" {
 		v.missing(pathField(p, "name"), "give the operation a name, such as \"create-charge\"")
 	}
-	v.notFor(p, "an http", "args")
+	v.opNotFor(p, "an http", "args")
 	if op.Mutating == nil {
 		v.missing(pathField(p, "mutating"), "say whether the operation changes state (mutating: true) or only reads (mutating: false)")
 	}

@@ -7,7 +7,6 @@ import (
 // cliTarget checks what a cli target needs: a command to run, and no
 // field of an http target.
 func (v *validator) cliTarget(p string, t *Target, fakes map[string]bool) {
-	v.notFor(p, "a cli", "url", "start", "key_header", "dry_run", "allow_remote")
 	cmd := pathField(p, "command")
 	if len(t.Command) == 0 {
 		v.missing(cmd, "the tool's program and leading arguments, as a list, such as [\"./ordertool\", \"--store\", \"jsonl\"]; every call appends an operation's args")
@@ -69,7 +68,7 @@ func (v *validator) cliOperation(p string, op *Operation) {
 	if op.Mutating == nil {
 		v.missing(pathField(p, "mutating"), "say whether the command changes state (mutating: true) or only reads (mutating: false)")
 	}
-	v.notFor(p, "a cli", "method", "path", "headers", "body", "dry_run")
+	v.opNotFor(p, "a cli", "method", "path", "headers", "body", "dry_run")
 	for _, f := range []string{"effect", "identity"} {
 		if v.written(pathField(p, f)) {
 			v.errorf(pathField(p, f), "set %s on the target: a cli operation cannot override it", f)
