@@ -323,7 +323,11 @@ func runScenarios(ctx context.Context, spec Spec, o Options, info TargetInfo, sp
 	if progress != nil {
 		p.onTrial = func(n int) {
 			if n%25 == 0 {
-				progress(fmt.Sprintf("%s: %d trials", spec.Name, n))
+				line := fmt.Sprintf("%s: %d of %d trials", spec.Name, n, o.Trials)
+				if o.Budget > 0 {
+					line += fmt.Sprintf(", %s of the budget left", max(o.Budget-time.Since(p.start), 0).Round(time.Second))
+				}
+				progress(line)
 			}
 		}
 	}
