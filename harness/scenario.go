@@ -333,6 +333,12 @@ func runScenarios(ctx context.Context, spec Spec, o Options, info TargetInfo, sp
 	}
 	rapidMu.Lock()
 	testing.Init()
+	if !flag.Parsed() {
+		// Outside go test nothing parsed the command line; rapid asks
+		// testing.Short, which needs it parsed. Parse nothing: the
+		// program's own arguments are its business.
+		_ = flag.CommandLine.Parse(nil)
+	}
 	setRapidFlag("rapid.checks", strconv.Itoa(o.Trials))
 	setRapidFlag("rapid.seed", strconv.FormatUint(seed|1, 10))
 	setRapidFlag("rapid.nofailfile", "true")

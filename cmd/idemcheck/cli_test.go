@@ -333,3 +333,24 @@ func TestTrialsAreSavedAndReplayed(t *testing.T) {
 	assert.Contains(t, errs, "nope.json does not exist")
 	requireNoTargetsLeft(t)
 }
+
+// TestTrialsInTheRealProgram runs idemcheck as its own process (not inside
+// go test, where the testing flags are parsed) with generated trials.
+func TestTrialsInTheRealProgram(t *testing.T) {
+	cfg := writeConfigWith(t, "faults: []\n", "correct")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "run", "-c", cfg, "--trials", "3", "--only", "retry.sequential", "--format", "json")
+	cmd.Env = append(os.Environ(), "IDEMCHECK_TEST_MAIN=1")
+	out, err := cmd.Output()
+	var stderr string
+	if ee, ok := err.(*exec.ExitError); ok {
+		stderr = string(ee.Stderr)
+	}
+	require.NoError(t, err, stderr)
+	var rep reports.Report
+	require.NoError(t, json.Unmarshal(out, &rep))
+	require.Len(t, rep.Targets, 1)
+	assert.Empty(t, rep.Targets[0].Error)
+	requireNoTargetsLeft(t)
+}
