@@ -7,6 +7,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/idemcheck/idemcheck/targets/process"
 )
 
 // Limits on what is kept of a call's output.
@@ -112,7 +114,7 @@ func (t *Target) wait(ctx context.Context, in *invocation, cmd *exec.Cmd, timeou
 	timer := time.AfterFunc(timeout, func() { in.kill(killTimeout) })
 	stop := context.AfterFunc(ctx, func() { in.kill(killCancel) })
 
-	waitErr := waitExitedNoReap(in.pid)
+	waitErr := process.WaitExited(in.pid)
 	in.mu.Lock()
 	if waitErr == nil {
 		// Nothing the call started may outlive it.
@@ -126,7 +128,7 @@ func (t *Target) wait(ctx context.Context, in *invocation, cmd *exec.Cmd, timeou
 
 	err := cmd.Wait()
 	if waitErr == nil {
-		waitGroupGone(in.pid)
+		process.WaitGroupGone(in.pid)
 	}
 	t.mu.Lock()
 	delete(t.running, in)

@@ -41,7 +41,7 @@ func waitExitedNoReap(pid int) error {
 // so that they no longer hold ports or files.
 func waitGroupGone(pgid int) {
 	deadline := time.Now().Add(groupGoneLimit)
-	delay := time.Millisecond
+	delay := 100 * time.Microsecond // most groups are gone at once
 	for !groupGone(pgid) && time.Now().Before(deadline) {
 		time.Sleep(delay)
 		delay = min(2*delay, 50*time.Millisecond)
@@ -151,3 +151,14 @@ func threadsStopped(taskDir string) bool {
 	}
 	return true
 }
+
+// WaitExited blocks until the child pid has exited, leaving it unreaped
+// (WNOWAIT): while it is a zombie its pid, which is also its process group
+// id, stays reserved, so signalling -pid cannot reach a stranger. Reap it
+// afterwards (e.g. with exec.Cmd.Wait). Other packages that run processes
+// in their own group (targets/cli) use it.
+func WaitExited(pid int) error { return waitExitedNoReap(pid) }
+
+// WaitGroupGone waits until no live process is left in process group pgid,
+// whose members were sent SIGKILL, or a few seconds pass.
+func WaitGroupGone(pgid int) { waitGroupGone(pgid) }
