@@ -25,6 +25,9 @@ type ruleRequest struct {
 	Times  int             `json:"times"`
 	Action fakes.Action    `json:"action"`
 	Delay  json.RawMessage `json:"delay"`
+	// Probability makes the rule act on a matching request only with that
+	// probability, drawn from the fake's seeded source.
+	Probability float64 `json:"probability"`
 }
 
 // DecodeRule reads and checks a rule. known, if set, accepts actions beyond
@@ -36,7 +39,10 @@ func DecodeRule(body io.Reader, known func(fakes.Action) bool, extra string) (fa
 	if err := dec.Decode(&req); err != nil {
 		return fakes.Rule{}, fmt.Errorf(`decode JSON (want {"marker":"idem-…","times":1,"action":"fail-after","delay":"100ms"}): %w`, err)
 	}
-	rule := fakes.Rule{Marker: req.Marker, Times: req.Times, Action: req.Action}
+	rule := fakes.Rule{Marker: req.Marker, Times: req.Times, Action: req.Action, Probability: req.Probability}
+	if req.Probability < 0 || req.Probability > 1 {
+		return rule, fmt.Errorf("probability is %v; want a number from 0 to 1", req.Probability)
+	}
 	if !slices.Contains(StandardActions, req.Action) && (known == nil || !known(req.Action)) {
 		names := make([]string, 0, len(StandardActions))
 		for _, a := range StandardActions {
