@@ -1,10 +1,3 @@
-// Command lock-no-lease runs the reference shop with the "lock-no-lease" idempotency profile;
-// see package github.com/idemcheck/idemcheck/examples/shop for what it is
-// built to show.
-//
-// Usage:
-//
-//	lock-no-lease --payments http://127.0.0.1:4242 [--listen 127.0.0.1:0] [--state DIR]
 package main
 
 import (

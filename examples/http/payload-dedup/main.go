@@ -1,10 +1,3 @@
-// Command payload-dedup runs the reference shop with the "payload-dedup" idempotency profile;
-// see package github.com/idemcheck/idemcheck/examples/shop for what it is
-// built to show.
-//
-// Usage:
-//
-//	payload-dedup --payments http://127.0.0.1:4242 [--listen 127.0.0.1:0]
 package main
 
 import (

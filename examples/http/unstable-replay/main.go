@@ -1,10 +1,3 @@
-// Command unstable-replay runs the reference shop with the "unstable-replay" idempotency profile;
-// see package github.com/idemcheck/idemcheck/examples/shop for what it is
-// built to show.
-//
-// Usage:
-//
-//	unstable-replay --payments http://127.0.0.1:4242 [--listen 127.0.0.1:0]
 package main
 
 import (

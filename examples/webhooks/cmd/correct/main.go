@@ -1,10 +1,3 @@
-// Command correct runs the reference webhook handler with the "correct"
-// profile; see package github.com/idemcheck/idemcheck/examples/webhooks for
-// what it is built to show.
-//
-// Usage:
-//
-//	correct --payments http://127.0.0.1:4242 --secret S [--listen 127.0.0.1:0] [--state DIR]
 package main
 
 import (

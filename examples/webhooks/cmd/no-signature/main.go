@@ -1,10 +1,3 @@
-// Command no-signature runs the reference webhook handler with the "no-signature"
-// profile; see package github.com/idemcheck/idemcheck/examples/webhooks for
-// what it is built to show.
-//
-// Usage:
-//
-//	no-signature --payments http://127.0.0.1:4242 --secret S [--listen 127.0.0.1:0] [--state DIR]
 package main
 
 import (

@@ -1,0 +1,8 @@
+// Command mark-first runs the reference shop with the "mark-first" idempotency profile;
+// see package github.com/idemcheck/idemcheck/examples/shop for what it is
+// built to show.
+//
+// Usage:
+//
+//	mark-first --payments http://127.0.0.1:4242 [--listen 127.0.0.1:0]
+package main
