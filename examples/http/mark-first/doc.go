@@ -4,5 +4,5 @@
 //
 // Usage:
 //
-//	mark-first --payments http://127.0.0.1:4242 [--listen 127.0.0.1:0]
+//	mark-first --payments http://127.0.0.1:4242 [--listen 127.0.0.1:0] [--state DIR] [--email URL]
 package main

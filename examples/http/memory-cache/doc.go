@@ -4,5 +4,5 @@
 //
 // Usage:
 //
-//	memory-cache --payments http://127.0.0.1:4242 [--listen 127.0.0.1:0]
+//	memory-cache --payments http://127.0.0.1:4242 [--listen 127.0.0.1:0] [--state DIR] [--email URL]
 package main

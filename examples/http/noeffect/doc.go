@@ -4,5 +4,5 @@
 //
 // Usage:
 //
-//	noeffect --payments http://127.0.0.1:4242 [--listen 127.0.0.1:0]
+//	noeffect --payments http://127.0.0.1:4242 [--listen 127.0.0.1:0] [--state DIR] [--email URL]
 package main

@@ -4,5 +4,5 @@
 //
 // Usage:
 //
-//	unstable-replay --payments http://127.0.0.1:4242 [--listen 127.0.0.1:0]
+//	unstable-replay --payments http://127.0.0.1:4242 [--listen 127.0.0.1:0] [--state DIR] [--email URL]
 package main
