@@ -331,26 +331,7 @@ func runScenarios(ctx context.Context, spec Spec, o Options, info TargetInfo, sp
 			}
 		}
 	}
-	rapidMu.Lock()
-	testing.Init()
-	if !flag.Parsed() {
-		// Outside go test nothing parsed the command line; rapid asks
-		// testing.Short, which needs it parsed. Parse nothing: the
-		// program's own arguments are its business.
-		_ = flag.CommandLine.Parse(nil)
-	}
-	setRapidFlag("rapid.checks", strconv.Itoa(o.Trials))
-	setRapidFlag("rapid.seed", strconv.FormatUint(seed|1, 10))
-	setRapidFlag("rapid.nofailfile", "true")
-	// rapid shrinks choices; minimize then removes steps. Bound the first.
-	shrink := 10 * time.Second
-	if o.Budget > 0 {
-		shrink = min(shrink, max(o.Budget/2, time.Second))
-	}
-	setRapidFlag("rapid.shrinktime", shrink.String())
-	tb := &scenarioTB{name: spec.Name}
-	rapid.Check(tb, p.check)
-	rapidMu.Unlock()
+	checkWithRapid(spec.Name, o, seed, p)
 	res.Trials, res.Stopped = p.n, p.stopped
 	if p.fatal != nil {
 		return res, p.fatal
@@ -436,4 +417,29 @@ func without(tr scenarios.Trial, i int) (scenarios.Trial, bool) {
 		out.Steps = append(out.Steps, s)
 	}
 	return out, len(out.Steps) > 0
+}
+
+// checkWithRapid runs rapid on p outside go test. rapid's settings are
+// process-wide flags, so runs take turns; the lock is released even if
+// rapid panics (the runner recovers and reports it).
+func checkWithRapid(name string, o Options, seed uint64, p *property) {
+	rapidMu.Lock()
+	defer rapidMu.Unlock()
+	testing.Init()
+	if !flag.Parsed() {
+		// Outside go test nothing parsed the command line; rapid asks
+		// testing.Short, which needs it parsed. Parse nothing: the
+		// program's own arguments are its business.
+		_ = flag.CommandLine.Parse(nil)
+	}
+	setRapidFlag("rapid.checks", strconv.Itoa(o.Trials))
+	setRapidFlag("rapid.seed", strconv.FormatUint(seed|1, 10))
+	setRapidFlag("rapid.nofailfile", "true")
+	// rapid shrinks choices; minimize then removes steps. Bound the first.
+	shrink := 10 * time.Second
+	if o.Budget > 0 {
+		shrink = min(shrink, max(o.Budget/2, time.Second))
+	}
+	setRapidFlag("rapid.shrinktime", shrink.String())
+	rapid.Check(&scenarioTB{name: name}, p.check)
 }
