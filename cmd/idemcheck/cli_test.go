@@ -259,7 +259,9 @@ func TestInterruptStopsEverything(t *testing.T) {
 	select {
 	case code := <-done:
 		assert.Equal(t, exitInterrupted, code)
-	case <-time.After(30 * time.Second):
+	case <-time.After(90 * time.Second):
+		// Normally milliseconds: every process gets SIGTERM, then SIGKILL
+		// after a grace period; the bound is for a heavily loaded machine.
 		t.Fatal("the demo did not stop after the interrupt")
 	}
 	requireNoTargetsLeft(t)
