@@ -186,10 +186,8 @@ func TestBurstDeliversIdenticalCopiesAndEveryReplyInOrder(t *testing.T) {
 				seqs[body.Data.Seq] = true
 				assert.False(t, r.Sent.IsZero(), "copy %d: Sent", i)
 				assert.False(t, r.Received.Before(r.Sent), "copy %d: received %v before sent %v", i, r.Received, r.Sent)
-				if mode == faults.Synchronized && i > 0 {
-					// The release loop writes the copies in request order.
-					assert.False(t, r.Sent.Before(replies[i-1].Sent), "copy %d sent before copy %d", i, i-1)
-				}
+				// No order between copies is asserted: the release is shared
+				// by several writers, so copies go out together, in any order.
 			}
 			assert.Len(t, seqs, 20, "every reply is a distinct handler's")
 

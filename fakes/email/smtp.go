@@ -104,7 +104,16 @@ func (s *smtpServer) close() error {
 	// Every session ends at its next read: a message just handled still
 	// gets its reply, an idle session is told 421 and closed.
 	s.ln.expire()
-	if serr := <-shut; serr != nil {
+	var serr error
+	select {
+	case serr = <-shut:
+	case <-time.After(time.Second):
+		// A session that has not noticed the expiry (it was between two
+		// reads when it came) is cut: Close ends every session.
+		s.ln.closeAll()
+		serr = <-shut
+	}
+	if serr != nil {
 		s.ln.closeAll()
 		if err == nil {
 			err = fmt.Errorf("email: SMTP sessions on %s did not end: %w", s.addr, serr)
