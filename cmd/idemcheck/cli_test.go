@@ -248,6 +248,9 @@ func TestInterruptStopsEverything(t *testing.T) {
 		pw.Close()
 		done <- code
 	}()
+	// Should the demo never say "started", the read below must still end.
+	watchdog := time.AfterFunc(time.Minute, cancel)
+	defer watchdog.Stop()
 	sc := bufio.NewScanner(pr)
 	for sc.Scan() {
 		if strings.Contains(sc.Text(), "started") {
@@ -272,10 +275,14 @@ func TestInterruptStopsEverything(t *testing.T) {
 func TestKilledHarnessLeavesNoOrphan(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "demo")
 	cmd.Env = append(os.Environ(), "IDEMCHECK_TEST_MAIN=1")
+	cmd.WaitDelay = 10 * time.Second // never wait for ever on its output
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	cmd.Stdout = io.Discard
 	require.NoError(t, cmd.Start())
+	// Should the demo never say "started", the read below must still end.
+	watchdog := time.AfterFunc(time.Minute, func() { _ = cmd.Process.Kill() })
+	defer watchdog.Stop()
 	sc := bufio.NewScanner(stderr)
 	started := false
 	for sc.Scan() {
@@ -344,6 +351,7 @@ func TestTrialsInTheRealProgram(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "run", "-c", cfg, "--trials", "3", "--only", "retry.sequential", "--format", "json")
 	cmd.Env = append(os.Environ(), "IDEMCHECK_TEST_MAIN=1")
+	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.Output()
 	var stderr string
 	if ee, ok := err.(*exec.ExitError); ok {
