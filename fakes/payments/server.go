@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/fakes/internal/httpfake"
 )
 
 // DefaultAddr is the listen address used when Options.Addr is empty: a free
@@ -87,7 +88,7 @@ func New(opts Options) (*Server, error) {
 	if addr == "" {
 		addr = DefaultAddr
 	}
-	if err := checkLoopback(addr); err != nil {
+	if err := httpfake.CheckLoopback(fakeName, addr); err != nil {
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -151,22 +152,6 @@ func Start(tb TB, opts ...Options) *Server {
 		}
 	})
 	return s
-}
-
-// checkLoopback returns an error unless addr is host:port with a loopback
-// host.
-func checkLoopback(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("payments: listen address %q is not host:port (%v); use 127.0.0.1:0 for a free port", addr, err)
-	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("payments: listen address %q is not loopback; a fake must not be reachable from other hosts: use 127.0.0.1:PORT, [::1]:PORT or localhost:PORT", addr)
 }
 
 // Name returns "payments", the fake's name in configuration and in the
