@@ -86,7 +86,7 @@ func TestCLIParseErrors(t *testing.T) {
 			why:  "fields of an http target are refused on a cli target",
 			yaml: strings.Replace(minimalCLI, "    operations:", "    url: http://127.0.0.1:1\n    key_header: X-Key\n    operations:", 1),
 			want: []want{
-				{8, 10, "targets[0].url", "url is for http, webhook and container targets; this is a cli target (see kind)"},
+				{8, 10, "targets[0].url", "url is for http, webhook, container and mcp targets; this is a cli target (see kind)"},
 				{9, 17, "targets[0].key_header", "key_header is for http and container targets; this is a cli target"},
 			},
 		},
@@ -94,7 +94,7 @@ func TestCLIParseErrors(t *testing.T) {
 			why:  "and cli fields on an http target, with a hint for the start command",
 			yaml: strings.Replace(minimal, "    operations:", "    command: [./shop]\n    key_flag: --key\n    operations:", 1),
 			want: []want{
-				{6, 14, "targets[0].command", "command is for a cli target; this is an http target (see kind); to have idemcheck start an http target, write start: {command: [...]}"},
+				{6, 14, "targets[0].command", "command is for cli and mcp targets; this is an http target (see kind); to have idemcheck start an http target, write start: {command: [...]}"},
 				{7, 15, "targets[0].key_flag", "key_flag is for a cli target"},
 			},
 		},

@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"time"
+
+	"github.com/idemcheck/idemcheck/harness"
 )
 
 // File is an idemcheck configuration. Parse and Load return it validated
@@ -41,9 +43,16 @@ type File struct {
 	Faults []FaultSpec `yaml:"faults"`
 	// Retry is how the harness retries an intent, like a careful client.
 	Retry Retry `yaml:"retry"`
+	// Bursts says how many same-key bursts concurrent.duplicates sends per
+	// mutating operation, and how many copies each (see bursts.go); nil
+	// means the defaults.
+	Bursts *Bursts `yaml:"bursts,omitempty"`
 
-	name string         // file name given to Parse
-	pos  map[string]pos // position of every decoded value, by path
+	name   string            // file name given to Parse
+	digest string            // SHA-256 of its bytes, in hex
+	base   string            // the directory relative paths are taken from
+	env    map[string]string // the values of the {{env.NAME}} it uses
+	pos    map[string]pos    // position of every decoded value, by path
 }
 
 // Fakes configures the downstream fakes. A fake that is nil is not started.
@@ -69,6 +78,8 @@ type Webhooks struct {
 	// KeyHeader is the header a delivery's idempotency key is read from.
 	// Default DefaultKeyHeader.
 	KeyHeader string `yaml:"key_header,omitempty"`
+	// Listen fixes the sink's address (see Payments.Listen).
+	Listen string `yaml:"listen,omitempty"`
 }
 
 // Email configures the email fake.
@@ -76,6 +87,10 @@ type Email struct {
 	// HonourKeys says whether the HTTP send API de-duplicates sends that
 	// carry the same Idempotency-Key. Default true.
 	HonourKeys *bool `yaml:"honour_keys,omitempty"`
+	// Listen fixes the HTTP send API's address, SMTP the SMTP server's
+	// (see Payments.Listen).
+	Listen string `yaml:"listen,omitempty"`
+	SMTP   string `yaml:"smtp,omitempty"`
 }
 
 // Payments configures the payments fake.
@@ -85,6 +100,12 @@ type Payments struct {
 	// false models a downstream that does not, to see whether the target
 	// copes.
 	HonourKeys *bool `yaml:"honour_keys,omitempty"`
+	// Listen fixes the fake's address, a loopback host:port such as
+	// "127.0.0.1:4242", so that a service started by hand can be pointed
+	// at it; empty means a free port, different every run. A fixed
+	// address already taken stops the run before it starts (exit 2), and
+	// the targets of a file with fixed addresses are tested one at a time.
+	Listen string `yaml:"listen,omitempty"`
 }
 
 // Target is one system under test and the operations it offers. One
@@ -102,7 +123,8 @@ type Target struct {
 	// (a server in a Docker container). Required.
 	Kind string `yaml:"kind"`
 	// URL is the base URL of an http or webhook target, e.g.
-	// "http://127.0.0.1:{{port}}". Required for http and webhook. Its host
+	// "http://127.0.0.1:{{port}}"; it may use {{env.NAME}}. Required for
+	// http and webhook. Its host
 	// must be loopback unless Remote is set; {{port}} needs Start. For a
 	// container it defaults to DefaultContainerURL and must be loopback.
 	URL string `yaml:"url,omitempty"`
@@ -113,6 +135,11 @@ type Target struct {
 	// KeyHeader is the request header that carries the idempotency key
 	// (http and container). Default DefaultKeyHeader.
 	KeyHeader string `yaml:"key_header,omitempty"`
+	// KeyFormat is the shape of the keys idemcheck sends (every kind):
+	// "token" (the default, idk- and 16 hex digits), "uuid" (a version 4
+	// UUID, for a target that validates its keys), or a template such as
+	// "order-{{hex 16}}" (see package keys).
+	KeyFormat string `yaml:"key_format,omitempty"`
 	// Effect is where a reply says what it did (created, noop, ...); not
 	// for webhook. Default: the JSON field DefaultEffectJSON.
 	Effect Locator `yaml:"effect,omitempty"`
@@ -131,6 +158,24 @@ type Target struct {
 	// Remote allows a URL whose host is not loopback. idemcheck sends
 	// duplicate and faulty requests on purpose, so this is opt-in.
 	Remote bool `yaml:"allow_remote,omitempty"`
+	// Limits bound the requests sent to the target: a budget and a rate
+	// (http targets). Defaults apply with allow_remote.
+	Limits *Limits `yaml:"limits,omitempty"`
+	// Observe lists sources that count the target's effects in its own
+	// data (http and container targets), beside or instead of the fakes.
+	Observe []Observer `yaml:"observe,omitempty"`
+	// Replicas is how many instances of an http target idemcheck starts
+	// (see replicas.go): each on a {{port}} of its own, all with one
+	// state directory and the same fakes. 0 or 1 means one.
+	Replicas int `yaml:"replicas,omitempty"`
+	// Callers are two or more callers' credentials (http and container
+	// targets; see callers.go): key.scope then sends one key from two
+	// callers.
+	Callers []Caller `yaml:"callers,omitempty"`
+	// Profile is a published convention the target declares it follows
+	// and asks to be held to (http and container targets; see
+	// profile.go): "ietf-draft" enables the ietf.draft check. Empty: none.
+	Profile string `yaml:"profile,omitempty"`
 
 	// The fields below are for cli targets.
 
@@ -140,9 +185,12 @@ type Target struct {
 	// {{fakes.NAME.url}}, as Env and Dir may.
 	Command []string `yaml:"command,omitempty,flow"`
 	// Env holds variables added to a cli tool's or a container's
-	// environment; values may use the placeholders Command may.
+	// environment; values may use the placeholders Command may, and
+	// {{env.NAME}}, a variable of idemcheck's own environment.
 	Env map[string]string `yaml:"env,omitempty"`
-	// Dir is the tool's working directory; empty means the current one.
+	// Dir is the tool's working directory, relative to the configuration
+	// file's directory; empty means the one idemcheck runs in. A relative
+	// program in Command is taken from it.
 	Dir string `yaml:"dir,omitempty"`
 	// KeyFlag is the flag that carries the idempotency key; a call with a
 	// key appends it and the key as two arguments. Default DefaultKeyFlag.
@@ -194,6 +242,51 @@ type Target struct {
 	// Ready is how the harness knows that the container is up: any HTTP
 	// answer to a GET of Path. Defaults as for Start.Ready.
 	Ready *Ready `yaml:"ready,omitempty"`
+
+	// The fields below are for mcp targets: an MCP server reached over
+	// stdio (Command, Env, Dir: idemcheck starts a process per session)
+	// or streamable HTTP (URL, and Start to have idemcheck start it).
+
+	// KeyArgument names the tool argument that carries the idempotency
+	// key; "" means the tools take none. Nil: guessed per tool from its
+	// input schema (the first of idempotency_key, idempotencyKey and
+	// request_id it has).
+	KeyArgument *string `yaml:"key_argument,omitempty"`
+	// KeyMeta names the field of the call's _meta that carries the key
+	// instead (e.g. "idempotency-key").
+	KeyMeta string `yaml:"key_meta,omitempty"`
+	// DryRunArgument names the boolean tool argument that asks for a dry
+	// run; "" means none. Nil: guessed from the schema (dry_run).
+	DryRunArgument *string `yaml:"dry_run_argument,omitempty"`
+	// Tools lists the tools to test, with overrides of what tools/list
+	// says; absent means every tool the server lists.
+	Tools []MCPTool `yaml:"tools,omitempty"`
+}
+
+// MCPTool is one tool of an mcp target, as tools/list names it, with
+// what the configuration overrides.
+type MCPTool struct {
+	// Name is the tool's name. Required.
+	Name string `yaml:"name"`
+	// Mutating overrides the tool's annotations (a tool is mutating
+	// unless annotated readOnlyHint: true); a disagreement is reported.
+	Mutating *bool `yaml:"mutating,omitempty"`
+	// Marker is the string argument {{marker}} goes into; default the
+	// first free-text string property of the input schema.
+	Marker string `yaml:"marker,omitempty"`
+	// KeyArgument, KeyMeta and DryRunArgument override the target's.
+	KeyArgument    *string `yaml:"key_argument,omitempty"`
+	KeyMeta        string  `yaml:"key_meta,omitempty"`
+	DryRunArgument *string `yaml:"dry_run_argument,omitempty"`
+	// Arguments are fixed arguments merged over the generated ones; a
+	// string may use {{marker}} and {{input.NAME}}.
+	Arguments map[string]any `yaml:"arguments,omitempty"`
+	// Inputs override the values generated from the schema, by argument
+	// name (dotted for a nested object's property).
+	Inputs map[string]Input `yaml:"inputs,omitempty"`
+	// Effect and Identity override the target's.
+	Effect   *Locator `yaml:"effect,omitempty"`
+	Identity *Locator `yaml:"identity,omitempty"`
 }
 
 // Signature says how a webhook target's deliveries are signed: with
@@ -263,8 +356,8 @@ type Event struct {
 // Build says how to build a container target's image FROM scratch.
 type Build struct {
 	// Binary is the path of a static Linux binary (for Go: CGO_ENABLED=0
-	// GOOS=linux go build), relative to the working directory; it is the
-	// image's only file and its entrypoint. Required.
+	// GOOS=linux go build), relative to the configuration file's
+	// directory; it is the image's only file and its entrypoint. Required.
 	Binary string `yaml:"binary"`
 	// Name is the image's name. Default "idemcheck-" and the target's name.
 	Name string `yaml:"name,omitempty"`
@@ -276,12 +369,16 @@ type Build struct {
 // process group, so that it can kill and restart the whole target.
 type Start struct {
 	// Command is the program and its arguments. Required, non-empty. It may
-	// use {{port}}, {{state_dir}} and {{fakes.payments.url}}.
+	// use {{port}}, {{state_dir}} and {{fakes.payments.url}}. A program
+	// given as a relative path (./server) is taken from Dir, else from the
+	// configuration file's directory.
 	Command []string `yaml:"command,flow"`
 	// Env holds extra environment variables; values may use placeholders
-	// as Command does.
+	// as Command does, and {{env.NAME}}, a variable of idemcheck's own
+	// environment, never printed.
 	Env map[string]string `yaml:"env,omitempty"`
-	// Dir is the working directory; empty means the current one.
+	// Dir is the working directory, relative to the configuration file's
+	// directory; empty means the one idemcheck runs in.
 	Dir string `yaml:"dir,omitempty"`
 	// Ready is how the harness knows that the target is up.
 	Ready Ready `yaml:"ready"`
@@ -325,7 +422,10 @@ type Operation struct {
 	Method string `yaml:"method,omitempty"`
 	// Path is appended to the target's URL; it starts with "/". Required.
 	Path string `yaml:"path,omitempty"`
-	// Headers are sent with every attempt.
+	// Headers are sent with every attempt. Values may use {{env.NAME}}, a
+	// variable of idemcheck's own environment; it and the values of
+	// credential headers (Authorization, Cookie, *-Token, *-Key) are never
+	// printed.
 	Headers map[string]string `yaml:"headers,omitempty"`
 	// Body is the request body.
 	Body string `yaml:"body,omitempty"`
@@ -408,6 +508,12 @@ type Retry struct {
 	// Burst is how many same-key copies concurrent.duplicates releases
 	// together. Default DefaultBurst.
 	Burst int `yaml:"burst,omitempty"`
+	// LateKeys is how many intents with fresh keys retry.late sends
+	// between an intent and its late retry; LateDelay how long after
+	// the intent the retry comes. Zero means the harness's defaults
+	// (harness.DefaultLateKeys, harness.DefaultLateDelay); see late.go.
+	LateKeys  int      `yaml:"late_keys,omitempty"`
+	LateDelay Duration `yaml:"late_delay,omitempty"`
 }
 
 // Defaults that Parse fills in for fields left out.
@@ -457,25 +563,17 @@ const (
 	maxMaxAttempts   = 50
 )
 
-// KnownChecks are the check ids that Checks.Only and Checks.Skip may name.
-// It is a variable so that a program embedding idemcheck can add its own
-// checks before calling Parse.
-var KnownChecks = []string{
-	"retry.sequential",
-	"retry.after-fault",
-	"concurrent.duplicates",
-	"crash.recovery",
-	"downstream.propagation",
-	"key.mismatch",
-	"key.required",
-	"key.distinct",
-	"replay.consistent",
-	"effect.field",
-	"dryrun",
-	"safe.readonly",
-	"exactly-once",
-	"webhook.signature",
-	"webhook.out-of-order",
+// KnownChecks are the check ids that Checks.Only and Checks.Skip may name:
+// the harness's checks. It is a variable so that a program embedding
+// idemcheck can add its own checks before calling Parse.
+var KnownChecks = checkIDs()
+
+func checkIDs() []string {
+	var ids []string
+	for _, c := range harness.Checks() {
+		ids = append(ids, c.ID)
+	}
+	return ids
 }
 
 // KnownFaults are the fault names that File.Faults may use. It is a
@@ -484,7 +582,7 @@ var KnownChecks = []string{
 var KnownFaults = []string{
 	"client-timeout", "503-before", "lost-response", "reset", "latency", "hang",
 	"downstream-503", "downstream-503-after", "downstream-reset-after", "downstream-timeout-after",
-	"crash-before-effect", "crash-after-effect", "crash-after-reply",
+	"crash-before-effect", "crash-after-effect", "crash-after-reply", "client-disconnect",
 }
 
 // DefaultFaults are the faults injected when the file has no faults
@@ -492,18 +590,19 @@ var KnownFaults = []string{
 var DefaultFaults = []string{
 	"client-timeout", "503-before", "lost-response", "reset", "hang",
 	"downstream-503", "downstream-503-after", "downstream-reset-after",
-	"crash-before-effect", "crash-after-effect", "crash-after-reply",
+	"crash-before-effect", "crash-after-effect", "crash-after-reply", "client-disconnect",
 }
 
 // The target kinds this version supports.
 const (
 	KindHTTP      = "http"
 	KindCLI       = "cli"
+	KindMCP       = "mcp"
 	KindWebhook   = "webhook"
 	KindContainer = "container"
 )
 
-var kinds = []string{KindHTTP, KindCLI, KindWebhook, KindContainer}
+var kinds = []string{KindHTTP, KindCLI, KindWebhook, KindContainer, KindMCP}
 
 // fakeNames are the fakes a file may configure, in the order of Fakes.
 var fakeNames = []string{"payments", "email", "webhooks"}

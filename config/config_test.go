@@ -102,6 +102,7 @@ func validFile() config.File {
 				Identity:  config.Locator{JSON: "data.id"},
 				Timeout:   config.Duration(10 * time.Second),
 				Remote:    true,
+				Limits:    &config.Limits{Requests: config.DefaultRemoteRequests, PerSecond: config.DefaultRemotePerSecond},
 				Operations: []config.Operation{
 					{
 						Name:     "send",
@@ -265,6 +266,15 @@ targets:
         path: /charges
         body: '{"description": "{{marker}}"}'
 `
+
+// TestKeyFormats: the named formats and templates are accepted as written.
+func TestKeyFormats(t *testing.T) {
+	for _, format := range []string{"uuid", "token", `"order-{{hex 16}}"`, `"{{uuid}}"`} {
+		f, err := config.Parse("idemcheck.yaml", []byte(strings.Replace(minimal, "    url: http://127.0.0.1:8080\n", "    url: http://127.0.0.1:8080\n    key_format: "+format+"\n", 1)))
+		require.NoError(t, err, format)
+		assert.Equal(t, strings.Trim(format, `"`), f.Targets[0].KeyFormat)
+	}
+}
 
 func TestMinimalIsValid(t *testing.T) {
 	f, err := config.Parse("idemcheck.yaml", []byte(minimal))
@@ -431,7 +441,7 @@ targets:
 			why:  "a fault name is checked against KnownFaults, in both forms",
 			yaml: minimal + "faults:\n  - lost_response\n  - {name: client-timeuot, timeout: 1s}\n",
 			want: []want{
-				{13, 5, "faults[0]", `unknown fault "lost_response" (did you mean "lost-response"? known faults: client-timeout, 503-before, lost-response, reset, latency, hang, downstream-503, downstream-503-after, downstream-reset-after, downstream-timeout-after, crash-before-effect, crash-after-effect, crash-after-reply)`},
+				{13, 5, "faults[0]", `unknown fault "lost_response" (did you mean "lost-response"? known faults: client-timeout, 503-before, lost-response, reset, latency, hang, downstream-503, downstream-503-after, downstream-reset-after, downstream-timeout-after, crash-before-effect, crash-after-effect, crash-after-reply, client-disconnect)`},
 				{14, 12, "faults[1].name", `unknown fault "client-timeuot" (did you mean "client-timeout"?`},
 			},
 		},
@@ -501,6 +511,16 @@ targets:
 			},
 		},
 		{
+			why:  "a key format with too few random bits is refused at its value, with the formats to write",
+			yaml: strings.Replace(minimal, "    url: http://127.0.0.1:8080\n", "    url: http://127.0.0.1:8080\n    key_format: \"ord-{{hex 4}}\"\n", 1),
+			want: []want{{6, 17, "targets[0].key_format", `at least 64`}},
+		},
+		{
+			why:  "an unknown key format placeholder is named",
+			yaml: strings.Replace(minimal, "    url: http://127.0.0.1:8080\n", "    url: http://127.0.0.1:8080\n    key_format: \"{{ulid}}\"\n", 1),
+			want: []want{{6, 17, "targets[0].key_format", `unknown placeholder {{ulid}}: expected {{hex N}} or {{uuid}}`}},
+		},
+		{
 			why:  "version must be 1",
 			yaml: strings.Replace(minimal, "version: 1", "version: 2", 1),
 			want: []want{{1, 10, "version", "unsupported version 2: this idemcheck reads version 1"}},
@@ -531,7 +551,7 @@ func TestErrorFormat(t *testing.T) {
 		want string
 	}{
 		{"the full form", config.Error{File: "a.yaml", Line: 3, Column: 5, Path: "version", Msg: "bad"}, "a.yaml:3:5: version: bad"},
-		{"syntax errors have no column", config.Error{File: "a.yaml", Line: 3, Msg: "bad"}, "a.yaml:3: bad"},
+		{"an unknown column is left out", config.Error{File: "a.yaml", Line: 3, Msg: "bad"}, "a.yaml:3: bad"},
 		{"whole-file errors have no path", config.Error{File: "a.yaml", Line: 1, Column: 1, Msg: "bad"}, "a.yaml:1:1: bad"},
 		{"Parse may be given no name", config.Error{Line: 2, Column: 1, Path: "x", Msg: "bad"}, ":2:1: x: bad"},
 	} {
@@ -541,18 +561,21 @@ func TestErrorFormat(t *testing.T) {
 	}
 }
 
-func TestSyntaxErrorHasLine(t *testing.T) {
+func TestSyntaxErrorHasLineAndColumn(t *testing.T) {
 	for _, tc := range []struct {
 		why       string
 		yaml      string
 		line, col int
 	}{
-		{"a scanner error: yaml.v3 counts its lines from 1", "version: 1\nx: a: b\n", 2, 0},
-		{"a parser error: yaml.v3 counts its lines from 0, Parse corrects that", "version: 1\nretry:\n  a: 1\n b: 2\n", 4, 0},
-		{"an unclosed flow mapping is reported where it opens", "version: 1\n\n\nx: {a: 1\n", 4, 0},
-		{"a bad indent is reported at the start of the list it breaks", "version: 1\ntargets:\n  - name: x\n   kind: http\n", 3, 0},
-		{"yaml.v3 names no line for errors on line 1", "version: : 1\n", 1, 0},
-		{"a tab that cannot start a token", "version: 1\n\tx: 1\n", 2, 0},
+		{"a scanner error: yaml.v3 counts its lines from 1; the column is the second colon", "version: 1\nx: a: b\n", 2, 5},
+		{"a parser error: yaml.v3 counts its lines from 0, Parse corrects that", "version: 1\nretry:\n  a: 1\n b: 2\n", 4, 2},
+		{"an unclosed flow mapping is reported where it opens", "version: 1\n\n\nx: {a: 1\n", 4, 4},
+		{"a bad indent is reported at the start of the list it breaks", "version: 1\ntargets:\n  - name: x\n   kind: http\n", 3, 3},
+		{"yaml.v3 names no line for errors on line 1", "version: : 1\n", 1, 10},
+		{"an unclosed flow list is reported where it opens", "version: 1\nfaults: [reset, hang\n", 2, 9},
+		{"an unknown escape in a double-quoted string", "version: 1\nseed: \"a\\qb\"\n", 2, 9},
+		{"a character that cannot start a token", "version: 1\nx: @b\n", 2, 4},
+		{"a tab that cannot start a token", "version: 1\n\tx: 1\n", 2, 1},
 		{"yaml.v3 gives no position for a control character; Parse finds it", "version: 1\nx: \x01\n", 2, 4},
 		{"yaml.v3 gives no position for an unknown alias; Parse finds it", "version: 1\nretry: *nope\n", 2, 8},
 	} {
@@ -590,7 +613,7 @@ retry:
 	assert.Equal(t, strings.Join([]string{
 		`idemcheck.yaml:1:10: version: unsupported version 3: this idemcheck reads version 1`,
 		`idemcheck.yaml:3:11: targets[0].name: invalid name "Shop": use lower-case letters, digits, '.', '_' and '-', starting with a letter or digit`,
-		`idemcheck.yaml:4:11: targets[0].kind: unsupported kind "grpc" (supported kinds: http, cli, webhook, container)`,
+		`idemcheck.yaml:4:11: targets[0].kind: unsupported kind "grpc" (supported kinds: http, cli, webhook, container, mcp)`,
 		`idemcheck.yaml:6:14: targets[0].timeout: invalid duration "soon": write a number and a unit (ns, us, ms, s, m, h), such as "250ms" or "10s"`,
 		`idemcheck.yaml:10:17: targets[0].operations[0].method: unknown method "PSOT" (expected one of GET, POST, PUT, PATCH, DELETE)`,
 		`idemcheck.yaml:11:15: targets[0].operations[0].path: must start with "/", got "charges/{{marker}}"`,

@@ -98,7 +98,7 @@ func TestContainerParseErrors(t *testing.T) {
 		{
 			why:  "a misspelt target field lists the fields of every kind (kinds share one schema)",
 			yaml: strings.Replace(minimalContainer, "    image: shop:1.4\n", "    imgae: shop:1.4\n    image: shop:1.4\n", 1),
-			want: []want{{6, 5, "targets[0].imgae", `unknown field "imgae" (did you mean "image"? known fields: name, kind, url, start, key_header, effect, identity, dry_run, timeout, operations, allow_remote, command, env, dir, key_flag, dry_run_flag, retry_exit_codes, signature, id_header, events, image, build, cmd, port, user, ready)`}},
+			want: []want{{6, 5, "targets[0].imgae", `unknown field "imgae" (did you mean "image"? known fields: name, kind, url, start, key_header, key_format, effect, identity, dry_run, timeout, operations, allow_remote, limits, observe, replicas, callers, profile, command, env, dir, key_flag, dry_run_flag, retry_exit_codes, signature, id_header, events, image, build, cmd, port, user, ready, key_argument, key_meta, dry_run_argument, tools)`}},
 		},
 		{
 			why:  "a build's name and tag are an image's",
@@ -156,9 +156,9 @@ func TestContainerParseErrors(t *testing.T) {
 			why:  "a start command, allow_remote and a command are for other kinds, each with what to write instead",
 			yaml: strings.Replace(minimalContainer, "    image: shop:1.4\n", "    image: shop:1.4\n    start: {command: [./shop]}\n    allow_remote: true\n    command: [./shop]\n", 1),
 			want: []want{
-				{7, 12, "targets[0].start", "start is for http and webhook targets; this is a container target (see kind); a container target is started from image or build, with cmd, env and ready"},
-				{8, 19, "targets[0].allow_remote", "allow_remote is for http and webhook targets; this is a container target (see kind); a container target uses the host's network"},
-				{9, 14, "targets[0].command", "command is for a cli target; this is a container target (see kind); a container's arguments go in cmd"},
+				{7, 12, "targets[0].start", "start is for http, webhook and mcp targets; this is a container target (see kind); a container target is started from image or build, with cmd, env and ready"},
+				{8, 19, "targets[0].allow_remote", "allow_remote is for http, webhook and mcp targets; this is a container target (see kind); a container target uses the host's network"},
+				{9, 14, "targets[0].command", "command is for cli and mcp targets; this is a container target (see kind); a container's arguments go in cmd"},
 			},
 		},
 		{

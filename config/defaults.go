@@ -43,6 +43,12 @@ func (f *File) applyDefaults() {
 }
 
 func (t *Target) applyDefaults() {
+	if t.Kind == KindHTTP {
+		t.applyLimits()
+	}
+	for i := range t.Observe {
+		t.Observe[i].applyDefaults()
+	}
 	if t.Kind == KindCLI {
 		if t.KeyFlag == "" {
 			t.KeyFlag = DefaultKeyFlag

@@ -24,8 +24,28 @@
 //
 // Strings may contain placeholders such as {{port}} or {{marker}}, which
 // the harness fills in at run time; Parse checks that each one is allowed
-// where it is used, and Placeholders lists them.
+// where it is used, and Placeholders lists them. {{env.NAME}} takes a
+// value from idemcheck's environment where a secret belongs (urls,
+// headers, env, a dsn; envvars.go): Parse reads it and refuses an unset
+// variable, Specs fills it in, and File.Secrets lists it, with the other
+// values that reports must not show.
 //
-// This package is a leaf: it depends on no other idemcheck package, and it
-// does nothing but read and check; it never starts or contacts a target.
+// Relative file paths are taken from the file's directory (BaseDir;
+// filepaths.go), wherever idemcheck runs; Specs and CheckPrograms resolve
+// them, and the File keeps what was written.
+//
+// [Schema] is the file's JSON Schema, for editors, generated from the
+// structs of this package and their doc comments by its tests.
+//
+// [File.Specs] turns a validated file into what [harness.Verify] runs: one
+// [harness.Spec] per target, built by the target kind's adapter, with the
+// fakes the file configures, and the options (faults, checks, retries) it
+// sets. A Go program that loads a file and calls Specs gets exactly what
+// idemcheck run gets. A new target kind adds its case to the switch in
+// File.Specs (specs.go), next to its validation (validate_kinds.go and a
+// validate_KIND.go). Loading, parsing and building never start or contact
+// a target: the specs start it when the harness runs them.
+//
+// [Starter] writes the starter configuration of idemcheck init from what a
+// command-line tool's help says.
 package config

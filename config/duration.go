@@ -35,5 +35,13 @@ func (d *Duration) decodeNode(dec *decoder, n *yaml.Node, path string) {
 		dec.fail(n, path, "invalid duration %q: write a number and a unit (ns, us, ms, s, m, h), such as \"250ms\" or \"10s\"", n.Value)
 		return
 	}
+	if v > MaxDuration { // a negative one is refused by the field's own check
+		dec.fail(n, path, "duration %q is out of range: expected at most %s", n.Value, MaxDuration)
+		return
+	}
 	*d = Duration(v)
 }
+
+// MaxDuration bounds every duration of a configuration: longer ones
+// (876000h) are typing mistakes, and would make a run wait for ever.
+const MaxDuration = 24 * time.Hour

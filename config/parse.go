@@ -2,6 +2,8 @@ package config
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -20,7 +22,7 @@ import (
 // error reading the file names the file and wraps the cause, so that
 // errors.Is(err, fs.ErrNotExist) works.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := readCapped(path, MaxConfigSize)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -29,6 +31,28 @@ func Load(path string) (*File, error) {
 		return nil, fmt.Errorf("%s: cannot read the configuration: %w", path, err)
 	}
 	return Parse(path, data)
+}
+
+// MaxConfigSize bounds the configuration file Load reads: a real one is a
+// few KiB, and a huge one would cost its size many times over to parse.
+const MaxConfigSize = 4 << 20
+
+// readCapped reads path, refusing a file larger than limit without
+// reading more than limit+1 bytes of it.
+func readCapped(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("the file is larger than %d MiB, more than any configuration needs: is it the right file?", limit>>20)
+	}
+	return data, nil
 }
 
 // Parse parses, validates and fills in the defaults of a configuration;
@@ -52,6 +76,7 @@ func Parse(name string, data []byte) (*File, error) {
 		v := &validator{file: name, pos: d.pos, bad: d.bad, errs: d.errs}
 		v.validateFile(f)
 		d.errs = v.errs
+		f.env = v.env
 	}
 	if len(d.errs) > 0 {
 		d.errs.sort()
@@ -59,12 +84,19 @@ func Parse(name string, data []byte) (*File, error) {
 	}
 	f.applyDefaults()
 	f.name, f.pos = name, d.pos
+	f.base = baseDir(name)
+	sum := sha256.Sum256(data)
+	f.digest = hex.EncodeToString(sum[:])
 	return f, nil
 }
 
+// Digest returns the SHA-256 of the configuration's bytes, in hex: what
+// tells the results of two runs made from different files apart.
+func (f *File) Digest() string { return f.digest }
+
 // Source returns the name the configuration was loaded under: the path
 // given to Load, or the name given to Parse. Relative paths in the file,
-// such as Start.Dir, are meant relative to its directory.
+// such as Start.Dir, are taken from its directory (see BaseDir).
 func (f *File) Source() string { return f.name }
 
 // Errorf returns an *Error located at the value that path names in the
@@ -133,8 +165,9 @@ var parserProblems = map[string]bool{
 	"found undefined tag handle":             true,
 }
 
-// syntaxError turns a yaml.v3 error into an *Error with the best line it
-// can find. yaml.v3 puts the line in its message, but not the column; it
+// syntaxError turns a yaml.v3 error into an *Error with the best line and
+// column it can find. yaml.v3 puts the line in its message, but not the
+// column (syntaxColumn finds it in the line); it
 // counts from 0 for parser errors and from 1 for scanner errors, and gives
 // no line for errors on the first line, for bytes it refuses to read and
 // for unknown aliases.
@@ -155,8 +188,74 @@ func syntaxError(name string, data []byte, err error) *Error {
 	} else if line, col, ok := firstUnreadable(data); ok {
 		e.Line, e.Column = line, col
 	}
-	e.Msg = "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	if e.Column == 0 {
+		e.Column = syntaxColumn(lineText(data, e.Line), msg)
+	}
+	e.Msg = "invalid YAML: " + msg
 	return e
+}
+
+// lineText returns the 1-based line n of data, without its line break,
+// or "" when data has no such line.
+func lineText(data []byte, n int) string {
+	for ; n > 1; n-- {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			return ""
+		}
+		data = data[i+1:]
+	}
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		data = data[:i]
+	}
+	return strings.TrimSuffix(string(data), "\r")
+}
+
+// syntaxColumn finds, in the line yaml.v3 names, the column of the
+// character its message is about: yaml.v3 knows the column but does not
+// say it. Where the message names no character, it is the line's first
+// one that is not a space: where the construct that fails begins. 0 for
+// a blank line.
+func syntaxColumn(line, msg string) int {
+	col := func(i int) int { return 1 + utf8.RuneCountInString(line[:i]) }
+	first := strings.IndexFunc(line, func(r rune) bool { return r != ' ' })
+	if first < 0 {
+		return 0
+	}
+	switch {
+	case strings.Contains(msg, "mapping values are not allowed"):
+		// The second "key:" on the line is the one that cannot be.
+		seen := 0
+		for i := 0; i < len(line); i++ {
+			if line[i] == ':' && (i+1 == len(line) || line[i+1] == ' ' || line[i+1] == '\t') {
+				if seen++; seen == 2 {
+					return col(i)
+				}
+			}
+		}
+	case strings.Contains(msg, "tab character"):
+		if i := strings.IndexByte(line, '\t'); i >= 0 {
+			return col(i)
+		}
+	case strings.Contains(msg, "cannot start any token"):
+		if i := strings.IndexAny(line[first:], "\t@`"); i >= 0 {
+			return col(first + i)
+		}
+	case strings.Contains(msg, "unknown escape character"):
+		if i := strings.IndexByte(line, '\\'); i >= 0 {
+			return col(i)
+		}
+	case strings.Contains(msg, "expected ',' or '}'"):
+		if i := strings.LastIndexByte(line, '{'); i >= 0 {
+			return col(i)
+		}
+	case strings.Contains(msg, "expected ',' or ']'"):
+		if i := strings.LastIndexByte(line, '['); i >= 0 {
+			return col(i)
+		}
+	}
+	return col(first)
 }
 
 // lineCol returns the 1-based position just after prefix.

@@ -60,6 +60,7 @@ func expand(s string, value func(name string) string) string {
 const (
 	phPort        = "port"
 	phStateDir    = "state_dir"
+	phReplica     = "replica"
 	phKey         = "key"
 	phMarker      = "marker"
 	phInputPrefix = "input."
@@ -105,7 +106,8 @@ func (v *validator) targetTemplate(path, s string, fakes map[string]bool) (usesP
 		switch {
 		case name == phPort:
 			usesPort = true
-		case name == phStateDir:
+		case name == phStateDir, name == phReplica:
+		case v.envNotAllowed(path, name):
 		case isFake && ((isURL && slices.Contains(fakeNames, fake)) || (isSMTP && slices.Contains(smtpFakes, fake))):
 			if !fakes[fake] {
 				v.errorf(path, "{{%s}} needs the %s fake, which is not configured: add `fakes: {%s: {}}` at the top level of the file", name, fake, fake)
@@ -146,6 +148,7 @@ func (v *validator) intentTemplate(path, s string, inputs map[string]Input, extr
 		case name == phMarker:
 			used.marker = true
 		case slices.Contains(extra, name):
+		case v.envNotAllowed(path, name):
 		case strings.HasPrefix(name, phInputPrefix):
 			input := strings.TrimPrefix(name, phInputPrefix)
 			if _, ok := inputs[input]; ok {

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/keys"
 )
 
 // validator checks a decoded File. It reports against the positions the
@@ -18,6 +20,9 @@ type validator struct {
 	pos  map[string]pos
 	bad  map[string]bool
 	errs Errors
+
+	getenv func(string) (string, bool) // nil: os.LookupEnv
+	env    map[string]string           // the {{env.NAME}} values read
 }
 
 func (v *validator) errorf(path, format string, args ...any) {
@@ -69,6 +74,7 @@ func (v *validator) validateFile(f *File) {
 		v.missing("targets", "list at least one target to test, with its name, kind, url and operations")
 	}
 	fakes := map[string]bool{"payments": f.Fakes.Payments != nil, "email": f.Fakes.Email != nil, "webhooks": f.Fakes.Webhooks != nil}
+	v.fakeAddresses(f)
 	if w := f.Fakes.Webhooks; w != nil && w.KeyHeader != "" && !validHeaderName(w.KeyHeader) {
 		v.errorf("fakes.webhooks.key_header", "invalid header name %q", w.KeyHeader)
 	}
@@ -89,6 +95,7 @@ func (v *validator) validateFile(f *File) {
 	v.checks(f.Checks)
 	v.faults(f.Faults)
 	v.retry(f.Retry)
+	v.bursts(f.Bursts)
 }
 
 func (v *validator) target(p string, t *Target, fakes map[string]bool) {
@@ -112,17 +119,29 @@ func (v *validator) target(p string, t *Target, fakes map[string]bool) {
 		v.webhookTarget(p, t, fakes)
 	case KindContainer:
 		v.containerTarget(p, t, fakes)
+	case KindMCP:
+		v.mcpTarget(p, t, fakes)
 	case KindHTTP, "":
 		v.url(p, t, fakes)
+		v.replicas(p, t)
 	}
 	// What follows is checked for every kind that has the field; a field
 	// of another kind was reported by kindFields. A missing or unknown
 	// kind is checked as far as it goes, as http.
+	if len(t.Callers) > 0 && fieldOf("callers", t.Kind) {
+		v.callers(pathField(p, "callers"), t.Callers)
+	}
+	if t.Profile != "" && fieldOf("profile", t.Kind) {
+		v.profile(pathField(p, "profile"), t.Profile)
+	}
 	if t.Start != nil && fieldOf("start", t.Kind) {
 		v.start(pathField(p, "start"), t.Start, fakes)
 	}
 	if t.KeyHeader != "" && fieldOf("key_header", t.Kind) && !validHeaderName(t.KeyHeader) {
 		v.errorf(pathField(p, "key_header"), "invalid header name %q", t.KeyHeader)
+	}
+	if _, err := keys.Parse(t.KeyFormat); err != nil {
+		v.errorf(pathField(p, "key_format"), "%v (write uuid, token, or a template such as \"order-{{hex 16}}\")", err)
 	}
 	if fieldOf("effect", t.Kind) {
 		v.locator(pathField(p, "effect"), t.Effect, false)
@@ -134,8 +153,14 @@ func (v *validator) target(p string, t *Target, fakes map[string]bool) {
 	if t.Timeout < 0 {
 		v.errorf(pathField(p, "timeout"), "must not be negative, got %s", t.Timeout)
 	}
-	if t.Kind == KindWebhook {
-		return // events instead of operations: webhookTarget checked them
+	if fieldOf("observe", t.Kind) {
+		v.observers(pathField(p, "observe"), t.Observe)
+	}
+	if t.Limits != nil && fieldOf("limits", t.Kind) {
+		v.limits(pathField(p, "limits"), t.Limits)
+	}
+	if t.Kind == KindWebhook || t.Kind == KindMCP {
+		return // events or tools instead of operations: checked above
 	}
 	cli := t.Kind == KindCLI
 	ops := pathField(p, "operations")
@@ -194,7 +219,7 @@ func (v *validator) url(p string, t *Target, fakes map[string]bool) {
 		}
 		return
 	}
-	usesPort := v.targetTemplate(path, t.URL, fakes)
+	usesPort := v.targetTemplate(path, v.envRefs(path, t.URL), fakes)
 	if usesPort && t.Start == nil && !container {
 		v.errorf(path, "uses {{port}}, but the target has no start command: the harness picks the port only for a target it starts; add start.command, or write the port the running target listens on")
 	}
@@ -205,6 +230,8 @@ func (v *validator) url(p string, t *Target, fakes map[string]bool) {
 			return "1"
 		case strings.HasPrefix(name, phFakePrefix):
 			return "http://127.0.0.1:1"
+		case strings.HasPrefix(name, phEnvPrefix):
+			return v.env[strings.TrimPrefix(name, phEnvPrefix)]
 		default:
 			return "x"
 		}
@@ -260,7 +287,7 @@ func (v *validator) start(p string, s *Start, fakes map[string]bool) {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			v.errorf(pathKey(env, k), "invalid environment variable name %q", k)
 		}
-		v.targetTemplate(pathKey(env, k), s.Env[k], fakes)
+		v.targetTemplate(pathKey(env, k), v.envRefs(pathKey(env, k), s.Env[k]), fakes)
 	}
 	v.targetTemplate(pathField(p, "dir"), s.Dir, fakes)
 	ready := pathField(p, "ready")
@@ -304,7 +331,7 @@ func (v *validator) operation(p string, op *Operation) {
 		if !validHeaderName(k) {
 			v.errorf(pathKey(headers, k), "invalid header name %q", k)
 		}
-		marker = v.opTemplate(pathKey(headers, k), op.Headers[k], op.Inputs) || marker
+		marker = v.opTemplate(pathKey(headers, k), v.envRefs(pathKey(headers, k), op.Headers[k]), op.Inputs) || marker
 	}
 	body := pathField(p, "body")
 	marker = v.opTemplate(body, op.Body, op.Inputs) || marker
@@ -457,6 +484,7 @@ func (v *validator) retry(r Retry) {
 	if r.Backoff < 0 {
 		v.errorf("retry.backoff", "must not be negative, got %s", r.Backoff)
 	}
+	v.late(r)
 }
 
 // validHeaderName reports whether s is an HTTP field name (an RFC 9110

@@ -22,7 +22,7 @@ func (v *validator) cliTarget(p string, t *Target, fakes map[string]bool) {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			v.errorf(pathKey(env, k), "invalid environment variable name %q", k)
 		}
-		v.targetTemplate(pathKey(env, k), t.Env[k], fakes)
+		v.targetTemplate(pathKey(env, k), v.envRefs(pathKey(env, k), t.Env[k]), fakes)
 	}
 	v.targetTemplate(pathField(p, "dir"), t.Dir, fakes)
 	if t.KeyFlag != "" {

@@ -54,7 +54,7 @@ func (v *validator) containerTarget(p string, t *Target, fakes map[string]bool) 
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			v.errorf(pathKey(env, k), "invalid environment variable name %q", k)
 		}
-		usesPort = v.targetTemplate(pathKey(env, k), t.Env[k], fakes) || usesPort
+		usesPort = v.targetTemplate(pathKey(env, k), v.envRefs(pathKey(env, k), t.Env[k]), fakes) || usesPort
 	}
 	port := pathField(p, "port")
 	if t.Port != "" {

@@ -11,16 +11,21 @@ import (
 // belongs to which kind is this table's job. A field it does not list
 // (name, kind, identity, timeout) belongs to every kind.
 var targetFields = map[string][]string{
-	"url":              {KindHTTP, KindWebhook, KindContainer},
-	"start":            {KindHTTP, KindWebhook},
+	"url":              {KindHTTP, KindWebhook, KindContainer, KindMCP},
+	"start":            {KindHTTP, KindWebhook, KindMCP},
 	"key_header":       {KindHTTP, KindContainer},
-	"effect":           {KindHTTP, KindCLI, KindContainer},
+	"effect":           {KindHTTP, KindCLI, KindContainer, KindMCP},
 	"dry_run":          {KindHTTP, KindContainer},
 	"operations":       {KindHTTP, KindCLI, KindContainer},
-	"allow_remote":     {KindHTTP, KindWebhook},
-	"command":          {KindCLI},
-	"env":              {KindCLI, KindContainer},
-	"dir":              {KindCLI},
+	"allow_remote":     {KindHTTP, KindWebhook, KindMCP},
+	"observe":          {KindHTTP, KindContainer},
+	"limits":           {KindHTTP},
+	"replicas":         {KindHTTP},
+	"callers":          {KindHTTP, KindContainer},
+	"profile":          {KindHTTP, KindContainer},
+	"command":          {KindCLI, KindMCP},
+	"env":              {KindCLI, KindContainer, KindMCP},
+	"dir":              {KindCLI, KindMCP},
 	"key_flag":         {KindCLI},
 	"dry_run_flag":     {KindCLI},
 	"retry_exit_codes": {KindCLI},
@@ -33,6 +38,10 @@ var targetFields = map[string][]string{
 	"port":             {KindContainer},
 	"user":             {KindContainer},
 	"ready":            {KindContainer},
+	"key_argument":     {KindMCP},
+	"key_meta":         {KindMCP},
+	"dry_run_argument": {KindMCP},
+	"tools":            {KindMCP},
 }
 
 // kindHints say what to write instead of a field that belongs to another
@@ -48,6 +57,7 @@ var kindHints = map[string]map[string]string{
 	},
 	"operations": {
 		KindWebhook: "a webhook target lists events, each with name, path and body",
+		KindMCP:     "an mcp target lists tools (or none: every tool tools/list returns), each with its name",
 	},
 	"events": {
 		KindHTTP:      "an http target lists operations; for a webhook handler write kind: webhook",
@@ -103,9 +113,10 @@ func (v *validator) kindFields(p, kind string) {
 	}
 }
 
-// article returns kind with its indefinite article: "an http", "a cli".
+// article returns kind with its indefinite article: "an http", "a cli",
+// "an mcp".
 func article(kind string) string {
-	if kind == KindHTTP {
+	if kind == KindHTTP || kind == KindMCP {
 		return "an " + kind
 	}
 	return "a " + kind

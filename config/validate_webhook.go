@@ -96,7 +96,7 @@ func (v *validator) event(p string, ev *Event, idHeader bool, reserved map[strin
 		case clash:
 			v.errorf(hp, "%s is set by idemcheck on every delivery: it carries %s; remove it here", k, what)
 		}
-		used = used.or(v.intentTemplate(hp, ev.Headers[k], ev.Inputs, phCreated))
+		used = used.or(v.intentTemplate(hp, v.envRefs(hp, ev.Headers[k]), ev.Inputs, phCreated))
 	}
 	body := pathField(p, "body")
 	if ev.Body == "" {

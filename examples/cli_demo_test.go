@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -41,7 +42,9 @@ func buildOrdertool(tb testing.TB) string {
 func taggedSpec(exe, store, tag string) harness.Spec {
 	cfg := examples.OrdertoolConfig([]string{exe}, store)
 	cfg.Env["ORDERTOOL_TEST_TAG"] = tag
-	return clitarget.Spec(cfg, examples.OrdertoolSpec(nil, store).Fakes...)
+	spec := clitarget.Spec(cfg, examples.OrdertoolSpec(nil, store).Fakes...)
+	spec.Options = examples.OrdertoolOptions
+	return spec
 }
 
 // leftovers returns the pids of live processes whose environment has tag.
@@ -67,8 +70,8 @@ func leftovers(t *testing.T, tag string) []int {
 
 // TestReferenceCLITargets runs the reference CLI tool with each store,
 // every invocation a real process, under every default fault, and asserts
-// its score and exactly the checks its store's flaws violate: each flaw the
-// seeds admit is caught by the check meant for it, and the correct store
+// its score and exactly the checks its store's flaws violate: each flaw of
+// its pattern is caught by the check meant for it, and the correct store
 // has no finding at all.
 func TestReferenceCLITargets(t *testing.T) {
 	exe := buildOrdertool(t)
@@ -88,7 +91,7 @@ func TestReferenceCLITargets(t *testing.T) {
 		t.Run(st.Store, func(t *testing.T) {
 			t.Parallel()
 			tag := fmt.Sprintf("%016x", rand.Uint64())
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Second) // a guard against a hang: retry.late runs ~90 processes per store, slow on a loaded machine
 			defer cancel()
 			res, err := harness.Verify(ctx, []harness.Spec{taggedSpec(exe, st.Store, tag)}, harness.WithSeed(7))
 			require.NoError(t, err)
@@ -98,11 +101,17 @@ func TestReferenceCLITargets(t *testing.T) {
 				t.Logf("%s %s [%s] %s", f.Severity, f.Check, f.Fault, f.Message)
 			}
 			assert.Equal(t, "cli", tr.Kind)
-			assert.Equal(t, st.Failing, failing(tr), st.Flaw)
+			var got []string
+			for _, id := range failing(tr) {
+				if !slices.Contains(st.MayFail, id) {
+					got = append(got, id)
+				}
+			}
+			assert.Equal(t, st.Failing, got, st.Flaw)
 			assert.Equal(t, st.Built, tr.Score.Level, tr.Score.Reason)
 			if st.Store == "correct" {
 				assert.Empty(t, tr.Findings, "no false positive on the correct store, under every fault class")
-				assert.ElementsMatch(t, []string{"503-before", "lost-response", "reset", "hang", "crash-after-reply"}, tr.Record.Unsupported,
+				assert.ElementsMatch(t, []string{"503-before", "lost-response", "reset", "hang", "crash-after-reply", "client-disconnect"}, tr.Record.Unsupported,
 					"the faults a command has no transport for")
 			}
 			for check, want := range caughtUnder[st.Store] {

@@ -4,13 +4,17 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
+	mcpexample "github.com/idemcheck/idemcheck/examples/mcp"
+	"github.com/idemcheck/idemcheck/examples/orders"
 	"github.com/idemcheck/idemcheck/examples/ordertool"
 	"github.com/idemcheck/idemcheck/examples/shop"
 	"github.com/idemcheck/idemcheck/examples/webhooks"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/fakes/payments"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/keys"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
 )
 
@@ -22,7 +26,7 @@ const Subcommand = "__example"
 // webhooks (webhook handler) or ordertool (CLI tool).
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintf(stderr, "%s: expected a reference target: shop, %s or %s\n", Subcommand, WebhooksName, OrdertoolName)
+		fmt.Fprintf(stderr, "%s: expected a reference target: shop, %s, %s or %s\n", Subcommand, WebhooksName, OrdertoolName, OrdersName)
 		return 2
 	}
 	switch args[0] {
@@ -32,8 +36,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return webhooks.Main(ctx, args[1:], stdout, stderr)
 	case OrdertoolName:
 		return ordertool.Main(ctx, args[1:], stdout, stderr)
+	case MCPName:
+		return mcpexample.Main(ctx, args[1:], os.Stdin, stdout, stderr)
+	case OrdersName:
+		return orders.Main(ctx, args[1:], stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "%s: unknown reference target %q: expected shop, %s or %s\n", Subcommand, args[0], WebhooksName, OrdertoolName)
+	fmt.Fprintf(stderr, "%s: unknown reference target %q: expected shop, %s, %s, %s or %s\n", Subcommand, args[0], WebhooksName, OrdertoolName, MCPName, OrdersName)
 	return 2
 }
 
@@ -44,22 +52,32 @@ type DemoTarget struct {
 	Built int
 	// Flaw is its planted flaw ("" for the correct one).
 	Flaw string
-	// Seed names the seed document its pattern comes from.
-	Seed string
 }
 
 // Demo returns the reference targets — the HTTP shop profiles, the webhook
-// handlers, the shop that also sends email, and the CLI tool's stores —
+// handlers, the shop that also sends email, the CLI tool's stores, the MCP
+// servers and the orders service, its orders in SQLite —
 // started by running exe (a binary that understands Subcommand; normally
 // idemcheck itself).
 func Demo(exe string) []DemoTarget {
+	return DemoWith(exe, SQLiteOrders)
+}
+
+// DemoWith is Demo with the orders service's profiles keeping their orders
+// in db.
+func DemoWith(exe string, db OrdersDB) []DemoTarget {
 	var out []DemoTarget
 	for _, name := range shop.Profiles {
 		info, _ := shop.Describe(name)
-		out = append(out, DemoTarget{Spec: ShopSpec(exe, name), Built: info.Score, Flaw: info.Flaw, Seed: info.Seed})
+		if info.Redis {
+			continue // needs a Redis server: see RedisShopSpec
+		}
+		out = append(out, DemoTarget{Spec: ShopSpec(exe, name), Built: info.Score, Flaw: info.Flaw})
 	}
 	out = append(out, WebhookDemo(exe)...)
 	out = append(out, CLIDemo(exe)...)
+	out = append(out, MCPDemo(exe)...)
+	out = append(out, OrdersDemo(exe, db)...)
 	return out
 }
 
@@ -99,12 +117,41 @@ func ShopConfig(name string, dryRun bool) httptarget.Config {
 
 // ShopSpec is the harness spec of one shop profile, started from exe.
 func ShopSpec(exe, profile string) harness.Spec {
+	return shopSpecNamed(exe, profile, profile, false)
+}
+
+// shopSpecNamed is ShopSpec under another name, with extra flags, given
+// two callers' credentials when callers is true or the profile's flaw
+// needs them.
+func shopSpecNamed(exe, name, profile string, callers bool, extra ...string) harness.Spec {
 	dry := profile != "nokey" && profile != "nodryrun"
+	launch := &httptarget.Launch{
+		Command: append([]string{exe, Subcommand, "shop", "--profile", profile,
+			"--listen", "127.0.0.1:{{port}}", "--payments", "{{fakes.payments.url}}",
+			"--state", "{{state_dir}}"}, extra...),
+		ReadyPath: "/healthz",
+	}
+	cfg := ShopConfig(name, dry)
+	info, ok := shop.Describe(profile)
+	if callers || (ok && info.Callers > 0) {
+		cfg.Callers = TwoCallers() // the profile's flaw is between callers
+	}
+	spec := httptarget.Spec(cfg, launch, PaymentsFake)
+	if ok && info.KeyFormat != "" {
+		spec.KeyFormat = keys.MustParse(info.KeyFormat)
+	}
+	return spec
+}
+
+// RedisShopSpec is the harness spec of a shop profile that keeps its keys
+// in the Redis server at addr (loopback), started from exe. The Redis
+// server is the caller's: it outlives the target, as a real one does.
+func RedisShopSpec(exe, profile, addr string) harness.Spec {
 	launch := &httptarget.Launch{
 		Command: []string{exe, Subcommand, "shop", "--profile", profile,
 			"--listen", "127.0.0.1:{{port}}", "--payments", "{{fakes.payments.url}}",
-			"--state", "{{state_dir}}"},
+			"--state", "{{state_dir}}", "--redis", addr},
 		ReadyPath: "/healthz",
 	}
-	return httptarget.Spec(ShopConfig(profile, dry), launch, PaymentsFake)
+	return httptarget.Spec(ShopConfig(profile, true), launch, PaymentsFake)
 }

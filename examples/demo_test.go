@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -55,10 +54,10 @@ func TestReferenceTargets(t *testing.T) {
 		why     string
 	}{
 		{"correct", 3, nil, "no false positives on a correct target, under every fault"},
-		{"nokey", 0, []string{"concurrent.duplicates", "crash.recovery", "downstream.propagation", "dryrun", "effect.field", "key.mismatch", "key.required", "retry.after-fault", "retry.sequential"}, "no idempotency at all"},
+		{"nokey", 0, []string{"concurrent.duplicates", "crash.recovery", "downstream.propagation", "dryrun", "effect.field", "key.mismatch", "key.required", "retry.after-fault", "retry.late", "retry.sequential"}, "no idempotency at all"},
 		{"noeffect", 1, []string{"effect.field"}, "replies lack the effect field"},
 		{"nodryrun", 2, []string{"dryrun", "key.required"}, "no dry-run, key optional"},
-		{"mismatch", 2, []string{"key.mismatch"}, "reused key with another payload silently replayed"},
+		{"mismatch", 2, []string{"key.mismatch", "key.scope"}, "reused key with another payload silently replayed"},
 		{"payload-dedup", 0, []string{"key.distinct", "key.mismatch"}, "de-duplicates by payload: distinct intents merged"},
 		{"unstable-replay", 1, []string{"replay.consistent"}, "replays return another identity (burst copies too, when the scheduler lets a copy replay rather than get 409)"},
 		{"mark-first", 0, []string{"exactly-once"}, "acknowledges an intent whose charge failed"},
@@ -67,12 +66,24 @@ func TestReferenceTargets(t *testing.T) {
 		{"check-then-act", 0, []string{"concurrent.duplicates", "crash.recovery", "downstream.propagation"}, "check, then act: a burst slips through the window"},
 		{"lock-no-lease", 1, []string{"crash.recovery"}, "an in-progress record without a lease is stuck after a crash"},
 		{"no-propagation", 0, []string{"downstream.propagation"}, "retries its downstream call without the key"},
+		{"context-bookkeeping", 1, []string{"retry.after-fault"}, "a client that disconnects mid-request leaves the key stuck in progress"},
+		{"uuid-keys", 3, nil, "a validator of UUID keys, tested with key_format uuid"},
+		{"bounded-keys", 0, []string{"retry.late"}, "a key store bounded to 64 keys forgets a key after 64 others"},
+		{"expiring-keys", 0, []string{"retry.late"}, "a key store that keeps keys for 1s forgets a key retried later"},
+		{"unscoped-keys", 2, []string{"key.scope"}, "a key used on another endpoint replays that endpoint's reply"},
+		{"caller-unscoped", 1, []string{"key.scope"}, "a key another caller used first is refused, or answered with that caller's reply"},
 	}
-	require.Len(t, cases, len(shop.Profiles), "every profile has a row")
+	redisProfiles := 0
+	for _, name := range shop.Profiles {
+		if info, _ := shop.Describe(name); info.Redis {
+			redisProfiles++ // tested against a real Redis in redis_test.go
+		}
+	}
+	require.Len(t, cases, len(shop.Profiles)-redisProfiles, "every profile has a row")
 	for _, tc := range cases {
 		t.Run(tc.profile, func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 			defer cancel()
 			res, err := harness.Verify(ctx, []harness.Spec{examples.ShopSpec(exe, tc.profile)}, harness.WithSeed(7))
 			require.NoError(t, err)
@@ -83,9 +94,18 @@ func TestReferenceTargets(t *testing.T) {
 				t.Logf("%s %s %s: %s", f.Severity, f.Check, f.Fault, f.Message)
 			}
 			got := failing(tr)
-			if tc.profile == "unstable-replay" {
-				// Whether a burst copy replays (a new id: major) or gets 409
-				// (nothing to compare) is up to the scheduler.
+			if tc.profile == "memory-cache" || tc.profile == "check-then-act" {
+				// A client that leaves mid-charge is charged again (no key
+				// downstream) when the shop sees it leave before its charge
+				// returns: a true finding, but a race the scheduler decides.
+				got = slices.DeleteFunc(got, func(id string) bool { return id == harness.CheckRetryAfterFault })
+			}
+			if tc.profile == "unstable-replay" || tc.profile == "expiring-keys" {
+				// unstable-replay: whether a burst copy replays (a new id:
+				// major) or gets 409 (nothing to compare) is up to the
+				// scheduler. expiring-keys: on a loaded machine a burst
+				// copy answered 409 may retry after the key's 1s lifetime
+				// and charge again, a true finding the scheduler decides.
 				got = slices.DeleteFunc(got, func(id string) bool { return id == harness.CheckConcurrentDuplicates })
 			}
 			assert.Equal(t, tc.failing, got, tc.why)

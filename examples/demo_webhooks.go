@@ -29,9 +29,9 @@ func WebhookDemo(exe string) []DemoTarget {
 	var out []DemoTarget
 	for _, name := range WebhookDemoProfiles {
 		info, _ := webhooks.Describe(name)
-		out = append(out, DemoTarget{Spec: WebhookSpec(exe, name), Built: info.Score, Flaw: info.Flaw, Seed: info.Seed})
+		out = append(out, DemoTarget{Spec: WebhookSpec(exe, name), Built: info.Score, Flaw: info.Flaw})
 	}
-	out = append(out, DemoTarget{Spec: ShopEmailSpec(exe, "correct"), Built: 3, Seed: "001"})
+	out = append(out, DemoTarget{Spec: ShopEmailSpec(exe, "correct"), Built: 3})
 	return out
 }
 

@@ -1,6 +1,7 @@
 package fakes
 
 import (
+	"context"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -143,3 +144,7 @@ type Fake interface {
 	// Close stops the fake and waits for in-flight requests.
 	Close() error
 }
+
+// Starter starts one fake writing to ledger, the one a run's fakes share.
+// Each fake package exports one made from its options (payments.Starter).
+type Starter func(ctx context.Context, ledger *Ledger) (Fake, error)

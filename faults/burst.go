@@ -81,6 +81,10 @@ type BurstReply struct {
 	Header http.Header
 	// Body is the reply's body, at most MaxBurstReplyBody bytes of it.
 	Body []byte
+	// Cut is true when the body was longer than MaxBurstReplyBody: only
+	// its start was kept, and the rest was not read. A cut reply is not a
+	// clean one, whatever its status.
+	Cut bool
 	// Err is the connection or read error, if any: the copy's outcome is
 	// then unknown (it may or may not have reached the handler). When the
 	// status line was read before the error, Status and Header are set.
@@ -106,6 +110,12 @@ type Burst struct {
 	// Timeout is the deadline of the whole burst, from the call of Fire
 	// to the last reply (default DefaultBurstTimeout).
 	Timeout time.Duration
+	// Hosts, when set, spreads the copies over several instances of the
+	// target (host:port each, all serving the same state): copy i goes to
+	// Hosts[i%len(Hosts)], with its own Host header, instead of to
+	// req.URL.Host. The copies are still released together, so a lock
+	// that each instance holds for itself is raced across instances.
+	Hosts []string
 }
 
 // Fire sends b.N copies of req and returns one reply per copy, in request
@@ -125,15 +135,16 @@ func (b Burst) Fire(ctx context.Context, req *http.Request) ([]BurstReply, error
 	if err != nil {
 		return nil, err
 	}
-	w, err := newBurstWire(req)
+	wires, err := b.wires(req)
 	if err != nil {
 		return nil, err
 	}
+	w := wires[0]
 	deadline := time.Now().Add(timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	f := &firing{ctx: ctx, n: n, wire: w, deadline: deadline, replies: make([]BurstReply, n)}
+	f := &firing{ctx: ctx, n: n, wire: w, wires: wires, deadline: deadline, replies: make([]BurstReply, n)}
 	// A cancelled context expires every connection's deadline, which ends
 	// every read and write at once.
 	expired := make(chan struct{})
@@ -152,7 +163,7 @@ func (b Burst) Fire(ctx context.Context, req *http.Request) ([]BurstReply, error
 		f.synchronized()
 	}
 	if f.opened.Load() == 0 {
-		return nil, fmt.Errorf("burst: could not open a single connection to %s: %w", w.addr, f.replies[0].Err)
+		return nil, fmt.Errorf("burst: could not open a single connection to %s: %w", b.addrs(wires), f.replies[0].Err)
 	}
 	for i := range f.replies {
 		if err := f.replies[i].Err; err != nil {
@@ -160,6 +171,53 @@ func (b Burst) Fire(ctx context.Context, req *http.Request) ([]BurstReply, error
 		}
 	}
 	return f.replies, nil
+}
+
+// wires serialises req once per instance the copies go to: req.URL.Host,
+// or each of b.Hosts.
+func (b Burst) wires(req *http.Request) ([]*burstWire, error) {
+	if len(b.Hosts) == 0 {
+		w, err := newBurstWire(req)
+		if err != nil {
+			return nil, err
+		}
+		return []*burstWire{w}, nil
+	}
+	if req == nil || req.URL == nil {
+		return nil, errors.New("burst: expected a request with a URL, got none")
+	}
+	body, err := burstBody(req)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*burstWire, 0, len(b.Hosts))
+	for _, h := range b.Hosts {
+		if h == "" {
+			return nil, errors.New("burst: Hosts holds an empty host")
+		}
+		r := req.Clone(req.Context())
+		u := *req.URL
+		u.Host = h
+		r.URL, r.Host = &u, ""
+		r.Body, r.GetBody = http.NoBody, nil
+		if len(body) > 0 {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		w, err := newBurstWire(r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+func (b Burst) addrs(wires []*burstWire) string {
+	s := wires[0].addr
+	for _, w := range wires[1:] {
+		s += ", " + w.addr
+	}
+	return s
 }
 
 func (b Burst) settings() (n int, mode BurstMode, timeout time.Duration, err error) {
@@ -272,9 +330,13 @@ func burstBody(req *http.Request) ([]byte, error) {
 
 // firing is one call of Fire in progress.
 type firing struct {
-	ctx      context.Context
-	n        int
-	wire     *burstWire
+	ctx  context.Context
+	n    int
+	wire *burstWire // the first of wires: what every copy shares
+	// wires holds the request as written for each instance; copy i uses
+	// wires[i%len(wires)]. Every wire has the same tail and rest (the
+	// same body), so the release writes one tail to all.
+	wires    []*burstWire
 	deadline time.Time
 	replies  []BurstReply
 	opened   atomic.Int32
@@ -307,12 +369,16 @@ func (f *firing) expire() {
 	}
 }
 
-func (f *firing) dial() (net.Conn, time.Duration, error) {
+// wireOf is the request as written for copy i.
+func (f *firing) wireOf(i int) *burstWire { return f.wires[i%len(f.wires)] }
+
+func (f *firing) dial(i int) (net.Conn, time.Duration, error) {
 	d := net.Dialer{Deadline: f.deadline}
 	start := time.Now()
-	c, err := d.DialContext(f.ctx, "tcp", f.wire.addr)
+	addr := f.wireOf(i).addr
+	c, err := d.DialContext(f.ctx, "tcp", addr)
 	if err != nil {
-		return nil, 0, fmt.Errorf("dialing %s: %w", f.wire.addr, f.cause(err))
+		return nil, 0, fmt.Errorf("dialing %s: %w", addr, f.cause(err))
 	}
 	f.track(c)
 	return c, time.Since(start), nil
@@ -335,14 +401,14 @@ func (f *firing) naive() {
 	var wg sync.WaitGroup
 	for i := range f.n {
 		wg.Go(func() {
-			c, _, err := f.dial()
+			c, _, err := f.dial(i)
 			if err != nil {
 				f.fail(i, err)
 				return
 			}
 			defer c.Close()
 			sent := time.Now()
-			if _, err := c.Write(f.wire.all); err != nil {
+			if _, err := c.Write(f.wireOf(i).all); err != nil {
 				f.fail(i, fmt.Errorf("writing the request: %w", f.cause(err)))
 				return
 			}
@@ -362,13 +428,13 @@ func (f *firing) synchronized() {
 	var prep sync.WaitGroup
 	for i := range f.n {
 		prep.Go(func() {
-			c, took, err := f.dial()
+			c, took, err := f.dial(i)
 			if err != nil {
 				f.fail(i, err)
 				return
 			}
 			rtt[i] = took
-			if _, err := c.Write(f.wire.head); err != nil {
+			if _, err := c.Write(f.wireOf(i).head); err != nil {
 				f.fail(i, fmt.Errorf("writing the request's head: %w", f.cause(err)))
 				_ = c.Close()
 				return
@@ -460,7 +526,12 @@ func (f *firing) read(i int, c net.Conn, reading func()) {
 		return
 	}
 	r.Status, r.Header = resp.StatusCode, resp.Header
-	r.Body, err = io.ReadAll(io.LimitReader(resp.Body, MaxBurstReplyBody))
+	// One byte more than is kept tells a body of exactly the limit from a
+	// longer one, without reading the rest.
+	r.Body, err = io.ReadAll(io.LimitReader(resp.Body, MaxBurstReplyBody+1))
+	if len(r.Body) > MaxBurstReplyBody {
+		r.Body, r.Cut = r.Body[:MaxBurstReplyBody:MaxBurstReplyBody], true
+	}
 	if err != nil {
 		f.fail(i, fmt.Errorf("reading the reply's body: %w", f.cause(err)))
 		return

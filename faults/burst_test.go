@@ -500,10 +500,9 @@ func TestBurstLeavesNoGoroutineOrConnectionBehind(t *testing.T) {
 	assert.Empty(t, open, "every connection closed")
 }
 
-// checkThenAct is a target built the way seed 002's check-then-act
-// pattern is: look the key up under a lock, do the work outside it, then
-// record the key. Two requests that both check before either records
-// both execute.
+// checkThenAct is a target built as check-then-act: look the key up under a
+// lock, do the work outside it, then record the key. Two requests that both
+// check before either records both execute.
 type checkThenAct struct {
 	window time.Duration
 

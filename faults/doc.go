@@ -3,7 +3,7 @@
 // fault point.
 //
 // Every fault is a small named type with JSON-tagged settings, registered by
-// name in a Registry (see Builtin). The one required interface is Fault;
+// name in a [Registry] (see [Builtin]). The one required interface is [Fault];
 // what a fault can do is expressed by optional interfaces, found by type
 // assertion, in the manner of toxiproxy's toxics:
 //

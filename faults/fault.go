@@ -188,6 +188,7 @@ func Builtin() *Registry {
 	r.Register(NameCrashBeforeEffect, func() Fault { return &Crash{Point: BeforeEffect} })
 	r.Register(NameCrashAfterEffect, func() Fault { return &Crash{Point: AfterEffect} })
 	r.Register(NameCrashAfterReply, func() Fault { return &Crash{Point: AfterReply} })
+	r.Register(NameClientDisconnect, func() Fault { return &ClientDisconnect{} })
 	return r
 }
 

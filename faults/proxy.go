@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,8 +19,22 @@ import (
 // Proxy, which strips it before forwarding.
 const AttemptHeader = "Idemcheck-Attempt"
 
-// maxBody bounds what the proxy reads of a request or a reply.
-const maxBody = 64 << 20
+// Bounds on what the proxy holds in memory. A request comes from the
+// harness itself; a reply comes from the target, whatever it sends.
+const (
+	// maxBody bounds a request's body.
+	maxBody = 8 << 20
+	// MaxReplyBody is how much of a reply's body the proxy keeps and passes
+	// on. The rest is read and counted, not kept: the Report says the body
+	// was cut and how much arrived.
+	MaxReplyBody = 1 << 20
+	// maxDrain bounds how much of an over-long reply is read to count it.
+	maxDrain = 4 << 30
+)
+
+// CutHeader is set on a reply the proxy passes on cut, to the number of
+// body bytes that arrived from the target.
+const CutHeader = "Idemcheck-Reply-Cut"
 
 // Report says what the proxy did with one attempt.
 type Report struct {
@@ -35,6 +50,12 @@ type Report struct {
 	UpstreamError string `json:"upstream_error,omitempty"`
 	// Refused is true when the target could not be reached at all.
 	Refused bool `json:"refused,omitempty"`
+	// Cut is true when the target's reply body was longer than
+	// MaxReplyBody: only its start was kept and passed on.
+	Cut bool `json:"cut,omitempty"`
+	// ReplyBytes is how many body bytes arrived from the target when Cut
+	// (up to maxDrain, and within the forward timeout).
+	ReplyBytes int64 `json:"reply_bytes,omitempty"`
 }
 
 // Proxy is a real HTTP reverse proxy on loopback that applies the
@@ -220,7 +241,13 @@ func (ex *exchange) ClientGone() <-chan struct{} { return ex.r.Context().Done() 
 var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
 	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
-func (ex *exchange) Forward() (*Upstream, error) {
+func (ex *exchange) Forward() (*Upstream, error) { return ex.forward(false) }
+
+// ForwardBound implements BoundForwarder: Forward, cancelled when the
+// client goes away.
+func (ex *exchange) ForwardBound() (*Upstream, error) { return ex.forward(true) }
+
+func (ex *exchange) forward(bound bool) (*Upstream, error) {
 	if ex.fwdDone {
 		if ex.up == nil {
 			return nil, errors.New("already forwarded")
@@ -235,8 +262,13 @@ func (ex *exchange) Forward() (*Upstream, error) {
 	if len(body) > maxBody {
 		return nil, fmt.Errorf("the request body is larger than %d MiB, which the fault proxy does not forward", maxBody>>20)
 	}
-	// The target must not see the client give up: it runs to the end.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ex.r.Context()), ex.p.timeout)
+	// The target must not see the client give up: it runs to the end;
+	// unless asked (ClientDisconnect), when it sees the client leave.
+	parent := context.WithoutCancel(ex.r.Context())
+	if bound {
+		parent = ex.r.Context()
+	}
+	ctx, cancel := context.WithTimeout(parent, ex.p.timeout)
 	defer cancel()
 	// The escaped path is kept as the client wrote it (a%2Fb stays one
 	// segment).
@@ -265,7 +297,15 @@ func (ex *exchange) Forward() (*Upstream, error) {
 	}
 	ex.report.Forwarded = true
 	defer resp.Body.Close()
-	rb, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	rb, err := io.ReadAll(io.LimitReader(resp.Body, MaxReplyBody+1))
+	if err == nil && len(rb) > MaxReplyBody {
+		// Counted, not kept: a hostile target cannot fill the memory.
+		var rest int64
+		rest, err = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
+		ex.report.Cut = true
+		ex.report.ReplyBytes = int64(len(rb)) + rest
+		rb = rb[:MaxReplyBody]
+	}
 	if err != nil {
 		ex.report.UpstreamError = "reading the reply: " + err.Error()
 		return nil, err
@@ -276,6 +316,9 @@ func (ex *exchange) Forward() (*Upstream, error) {
 		h.Del(k)
 	}
 	h.Del("Content-Length")
+	if ex.report.Cut {
+		h.Set(CutHeader, strconv.FormatInt(ex.report.ReplyBytes, 10))
+	}
 	ex.up = &Upstream{Status: resp.StatusCode, Header: h, Body: rb}
 	return ex.up, nil
 }

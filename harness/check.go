@@ -3,11 +3,8 @@ package harness
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
-
-	"pgregory.net/rapid"
 
 	"github.com/idemcheck/idemcheck/faults"
 )
@@ -27,21 +24,31 @@ type subtester interface {
 	Run(name string, f func(*testing.T)) bool
 }
 
+// DefaultCheckTrials is how many trials Check generates when WithTrials
+// does not say (a fifth of it with go test -short).
+const DefaultCheckTrials = 100
+
 // Check runs idemcheck on the target spec starts, inside go test: the
 // fixed probes, reported as one subtest per check, then generated trials
-// (a fresh target and fresh fakes per trial) under rapid in the subtest
-// "trials". A failing trial is shrunk to a minimal counterexample, printed
-// as a step list with rapid's replay flags (-rapid.seed, -rapid.failfile);
-// rapid saves it under testdata/rapid and runs it first next time. Options
-// are those of Verify; WithTrials(n) sets how many trials rapid generates
-// (rapid's -rapid.checks otherwise, 100 by default, a fifth of it with
-// -short), WithTrials(-1) runs none.
+// (a fresh target and fresh fakes per trial, drawn by rapid's generators)
+// in the subtest "trials", run as Verify runs them. That subtest fails only
+// on a trial finding the probes did not report; the trial is shrunk to a
+// minimal counterexample, printed as a step list with the seed that
+// reproduces it (WithSeed fixes every choice, the trials' included).
+// Options are those of Verify; WithTrials(n) sets how many trials are
+// generated (DefaultCheckTrials otherwise, a fifth of it with -short),
+// WithTrials(-1) runs none.
+//
+// The target's score and its reason are logged (go test -v shows them),
+// and the test fails when the score is below DefaultMinScore, or the one
+// WithMinScore gives; WithSkip leaves checks out.
 func Check(t TB, spec Spec, opts ...Option) {
 	t.Helper()
 	var o Options
 	for _, fn := range opts {
 		fn(&o)
 	}
+	minScore, gated := o.gate()
 	trials := o.Trials
 	probeOpts := append(append([]Option(nil), opts...), WithTrials(0))
 	res, err := Verify(context.Background(), []Spec{spec}, probeOpts...)
@@ -54,6 +61,7 @@ func Check(t TB, spec Spec, opts ...Option) {
 		t.Fatalf("idemcheck could not test %s: %s", spec.Name, tr.Error)
 		return
 	}
+	logScore(t, tr, minScore, gated)
 	st, canRun := t.(subtester)
 	for _, c := range tr.Checks {
 		report := func(t TB) {
@@ -82,10 +90,12 @@ func Check(t TB, spec Spec, opts ...Option) {
 	st.Run("trials", func(t *testing.T) {
 		t.Helper()
 		o.fill()
-		if trials > 0 {
-			rapidMu.Lock()
-			setRapidFlag("rapid.checks", strconv.Itoa(trials))
-			rapidMu.Unlock()
+		o.Trials = trials
+		if o.Trials == 0 {
+			o.Trials = DefaultCheckTrials
+			if testing.Short() {
+				o.Trials /= 5
+			}
 		}
 		info := tr.Record.Target
 		sp := space(info, o.Faults, func(f faults.Fault) bool {
@@ -95,13 +105,44 @@ func Check(t TB, spec Spec, opts ...Option) {
 				}
 			}
 			return true
-		}, tr.Record.CanCrash, burstIf(tr.Record.CanBurst, o.Burst))
-		p := &property{ctx: context.Background(), spec: spec, opts: o, space: sp, seed: targetSeed(o.Seed, spec.Name)}
-		rapid.Check(t, p.check)
-		if p.fatal != nil {
-			t.Fatalf("idemcheck could not run a trial: %v", p.fatal)
+		}, o.Burst)
+		sc, err := runScenarios(context.Background(), spec, o, tr.Findings, sp, targetSeed(o.Seed, spec.Name), nil)
+		if err != nil {
+			t.Fatalf("idemcheck could not run a trial: %v", err)
+			return
 		}
+		t.Logf("idemcheck: %d generated trials (seed %d)", sc.Trials, o.Seed)
+		if sc.Counterexample == nil {
+			return
+		}
+		var b strings.Builder
+		for _, f := range sc.Findings {
+			fmt.Fprintf(&b, "\n  %s %s: %s", f.Severity, f.Check, f.Message)
+		}
+		flaky := ""
+		if sc.Flaky {
+			flaky = " (flaky: its replay did not fail the same way)"
+		}
+		t.Errorf("idemcheck: a generated trial found what the probes did not%s; minimal trial:\n%s\nfindings:%s\nTo reproduce, run with WithSeed(%d), or save it for WithReplay.",
+			flaky, sc.Counterexample, b.String(), o.Seed)
 	})
+}
+
+// logScore logs the target's score and why, and fails the test when the
+// score is below minScore.
+func logScore(t TB, tr TargetResult, minScore int, gated bool) {
+	t.Helper()
+	sc := tr.Score
+	t.Logf("idemcheck: %s scored %d of 3: %s", tr.Name, sc.Level, sc.Reason)
+	if sc.Next != nil {
+		t.Logf("idemcheck: to reach level %d: %s", sc.Next.Level, sc.Next.Message)
+	}
+	switch {
+	case !gated:
+		t.Logf("idemcheck: the score is not required (some checks were left out, or WithMinScore(0))")
+	case sc.Level < minScore:
+		t.Errorf("idemcheck: %s scored %d, below the required %d (WithMinScore sets it): %s", tr.Name, sc.Level, minScore, sc.Reason)
+	}
 }
 
 // describeFinding renders a finding with its evidence, for a test log.
@@ -128,11 +169,4 @@ func describeFinding(f Finding) string {
 		fmt.Fprintf(&b, "\n  effect %d: %s %s %s", e.Seq, e.Fake, e.Kind, e.ID)
 	}
 	return b.String()
-}
-
-func burstIf(can bool, n int) int {
-	if can {
-		return n
-	}
-	return 0
 }

@@ -2,9 +2,33 @@ package harness
 
 import (
 	"fmt"
-	"github.com/idemcheck/idemcheck/fakes"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/faults"
 )
+
+var crashRecovery = Invariant{
+	ID:       CheckCrashRecovery,
+	Property: "after a crash and restart, retries complete the intent exactly once and are not stuck in progress",
+	Level:    2,
+	Optional: true,
+	Faults:   []faults.Class{faults.ClassCrash},
+	Probes:   faultProbes,
+	Skip:     faultSkip,
+	Eval:     evalCrashRecovery,
+}
+
+var downstreamPropagation = Invariant{
+	ID:       CheckDownstream,
+	Property: "when the downstream call fails ambiguously and is retried, the downstream sees one effect (the key was passed on)",
+	Level:    2,
+	Optional: true,
+	Faults:   []faults.Class{faults.ClassDownstreamAmbiguous},
+	Probes:   faultProbes,
+	Skip:     faultSkip,
+	Eval:     evalDownstream,
+}
 
 // evalCrashRecovery judges the intents whose first attempt crashed the
 // target: after the restart, the retries must complete it, with one effect.

@@ -5,6 +5,24 @@ import (
 	"strings"
 )
 
+var dryRun = Invariant{
+	ID:       CheckDryRun,
+	Property: "every mutating operation has a dry run that causes no effect, says would_*, and does not consume the key",
+	Level:    3,
+	Applies:  func(c Capabilities) bool { return c.DryRun },
+	Probes: func(pc ProbeContext) []Probe {
+		if !pc.Op.Mutating || !pc.Op.DryRun {
+			return nil
+		}
+		d := Fresh(RoleDryRun, pc.Op.Name)
+		d.DryRun = true
+		real := Fresh(RoleAfterDryRun, pc.Op.Name)
+		real.KeyFrom, real.InputsFrom = 0, 0
+		return []Probe{{Name: "dry run, then the real request", Steps: []Step{d, real}}}
+	},
+	Eval: evalDryRun,
+}
+
 func evalDryRun(r *Record) ([]Finding, bool) {
 	var fs []Finding
 	applicable := false

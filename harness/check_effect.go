@@ -6,6 +6,15 @@ import (
 	"strings"
 )
 
+var effectField = Invariant{
+	ID:       CheckEffectField,
+	Property: "every reply of a mutating operation carries an effect: created/updated/deleted when it acted, noop when it replayed; a safe operation's reply never says it acted",
+	Level:    2,
+	Applies:  func(c Capabilities) bool { return c.EffectField },
+	Probes:   sequentialProbes,
+	Eval:     evalEffectField,
+}
+
 var actingEffects = map[string]bool{"created": true, "updated": true, "deleted": true}
 
 // expectedEffect says what an ok attempt's effect field should be, judged
@@ -76,14 +85,29 @@ func evalEffectField(r *Record) ([]Finding, bool) {
 		}
 		return t
 	}
+	readJudged := false
 	for i := range r.Intents {
 		in := &r.Intents[i]
-		if in.Role == RoleMismatch || in.Role == RoleBadSignature || len(in.Attempts) == 0 {
+		if in.Role == RoleMismatch || in.Role == RoleBadSignature || in.Role == RoleOtherOperation || in.Role == RoleOtherCaller || len(in.Attempts) == 0 {
 			continue // whether that should have been accepted is key.mismatch's concern
 		}
 		for j := range in.Attempts {
 			a := &in.Attempts[j]
 			if a.Outcome != OK {
+				continue
+			}
+			if !in.Mutating {
+				// A read needs no effect field: there is nothing to tell
+				// apart. One that says it acted misleads, and is judged.
+				readJudged = true
+				if a.HasEffect && actingEffects[a.Effect] {
+					t := get(in.Operation)
+					t.ok++
+					t.wrong++
+					t.wrongSaid[a.Effect]++
+					t.wrongExp["noop"]++
+					t.example(in)
+				}
 				continue
 			}
 			t := get(in.Operation)
@@ -99,8 +123,6 @@ func evalEffectField(r *Record) ([]Finding, bool) {
 				continue // dryrun judges would_* values
 			case a.Burst:
 				continue // copies run together: which one acted cannot be told
-			case !in.Mutating:
-				want = "noop"
 			default:
 				want = expectedEffect(r, in, j)
 			}
@@ -115,7 +137,7 @@ func evalEffectField(r *Record) ([]Finding, bool) {
 	}
 	var fs []Finding
 	ops := sortedKeys(tallies)
-	applicable := false
+	applicable := readJudged
 	for _, op := range ops {
 		t := tallies[op]
 		if t.ok > 0 {

@@ -6,6 +6,14 @@ import (
 	"github.com/idemcheck/idemcheck/fakes"
 )
 
+var exactlyOnce = Invariant{
+	ID:       CheckExactlyOnce,
+	Property: "no acknowledged intent is without its effect, and no single call causes two",
+	Level:    1,
+	Probes:   sequentialProbes,
+	Eval:     evalExactlyOnce,
+}
+
 // evalExactlyOnce finds lost effects (an acknowledged intent with none) and
 // single calls that acted twice. Duplicates caused by retries belong to the
 // retry checks, merges of distinct keys to key.distinct, a dry run that

@@ -2,6 +2,55 @@ package harness
 
 import "fmt"
 
+var keyMismatch = Invariant{
+	ID:       CheckKeyMismatch,
+	Property: "the same key with a different payload is rejected and causes no effect",
+	Level:    3,
+	Applies:  func(c Capabilities) bool { return c.Keys },
+	Probes: func(pc ProbeContext) []Probe {
+		if !pc.Op.Mutating || len(pc.Op.Inputs) == 0 {
+			return nil
+		}
+		b := Fresh(RoleMismatch, pc.Op.Name)
+		b.KeyFrom, b.InputsFrom, b.Change = 0, 0, true
+		return []Probe{{Name: "key reuse with another payload", Steps: []Step{Fresh(RolePlain, pc.Op.Name), b}}}
+	},
+	Skip: func(*Record) string { return "no mutating operation has inputs to vary" },
+	Eval: evalKeyMismatch,
+}
+
+var keyRequired = Invariant{
+	ID:       CheckKeyRequired,
+	Property: "a mutating call without a key is refused, or de-duplicated by the framework",
+	Level:    3,
+	Applies:  func(c Capabilities) bool { return c.Keys },
+	Probes: func(pc ProbeContext) []Probe {
+		if !pc.Op.Mutating {
+			return nil
+		}
+		s := Fresh(RoleNoKey, pc.Op.Name)
+		s.NoKey, s.Repeat = true, 2
+		return []Probe{{Name: "no key", Steps: []Step{s}}}
+	},
+	Eval: evalKeyRequired,
+}
+
+var keyDistinct = Invariant{
+	ID:       CheckKeyDistinct,
+	Property: "two intents with distinct keys and identical inputs cause two effects",
+	Level:    1,
+	Optional: true,
+	Probes: func(pc ProbeContext) []Probe {
+		if !pc.Op.Mutating {
+			return nil
+		}
+		b := Fresh(RoleTwin, pc.Op.Name)
+		b.InputsFrom = 0
+		return []Probe{{Name: "distinct keys, same inputs", Steps: []Step{Fresh(RolePlain, pc.Op.Name), b}}}
+	},
+	Eval: evalKeyDistinct,
+}
+
 func evalKeyMismatch(r *Record) ([]Finding, bool) {
 	var fs []Finding
 	ins := intentsByRole(r, RoleMismatch)
@@ -13,7 +62,7 @@ func evalKeyMismatch(r *Record) ([]Finding, bool) {
 			continue
 		}
 		effs := r.EffectsOf(in)
-		a := in.Attempts[len(in.Attempts)-1]
+		a := mismatchVerdict(in)
 		var msg string
 		switch {
 		case len(effs) > 0:
@@ -30,6 +79,23 @@ func evalKeyMismatch(r *Record) ([]Finding, bool) {
 		fs = append(fs, Finding{Check: CheckKeyMismatch, Severity: Minor, Operation: in.Operation, Message: msg, Evidence: evidence(r, origin, in)})
 	}
 	return fs, len(ins) > 0
+}
+
+// mismatchVerdict returns the attempt that says how the target answered a
+// reused key with another payload: an acceptance wherever it came, else a
+// definite refusal, else the last attempt. A generated trial may retry the
+// request after its refusal, under a fault that loses that reply; the lost
+// reply does not undo the refusal.
+func mismatchVerdict(in *Intent) Attempt {
+	if a := in.FirstOK(); a != nil {
+		return *a
+	}
+	for _, a := range in.Attempts {
+		if a.Outcome == Fail {
+			return a
+		}
+	}
+	return in.Attempts[len(in.Attempts)-1]
 }
 
 func evalKeyRequired(r *Record) ([]Finding, bool) {

@@ -2,6 +2,14 @@ package harness
 
 import "fmt"
 
+var replayConsistent = Invariant{
+	ID:       CheckReplayConsistent,
+	Property: "every replay returns the first reply's status and identity",
+	Level:    2,
+	Probes:   sequentialProbes,
+	Eval:     evalReplayConsistent,
+}
+
 func evalReplayConsistent(r *Record) ([]Finding, bool) {
 	var fs []Finding
 	applicable := false

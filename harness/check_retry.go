@@ -1,6 +1,28 @@
 package harness
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/idemcheck/idemcheck/faults"
+)
+
+var retrySequential = Invariant{
+	ID:       CheckRetrySequential,
+	Property: "the same key sent twice causes one effect, and the second reply is a successful replay",
+	Level:    1,
+	Probes:   sequentialProbes,
+	Eval:     evalRetrySequential,
+}
+
+var retryAfterFault = Invariant{
+	ID:       CheckRetryAfterFault,
+	Property: "after each fault, retrying with the same key until success leaves exactly one effect",
+	Level:    2,
+	Faults:   []faults.Class{faults.ClassClient, faults.ClassProxy, faults.ClassDownstream},
+	Probes:   faultProbes,
+	Skip:     faultSkip,
+	Eval:     evalRetryAfterFault,
+}
 
 func evalRetrySequential(r *Record) ([]Finding, bool) {
 	var fs []Finding

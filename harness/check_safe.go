@@ -6,6 +6,23 @@ import (
 	"github.com/idemcheck/idemcheck/fakes"
 )
 
+var safeReadOnly = Invariant{
+	ID:       CheckSafeReadOnly,
+	Property: "safe operations cause no effects",
+	Level:    1,
+	Optional: true,
+	Probes: func(pc ProbeContext) []Probe {
+		if pc.Op.Mutating {
+			return nil
+		}
+		s := Fresh(RoleRead, pc.Op.Name)
+		s.Repeat = 2
+		return []Probe{{Name: "safe call", Steps: []Step{s}}}
+	},
+	Skip: func(*Record) string { return "the target has no safe operation" },
+	Eval: evalSafeReadOnly,
+}
+
 // evalSafeReadOnly counts the effects attributed to a safe call's marker
 // and every effect recorded while it ran (probes run one attempt at a time,
 // so nothing else could have caused those).

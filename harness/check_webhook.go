@@ -2,6 +2,44 @@ package harness
 
 import "fmt"
 
+var webhookSignature = Invariant{
+	ID:       CheckWebhookSignature,
+	Property: "a delivery with a bad signature is refused (4xx), causes no effect, and does not consume the event id",
+	Level:    2,
+	Applies:  func(c Capabilities) bool { return c.Signatures },
+	Probes: func(pc ProbeContext) []Probe {
+		if !pc.Op.Mutating || !pc.Caps.Signatures {
+			return nil
+		}
+		bad := Fresh(RoleBadSignature, pc.Op.Name)
+		bad.BadSignature = true
+		genuine := Fresh(RoleAfterBadSignature, pc.Op.Name)
+		genuine.KeyFrom, genuine.InputsFrom, genuine.UntilOK = 0, 0, true
+		return []Probe{{Name: "forged, then genuine delivery", Steps: []Step{bad, genuine}}}
+	},
+	Eval: evalWebhookSignature,
+}
+
+var webhookOrder = Invariant{
+	ID:       CheckWebhookOrder,
+	Property: "events delivered in another order than they were made are each processed exactly once",
+	Level:    2,
+	Applies:  func(c Capabilities) bool { return c.Reorder },
+	Probes: func(pc ProbeContext) []Probe {
+		if !pc.Op.Mutating || !pc.Caps.Reorder {
+			return nil
+		}
+		var steps []Step
+		for i := 0; i < 3; i++ {
+			s := Fresh(RoleOutOfOrder, pc.Op.Name)
+			s.UntilOK = true
+			steps = append(steps, s)
+		}
+		return []Probe{{Name: "three events, delivered newest first", Steps: steps, Reversed: true}}
+	},
+	Eval: evalWebhookOrder,
+}
+
 // evalWebhookSignature judges forged deliveries and the genuine delivery
 // of the same event that follows each.
 func evalWebhookSignature(r *Record) ([]Finding, bool) {

@@ -89,26 +89,32 @@ func TestChecks(t *testing.T) {
 			}
 		})
 	}
-	assert.Len(t, harness.Checks(), 15)
+	assert.Len(t, harness.Checks(), 21)
 	assert.Len(t, tables, len(harness.Checks()), "a table for a check that does not exist")
 }
 
 func checkTables() map[string][]checkCase {
 	return map[string][]checkCase{
 		harness.CheckWebhookSignature:     webhookSignatureCases(),
+		harness.CheckIETFDraft:            ietfDraftCases(),
 		harness.CheckWebhookOrder:         webhookOrderCases(),
 		harness.CheckRetrySequential:      retrySequentialCases(),
 		harness.CheckRetryAfterFault:      retryAfterFaultCases(),
+		harness.CheckRetryLate:            retryLateCases(),
 		harness.CheckConcurrentDuplicates: concurrentCases(),
 		harness.CheckCrashRecovery:        crashCases(),
 		harness.CheckDownstream:           downstreamCases(),
 		harness.CheckKeyMismatch:          keyMismatchCases(),
 		harness.CheckKeyRequired:          keyRequiredCases(),
 		harness.CheckKeyDistinct:          keyDistinctCases(),
+		harness.CheckKeyScope:             keyScopeCases(),
 		harness.CheckReplayConsistent:     replayCases(),
 		harness.CheckEffectField:          effectFieldCases(),
 		harness.CheckDryRun:               dryRunCases(),
 		harness.CheckSafeReadOnly:         safeCases(),
+		harness.CheckMCPReadOnlyHint:      mcpReadOnlyCases(),
+		harness.CheckMCPIdempotentHint:    mcpIdempotentCases(),
+		harness.CheckMCPAnnotations:       mcpAnnotationsCases(),
 		harness.CheckExactlyOnce:          exactlyOnceCases(),
 	}
 }
@@ -316,11 +322,29 @@ func concurrentCases() []checkCase {
 			}(),
 			fail: map[string][]harness.Severity{harness.CheckConcurrentDuplicates: {critical, major, major}},
 			msgs: map[string][]string{harness.CheckConcurrentDuplicates: {
-				"3 same-key requests released together caused 2 effects",
-				"answered as 2 different results (ord_3×1, ord_4×1)",
-				"never completed",
+				"charge: duplicated in 1 of 3 bursts of 3 same-key requests released together (2 effects in all; the worst burst caused 2 effects",
+				"in 1 of 3 bursts of 3 same-key requests released together the copies were answered as different results (e.g. ord_3×1, ord_4×1)",
+				"after 1 of 3 bursts of 3 same-key requests the intent never completed",
 			}},
 			pass: []string{harness.CheckExactlyOnce, harness.CheckEffectField},
+		},
+		{
+			why: "several bursts of one operation: one finding that gives the rate, the worst burst as the example",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(burstR, opCharge)
+				b.burst(i, []harness.Attempt{ok(201, "created", "ord_1"), ok(201, "created", "ord_2")}, mine(), mine())
+				j := b.intent(burstR, opCharge)
+				b.burst(j, []harness.Attempt{ok(201, "created", "ord_3"), failed(409)}, mine())
+				b.try(j, ok(201, "noop", "ord_3"))
+				k := b.intent(burstR, opCharge)
+				b.burst(k, []harness.Attempt{ok(201, "created", "ord_4"), ok(201, "created", "ord_5"), ok(201, "created", "ord_6")}, mine(), mine(), mine())
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckConcurrentDuplicates: {critical}},
+			msgs: map[string][]string{harness.CheckConcurrentDuplicates: {
+				"charge: duplicated in 2 of 3 bursts of 3 same-key requests released together (5 effects in all; the worst burst caused 3 effects",
+			}},
 		},
 		{
 			why: "regression a: burst copies share one ledger window; a copy that says noop while another acted is not an effect.field finding",
@@ -515,6 +539,33 @@ func keyMismatchCases() []checkCase {
 				return b.done()
 			}(),
 			pass: []string{harness.CheckKeyMismatch},
+		},
+		{
+			why: "a mismatch refused with 422, then retried under a crash that lost the reply: judged by the refusal",
+			rec: func() *harness.Record {
+				b := newRec()
+				o := b.intent(plain, opCharge)
+				b.try(o, ok(201, "created", "ord_1"), mine())
+				m := b.intent(mismatch, opCharge, o)
+				b.try(m, failed(422))
+				b.try(m, under("crash-after-reply", unknown(0)))
+				return b.done()
+			}(),
+			pass: []string{harness.CheckKeyMismatch},
+		},
+		{
+			why: "a mismatch refused with 422, then accepted on a retry: reported",
+			rec: func() *harness.Record {
+				b := newRec()
+				o := b.intent(plain, opCharge)
+				b.try(o, ok(201, "created", "ord_1"), mine())
+				m := b.intent(mismatch, opCharge, o)
+				b.try(m, failed(422))
+				b.try(m, ok(201, "noop", "ord_1"))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckKeyMismatch: {minor}},
+			msgs: map[string][]string{harness.CheckKeyMismatch: {"silently replayed the first request's result (ord_1)"}},
 		},
 		{
 			why:   "no key was reused",
@@ -718,6 +769,18 @@ func effectFieldCases() []checkCase {
 				`charge: 1 of 1 successful replies state the wrong effect (said "noop"×1 where created/updated/deleted was due)`,
 			}},
 			pass: []string{harness.CheckSafeReadOnly, harness.CheckExactlyOnce},
+		},
+		{
+			why: "a safe read needs no effect field: its replies without one are no finding",
+			rec: func() *harness.Record {
+				b := newRec()
+				b.try(b.intent(read, opBalance), ok(200, "", ""))
+				b.try(b.intent(read, opBalance), ok(200, "noop", ""))
+				i := b.intent(plain, opCharge)
+				b.try(i, ok(201, "created", "ord_1"), mine()).try(i, ok(201, "noop", "ord_1"))
+				return b.done()
+			}(),
+			pass: []string{harness.CheckEffectField, harness.CheckSafeReadOnly, harness.CheckRetrySequential},
 		},
 		{
 			why: "regression m: an effect recorded during a retry after a forwarded attempt is ambiguous: noop is accepted",
@@ -1063,6 +1126,7 @@ func TestEvaluateHonoursEnabledChecks(t *testing.T) {
 	i := b.intent(plain, opCharge)
 	b.try(i, ok(201, "created", "ord_1"), mine()).try(i, ok(201, "created", "ord_2"), mine())
 	rec := b.done()
+	rec.Target.Capabilities = &harness.Capabilities{Keys: true, EffectField: true, DryRun: true, Burst: true, Restart: true, Signatures: true, Reorder: true, Annotations: true, Profile: harness.ProfileIETFDraft}
 	rec.Checks = []string{harness.CheckExactlyOnce}
 	results, found := verdicts(t, rec)
 	assert.Empty(t, found[harness.CheckRetrySequential], "a disabled check reports nothing")
@@ -1101,4 +1165,58 @@ func TestRetrySequentialJudgesRetriesOfLostIntents(t *testing.T) {
 	if len(found[harness.CheckRetrySequential]) == 0 {
 	}
 	runCheckCase(t, tc)
+}
+
+// twoOps are a record's operations when a key crosses from one mutating
+// operation to another.
+func twoOps() []harness.Operation {
+	return append(recordOps(), harness.Operation{Name: opRefund, Mutating: true, DryRun: true})
+}
+
+const opRefund = "refund"
+
+func keyScopeCases() []checkCase {
+	return []checkCase{
+		{
+			why: "the key of a charge sent to refund is answered with the charge's stored reply: minor (as key.mismatch), and not exactly-once's too",
+			rec: func() *harness.Record {
+				b := newRec(twoOps()...)
+				i := b.intent(plain, opCharge)
+				b.try(i, ok(201, "created", "ord_1"), mine())
+				b.try(b.intent(otherOp, opRefund, i), ok(201, "noop", "ord_1"))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckKeyScope: {minor}},
+			msgs: map[string][]string{harness.CheckKeyScope: {"refund: a key first used on charge was answered with charge's stored reply (201, ord_1)"}},
+			pass: []string{harness.CheckExactlyOnce, harness.CheckEffectField},
+		},
+		{
+			why: "keys scoped per operation: the refund with the charge's key runs on its own",
+			rec: func() *harness.Record {
+				b := newRec(twoOps()...)
+				i := b.intent(plain, opCharge)
+				b.try(i, ok(201, "created", "ord_1"), mine())
+				b.try(b.intent(otherOp, opRefund, i), ok(201, "created", "rf_1"), mine())
+				return b.done()
+			}(),
+			pass: []string{harness.CheckKeyScope, harness.CheckExactlyOnce},
+		},
+		{
+			why: "the reuse refused with 422 is honest",
+			rec: func() *harness.Record {
+				b := newRec(twoOps()...)
+				i := b.intent(plain, opCharge)
+				b.try(i, ok(201, "created", "ord_1"), mine())
+				b.try(b.intent(otherOp, opRefund, i), failed(422))
+				return b.done()
+			}(),
+			pass: []string{harness.CheckKeyScope},
+		},
+		{
+			why:   "one mutating operation: nothing to cross into",
+			rec:   sequentialOK(),
+			skip:  []string{harness.CheckKeyScope},
+			notes: map[string]string{harness.CheckKeyScope: "the target has fewer than two mutating operations"},
+		},
+	}
 }

@@ -4,11 +4,12 @@ import (
 	"github.com/idemcheck/idemcheck/harness"
 )
 
-// hook makes a hand-built record a webhook handler's: the conventions it
-// does not have are not applicable, as the webhook adapter declares.
+// hook makes a hand-built record a webhook handler's: it signs and
+// reorders deliveries, and has none of the conventions of a keyed API, as
+// the webhook adapter declares.
 func hook(r *harness.Record) *harness.Record {
 	r.Target.Kind = "webhook"
-	r.Target.NotApplicable = []string{harness.CheckKeyRequired, harness.CheckKeyMismatch, harness.CheckDryRun, harness.CheckEffectField}
+	r.Target.Capabilities = &harness.Capabilities{Signatures: true, Reorder: true, Burst: true}
 	return r
 }
 

@@ -3,15 +3,20 @@
 // runner that drives a target through probes under faults, the checks that
 // turn what happened into findings, and the rubric that scores a target 0–3.
 //
-// The vocabulary is the one of DESIGN.md: an intent is one logical request
-// meant to happen exactly once; each try at it is an attempt, with the same
-// idempotency key, perhaps under a fault, whose outcome is ok, fail or info
-// (unknown). Each intent carries a unique marker that the target passes to
-// its downstream calls, so the fakes attribute every side effect (an Effect
-// in the ledger) to the intent that caused it.
+// An intent is one logical request meant to happen exactly once; each try at
+// it is an [Attempt], with the same idempotency key, perhaps under a fault,
+// whose [Outcome] is ok, fail or info (unknown). Each [Intent] carries a
+// unique marker that the target passes to its downstream calls, so the fakes
+// attribute every side effect (an effect in the ledger) to the intent that
+// caused it.
 //
-// Programs call Verify; adapters (targets/http, …) implement Target; the
-// checks are values of type Check listed by Checks. A Record (one target's
-// history plus ledger) is the single record of a run: it is what checks read,
-// and what reports render.
+// Programs call [Verify] (or [Check] from a test) with one [Spec] per
+// target; adapters (targets/http, targets/cli, …) implement [Target] and
+// say what the target can do in [TargetInfo.Capabilities]. The checks are
+// values of type [Invariant], one per check_*.go file, listed by [Checks];
+// each declares its rubric level, the probes it needs and how it judges a
+// [Record] (see CREATING_CHECKS.md). A Record (one target's history plus
+// ledger) is the single record of a run: it is what checks read, what
+// [Result.WriteJSON] saves as result.json, and what [ReadResult] and
+// [Merge] read back to re-score.
 package harness

@@ -44,6 +44,8 @@ type shopConfig struct {
 	downstreamRetry bool // a failed downstream charge is retried by the shop itself
 	plainOnly       bool // the adapter can neither crash nor burst the shop
 	burstNothing    bool // Burst returns no replies at all
+	readNoEffect    bool // the safe operation's replies carry no effect field
+	readNotFound    bool // the safe operation answers 404 (nothing to find)
 
 	// onCall, if set, runs at the start of every Call.
 	onCall func(ctx context.Context, c harness.Call)
@@ -267,6 +269,12 @@ func (s *memShop) serve(c harness.Call, gate func()) harness.Reply {
 			if s.dead(gen) {
 				return crashed()
 			}
+		}
+		switch {
+		case s.cfg.readNotFound:
+			return s.reply(404, "", "", "no such customer")
+		case s.cfg.readNoEffect:
+			return s.reply(200, "", "", "")
 		}
 		return s.reply(200, "noop", "", "")
 	case opCharge:

@@ -3,7 +3,9 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -13,20 +15,26 @@ import (
 // ledger is renumbered after the ones before it, moving that shard's attempt
 // windows with it, so every check judges the merged record as it would the
 // unsharded one. Merging a single result re-scores it.
+//
+// The results must be one run: the same seed and configuration and, when
+// they are shards (Meta.Shard), every shard exactly once; otherwise the
+// merged report would judge part of a run, and Merge says which result is
+// wrong (by its Source, when it was read from a file). The merged result
+// has no gate: apply one (ApplyGate) to judge it.
 func Merge(results ...*Result) (*Result, error) {
 	if len(results) == 0 {
 		return nil, errors.New("merge: no results")
 	}
-	out := &Result{Schema: ResultSchema, Seed: results[0].Seed, Meta: results[0].Meta, Started: results[0].Started}
+	if err := oneRun(results); err != nil {
+		return nil, err
+	}
+	out := &Result{Schema: ResultSchema, Seed: results[0].Seed, Nonce: results[0].Nonce, Meta: results[0].Meta, Started: results[0].Started}
 	out.Meta.Shard = ""
 	byName := map[string]*TargetResult{}
 	var order []string
 	for _, res := range results {
 		if res.Schema != ResultSchema {
 			return nil, fmt.Errorf("merge: schema %q, expected %q", res.Schema, ResultSchema)
-		}
-		if res.Seed != out.Seed {
-			return nil, fmt.Errorf("merge: seeds differ (%d and %d): shards of one run share its seed", out.Seed, res.Seed)
 		}
 		if res.Started.Before(out.Started) {
 			out.Started = res.Started
@@ -55,6 +63,7 @@ func Merge(results ...*Result) (*Result, error) {
 		}
 		out.Targets = append(out.Targets, *t)
 	}
+	out.MarkPartial() // a run restricted by --only stays partial when re-scored
 	return out, nil
 }
 
@@ -69,6 +78,11 @@ func mergeTarget(m *TargetResult, t TargetResult) error {
 		m.Error += t.Error
 	}
 	m.Duration = max(m.Duration, t.Duration)
+	// What generated trials showed is kept (Score counts its findings): the
+	// first shard's that has a counterexample, else the first one's.
+	if t.Scenario != nil && (m.Scenario == nil || m.Scenario.Counterexample == nil && t.Scenario.Counterexample != nil) {
+		m.Scenario = t.Scenario
+	}
 	if t.Record == nil {
 		return nil
 	}
@@ -103,6 +117,12 @@ func mergeTarget(m *TargetResult, t TargetResult) error {
 		m.Record.Ledger = append(m.Record.Ledger, e)
 	}
 	m.Record.Unsupported = union(m.Record.Unsupported, t.Record.Unsupported)
+	for f, why := range t.Record.UnsupportedWhy {
+		if m.Record.UnsupportedWhy == nil {
+			m.Record.UnsupportedWhy = map[string]string{}
+		}
+		m.Record.UnsupportedWhy[f] = why
+	}
 	return nil
 }
 
@@ -116,4 +136,73 @@ func union(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// oneRun checks that results are one run: the same seed and
+// configuration, and, when they are shards, every shard exactly once.
+func oneRun(rs []*Result) error {
+	name := func(i int) string {
+		if rs[i].Source != "" {
+			return rs[i].Source
+		}
+		return fmt.Sprintf("result %d", i+1)
+	}
+	for i := 1; i < len(rs); i++ {
+		if rs[i].Seed != rs[0].Seed {
+			return fmt.Errorf("%s (seed %d) and %s (seed %d) are not from one run: seeds differ, and the shards of a run share its seed", name(0), rs[0].Seed, name(i), rs[i].Seed)
+		}
+		if a, b := rs[0].Meta.ConfigDigest, rs[i].Meta.ConfigDigest; a != "" && b != "" && a != b {
+			return fmt.Errorf("%s and %s were made with different configurations (sha256 %.12s… and %.12s…)", name(0), name(i), a, b)
+		}
+	}
+	if len(rs) == 1 && rs[0].Meta.Shard == "" {
+		return nil
+	}
+	n := 0
+	seen := map[int]string{}
+	for i, r := range rs {
+		if r.Meta.Shard == "" {
+			return fmt.Errorf("%s is a whole run, not a shard: merge only the shards of one run", name(i))
+		}
+		si, sn, err := ParseShard(r.Meta.Shard)
+		if err != nil {
+			return fmt.Errorf("%s: meta.shard: %w", name(i), err)
+		}
+		if n == 0 {
+			n = sn
+		}
+		if sn != n {
+			return fmt.Errorf("%s is shard %s but %s is shard %s: the shards of a run share n", name(0), rs[0].Meta.Shard, name(i), r.Meta.Shard)
+		}
+		if prev, dup := seen[si]; dup {
+			return fmt.Errorf("%s and %s are both shard %d/%d: their probes would be in two shards", prev, name(i), si, n)
+		}
+		seen[si] = name(i)
+	}
+	var missing []string
+	for i := 1; i <= n; i++ {
+		if _, ok := seen[i]; !ok {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, n))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("shard(s) %s missing: the merged report would judge part of the run", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+var shardPattern = regexp.MustCompile(`^([0-9]+)/([0-9]+)$`)
+
+// ParseShard parses a shard "i/n" (1 ≤ i ≤ n).
+func ParseShard(s string) (i, n int, err error) {
+	m := shardPattern.FindStringSubmatch(s)
+	if m == nil {
+		return 0, 0, fmt.Errorf("%q is not i/n (e.g. 2/4)", s)
+	}
+	i, err1 := strconv.Atoi(m[1])
+	n, err2 := strconv.Atoi(m[2])
+	if err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("%q: expected 1 ≤ i ≤ n", s)
+	}
+	return i, n, nil
 }

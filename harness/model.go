@@ -6,6 +6,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/keys"
 )
 
 // Outcome is what an attempt's caller can know about it (Jepsen's model).
@@ -30,6 +31,38 @@ type Operation struct {
 	DryRun bool `json:"dry_run,omitempty"`
 	// Inputs are the generated values the operation's request uses.
 	Inputs map[string]Input `json:"inputs,omitempty"`
+	// Annotations are what the operation claims about itself (an MCP
+	// tool's annotations); nil when it claims nothing. Mutating is what
+	// the harness tests it as: when the configuration overrides the
+	// annotations, the two disagree (see Annotations.Disagree).
+	Annotations *Annotations `json:"annotations,omitempty"`
+	// Deletes is true when the operation removes things (its name says
+	// so), for the destructiveHint rule of mcp.annotations.
+	Deletes bool `json:"deletes,omitempty"`
+}
+
+// Annotations are the behaviour an operation claims, as an MCP tool's
+// annotations state it (readOnlyHint, idempotentHint, destructiveHint,
+// openWorldHint). They are hints a caller may rely on; the mcp.* checks
+// verify them.
+type Annotations struct {
+	// ReadOnly: calling it changes nothing.
+	ReadOnly bool `json:"read_only"`
+	// Idempotent: calling it again with the same arguments has no
+	// further effect.
+	Idempotent bool `json:"idempotent"`
+	// Destructive: it may destroy or overwrite things; nil when unsaid
+	// (MCP's default is then true).
+	Destructive *bool `json:"destructive,omitempty"`
+	// OpenWorld: it reaches outside its own domain; nil when unsaid.
+	OpenWorld *bool `json:"open_world,omitempty"`
+}
+
+// Disagree reports whether op is tested as mutating although its
+// annotations say read-only, or the other way round: the configuration
+// overrode them.
+func (op Operation) Disagree() bool {
+	return op.Annotations != nil && op.Mutating == op.Annotations.ReadOnly
 }
 
 // Input says how to generate one input value.
@@ -49,10 +82,66 @@ type TargetInfo struct {
 	// Kind is the adapter: http, cli, mcp, webhook, container.
 	Kind       string      `json:"kind"`
 	Operations []Operation `json:"operations"`
-	// NotApplicable lists the checks whose convention this kind of target
-	// does not have (a webhook handler has no effect field or dry run).
-	// They are reported as skipped and do not hold the score down.
-	NotApplicable []string `json:"not_applicable,omitempty"`
+	// Capabilities says what the target can do; nil means
+	// DefaultCapabilities. The checks whose convention the target lacks
+	// are reported as not applicable and do not hold the score down.
+	Capabilities *Capabilities `json:"capabilities,omitempty"`
+	// Request names what an operation's request is made of, for messages
+	// ("arguments" for a command); empty means "method, path, body".
+	Request string `json:"request,omitempty"`
+}
+
+// Capabilities says what a target can do. The harness asks it, never the
+// target's kind, which checks apply and which probes can be made.
+//
+// A target declares the conventions it follows (Keys, EffectField,
+// DryRun). The abilities that an interface shows (Burst, Restart,
+// Signatures, Reorder) are filled in by the harness from the interfaces
+// the target implements (Burster, Crasher, Signer, Reorderer), whatever the
+// target declares.
+type Capabilities struct {
+	// Keys: the caller chooses the idempotency key beside the payload (a
+	// header, a flag), so it may leave it out or reuse it with another
+	// payload (key.required, key.mismatch).
+	Keys bool `json:"keys,omitempty"`
+	// EffectField: successful replies say what they did (effect.field).
+	EffectField bool `json:"effect_field,omitempty"`
+	// DryRun: the target's kind has a dry-run convention (dryrun);
+	// Operation.DryRun says which operations offer one.
+	DryRun bool `json:"dry_run,omitempty"`
+	// Burst: copies of one call can be sent at once (Burster).
+	Burst bool `json:"burst,omitempty"`
+	// Restart: the harness can kill and restart the target (Crasher, and a
+	// crash fault it supports).
+	Restart bool `json:"restart,omitempty"`
+	// Signatures: calls are signed and can be sent forged (Signer).
+	Signatures bool `json:"signatures,omitempty"`
+	// Reorder: calls can be delivered newest first (Reorderer).
+	Reorder bool `json:"reorder,omitempty"`
+	// Annotations: operations state how they behave (an MCP server's
+	// tool annotations), and the mcp.* checks hold them to it.
+	Annotations bool `json:"annotations,omitempty"`
+	// Callers: how many callers' credentials the target was given; with
+	// two or more, key.scope sends one key from two callers.
+	Callers int `json:"callers,omitempty"`
+	// Profile names a published convention the target declares it follows
+	// and asks to be held to: ProfileIETFDraft, or "" for none.
+	Profile string `json:"profile,omitempty"`
+}
+
+// DefaultCapabilities are the conventions of an idempotent API that takes
+// its key beside the payload: keys, an effect field and dry runs.
+func DefaultCapabilities() Capabilities {
+	return Capabilities{Keys: true, EffectField: true, DryRun: true}
+}
+
+// Caps returns the target's capabilities, DefaultCapabilities when it
+// declares none.
+func (ti TargetInfo) Caps() Capabilities {
+	if ti.Capabilities == nil {
+		return DefaultCapabilities()
+	}
+	return *ti.Capabilities
 }
 
 // Operation returns the operation called name.
@@ -77,6 +166,9 @@ type Call struct {
 	DryRun bool
 	// Fault is injected into this attempt; nil for none.
 	Fault faults.Fault
+	// Caller is which of the target's callers sends it (0: the first,
+	// or the only one); see Capabilities.Callers.
+	Caller int
 }
 
 // Vars returns the template variables of the call: key, marker, input.NAME.
@@ -170,8 +262,9 @@ type Env struct {
 	RunID string
 }
 
-// FakeStarter starts one fake writing to ledger.
-type FakeStarter func(ctx context.Context, ledger *fakes.Ledger) (fakes.Fake, error)
+// FakeStarter starts one fake writing to ledger; each fake package
+// exports one (payments.Starter, email.Starter, webhooks.Starter).
+type FakeStarter = fakes.Starter
 
 // Spec says how to start a target and the fakes it needs.
 type Spec struct {
@@ -181,6 +274,17 @@ type Spec struct {
 	Fakes []FakeStarter
 	// Start starts the target once the fakes run.
 	Start func(ctx context.Context, env *Env) (Target, error)
+	// Observers count effects in the target's own data, beside or
+	// instead of the fakes (see EffectObserver).
+	Observers []ObserverStarter
+	// KeyFormat is the shape of the idempotency keys the target is sent;
+	// the zero value is keys.Token.
+	KeyFormat keys.Format
+	// Options tune this target only, over the run's (e.g. fewer bursts
+	// for a CLI tool, whose every burst copy is a process of its own).
+	// Options that concern the whole run (seed, parallelism, shards,
+	// progress) are ignored here.
+	Options []Option
 }
 
 // Role says why the harness made an intent, so each check judges the
@@ -208,11 +312,21 @@ const (
 	RoleBurst Role = "burst"
 	// RoleBadSignature: a delivery with a wrong signature.
 	RoleBadSignature Role = "bad-signature"
+	// RoleOtherOperation: the key of Related, an intent of another
+	// operation, sent to this one.
+	RoleOtherOperation Role = "other-operation"
+	// RoleOtherCaller: the key of Related sent to the same operation by
+	// another caller (Intent.Caller).
+	RoleOtherCaller Role = "other-caller"
 	// RoleAfterBadSignature: the genuine delivery of the same event, after
 	// the forged one (Related).
 	RoleAfterBadSignature Role = "after-bad-signature"
 	// RoleOutOfOrder: one of several events delivered newest first.
 	RoleOutOfOrder Role = "out-of-order"
+	// RoleHinted: a keyless call to an operation annotated read-only that
+	// the configuration tests as mutating, made as an agent trusting the
+	// hint would.
+	RoleHinted Role = "hinted"
 )
 
 // Intent is one logical request and every attempt made at it.
@@ -227,11 +341,18 @@ type Intent struct {
 	Inputs    map[string]string `json:"inputs,omitempty"`
 	// Related is the intent this one is defined against (0 for none).
 	Related int `json:"related,omitempty"`
+	// Caller is which of the target's callers sends the intent (0 for the
+	// first or only one).
+	Caller int `json:"caller,omitempty"`
 	// GaveUp is true when the client chose to stop retrying before the
 	// intent succeeded (generated trials do); no check then expects it to
 	// complete.
-	GaveUp   bool      `json:"gave_up,omitempty"`
-	Attempts []Attempt `json:"attempts"`
+	GaveUp bool `json:"gave_up,omitempty"`
+	// Waited is how long at least passed between the intent's success
+	// and its late retry, as the run asked (retry.late); 0 when it asked
+	// for no wait.
+	Waited   time.Duration `json:"waited,omitempty"`
+	Attempts []Attempt     `json:"attempts"`
 }
 
 // Attempt is one try at an intent.
@@ -271,12 +392,10 @@ type Record struct {
 	Faults []string `json:"faults"`
 	// Unsupported lists faults the adapter could not inject.
 	Unsupported []string `json:"unsupported,omitempty"`
+	// UnsupportedWhy says, for each fault of Unsupported, why.
+	UnsupportedWhy map[string]string `json:"unsupported_why,omitempty"`
 	// Shard is "i/n" when this record is one shard of a run, "" when whole.
 	Shard string `json:"shard,omitempty"`
-	// CanCrash and CanBurst say whether the target could be killed and
-	// restarted, and sent bursts.
-	CanCrash bool `json:"can_crash,omitempty"`
-	CanBurst bool `json:"can_burst,omitempty"`
 }
 
 // EffectsOf returns the effects attributed to the intent's marker.
@@ -323,26 +442,34 @@ func (in *Intent) FaultClass() string {
 	return in.Attempts[0].FaultClass
 }
 
-// Owner returns the check that judges the intent's retries: crash.recovery
-// if any attempt crashed the target, downstream.propagation if any met an
-// ambiguous downstream fault, retry.after-fault for any other fault, and
-// retry.sequential when none was faulted.
+// Owner returns the check that judges the intent's retries: the check
+// that owns the class of its most disruptive fault (see Invariant.Faults),
+// and retry.sequential when no attempt was faulted.
 func (in *Intent) Owner() string {
-	owner := CheckRetrySequential
+	owner, weight := CheckRetrySequential, 0
 	for _, a := range in.Attempts {
-		switch a.FaultClass {
-		case "crash":
-			return CheckCrashRecovery
-		case "downstream-ambiguous":
-			owner = CheckDownstream
-		case "":
-		default:
-			if owner == CheckRetrySequential {
-				owner = CheckRetryAfterFault
-			}
+		if a.FaultClass == "" {
+			continue
+		}
+		if w := classWeight(faults.Class(a.FaultClass)); w > weight {
+			owner, weight = faultOwner(faults.Class(a.FaultClass)), w
 		}
 	}
 	return owner
+}
+
+// classWeight orders fault classes by how much they disturb an intent: a
+// crash outweighs an ambiguous downstream failure, which outweighs any
+// other fault. When an intent met several, the heaviest decides who judges
+// it.
+func classWeight(c faults.Class) int {
+	switch c {
+	case faults.ClassCrash:
+		return 3
+	case faults.ClassDownstreamAmbiguous:
+		return 2
+	}
+	return 1
 }
 
 // Faulted reports whether any attempt was made under a fault.

@@ -2,9 +2,12 @@ package harness
 
 import (
 	"io"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/keys"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
 
@@ -15,14 +18,28 @@ const (
 	DefaultParallel    = 4
 	DefaultStuckWait   = time.Second
 	DefaultBurst       = 20
+	DefaultBursts      = 10
+	// DefaultMinScore is the score a run asks of every target unless told
+	// otherwise (Check without WithMinScore; idemcheck run and report
+	// without --min-score): the rubric's top level.
+	DefaultMinScore = 3
 )
 
 // Options tune a run. The zero value is usable: every field has a default.
 type Options struct {
 	// Seed drives every random choice (keys, markers, inputs).
 	Seed uint64
+	// Nonce is mixed into every key and marker (see package keys), so
+	// that two runs with the same seed make the same choices but never
+	// send the same keys; 0 draws a fresh one. The result records it.
+	Nonce uint64
 	// Checks are the ids of the checks to run; empty means all.
 	Checks []string
+	// Skip are the ids of checks not to run, of Checks or of all.
+	Skip []string
+	// MinScore is the lowest score Check accepts (see WithMinScore);
+	// Verify ignores it, leaving the verdict to its caller.
+	MinScore int
 	// Faults are tried by retry.after-fault; nil means DefaultFaults().
 	Faults []faults.Fault
 	// MaxAttempts bounds the attempts at one intent.
@@ -36,6 +53,11 @@ type Options struct {
 	StuckWait time.Duration
 	// Burst is how many copies a concurrent.duplicates burst sends.
 	Burst int
+	// Bursts is how many bursts concurrent.duplicates sends per mutating
+	// operation, each with a fresh key, spread across the run after a
+	// warm-up: a race a target wins once (a cold connection pool
+	// serialises the copies) it loses on later bursts.
+	Bursts int
 	// Trials is how many generated trials (see package scenarios) each
 	// target gets after the probes; 0 runs none.
 	Trials int
@@ -48,6 +70,16 @@ type Options struct {
 	Shard, Shards int
 	// Progress, if set, receives one line per target started and finished.
 	Progress io.Writer
+	// LateOptions tune retry.late's late retries (options_late.go).
+	LateOptions
+
+	// minScoreSet says that MinScore was given: otherwise Check requires
+	// DefaultMinScore of a run of every check.
+	minScoreSet bool
+
+	// trialRuns numbers the fresh targets trials run on, so that each gets
+	// keys of its own even when a store outlives the target (see trialRun).
+	trialRuns *atomic.Uint64
 }
 
 // Option changes Options.
@@ -56,8 +88,24 @@ type Option func(*Options)
 // WithSeed sets the seed.
 func WithSeed(seed uint64) Option { return func(o *Options) { o.Seed = seed } }
 
+// WithNonce fixes the run's nonce (see Options.Nonce): a run with the seed
+// and nonce of an earlier one sends byte for byte the same keys and
+// markers.
+func WithNonce(n uint64) Option { return func(o *Options) { o.Nonce = n } }
+
 // WithChecks restricts the run to the checks with these ids.
 func WithChecks(ids ...string) Option { return func(o *Options) { o.Checks = ids } }
+
+// WithSkip runs every check (or every one WithChecks names) but these.
+func WithSkip(ids ...string) Option { return func(o *Options) { o.Skip = ids } }
+
+// WithMinScore makes Check fail the test when the target scores below n
+// (0 to 3; 0 never fails on the score). Without it Check requires
+// DefaultMinScore, unless WithChecks or WithSkip leave checks out: a
+// partial run shows no full score, so its score is reported, not gated.
+func WithMinScore(n int) Option {
+	return func(o *Options) { o.MinScore, o.minScoreSet = n, true }
+}
 
 // WithFaults sets the faults retry.after-fault tries.
 func WithFaults(fs ...faults.Fault) Option { return func(o *Options) { o.Faults = fs } }
@@ -70,6 +118,9 @@ func WithStuckWait(d time.Duration) Option { return func(o *Options) { o.StuckWa
 
 // WithBurst sets how many copies a burst sends.
 func WithBurst(n int) Option { return func(o *Options) { o.Burst = n } }
+
+// WithBursts sets how many bursts are sent per mutating operation.
+func WithBursts(n int) Option { return func(o *Options) { o.Bursts = n } }
 
 // WithTrials runs n generated trials per target after the probes.
 func WithTrials(n int) Option { return func(o *Options) { o.Trials = n } }
@@ -95,6 +146,7 @@ var DefaultFaultNames = []string{
 	faults.NameClientTimeout, faults.NameUnavailableBefore, faults.NameLostResponse, faults.NameReset, faults.NameHang,
 	faults.NameDownstreamFailBefore, faults.NameDownstreamFailAfter, faults.NameDownstreamResetAfter,
 	faults.NameCrashBeforeEffect, faults.NameCrashAfterEffect, faults.NameCrashAfterReply,
+	faults.NameClientDisconnect,
 }
 
 // DefaultFaults returns the faults a run tries by default (DefaultFaultNames).
@@ -112,6 +164,12 @@ func (o *Options) fill() {
 	if o.Faults == nil {
 		o.Faults = DefaultFaults()
 	}
+	if o.Nonce == 0 {
+		o.Nonce = keys.NewNonce()
+	}
+	if o.trialRuns == nil {
+		o.trialRuns = new(atomic.Uint64)
+	}
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = DefaultMaxAttempts
 	}
@@ -127,9 +185,49 @@ func (o *Options) fill() {
 	if o.Burst <= 0 {
 		o.Burst = DefaultBurst
 	}
+	if o.Bursts <= 0 {
+		o.Bursts = DefaultBursts
+	}
+	o.LateOptions.fill()
 	if len(o.Checks) == 0 {
 		for _, c := range Checks() {
 			o.Checks = append(o.Checks, c.ID)
 		}
 	}
+	if len(o.Skip) > 0 {
+		var kept []string
+		for _, id := range o.Checks {
+			if !slices.Contains(o.Skip, id) {
+				kept = append(kept, id)
+			}
+		}
+		o.Checks, o.Skip = kept, nil
+	}
+}
+
+// forTarget returns o with spec's own options applied; the options that
+// concern the whole run keep the run's values.
+func (o Options) forTarget(spec Spec) Options {
+	if len(spec.Options) == 0 {
+		return o
+	}
+	t := o
+	for _, opt := range spec.Options {
+		opt(&t)
+	}
+	t.Seed, t.Nonce, t.Parallel, t.Shard, t.Shards, t.Progress = o.Seed, o.Nonce, o.Parallel, o.Shard, o.Shards, o.Progress
+	t.trialRuns = o.trialRuns
+	t.fill()
+	return t
+}
+
+// gate returns the score Check requires, and false when it requires none.
+func (o *Options) gate() (int, bool) {
+	switch {
+	case o.minScoreSet:
+		return o.MinScore, o.MinScore > 0
+	case len(o.Checks) > 0 || len(o.Skip) > 0:
+		return 0, false
+	}
+	return DefaultMinScore, true
 }

@@ -1,148 +1,200 @@
 package harness
 
 import (
-	"fmt"
 	"sort"
+	"time"
 
 	"github.com/idemcheck/idemcheck/faults"
 )
 
-// step is one intent a probe makes, and how to attempt it.
-type step struct {
-	role Role
-	op   string
-	// keyFrom reuses the key of an earlier step of the probe (-1: fresh).
-	keyFrom int
-	// inputsFrom reuses the inputs of an earlier step (-1: fresh).
-	inputsFrom int
-	// change alters one input of the reused inputs.
-	change bool
-	noKey  bool
-	dryRun bool
-	// fault is injected into the first attempt.
-	fault faults.Fault
-	// repeat is how many attempts are sent whatever their outcome.
-	repeat int
-	// untilOK retries after the first attempt until an attempt is ok.
-	untilOK bool
-	// burst sends that many copies at once as the first attempts.
-	burst int
-	// badSignature sends the first attempt with a wrong signature.
-	badSignature bool
+// Step is one intent a probe makes, and how to attempt it.
+type Step struct {
+	// Role says why the intent is made; checks judge intents by role.
+	Role Role
+	// Op is the operation's name.
+	Op string
+	// KeyFrom reuses the key of an earlier step of the probe (-1: fresh).
+	KeyFrom int
+	// InputsFrom reuses the inputs of an earlier step (-1: fresh).
+	InputsFrom int
+	// Change alters one input of the reused inputs.
+	Change bool
+	// NoKey sends no idempotency key.
+	NoKey bool
+	// DryRun asks for the operation's dry run.
+	DryRun bool
+	// Fault is injected into the first attempt.
+	Fault faults.Fault
+	// Repeat is how many attempts are sent whatever their outcome.
+	Repeat int
+	// UntilOK retries after the first attempt until an attempt is ok.
+	UntilOK bool
+	// Burst sends that many copies at once as the first attempts.
+	Burst int
+	// BadSignature sends the first attempt with a wrong signature.
+	BadSignature bool
+	// Again makes no new intent: the step attempts the intent of step
+	// KeyFrom once more (its key, inputs and marker), with Fault if any.
+	Again bool
+	// WaitSince waits, before the step, until this long has passed since
+	// the intent of step KeyFrom was acknowledged: a timer, cut short
+	// when the run ends.
+	WaitSince time.Duration
+	// Caller is which of the target's callers sends the intent (0 for
+	// the first); Capabilities.Callers says how many there are.
+	Caller int
 }
 
-// probe is a short script of intents that gives some checks something to
+// Fresh returns a step that makes one attempt with a fresh key and fresh
+// inputs.
+func Fresh(role Role, op string) Step {
+	return Step{Role: role, Op: op, KeyFrom: -1, InputsFrom: -1, Repeat: 1}
+}
+
+// Probe is a short script of intents that gives some checks something to
 // judge. Checks judge every intent of the record by its role, so probes and
-// (later) generated scenarios feed the same checks.
-type probe struct {
-	name   string
+// generated trials feed the same checks.
+type Probe struct {
+	// Name says what the probe does; with its operations it keys the
+	// probe's random stream, so it must not change between versions
+	// lightly.
+	Name  string
+	Steps []Step
+	// Reversed delivers the steps' first attempts newest first, together.
+	Reversed bool
+	// Spread places the probe among the others instead of with its
+	// check's: probes that look for a race the target may only lose once
+	// it is warm (connection pools open, caches filled) are spread across
+	// the run.
+	Spread bool
+	// Tail is how many of the last steps run after every other probe of
+	// the run: a probe that waits (Step.WaitSince) lets the others' time
+	// count towards its wait.
+	Tail int
+}
+
+// planned is a probe in the plan, with the checks it serves.
+type planned struct {
+	Probe
 	serves []string
-	steps  []step
-	// reversed delivers the steps' first attempts newest first, together.
-	reversed bool
 }
 
-func fresh(role Role, op string) step {
-	return step{role: role, op: op, keyFrom: -1, inputsFrom: -1, repeat: 1}
+// planProbes asks every enabled check for its probes against each
+// operation (mutating operations first), in the order of checks; a probe
+// that several checks declare alike runs once. The checks that own fault
+// classes are asked together, at the place of the first of them, once per
+// fault in the order the faults were given, so the retries after each fault
+// run in that order whichever check judges them.
+func planProbes(checks []Invariant, info TargetInfo, enabled map[string]bool, fs []faults.Fault, supports func(faults.Fault) bool, burst, bursts int) []planned {
+	var late LateOptions
+	late.fill()
+	return planProbesWith(checks, info, enabled, fs, supports, burst, bursts, late)
 }
 
-// planProbes lists the probes needed by the enabled checks.
-func planProbes(info TargetInfo, enabled map[string]bool, fs []faults.Fault, supports func(faults.Fault) bool, burst int, signer, reorderer bool) []probe {
-	wants := func(ids ...string) bool {
-		for _, id := range ids {
-			if enabled[id] {
-				return true
-			}
-		}
-		return false
+// planProbesWith is planProbes with retry.late's settings.
+func planProbesWith(checks []Invariant, info TargetInfo, enabled map[string]bool, fs []faults.Fault, supports func(faults.Fault) bool, burst, bursts int, late LateOptions) []planned {
+	caps := info.Caps()
+	if !caps.Burst {
+		burst = 0
 	}
-	var ps []probe
+	var ops []Operation
+	for _, op := range info.Operations {
+		if op.Mutating {
+			ops = append(ops, op)
+		}
+	}
 	for _, op := range info.Operations {
 		if !op.Mutating {
-			continue
-		}
-		if wants(CheckRetrySequential, CheckReplayConsistent, CheckEffectField, CheckExactlyOnce) {
-			s := fresh(RolePlain, op.Name)
-			s.repeat = 2
-			ps = append(ps, probe{name: "sequential retry", serves: []string{CheckRetrySequential, CheckReplayConsistent, CheckEffectField}, steps: []step{s}})
-		}
-		for _, f := range fs {
-			check := faultCheck(f)
-			if !wants(check) || !supports(f) {
-				continue
-			}
-			s := fresh(RolePlain, op.Name)
-			s.fault = f
-			s.untilOK = true
-			ps = append(ps, probe{name: "retry after " + f.Name(), serves: []string{check}, steps: []step{s}})
-		}
-		if wants(CheckConcurrentDuplicates) && burst > 1 {
-			s := fresh(RoleBurst, op.Name)
-			s.burst = burst
-			s.untilOK = true
-			ps = append(ps, probe{name: fmt.Sprintf("burst of %d", burst), serves: []string{CheckConcurrentDuplicates}, steps: []step{s}})
-		}
-		if wants(CheckKeyMismatch) && len(op.Inputs) > 0 {
-			b := fresh(RoleMismatch, op.Name)
-			b.keyFrom, b.inputsFrom, b.change = 0, 0, true
-			ps = append(ps, probe{name: "key reuse with another payload", serves: []string{CheckKeyMismatch}, steps: []step{fresh(RolePlain, op.Name), b}})
-		}
-		if wants(CheckKeyRequired) {
-			s := fresh(RoleNoKey, op.Name)
-			s.noKey, s.repeat = true, 2
-			ps = append(ps, probe{name: "no key", serves: []string{CheckKeyRequired}, steps: []step{s}})
-		}
-		if wants(CheckKeyDistinct) {
-			b := fresh(RoleTwin, op.Name)
-			b.inputsFrom = 0
-			ps = append(ps, probe{name: "distinct keys, same inputs", serves: []string{CheckKeyDistinct}, steps: []step{fresh(RolePlain, op.Name), b}})
-		}
-		if wants(CheckWebhookSignature) && signer {
-			bad := fresh(RoleBadSignature, op.Name)
-			bad.badSignature = true
-			genuine := fresh(RoleAfterBadSignature, op.Name)
-			genuine.keyFrom, genuine.inputsFrom, genuine.untilOK = 0, 0, true
-			ps = append(ps, probe{name: "forged, then genuine delivery", serves: []string{CheckWebhookSignature}, steps: []step{bad, genuine}})
-		}
-		if wants(CheckWebhookOrder) && reorderer {
-			var steps []step
-			for i := 0; i < 3; i++ {
-				s := fresh(RoleOutOfOrder, op.Name)
-				s.untilOK = true
-				steps = append(steps, s)
-			}
-			ps = append(ps, probe{name: "three events, delivered newest first", serves: []string{CheckWebhookOrder}, steps: steps, reversed: true})
-		}
-		if wants(CheckDryRun) && op.DryRun {
-			d := fresh(RoleDryRun, op.Name)
-			d.dryRun = true
-			real := fresh(RoleAfterDryRun, op.Name)
-			real.keyFrom, real.inputsFrom = 0, 0
-			ps = append(ps, probe{name: "dry run, then the real request", serves: []string{CheckDryRun}, steps: []step{d, real}})
+			ops = append(ops, op)
 		}
 	}
-	if wants(CheckSafeReadOnly) {
-		for _, op := range info.Operations {
-			if op.Mutating {
-				continue
+	owners := map[faults.Class]Invariant{}
+	byID := map[string]Invariant{}
+	for _, c := range checks {
+		byID[c.ID] = c
+		for _, fc := range c.Faults {
+			if _, ok := owners[fc]; !ok {
+				owners[fc] = c
 			}
-			s := fresh(RoleRead, op.Name)
-			s.repeat = 2
-			ps = append(ps, probe{name: "safe call", serves: []string{CheckSafeReadOnly}, steps: []step{s}})
 		}
 	}
-	return ps
+	var ps []planned
+	at := map[string]int{}
+	add := func(c Invariant, pc ProbeContext) {
+		if !enabled[c.ID] || c.Probes == nil {
+			return
+		}
+		for _, p := range c.Probes(pc) {
+			k := probeKey(p)
+			if i, ok := at[k]; ok {
+				ps[i].serves = append(ps[i].serves, c.ID)
+				continue
+			}
+			at[k] = len(ps)
+			ps = append(ps, planned{Probe: p, serves: []string{c.ID}})
+		}
+	}
+	for _, op := range ops {
+		pc := ProbeContext{Op: op, Caps: caps, Burst: burst, Bursts: max(bursts, 1), Ops: info.Operations, Late: late}
+		faultsPlanned := false
+		for _, c := range checks {
+			if len(c.Faults) == 0 {
+				add(c, pc)
+				continue
+			}
+			if faultsPlanned {
+				continue
+			}
+			faultsPlanned = true
+			for _, f := range fs {
+				owner, ok := owners[faults.ClassOf(f)]
+				if !ok { // a class no check lists: see faultOwner
+					owner, ok = byID[CheckRetryAfterFault]
+				}
+				if ok && supports(f) {
+					fpc := pc
+					fpc.Faults = []faults.Fault{f}
+					add(owner, fpc)
+				}
+			}
+		}
+	}
+	return spread(ps)
 }
 
-// faultCheck is the check that owns intents retried after f.
-func faultCheck(f faults.Fault) string {
-	switch faults.ClassOf(f) {
-	case faults.ClassCrash:
-		return CheckCrashRecovery
-	case faults.ClassDownstreamAmbiguous:
-		return CheckDownstream
+// spread moves the probes marked Spread to evenly spaced places among the
+// others, keeping the order of each group: the k-th of m goes after
+// (k+1)/(m+1) of the rest.
+func spread(ps []planned) []planned {
+	var rest, moved []planned
+	for _, p := range ps {
+		if p.Spread {
+			moved = append(moved, p)
+		} else {
+			rest = append(rest, p)
+		}
 	}
-	return CheckRetryAfterFault
+	if len(moved) == 0 || len(rest) == 0 {
+		return ps
+	}
+	out := make([]planned, 0, len(ps))
+	next := 0
+	for k, p := range moved {
+		at := (k + 1) * len(rest) / (len(moved) + 1)
+		out = append(out, rest[next:at]...)
+		next = at
+		out = append(out, p)
+	}
+	return append(out, rest[next:]...)
+}
+
+// probeKey identifies a probe: its name and the operations of its steps.
+func probeKey(p Probe) string {
+	k := p.Name
+	for _, s := range p.Steps {
+		k += "\x00" + s.Op
+	}
+	return k
 }
 
 func sortedInputNames(op Operation) []string {
@@ -152,4 +204,32 @@ func sortedInputNames(op Operation) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// sequentialProbes sends the same key twice to a mutating operation: the
+// probe that retry.sequential, replay.consistent, effect.field and
+// exactly-once all judge.
+func sequentialProbes(pc ProbeContext) []Probe {
+	if !pc.Op.Mutating {
+		return nil
+	}
+	s := Fresh(RolePlain, pc.Op.Name)
+	s.Repeat = 2
+	return []Probe{{Name: "sequential retry", Steps: []Step{s}}}
+}
+
+// faultProbes injects each of pc.Faults into a first attempt at a mutating
+// operation, then retries with the same key until an attempt is ok.
+func faultProbes(pc ProbeContext) []Probe {
+	if !pc.Op.Mutating {
+		return nil
+	}
+	var ps []Probe
+	for _, f := range pc.Faults {
+		s := Fresh(RolePlain, pc.Op.Name)
+		s.Fault = f
+		s.UntilOK = true
+		ps = append(ps, Probe{Name: "retry after " + f.Name(), Steps: []Step{s}})
+	}
+	return ps
 }

@@ -27,6 +27,7 @@ const (
 	afterDry = harness.RoleAfterDryRun
 	read     = harness.RoleRead
 	burstR   = harness.RoleBurst
+	otherOp  = harness.RoleOtherOperation
 
 	critical = harness.Critical
 	major    = harness.Major
@@ -73,7 +74,7 @@ func (b *recBuilder) intent(role harness.Role, op string, related ...int) int {
 		origin := b.rec.Intent(related[0])
 		in.Related = origin.ID
 		switch role {
-		case mismatch:
+		case mismatch, otherOp:
 			in.Key = origin.Key
 		case twin:
 			in.Inputs = map[string]string{"amount": origin.Inputs["amount"]}

@@ -72,6 +72,10 @@ type ScoreResult struct {
 	Reason string `json:"reason"`
 	// Next says which condition of the next level failed, if any.
 	Next *Gap `json:"next,omitempty"`
+	// Partial is true when the run was restricted to some checks (Meta.Only,
+	// idemcheck run --only): then no score is computed, Level is 0 and
+	// means nothing, and Reason says which checks ran.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // Gap is the condition of the next level a target did not meet.
@@ -97,6 +101,13 @@ type TargetResult struct {
 	Record   *Record       `json:"record,omitempty"`
 	// Scenario is what generated trials showed, when any ran.
 	Scenario *ScenarioResult `json:"scenario,omitempty"`
+	// Gate is whether this target met the run's gate, and why (see
+	// Result.ApplyGate); nil until a gate is applied.
+	Gate *TargetGate `json:"gate,omitempty"`
+	// Baseline is how this target compares with the same target in an
+	// earlier result (see Compare); nil without a baseline, or when the
+	// baseline did not have the target.
+	Baseline *TargetDiff `json:"baseline,omitempty"`
 }
 
 // Result is a whole run: the record of every target plus the verdicts.
@@ -105,11 +116,19 @@ type TargetResult struct {
 type Result struct {
 	Schema string `json:"schema"`
 	Seed   uint64 `json:"seed"`
+	// Nonce is the run's nonce (see Options.Nonce), mixed into every key
+	// and marker; with Seed it reproduces them byte for byte.
+	Nonce uint64 `json:"nonce,omitempty"`
 	// Meta says how the run was made; the caller (the CLI) fills it in.
 	Meta     Meta           `json:"meta"`
 	Started  time.Time      `json:"started"`
 	Duration time.Duration  `json:"duration_ns"`
 	Targets  []TargetResult `json:"targets"`
+	// Gate is the verdict the run was held to: the one its exit code
+	// gives; nil until a gate is applied (see ApplyGate).
+	Gate *Gate `json:"gate,omitempty"`
+	// Source is the file the result was read from (ReadResultFile), if any.
+	Source string `json:"-"`
 }
 
 // Meta describes how a run was made, so that a report can say how to make
@@ -124,6 +143,9 @@ type Meta struct {
 	Command string `json:"command,omitempty"`
 	// Shard is "i/n" when the run was one shard of several.
 	Shard string `json:"shard,omitempty"`
+	// Only lists the checks the run was restricted to (run --only); the
+	// scores of such a run are partial (ScoreResult.Partial).
+	Only []string `json:"only,omitempty"`
 }
 
 // Failed reports whether any target could not be tested.

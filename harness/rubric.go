@@ -5,27 +5,31 @@ import (
 	"strings"
 )
 
-// Level is one step of the rubric (seed 001, made behavioural): what a
+// Level is one step of the agent-tool rubric, made behavioural: what a
 // target must show to reach it.
 type Level struct {
 	Level     int
 	Condition string
 	// Forbids is the worst severity a finding may not have at this level.
 	Forbids Severity
-	// Needs are the checks that must have run (not skipped) to claim it.
+	// Needs are the checks that must have run (not skipped) to claim it:
+	// the registered checks of this level that are not Optional.
 	Needs []string
 }
 
 // Rubric returns the levels above 0, in order.
 func Rubric() []Level {
-	return []Level{
-		{1, "mutating operations honour idempotency keys: no duplicated, lost or merged side effect", Critical,
-			[]string{CheckRetrySequential, CheckExactlyOnce}},
-		{2, "every mutating operation honours its key under every fault, and every reply states its effect faithfully (effect field, consistent replays)", Major,
-			[]string{CheckRetryAfterFault, CheckConcurrentDuplicates, CheckEffectField, CheckReplayConsistent, CheckWebhookSignature, CheckWebhookOrder}},
-		{3, "idempotency is enforced at framework level (key required, a reused key with another payload rejected) and every mutating operation has a dry run", Minor,
-			[]string{CheckKeyRequired, CheckKeyMismatch, CheckDryRun}},
+	levels := []Level{
+		{Level: 1, Condition: "mutating operations honour idempotency keys: no duplicated, lost or merged side effect", Forbids: Critical},
+		{Level: 2, Condition: "every mutating operation honours its key under every fault, and every reply states its effect faithfully (effect field, consistent replays)", Forbids: Major},
+		{Level: 3, Condition: "idempotency is enforced at framework level (key required, a reused key with another payload rejected) and every mutating operation has a dry run", Forbids: Minor},
 	}
+	for _, c := range registry {
+		if !c.Optional && c.Level >= 1 && c.Level <= len(levels) {
+			levels[c.Level-1].Needs = append(levels[c.Level-1].Needs, c.ID)
+		}
+	}
+	return levels
 }
 
 var severityRank = map[Severity]int{Critical: 3, Major: 2, Minor: 1}
@@ -44,7 +48,9 @@ func Score(tr *TargetResult) {
 	tr.Checks, tr.Findings = Evaluate(rec)
 	if sc := tr.Scenario; sc != nil && len(sc.Findings) > 0 {
 		failed := map[string]bool{}
-		for _, f := range sc.Findings {
+		// Only what the probes did not show: a trial that restates a
+		// probe finding adds nothing.
+		for _, f := range novelFindings(tr.Findings, sc.Findings) {
 			f.Trial, f.Flaky = true, sc.Flaky
 			tr.Findings = append(tr.Findings, f)
 			failed[f.Check] = true
@@ -55,12 +61,41 @@ func Score(tr *TargetResult) {
 			}
 		}
 	}
-	na := rec.Target.NotApplicable
-	if rec.Target.Kind != "webhook" {
-		// Signatures and event order are webhook senders' conventions.
-		na = union(na, []string{CheckWebhookSignature, CheckWebhookOrder})
+	tr.Score = score(tr.Checks, tr.Findings, notApplicable(registry, rec.Target.Caps()))
+	if n := unattributed(rec); n > 0 {
+		tr.Score.Reason += fmt.Sprintf(" (%d of %s carried no intent marker and could not be attributed)", n, plural(len(rec.Ledger), "recorded effect", "recorded effects"))
 	}
-	tr.Score = score(tr.Checks, tr.Findings, na)
+}
+
+// acknowledgedActs counts the mutating intents the target said it carried
+// out (dry runs and reused keys aside): each should have left an effect.
+func acknowledgedActs(rec *Record) int {
+	n := 0
+	for i := range rec.Intents {
+		in := &rec.Intents[i]
+		switch in.Role {
+		case RolePlain, RoleTwin, RoleBurst, RoleNoKey:
+			if in.Mutating && in.Acknowledged() {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// unattributed counts the recorded effects that carry no intent's marker.
+func unattributed(rec *Record) int {
+	markers := map[string]bool{}
+	for _, in := range rec.Intents {
+		markers[in.Marker] = true
+	}
+	n := 0
+	for _, e := range rec.Ledger {
+		if !explained(e, markers) {
+			n++
+		}
+	}
+	return n
 }
 
 func score(checks []CheckResult, findings []Finding, notApplicable []string) ScoreResult {
@@ -135,7 +170,9 @@ func untestable(rec *Record) string {
 				}
 				tried++
 				last = a
-				if a.Outcome == OK {
+				// A safe operation's 4xx (a lookup of an id that does not
+				// exist) is an answer like any other: the target works.
+				if a.Outcome == OK || (!op.Mutating && a.Status >= 400 && a.Status < 500) {
 					ok = true
 				}
 			}
@@ -149,11 +186,16 @@ func untestable(rec *Record) string {
 		}
 	}
 	if len(broken) > 0 {
-		what := "method, path, body"
-		if rec.Target.Kind == "cli" {
-			what = "arguments"
+		what := rec.Target.Request
+		if what == "" {
+			what = "method, path, body"
 		}
 		return strings.Join(broken, "; ") + ": check the operation's " + what + " and inputs, and that the target is healthy"
+	}
+	// After the operations that never worked: a target that acknowledged
+	// its work but whose effects nothing counted cannot be judged at all.
+	if n := acknowledgedActs(rec); attributed == 0 && n > 0 {
+		return fmt.Sprintf("no effect could be attributed: the target acknowledged %s but no fake or effect observer recorded any effect: point the target at the fakes (idemcheck fakes prints the environment to give a running service), make it pass {{marker}} through to its downstream calls, or declare observe: sources that count effects in its own data", plural(n, "mutating intent", "mutating intents"))
 	}
 	return ""
 }

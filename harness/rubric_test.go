@@ -203,12 +203,11 @@ func TestScoreDisabledNeededCheck(t *testing.T) {
 				rec := cleanRecord().done()
 				switch id {
 				case harness.CheckWebhookSignature, harness.CheckWebhookOrder:
-					rec.Target.Kind = "webhook" // needed of webhook targets only
-					for _, other := range []string{harness.CheckWebhookSignature, harness.CheckWebhookOrder} {
-						if other != id {
-							rec.Target.NotApplicable = append(rec.Target.NotApplicable, other)
-						}
-					}
+					// Needed only of targets that sign, or reorder, deliveries.
+					caps := harness.DefaultCapabilities()
+					caps.Signatures = id == harness.CheckWebhookSignature
+					caps.Reorder = id == harness.CheckWebhookOrder
+					rec.Target.Capabilities = &caps
 				}
 				rec.Checks = checksExcept(id)
 				tr := scored(t, rec)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/keys"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
 
@@ -35,7 +36,10 @@ func Verify(ctx context.Context, specs []Spec, opts ...Option) (*Result, error) 
 			return nil, fmt.Errorf("unknown check %q", id)
 		}
 	}
-	res := &Result{Schema: ResultSchema, Seed: o.Seed, Started: time.Now().UTC()}
+	res := &Result{Schema: ResultSchema, Seed: o.Seed, Nonce: o.Nonce, Started: time.Now().UTC()}
+	if o.Shards > 1 {
+		res.Meta.Shard = fmt.Sprintf("%d/%d", o.Shard, o.Shards)
+	}
 	res.Targets = make([]TargetResult, len(specs))
 	sem := make(chan struct{}, o.Parallel)
 	var wg sync.WaitGroup
@@ -93,17 +97,20 @@ func runTarget(ctx context.Context, spec Spec, o Options, progress func(string))
 			tr.Error = fmt.Sprintf("internal error while testing %s: %v", spec.Name, p)
 		}
 	}()
+	o = o.forTarget(spec)
 	tr, sp := probeTarget(ctx, spec, o)
 	if tr.Error != "" || tr.Record == nil {
 		return tr
 	}
 	if msg := untestable(tr.Record); msg != "" {
-		tr.Error = msg // no trial can tell more about a target the probes could not test
+		// No trial can tell more about a target the probes could not test.
+		tr.Error = msg + keyFormatHint(tr.Record, spec.KeyFormat)
 		return tr
 	}
 	// Generated trials run once per run: in the first shard of a split one.
 	if (o.Trials > 0 || len(o.Replay) > 0) && o.Shard <= 1 {
-		sc, err := runScenarios(ctx, spec, o, tr.Record.Target, sp, targetSeed(o.Seed, spec.Name), progress)
+		_, known := Evaluate(tr.Record)
+		sc, err := runScenarios(ctx, spec, o, known, sp, targetSeed(o.Seed, spec.Name), progress)
 		tr.Scenario = sc
 		if err != nil {
 			if ctx.Err() != nil {
@@ -155,7 +162,13 @@ func probeTarget(ctx context.Context, spec Spec, o Options) (tr TargetResult, sp
 		}
 	}()
 
-	r := &runner{ctx: ctx, opts: o, target: target, env: env, ledger: ledger, seed: seed}
+	obs, closeObs, err := startObservers(ctx, spec, env, target)
+	if err != nil {
+		tr.Error = err.Error()
+		return tr, sp
+	}
+	defer closeObs()
+	r := &runner{ctx: ctx, opts: o, target: target, env: env, ledger: ledger, seed: seed, observers: obs, keyFormat: spec.KeyFormat}
 	rec := r.run()
 	rec.Ledger = ledger.Effects()
 	tr.Record = rec
@@ -167,12 +180,7 @@ func probeTarget(ctx context.Context, spec Spec, o Options) (tr TargetResult, sp
 		tr.Error = "interrupted: " + err.Error()
 		return tr, sp
 	}
-	rec.CanCrash = r.canCrash()
-	burst := 0
-	if _, rec.CanBurst = target.(Burster); rec.CanBurst {
-		burst = o.Burst
-	}
-	sp = space(rec.Target, o.Faults, r.supports, rec.CanCrash, burst)
+	sp = space(rec.Target, o.Faults, r.supports, o.Burst)
 	return tr, sp
 }
 
@@ -187,7 +195,27 @@ type runner struct {
 	seed   uint64
 	rng    *rand.Rand
 	rec    *Record
+	// observers count effects in the target's own data (observe.go).
+	observers []EffectObserver
+
+	// Silence: unfaulted attempts without a reply, until one has one.
+	answered  bool
+	silent    int
+	silentFor time.Duration
+
+	// keyFormat shapes the keys; the run's nonce (opts.Nonce) makes them
+	// its own.
+	keyFormat keys.Format
 }
+
+// newKey makes the next idempotency key. It draws one number from the
+// seeded stream, whatever the format, so every later choice is the same
+// for every format and nonce.
+func (r *runner) newKey() string { return r.keyFormat.Make(r.rng.Uint64(), r.opts.Nonce) }
+
+// newMarker makes the next intent marker, drawing one number as newKey
+// does.
+func (r *runner) newMarker() string { return keys.Marker(r.rng.Uint64(), r.opts.Nonce) }
 
 func (r *runner) run() *Record {
 	info := r.target.Info()
@@ -201,43 +229,72 @@ func (r *runner) run() *Record {
 	}
 	for _, f := range r.opts.Faults {
 		r.rec.Faults = append(r.rec.Faults, f.Name())
-		if !r.supports(f) {
+		if why := r.unsupported(f); why != "" {
 			r.rec.Unsupported = append(r.rec.Unsupported, f.Name())
+			if r.rec.UnsupportedWhy == nil {
+				r.rec.UnsupportedWhy = map[string]string{}
+			}
+			r.rec.UnsupportedWhy[f.Name()] = why
 		}
 	}
-	burst := 0
-	if _, ok := r.target.(Burster); ok {
-		burst = r.opts.Burst
-	}
-	_, signer := r.target.(Signer)
-	_, reorderer := r.target.(Reorderer)
-	// Signatures and event order are conventions of webhook senders; a
-	// target that has none cannot be held to them.
-	if !signer {
-		info.NotApplicable = union(info.NotApplicable, []string{CheckWebhookSignature})
-	}
-	if !reorderer {
-		info.NotApplicable = union(info.NotApplicable, []string{CheckWebhookOrder})
-	}
+	info.Capabilities = r.capabilities(info)
 	r.rec.Target = info
 	// Every probe has its own random stream, keyed by what it is (not by
 	// where it is in the plan), and its own intent numbers, so a shard, or a
 	// run of fewer checks, makes exactly the intents the whole run would
 	// have made for those probes.
 	nextID := 1
-	for k, p := range planProbes(info, enabled, r.opts.Faults, r.supports, burst, signer, reorderer) {
+	var tails []*probeRun
+	for k, p := range planProbesWith(registry, info, enabled, r.opts.Faults, r.supports, r.opts.Burst, r.opts.Bursts, r.opts.LateOptions) {
 		first := nextID
-		nextID += len(p.steps)
+		nextID += len(p.Steps)
 		if r.ctx.Err() != nil || r.fatal != nil {
 			break
 		}
 		if r.opts.Shards > 1 && k%r.opts.Shards != r.opts.Shard-1 {
 			continue
 		}
-		r.rng = rand.New(rand.NewPCG(r.seed, probeStream(p)))
-		r.runProbe(info, p, first)
+		r.rng = rand.New(rand.NewPCG(r.seed, probeStream(p.Probe)))
+		if pr := r.runProbe(info, p.Probe, first); pr != nil {
+			tails = append(tails, pr)
+		}
+	}
+	// The tails of the probes that asked to finish last: the time the other
+	// probes took counts towards their waits.
+	for _, pr := range tails {
+		if r.ctx.Err() != nil || r.fatal != nil {
+			break
+		}
+		r.rng = rand.New(rand.NewPCG(r.seed, probeStream(pr.p)^0x7a11))
+		r.runSteps(info, pr, len(pr.p.Steps)-pr.p.Tail, len(pr.p.Steps))
+	}
+	if len(tails) > 0 {
+		// The record lists intents in plan order, as a shard's does, and
+		// as Merge puts them back together.
+		sort.SliceStable(r.rec.Intents, func(i, j int) bool { return r.rec.Intents[i].ID < r.rec.Intents[j].ID })
 	}
 	return r.rec
+}
+
+// probeRun is a probe being run: the intents its steps made so far.
+type probeRun struct {
+	p     Probe
+	first int
+	// made are the steps' intents (as they were when made), at their
+	// indices in the record.
+	made []*Intent
+	at   []int
+}
+
+// capabilities are what the target declares in info, with the abilities
+// its interfaces show filled in.
+func (r *runner) capabilities(info TargetInfo) *Capabilities {
+	caps := info.Caps()
+	_, caps.Burst = r.target.(Burster)
+	_, caps.Signatures = r.target.(Signer)
+	_, caps.Reorder = r.target.(Reorderer)
+	caps.Restart = r.canCrash()
+	return &caps
 }
 
 // canCrash says whether the harness can kill and restart the target.
@@ -248,63 +305,212 @@ func (r *runner) canCrash() bool {
 
 // supports says whether f can be injected into the target: crash faults
 // also need a target the harness can kill and restart.
-func (r *runner) supports(f faults.Fault) bool {
-	if _, ok := f.(faults.CrashFault); ok {
-		if _, ok := r.target.(Crasher); !ok {
-			return false
+func (r *runner) supports(f faults.Fault) bool { return r.unsupported(f) == "" }
+
+// unsupported says why f cannot be injected into the target, or "" when
+// it can.
+func (r *runner) unsupported(f faults.Fault) string {
+	if r.observedOnly() && needsFake(f) {
+		return "the target's effects are counted only by observers: no fake sees the downstream call this fault acts on"
+	}
+	_, crash := f.(faults.CrashFault)
+	if _, ok := r.target.(Crasher); crash && !ok {
+		return "this kind of target cannot be killed and restarted"
+	}
+	if r.target.Supports(f) {
+		return ""
+	}
+	if e, ok := r.target.(FaultExplainer); ok {
+		if why := e.WhyUnsupported(f); why != "" {
+			return why
 		}
 	}
-	return r.target.Supports(f)
+	if crash {
+		return "idemcheck did not start the target, so it cannot kill it"
+	}
+	return "the adapter cannot inject this fault"
 }
 
-func (r *runner) runProbe(info TargetInfo, p probe, firstID int) {
-	made := make([]*Intent, 0, len(p.steps))
-	for i, s := range p.steps {
+// FaultExplainer is a Target that says why it cannot take a fault (a
+// remote target takes only what a client can do); the report gives the
+// reason beside the fault.
+type FaultExplainer interface {
+	// WhyUnsupported says why f cannot be injected ("" for no reason
+	// worth more than the harness's own).
+	WhyUnsupported(f faults.Fault) string
+}
+
+// runProbe runs the steps of p, its tail excepted, and returns the probe
+// run when a tail (Probe.Tail) is left to run after the other probes.
+func (r *runner) runProbe(info TargetInfo, p Probe, firstID int) *probeRun {
+	pr := &probeRun{p: p, first: firstID, made: make([]*Intent, 0, len(p.Steps)), at: make([]int, 0, len(p.Steps))}
+	tail := min(max(p.Tail, 0), len(p.Steps))
+	r.runSteps(info, pr, 0, len(p.Steps)-tail)
+	if p.Reversed {
+		r.deliverReversed(len(r.rec.Intents)-len(p.Steps), p.Steps)
+	}
+	if tail > 0 {
+		return pr
+	}
+	return nil
+}
+
+// runSteps runs the steps from, to of a probe.
+func (r *runner) runSteps(info TargetInfo, pr *probeRun, from, to int) {
+	p := pr.p
+	for i := from; i < to; i++ {
+		s := p.Steps[i]
 		if r.ctx.Err() != nil || r.fatal != nil {
 			return
 		}
-		op, _ := info.Operation(s.op)
+		if s.Again && s.KeyFrom >= 0 && s.KeyFrom < len(pr.at) {
+			// Another attempt at an earlier step's intent (by index: the
+			// pointers in made may point at an older copy of the slice).
+			in := &r.rec.Intents[pr.at[s.KeyFrom]]
+			pr.made, pr.at = append(pr.made, in), append(pr.at, pr.at[s.KeyFrom])
+			if ok := in.FirstOK(); ok != nil && r.waitUntil(ok.End.Add(s.WaitSince)) {
+				in.Waited = max(in.Waited, s.WaitSince)
+				r.attempt(in, s.Fault, false)
+			}
+			continue
+		}
+		if j := r.fillerRun(p.Steps, i, to); j > i+1 {
+			r.runFillers(info, pr, i, j)
+			i = j - 1
+			continue
+		}
+		op, _ := info.Operation(s.Op)
 		in := Intent{
-			ID:        firstID + i,
-			Operation: s.op,
+			ID:        pr.first + i,
+			Operation: s.Op,
 			Mutating:  op.Mutating,
-			Role:      s.role,
-			Probe:     p.name,
-			Marker:    fakes.NewMarker(r.rng),
+			Role:      s.Role,
+			Probe:     p.Name,
+			Marker:    r.newMarker(),
+			Caller:    s.Caller,
 		}
 		switch {
-		case s.noKey:
-		case s.keyFrom >= 0:
-			in.Key = made[s.keyFrom].Key
-			in.Related = made[s.keyFrom].ID
+		case s.NoKey:
+		case s.KeyFrom >= 0:
+			in.Key = pr.made[s.KeyFrom].Key
+			in.Related = pr.made[s.KeyFrom].ID
 		default:
-			in.Key = fmt.Sprintf("idk-%016x", r.rng.Uint64())
+			in.Key = r.newKey()
 		}
-		if s.inputsFrom >= 0 {
-			in.Inputs = copyMap(made[s.inputsFrom].Inputs)
-			in.Related = made[s.inputsFrom].ID
-			if s.change {
+		if s.InputsFrom >= 0 {
+			in.Inputs = copyMap(pr.made[s.InputsFrom].Inputs)
+			in.Related = pr.made[s.InputsFrom].ID
+			if s.Change {
 				r.changeInput(op, in.Inputs)
 			}
 		} else {
 			in.Inputs = r.genInputs(op)
 		}
-		if p.reversed {
+		if p.Reversed {
 			r.rec.Intents = append(r.rec.Intents, in) // attempted below, together
 		} else {
 			r.attemptAll(&in, s)
 			r.rec.Intents = append(r.rec.Intents, in)
 		}
-		made = append(made, &r.rec.Intents[len(r.rec.Intents)-1])
+		pr.made = append(pr.made, &r.rec.Intents[len(r.rec.Intents)-1])
+		pr.at = append(pr.at, len(r.rec.Intents)-1)
 	}
-	if p.reversed {
-		r.deliverReversed(len(r.rec.Intents)-len(p.steps), p.steps)
+}
+
+// fillerWorkers bounds the filler intents attempted at once.
+const fillerWorkers = 8
+
+// isFiller says whether s makes a plain filler intent: a fresh key, one
+// attempt, nothing else.
+func isFiller(s Step) bool {
+	return s.Role == RoleFiller && s.KeyFrom < 0 && s.InputsFrom < 0 && !s.NoKey && !s.DryRun && s.Fault == nil &&
+		s.Repeat <= 1 && !s.UntilOK && s.Burst <= 1 && !s.BadSignature && !s.Again && s.WaitSince == 0
+}
+
+// fillerRun returns the end of the run of filler steps from i (before
+// to), when the target takes concurrent calls (a Burster): they are then
+// attempted together (runFillers); i itself otherwise.
+func (r *runner) fillerRun(steps []Step, i, to int) int {
+	if _, ok := r.target.(Burster); !ok || !isFiller(steps[i]) {
+		return i
+	}
+	j := i
+	for j < to && isFiller(steps[j]) {
+		j++
+	}
+	return j
+}
+
+// runFillers makes the intents of the filler steps from, to (their keys,
+// markers and inputs drawn in order, as one at a time would) and attempts
+// them fillerWorkers at a time: they only have to reach the target before
+// whatever comes next, and a slow target (a process per call) would
+// otherwise spend most of a run on them.
+func (r *runner) runFillers(info TargetInfo, pr *probeRun, from, to int) {
+	base := len(r.rec.Intents)
+	for i := from; i < to; i++ {
+		s := pr.p.Steps[i]
+		op, _ := info.Operation(s.Op)
+		in := Intent{ID: pr.first + i, Operation: s.Op, Mutating: op.Mutating, Role: s.Role, Probe: pr.p.Name, Marker: r.newMarker()}
+		in.Key = r.newKey()
+		in.Inputs = r.genInputs(op)
+		r.rec.Intents = append(r.rec.Intents, in)
+	}
+	ins := r.rec.Intents[base:]
+	work := make(chan *Intent)
+	var wg sync.WaitGroup
+	for w := 0; w < fillerWorkers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for in := range work {
+				id := fmt.Sprintf("%s-%d-1", r.env.RunID[:8], in.ID)
+				a := Attempt{N: 1, ID: id, LedgerBefore: r.ledger.LastSeq(), Start: time.Now()}
+				a.Reply = r.target.Call(r.ctx, Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
+				a.End, a.LedgerAfter = time.Now(), r.ledger.LastSeq()
+				in.Attempts = append(in.Attempts, a)
+			}
+		}()
+	}
+	for k := range ins {
+		if r.ctx.Err() != nil {
+			break
+		}
+		work <- &ins[k]
+	}
+	close(work)
+	wg.Wait()
+	for k := range ins {
+		if len(ins[k].Attempts) > 0 && r.observe(ins[k].Marker) {
+			ins[k].Attempts[0].LedgerAfter = r.ledger.LastSeq()
+		}
+	}
+	for k := range ins {
+		pr.made = append(pr.made, &r.rec.Intents[base+k])
+		pr.at = append(pr.at, base+k)
+	}
+}
+
+// waitUntil waits on a timer until t, and reports false if the run ended
+// first.
+func (r *runner) waitUntil(t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return r.ctx.Err() == nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-r.ctx.Done():
+		return false
 	}
 }
 
 // deliverReversed sends the first attempts of the intents from index first
 // on newest first, in one go, then retries each until done.
-func (r *runner) deliverReversed(first int, steps []step) {
+func (r *runner) deliverReversed(first int, steps []Step) {
 	ro, ok := r.target.(Reorderer)
 	if !ok {
 		return
@@ -318,6 +524,9 @@ func (r *runner) deliverReversed(first int, steps []step) {
 	before := r.ledger.LastSeq()
 	start := time.Now()
 	replies := ro.OutOfOrder(r.ctx, calls)
+	for i := range ins {
+		r.observe(ins[i].Marker)
+	}
 	end, after := time.Now(), r.ledger.LastSeq()
 	for i := range ins {
 		a := Attempt{N: 1, ID: calls[i].ID, Start: start, End: end, LedgerBefore: before, LedgerAfter: after}
@@ -329,36 +538,36 @@ func (r *runner) deliverReversed(first int, steps []step) {
 		ins[i].Attempts = append(ins[i].Attempts, a)
 	}
 	for i := range ins {
-		if steps[i].untilOK {
+		if steps[i].UntilOK {
 			r.retryUntilOK(&ins[i], false)
 		}
 	}
 }
 
-func (r *runner) attemptAll(in *Intent, s step) {
-	n := s.repeat
+func (r *runner) attemptAll(in *Intent, s Step) {
+	n := s.Repeat
 	if n < 1 {
 		n = 1
 	}
-	if s.burst > 1 {
-		r.burst(in, s.burst)
+	if s.Burst > 1 {
+		r.burst(in, s.Burst)
 		n = 0
 	}
-	if s.badSignature {
+	if s.BadSignature {
 		r.forged(in)
 		n = 0
 	}
 	for i := 0; i < n && r.ctx.Err() == nil && r.fatal == nil; i++ {
 		var f faults.Fault
 		if i == 0 {
-			f = s.fault
+			f = s.Fault
 		}
-		r.attempt(in, f, s.dryRun)
+		r.attempt(in, f, s.DryRun)
 	}
-	if !s.untilOK {
+	if !s.UntilOK {
 		return
 	}
-	r.retryUntilOK(in, s.dryRun)
+	r.retryUntilOK(in, s.DryRun)
 }
 
 // retryUntilOK retries like a careful client: with the same key, while the
@@ -418,7 +627,7 @@ func (r *runner) attempt(in *Intent, f faults.Fault, dryRun bool) {
 	n := len(in.Attempts) + 1
 	id := fmt.Sprintf("%s-%d-%d", r.env.RunID[:8], in.ID, n)
 	a := Attempt{N: n, ID: id, DryRun: dryRun}
-	call := Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs, DryRun: dryRun, Fault: f}
+	call := Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs, DryRun: dryRun, Fault: f, Caller: in.Caller}
 	if f != nil {
 		a.Fault = f.Name()
 		a.FaultClass = string(faults.ClassOf(f))
@@ -429,7 +638,31 @@ func (r *runner) attempt(in *Intent, f faults.Fault, dryRun bool) {
 			_ = r.target.(Crasher).Kill()
 		}
 	}
+	ctx := r.ctx
+	var reached atomic.Bool // a client-disconnect attempt's call reached the downstream
 	switch x := f.(type) {
+	case faults.DisconnectFault:
+		// The client leaves when the target's downstream call reaches a
+		// fake; the fake goes on once the proxy's request to the target
+		// has been cancelled (bounded), so the target has seen it.
+		actx, leave := context.WithCancel(r.ctx)
+		defer leave()
+		ctx = actx
+		gone := make(chan struct{})
+		call.Fault = faults.NotifyForwarded(x, gone)
+		rule := fakes.Rule{Marker: in.Marker, Times: 1, Action: fakes.Pass, OnMatch: func() {
+			reached.Store(true)
+			leave()
+			select {
+			case <-gone:
+			case <-time.After(disconnectWait):
+			case <-r.ctx.Done():
+			}
+		}}
+		for _, fk := range r.env.Fakes {
+			fk.Arm(rule)
+		}
+		defer r.disarm()
 	case faults.CrashFault:
 		switch x.CrashPoint() {
 		case faults.BeforeEffect:
@@ -456,7 +689,12 @@ func (r *runner) attempt(in *Intent, f faults.Fault, dryRun bool) {
 	}
 	a.LedgerBefore = r.ledger.LastSeq()
 	a.Start = time.Now()
-	a.Reply = r.target.Call(r.ctx, call)
+	a.Reply = r.target.Call(ctx, call)
+	if reached.Load() {
+		// The client left, but the target had the request: its work may
+		// still land after this attempt, in a later one's window.
+		a.Reply.Forwarded = true
+	}
 	a.End = time.Now()
 	a.LedgerAfter = r.ledger.LastSeq()
 	if crashed.Load() {
@@ -465,8 +703,44 @@ func (r *runner) attempt(in *Intent, f faults.Fault, dryRun bool) {
 			r.fatal = fmt.Errorf("restarting the target after %s: %w", f.Name(), err)
 		}
 	}
+	if r.observe(in.Marker) {
+		a.LedgerAfter = r.ledger.LastSeq() // after a crash, read once restarted
+	}
 	in.Attempts = append(in.Attempts, a)
+	r.noteSilence(a)
 }
+
+// silentLimit is how many attempts in a row, from the first, may end with
+// no reply at all before the target is declared untestable: a target that
+// accepts connections and never answers would otherwise cost every probe
+// its full timeout (minutes), for nothing.
+const silentLimit = 3
+
+// noteSilence counts the unfaulted attempts that got no reply, until one
+// gets any; at silentLimit the run of the target stops (r.fatal), saying
+// how long it waited.
+func (r *runner) noteSilence(a Attempt) {
+	if r.answered || a.Fault != "" || r.fatal != nil || r.ctx.Err() != nil {
+		return
+	}
+	// Any status, any bytes of a reply or of a program's output, or no
+	// error at all is an answer: only an attempt that ended in an error
+	// with nothing received is silence.
+	if a.Status != 0 || a.Error == "" || a.Body != "" || a.Stderr != "" || a.ExitSignal != "" {
+		r.answered = true
+		return
+	}
+	r.silent++
+	r.silentFor += a.End.Sub(a.Start)
+	if r.silent >= silentLimit {
+		r.fatal = fmt.Errorf("the target never answered: %d attempts in a row got no reply, %s of waiting in all (last: %s); check that it is healthy, or raise its timeout if it is just slow",
+			r.silent, r.silentFor.Round(time.Millisecond), a.Error)
+	}
+}
+
+// disconnectWait bounds how long a fake holds the downstream call of a
+// client-disconnect attempt for the target to see its client leave.
+const disconnectWait = 2 * time.Second
 
 func (r *runner) disarm() {
 	for _, fk := range r.env.Fakes {
@@ -483,7 +757,9 @@ func (r *runner) forged(in *Intent) {
 	id := fmt.Sprintf("%s-%d-%d", r.env.RunID[:8], in.ID, len(in.Attempts)+1)
 	a := Attempt{N: len(in.Attempts) + 1, ID: id, Fault: "bad-signature", LedgerBefore: r.ledger.LastSeq(), Start: time.Now()}
 	a.Reply = sg.BadSignature(r.ctx, Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
-	a.End, a.LedgerAfter = time.Now(), r.ledger.LastSeq()
+	a.End = time.Now()
+	r.observe(in.Marker)
+	a.LedgerAfter = r.ledger.LastSeq()
 	in.Attempts = append(in.Attempts, a)
 }
 
@@ -493,9 +769,10 @@ func (r *runner) burst(in *Intent, n int) {
 	base := len(in.Attempts)
 	before := r.ledger.LastSeq()
 	start := time.Now()
-	call := Call{ID: fmt.Sprintf("%s-%d-burst", r.env.RunID[:8], in.ID), Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs}
+	call := Call{ID: fmt.Sprintf("%s-%d-burst", r.env.RunID[:8], in.ID), Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs, Caller: in.Caller}
 	replies := b.Burst(r.ctx, call, n)
 	end := time.Now()
+	r.observe(in.Marker)
 	after := r.ledger.LastSeq()
 	for i, rep := range replies {
 		in.Attempts = append(in.Attempts, Attempt{
@@ -578,12 +855,12 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // probeStream derives a probe's random stream from its name and the
 // operations it uses.
-func probeStream(p probe) uint64 {
+func probeStream(p Probe) uint64 {
 	h := fnv.New64a()
-	_, _ = h.Write([]byte(p.name))
-	for _, s := range p.steps {
+	_, _ = h.Write([]byte(p.Name))
+	for _, s := range p.Steps {
 		_, _ = h.Write([]byte{0})
-		_, _ = h.Write([]byte(s.op))
+		_, _ = h.Write([]byte(s.Op))
 	}
 	return h.Sum64()
 }

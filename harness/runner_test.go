@@ -72,8 +72,16 @@ func TestVerifyCorrectShopScores3(t *testing.T) {
 	assert.Nil(t, tr.Score.Next)
 	st := checkStatuses(tr)
 	for _, id := range allChecks() {
-		if id == harness.CheckWebhookSignature || id == harness.CheckWebhookOrder {
-			assert.Equal(t, harness.StatusSkip, st[id].Status, "a shop is no webhook handler")
+		if id == harness.CheckWebhookSignature || id == harness.CheckWebhookOrder || strings.HasPrefix(id, "mcp.") {
+			assert.Equal(t, harness.StatusSkip, st[id].Status, "a shop is no webhook handler, and its operations carry no annotations")
+			continue
+		}
+		if id == harness.CheckKeyScope {
+			assert.Equal(t, harness.StatusSkip, st[id].Status, "one mutating operation: no other to send its key to")
+			continue
+		}
+		if id == harness.CheckIETFDraft {
+			assert.Equal(t, harness.StatusSkip, st[id].Status, "the shop did not opt into the ietf-draft profile")
 			continue
 		}
 		assert.Equal(t, harness.StatusPass, st[id].Status, "%s: %s", id, st[id].Note)
@@ -285,21 +293,57 @@ func viewFindings(fs []harness.Finding) []findingView {
 	return out
 }
 
+// TestSafeOperationsJudgedAsReads: reads need no effect field, and a read
+// answering 404 is an outcome, not a broken target; a correct shop whose
+// safe operation does either still scores 3 with nothing found.
+func TestSafeOperationsJudgedAsReads(t *testing.T) {
+	for name, cfg := range map[string]shopConfig{
+		"a read without an effect field":  {readNoEffect: true},
+		"a read that finds nothing (404)": {readNotFound: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			spec, _ := shopSpec("shop", cfg)
+			tr := verifyOne(t, spec, harness.WithSeed(5))
+			require.Empty(t, tr.Error)
+			assert.Empty(t, tr.Findings, "%v", viewFindings(tr.Findings))
+			assert.Equal(t, 3, tr.Score.Level, tr.Score.Reason)
+		})
+	}
+}
+
 func TestVerifyDeterministic(t *testing.T) {
-	run := func(seed uint64) harness.TargetResult {
+	run := func(seed uint64, opts ...harness.Option) harness.TargetResult {
 		spec, _ := shopSpec("shop", shopConfig{markFirst: true})
-		tr := verifyOne(t, spec, harness.WithSeed(seed))
+		tr := verifyOne(t, spec, append([]harness.Option{harness.WithSeed(seed)}, opts...)...)
 		require.Empty(t, tr.Error)
 		require.NotNil(t, tr.Record)
 		return tr
 	}
-	a, b, c := run(42), run(42), run(43)
+	a, b, c := run(42, harness.WithNonce(7)), run(42, harness.WithNonce(7)), run(43)
 
-	t.Run("the same seed gives the same intents, keys, markers, inputs and findings", func(t *testing.T) {
+	t.Run("the same seed and nonce give the same intents, keys, markers, inputs and findings", func(t *testing.T) {
 		assert.Equal(t, viewIntents(a.Record), viewIntents(b.Record))
 		require.NotEmpty(t, a.Findings, "mark-first gives findings to compare")
 		assert.Equal(t, viewFindings(a.Findings), viewFindings(b.Findings))
 		assert.Equal(t, a.Score, b.Score)
+	})
+	t.Run("the same seed in another run makes the same choices with keys and markers of its own", func(t *testing.T) {
+		d := run(42)
+		va, vd := viewIntents(a.Record), viewIntents(d.Record)
+		require.Len(t, vd, len(va))
+		keys := map[string]bool{}
+		for _, in := range a.Record.Intents {
+			keys[in.Key], keys[in.Marker] = true, true
+		}
+		delete(keys, "")
+		for i := range va {
+			assert.False(t, keys[vd[i].Key] || keys[vd[i].Marker], "intent %d: key %s or marker %s of the first run sent again", vd[i].ID, vd[i].Key, vd[i].Marker)
+			assert.Equal(t, va[i].Key == "", vd[i].Key == "", "intent %d: keyed in one run only", vd[i].ID)
+			va[i].Key, va[i].Marker, vd[i].Key, vd[i].Marker = "", "", "", ""
+		}
+		assert.Equal(t, va, vd, "every choice but the keys and markers is the seed's")
+		assert.Equal(t, a.Score, d.Score)
+		assert.Equal(t, len(a.Findings), len(d.Findings))
 	})
 	t.Run("another seed gives other keys and markers", func(t *testing.T) {
 		seen := map[string]bool{}
@@ -325,7 +369,7 @@ func TestVerifyWithChecks(t *testing.T) {
 	for _, c := range tr.Checks {
 		if contains(enabled, c.ID) {
 			assert.Equal(t, harness.StatusPass, c.Status, c.ID)
-		} else if c.ID != harness.CheckWebhookSignature && c.ID != harness.CheckWebhookOrder {
+		} else if c.ID != harness.CheckWebhookSignature && c.ID != harness.CheckWebhookOrder && c.ID != harness.CheckIETFDraft && !strings.HasPrefix(c.ID, "mcp.") {
 			assert.Equal(t, harness.CheckResult{ID: c.ID, Status: harness.StatusSkip, Note: "disabled"}, c)
 		}
 	}
@@ -594,8 +638,8 @@ func TestVerifyTargetWithoutCrashOrBurst(t *testing.T) {
 
 	t.Run("the faults it could not inject are listed", func(t *testing.T) {
 		for _, f := range crashFaults {
-			if !contains(tr.Record.Unsupported, f) {
-			}
+			assert.True(t, contains(tr.Record.Unsupported, f), "%s is listed as not injectable", f)
+			assert.NotEmpty(t, tr.Record.UnsupportedWhy[f], "%s: the record says why", f)
 		}
 		assert.Contains(t, st[harness.CheckCrashRecovery].Note, "could not be injected")
 	})

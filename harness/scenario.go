@@ -2,18 +2,13 @@ package harness
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
-
-	"pgregory.net/rapid"
 
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
@@ -22,9 +17,10 @@ import (
 
 // ScenarioResult is what the generated trials of one target showed.
 type ScenarioResult struct {
-	// Trials is how many trials ran (shrinking included).
+	// Trials is how many generated trials ran (the runs that shrank a
+	// failing one aside).
 	Trials int `json:"trials"`
-	// Counterexample is the minimal failing trial rapid shrank to, if any.
+	// Counterexample is the minimal failing trial, if any.
 	Counterexample *scenarios.Trial `json:"counterexample,omitempty"`
 	// Steps is the counterexample as a readable step list.
 	Steps string `json:"steps,omitempty"`
@@ -49,19 +45,13 @@ type ReplayedTrial struct {
 	Checks    []string        `json:"checks,omitempty"`
 }
 
-// rapidMu serialises uses of rapid, whose settings are process-wide flags.
-var rapidMu sync.Mutex
-
-// setRapidFlag sets one of rapid's flags (registered on flag.CommandLine).
-func setRapidFlag(name, value string) {
-	if f := flag.CommandLine.Lookup(name); f != nil {
-		_ = f.Value.Set(value)
-	}
-}
-
 // space describes what trials against info may contain.
-func space(info TargetInfo, fs []faults.Fault, supports func(faults.Fault) bool, canRestart bool, burst int) scenarios.Space {
-	s := scenarios.Space{Restart: canRestart, Burst: burst}
+func space(info TargetInfo, fs []faults.Fault, supports func(faults.Fault) bool, burst int) scenarios.Space {
+	caps := info.Caps()
+	if !caps.Burst {
+		burst = 0
+	}
+	s := scenarios.Space{Restart: caps.Restart, Burst: burst}
 	for _, op := range info.Operations {
 		s.Ops = append(s.Ops, scenarios.Op{Name: op.Name, Mutating: op.Mutating, DryRun: op.DryRun, Inputs: len(op.Inputs) > 0})
 	}
@@ -75,7 +65,14 @@ func space(info TargetInfo, fs []faults.Fault, supports func(faults.Fault) bool,
 
 // trialRun starts a fresh target (and its fakes) from spec, runs one trial
 // on it, and returns the record.
+//
+// Every trial run gets a nonce of its own, the run's mixed with the trial
+// run's number: a shrunk trial tried again starts from the same seed, and
+// its keys must still be new to a store that outlives the target.
 func trialRun(ctx context.Context, spec Spec, o Options, seed uint64, tr scenarios.Trial) (*Record, error) {
+	if o.trialRuns != nil {
+		o.Nonce ^= (o.trialRuns.Add(1)) * 0x9e3779b97f4a7c15
+	}
 	ledger := fakes.NewLedger()
 	stateDir, err := os.MkdirTemp("", "idemcheck-trial-")
 	if err != nil {
@@ -100,9 +97,15 @@ func trialRun(ctx context.Context, spec Spec, o Options, seed uint64, tr scenari
 		return nil, err
 	}
 	defer target.Close()
-	r := &runner{ctx: ctx, opts: o, target: target, env: env, ledger: ledger, seed: seed,
-		rng: rand.New(rand.NewPCG(seed, 0x7472))}
+	obs, closeObs, err := startObservers(ctx, spec, env, target)
+	if err != nil {
+		return nil, err
+	}
+	defer closeObs()
+	r := &runner{ctx: ctx, opts: o, target: target, env: env, ledger: ledger, seed: seed, keyFormat: spec.KeyFormat,
+		rng: rand.New(rand.NewPCG(seed, 0x7472)), observers: obs}
 	info := target.Info()
+	info.Capabilities = r.capabilities(info)
 	r.rec = &Record{Target: info, Seed: o.Seed, Checks: append([]string(nil), o.Checks...)}
 	byName := map[string]faults.Fault{}
 	for _, f := range o.Faults {
@@ -123,6 +126,13 @@ func (r *runner) runTrial(info TargetInfo, tr scenarios.Trial, byName map[string
 		if r.ctx.Err() != nil || r.fatal != nil {
 			return
 		}
+		if s.Wait > 0 {
+			made[i] = -1
+			if !r.waitUntil(time.Now().Add(s.Wait)) {
+				return
+			}
+			continue
+		}
 		if s.Restart && r.canCrash() {
 			if c, ok := r.target.(Crasher); ok {
 				if err := c.Restart(r.ctx); err != nil {
@@ -137,9 +147,19 @@ func (r *runner) runTrial(info TargetInfo, tr scenarios.Trial, byName map[string
 			return
 		}
 		fault := byName[s.Fault]
+		if s.Fill > 0 {
+			made[i] = r.fill(op, s.Fill, i)
+			continue
+		}
 		if s.Key == scenarios.Again {
 			idx := made[s.Of]
 			in := &r.rec.Intents[idx]
+			if in.Role == RolePlain && lateBetween(tr, s.Of, i) {
+				in.Role = RoleLate // retry.late judges it
+				for _, w := range tr.Steps[s.Of+1 : i] {
+					in.Waited += w.Wait
+				}
+			}
 			r.attempt(in, fault, false)
 			if !s.GiveUp {
 				r.retryUntilOK(in, false)
@@ -149,8 +169,8 @@ func (r *runner) runTrial(info TargetInfo, tr scenarios.Trial, byName map[string
 			continue
 		}
 		in := Intent{ID: len(r.rec.Intents) + 1, Operation: s.Op, Mutating: op.Mutating, Role: RolePlain,
-			Probe: fmt.Sprintf("trial step %d", i+1), Marker: fakes.NewMarker(r.rng)}
-		key := fmt.Sprintf("idk-%016x", r.rng.Uint64())
+			Probe: fmt.Sprintf("trial step %d", i+1), Marker: r.newMarker()}
+		key := r.newKey()
 		in.Inputs = r.genInputs(op)
 		switch {
 		case !op.Mutating:
@@ -185,6 +205,51 @@ func (r *runner) runTrial(info TargetInfo, tr scenarios.Trial, byName map[string
 	}
 }
 
+// fill makes n intents of op with fresh keys, one attempt each, and
+// returns the index of the last in r.rec.Intents.
+func (r *runner) fill(op Operation, n, step int) int {
+	for k := 0; k < n && r.ctx.Err() == nil && r.fatal == nil; k++ {
+		in := Intent{ID: len(r.rec.Intents) + 1, Operation: op.Name, Mutating: op.Mutating, Role: RoleFiller,
+			Probe: fmt.Sprintf("trial step %d", step+1), Marker: r.newMarker(), Key: r.newKey(), Inputs: r.genInputs(op)}
+		r.attempt(&in, nil, false)
+		r.rec.Intents = append(r.rec.Intents, in)
+	}
+	return len(r.rec.Intents) - 1
+}
+
+// lateBetween says whether a step between steps from and to sent other
+// keys or waited: a retry at step to is then a late one.
+func lateBetween(tr scenarios.Trial, from, to int) bool {
+	for _, s := range tr.Steps[from+1 : to] {
+		if s.Fill > 0 || s.Wait > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// novelFindings returns the findings of fs that show something known does
+// not: a trial finding of the same check, operation and fault (the cause)
+// as a probe finding of at least its severity only restates it, and is
+// left out.
+func novelFindings(known, fs []Finding) []Finding {
+	if len(known) == 0 {
+		return fs
+	}
+	worst := make(map[string]int, len(known))
+	for _, f := range known {
+		id := findingKey(f).id()
+		worst[id] = max(worst[id], severityRank[f.Severity])
+	}
+	var out []Finding
+	for _, f := range fs {
+		if r, ok := worst[findingKey(f).id()]; !ok || r < severityRank[f.Severity] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // findingChecks returns the distinct checks of fs, sorted.
 func findingChecks(fs []Finding) []string {
 	seen := map[string]bool{}
@@ -199,50 +264,16 @@ func findingChecks(fs []Finding) []string {
 	return ids
 }
 
-// scenarioTB is the rapid.TB of a run outside go test: it keeps what rapid
-// says, and never stops the calling goroutine.
-type scenarioTB struct {
-	mu     sync.Mutex
-	name   string
-	failed bool
-	log    []string
-}
-
-func (t *scenarioTB) Helper()      {}
-func (t *scenarioTB) Name() string { return t.name }
-func (t *scenarioTB) Logf(format string, args ...any) {
-	t.mu.Lock()
-	t.log = append(t.log, fmt.Sprintf(format, args...))
-	t.mu.Unlock()
-}
-func (t *scenarioTB) Log(args ...any)                  { t.Logf("%s", fmt.Sprint(args...)) }
-func (t *scenarioTB) Skipf(format string, args ...any) { t.Logf(format, args...) }
-func (t *scenarioTB) Skip(args ...any)                 { t.Log(args...) }
-func (t *scenarioTB) SkipNow()                         {}
-func (t *scenarioTB) Errorf(format string, args ...any) {
-	t.Logf(format, args...)
-	t.mu.Lock()
-	t.failed = true
-	t.mu.Unlock()
-}
-func (t *scenarioTB) Error(args ...any)                 { t.Errorf("%s", fmt.Sprint(args...)) }
-func (t *scenarioTB) Fatalf(format string, args ...any) { t.Errorf(format, args...) }
-func (t *scenarioTB) Fatal(args ...any)                 { t.Error(args...) }
-func (t *scenarioTB) FailNow()                          {}
-func (t *scenarioTB) Fail()                             { t.Errorf("failed") }
-func (t *scenarioTB) Failed() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.failed
-}
-
-// property is the check rapid runs on each generated trial: a trial holds
-// when the checks report nothing on it.
+// property is the check run on each generated trial: a trial holds when
+// the checks report nothing on it that the probes did not.
 type property struct {
-	ctx     context.Context
-	spec    Spec
-	opts    Options
-	space   scenarios.Space
+	ctx   context.Context
+	spec  Spec
+	opts  Options
+	space scenarios.Space
+	// known are the probes' findings: a trial fails only when it shows
+	// something they did not.
+	known   []Finding
 	seed    uint64
 	start   time.Time
 	budget  time.Duration
@@ -253,20 +284,23 @@ type property struct {
 	lastRec *Record
 	lastFs  []Finding
 	stopped string
+	// onTrial is told of each trial as it starts, by its number.
 	onTrial func(n int)
 }
 
-func (p *property) check(t *rapid.T) {
-	tr := scenarios.Gen(p.space).Draw(t, "trial")
+// check runs tr and says whether it failed; it records the failing trial,
+// its run and its new findings in p. It returns false without running tr
+// when the run must stop (see done).
+func (p *property) check(tr scenarios.Trial) bool {
 	p.mu.Lock()
 	if p.fatal != nil || p.ctx.Err() != nil {
 		p.mu.Unlock()
-		return
+		return false
 	}
 	if p.budget > 0 && time.Since(p.start) > p.budget {
 		p.stopped = fmt.Sprintf("the budget of %s ran out", p.budget)
 		p.mu.Unlock()
-		return
+		return false
 	}
 	p.n++
 	n := p.n
@@ -281,25 +315,63 @@ func (p *property) check(t *rapid.T) {
 			p.fatal = err
 		}
 		p.mu.Unlock()
-		return
+		return false
 	}
 	_, fs := Evaluate(rec)
+	fs = novelFindings(p.known, fs)
 	if len(fs) == 0 {
-		return
+		return false
 	}
 	p.mu.Lock()
 	p.last, p.lastRec, p.lastFs = &tr, rec, fs
 	p.mu.Unlock()
-	var b strings.Builder
-	for _, f := range fs {
-		fmt.Fprintf(&b, "\n  %s %s: %s", f.Severity, f.Check, f.Message)
+	return true
+}
+
+// done says whether the run must stop: a fatal error, a cancelled
+// context or a spent budget.
+func (p *property) done() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.fatal != nil || p.ctx.Err() != nil || p.stopped != ""
+}
+
+// explore runs up to n generated trials through p and stops at the first
+// that fails. Each trial is drawn by rapid's generator from a seed of its
+// own, derived from p.seed: the same seed draws the same trials, and no
+// process-wide setting (flags, rapid's own seed) is read or changed, so
+// several targets explore at once.
+func explore(p *property, n int) {
+	gen := scenarios.Gen(p.opts.lateSpace(p.space))
+	for i := 0; i < n && !p.done(); i++ {
+		s := p.seed + uint64(i+1)*0xbf58476d1ce4e5b9
+		if p.check(gen.Example(int(s >> 1))) {
+			return
+		}
 	}
-	t.Fatalf("trial:\n%s\nfindings:%s", tr.String(), b.String())
+}
+
+// trialProgress is the progress line after done of total trials took
+// elapsed: how many, the time left at this pace, and the budget left.
+func trialProgress(name string, done, total int, elapsed, budget time.Duration) string {
+	line := fmt.Sprintf("%s: %d of %d trials", name, done, total)
+	if done > 0 && done < total {
+		eta := elapsed / time.Duration(done) * time.Duration(total-done)
+		if budget > 0 {
+			eta = min(eta, max(budget-elapsed, 0))
+		}
+		line += fmt.Sprintf(", about %s left", eta.Round(time.Second))
+	}
+	if budget > 0 {
+		line += fmt.Sprintf(", %s of the budget left", max(budget-elapsed, 0).Round(time.Second))
+	}
+	return line
 }
 
 // runScenarios generates trials against fresh instances of spec until one
-// fails (then shrinks it) or o.Trials have passed.
-func runScenarios(ctx context.Context, spec Spec, o Options, info TargetInfo, sp scenarios.Space, seed uint64, progress func(string)) (*ScenarioResult, error) {
+// fails (then shrinks it) or o.Trials have passed. A trial fails only on a
+// finding that known, the probes' findings, does not already hold.
+func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, sp scenarios.Space, seed uint64, progress func(string)) (*ScenarioResult, error) {
 	res := &ScenarioResult{}
 	for _, saved := range o.Replay {
 		if saved.Target != "" && saved.Target != spec.Name {
@@ -310,6 +382,7 @@ func runScenarios(ctx context.Context, spec Spec, o Options, info TargetInfo, sp
 			return res, err
 		}
 		_, fs := Evaluate(rec)
+		fs = novelFindings(known, fs)
 		res.Replayed = append(res.Replayed, ReplayedTrial{Trial: saved.Trial, StillFail: len(fs) > 0, Checks: findingChecks(fs)})
 		if len(fs) > 0 && res.Counterexample == nil {
 			tr := saved.Trial
@@ -319,19 +392,15 @@ func runScenarios(ctx context.Context, spec Spec, o Options, info TargetInfo, sp
 	if o.Trials <= 0 || res.Counterexample != nil {
 		return res, nil
 	}
-	p := &property{ctx: ctx, spec: spec, opts: o, space: sp, seed: seed, start: time.Now(), budget: o.Budget}
+	p := &property{ctx: ctx, spec: spec, opts: o, space: sp, known: known, seed: seed, start: time.Now(), budget: o.Budget}
 	if progress != nil {
 		p.onTrial = func(n int) {
 			if n%25 == 0 {
-				line := fmt.Sprintf("%s: %d of %d trials", spec.Name, n, o.Trials)
-				if o.Budget > 0 {
-					line += fmt.Sprintf(", %s of the budget left", max(o.Budget-time.Since(p.start), 0).Round(time.Second))
-				}
-				progress(line)
+				progress(trialProgress(spec.Name, n, o.Trials, time.Since(p.start), o.Budget))
 			}
 		}
 	}
-	checkWithRapid(spec.Name, o, seed, p)
+	explore(p, o.Trials)
 	res.Trials, res.Stopped = p.n, p.stopped
 	if p.fatal != nil {
 		return res, p.fatal
@@ -340,21 +409,25 @@ func runScenarios(ctx context.Context, spec Spec, o Options, info TargetInfo, sp
 		return res, nil
 	}
 	res.Counterexample, res.Record, res.Findings = p.last, p.lastRec, p.lastFs
-	minimize(ctx, spec, o, seed, res)
+	if progress != nil {
+		progress(fmt.Sprintf("%s: trial %d of %d failed; shrinking it", spec.Name, p.n, o.Trials))
+	}
+	minimize(ctx, spec, o, known, seed, res)
 	// Honest: replay the counterexample before reporting it.
 	rec, err := trialRun(ctx, spec, o, seed^0xfeed, *p.last)
 	if err == nil {
 		_, again := Evaluate(rec)
+		again = novelFindings(known, again)
 		res.Flaky = strings.Join(findingChecks(again), ",") != strings.Join(findingChecks(res.Findings), ",")
 	}
 	return res, nil
 }
 
-// minimize goes on where rapid's shrinking stopped, a step at a time: it
-// drops whole steps, then faults, restarts and give-ups, keeping each
-// change while the trial still fails the same checks. rapid shrinks the
-// choices that made the trial; this removes what a reader does not need.
-func minimize(ctx context.Context, spec Spec, o Options, seed uint64, res *ScenarioResult) {
+// minimize shrinks a failing trial a step at a time: it drops whole steps,
+// lowers the number of other keys and the length of waits (by bisection),
+// then drops faults, restarts and give-ups, keeping each change while the
+// trial still fails the same checks.
+func minimize(ctx context.Context, spec Spec, o Options, known []Finding, seed uint64, res *ScenarioResult) {
 	want := strings.Join(findingChecks(res.Findings), ",")
 	try := func(tr scenarios.Trial) bool {
 		if ctx.Err() != nil || tr.Validate() != nil {
@@ -365,6 +438,7 @@ func minimize(ctx context.Context, spec Spec, o Options, seed uint64, res *Scena
 			return false
 		}
 		_, fs := Evaluate(rec)
+		fs = novelFindings(known, fs)
 		if len(fs) == 0 || strings.Join(findingChecks(fs), ",") != want {
 			return false
 		}
@@ -379,6 +453,37 @@ func minimize(ctx context.Context, spec Spec, o Options, seed uint64, res *Scena
 	for i := len(res.Counterexample.Steps) - 1; i >= 0 && time.Now().Before(deadline); i-- {
 		if cand, ok := without(*res.Counterexample, i); ok {
 			try(cand)
+		}
+	}
+	// The fewest other keys, and the shortest waits, that still show it:
+	// "after N other keys" then says how small the store is.
+	for i := range res.Counterexample.Steps {
+		for _, shrink := range []func(*scenarios.Step, int) bool{
+			func(s *scenarios.Step, n int) bool { ok := n < s.Fill && n > 0; s.Fill = n; return ok },
+			func(s *scenarios.Step, n int) bool {
+				w := time.Duration(n) * time.Millisecond
+				ok := w < s.Wait && w > 0
+				s.Wait = w
+				return ok
+			},
+		} {
+			hi := res.Counterexample.Steps[i].Fill
+			if res.Counterexample.Steps[i].Wait > 0 {
+				hi = int(res.Counterexample.Steps[i].Wait / time.Millisecond)
+			}
+			lo := 1
+			for lo < hi && time.Now().Before(deadline) {
+				mid := lo + (hi-lo)/2
+				cand := scenarios.Trial{Steps: append([]scenarios.Step(nil), res.Counterexample.Steps...)}
+				if !shrink(&cand.Steps[i], mid) {
+					break
+				}
+				if try(cand) {
+					hi = mid
+				} else {
+					lo = mid + 1
+				}
+			}
 		}
 	}
 	for i := range res.Counterexample.Steps {
@@ -419,27 +524,25 @@ func without(tr scenarios.Trial, i int) (scenarios.Trial, bool) {
 	return out, len(out.Steps) > 0
 }
 
-// checkWithRapid runs rapid on p outside go test. rapid's settings are
-// process-wide flags, so runs take turns; the lock is released even if
-// rapid panics (the runner recovers and reports it).
-func checkWithRapid(name string, o Options, seed uint64, p *property) {
-	rapidMu.Lock()
-	defer rapidMu.Unlock()
-	testing.Init()
-	if !flag.Parsed() {
-		// Outside go test nothing parsed the command line; rapid asks
-		// testing.Short, which needs it parsed. Parse nothing: the
-		// program's own arguments are its business.
-		_ = flag.CommandLine.Parse(nil)
+// FailingTrials lists the minimal failing trials of res, one per target
+// whose generated trials failed, as trials to save and run again first
+// (WithReplay).
+func (res *Result) FailingTrials() []scenarios.Saved {
+	var out []scenarios.Saved
+	for _, t := range res.Targets {
+		sc := t.Scenario
+		if sc == nil || sc.Counterexample == nil {
+			continue
+		}
+		var checks []string
+		seen := map[string]bool{}
+		for _, f := range sc.Findings {
+			if !seen[f.Check] {
+				seen[f.Check] = true
+				checks = append(checks, f.Check)
+			}
+		}
+		out = append(out, scenarios.Saved{Target: t.Name, Seed: res.Seed, Trial: *sc.Counterexample, Checks: checks})
 	}
-	setRapidFlag("rapid.checks", strconv.Itoa(o.Trials))
-	setRapidFlag("rapid.seed", strconv.FormatUint(seed|1, 10))
-	setRapidFlag("rapid.nofailfile", "true")
-	// rapid shrinks choices; minimize then removes steps. Bound the first.
-	shrink := 10 * time.Second
-	if o.Budget > 0 {
-		shrink = min(shrink, max(o.Budget/2, time.Second))
-	}
-	setRapidFlag("rapid.shrinktime", shrink.String())
-	rapid.Check(&scenarioTB{name: name}, p.check)
+	return out
 }

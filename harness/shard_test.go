@@ -51,12 +51,12 @@ func TestMergedShardsEqualTheWholeRun(t *testing.T) {
 		t.Run(tc.why, func(t *testing.T) {
 			ctx := context.Background()
 			spec, _ := shopSpec("shop", tc.cfg)
-			whole, err := harness.Verify(ctx, []harness.Spec{spec}, harness.WithSeed(11))
+			whole, err := harness.Verify(ctx, []harness.Spec{spec}, harness.WithSeed(11), harness.WithNonce(11))
 			require.NoError(t, err)
 			var parts []*harness.Result
 			for i := 1; i <= 3; i++ {
 				spec, _ := shopSpec("shop", tc.cfg)
-				part, err := harness.Verify(ctx, []harness.Spec{spec}, harness.WithSeed(11), harness.WithShard(i, 3))
+				part, err := harness.Verify(ctx, []harness.Spec{spec}, harness.WithSeed(11), harness.WithNonce(11), harness.WithShard(i, 3))
 				require.NoError(t, err)
 				assert.Equal(t, "", part.Targets[0].Error)
 				assert.Less(t, len(part.Targets[0].Record.Intents), len(whole.Targets[0].Record.Intents), "a shard runs part of the probes")

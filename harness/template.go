@@ -26,3 +26,23 @@ func Expand(s string, vars map[string]string) (string, error) {
 	}
 	return out, nil
 }
+
+// SMTPFake is a fake that also speaks SMTP (the email fake).
+type SMTPFake interface {
+	SMTPAddr() string
+}
+
+// Vars returns the placeholders every adapter fills in from env:
+// {{state_dir}}, and for each running fake {{fakes.NAME.url}} and, for one
+// that speaks SMTP, {{fakes.NAME.smtp}}. An adapter adds {{port}} when it
+// picks one, and may replace state_dir (a container sees its own path).
+func (env *Env) Vars() map[string]string {
+	vars := map[string]string{"state_dir": env.StateDir}
+	for name, f := range env.Fakes {
+		vars["fakes."+name+".url"] = f.URL()
+		if s, ok := f.(SMTPFake); ok {
+			vars["fakes."+name+".smtp"] = s.SMTPAddr()
+		}
+	}
+	return vars
+}

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -211,4 +212,206 @@ func short(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// summaryMin is the length from which Summarise shortens a list.
+const summaryMin = 4
+
+// effectList matches a list of at least summaryMin effects as the checks
+// write them: "charge ch_000003, charge ch_000004, …".
+var effectList = regexp.MustCompile(`\b[a-z][a-z_-]* [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:-]*(?:, [a-z][a-z_-]* [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:-]*){3,}`)
+
+// idList matches a list of at least summaryMin+2 ids: "ord_000002×1,
+// ord_000003×1, …".
+var idList = regexp.MustCompile(`\b[A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:×-]*(?:, [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:×-]*){5,}`)
+
+// countBefore matches "20 effects: " or "20 effects (" just before a list.
+var countBefore = regexp.MustCompile(`(\d+) effects?(?:: | \()$`)
+
+// Summarise shortens the long lists of evidence a finding's message may
+// carry, for the text report (the JSON and HTML reports keep them whole):
+// twenty charges become "20 charges: ch_000013 … ch_000032", a list of
+// ids "ord_000002 … ord_000019 (18 in all)", and a run of the same status
+// "409 ×8".
+func Summarise(msg string) string {
+	msg = effectList.ReplaceAllStringFunc(msg, func(list string) string {
+		items := strings.Split(list, ", ")
+		kind, _, _ := strings.Cut(items[0], " ")
+		var ids []string
+		for _, it := range items {
+			k, id, _ := strings.Cut(it, " ")
+			if k != kind {
+				return list // mixed kinds: told whole
+			}
+			ids = append(ids, id)
+		}
+		// \x00 marks the summary for the pass below (Clean has made every
+		// NUL of the message visible text).
+		return fmt.Sprintf("\x00%d %s: %s … %s", len(ids), pluralNoun(kind), ids[0], ids[len(ids)-1])
+	})
+	// "caused 20 effects: \x0020 charges: …" says the count once.
+	for {
+		i := strings.IndexByte(msg, 0)
+		if i < 0 {
+			break
+		}
+		before, after := msg[:i], msg[i+1:]
+		if m := countBefore.FindStringSubmatchIndex(before); m != nil && strings.HasPrefix(after, before[m[2]:m[3]]+" ") {
+			phrase, rest, _ := strings.Cut(after, ": ") // "20 charges", "a … b"
+			if strings.HasSuffix(before, "(") {
+				before, after = before[:m[0]]+phrase+" (", rest
+			} else {
+				before = before[:m[0]]
+			}
+		}
+		msg = before + after
+	}
+	msg = collapseRuns(msg)
+	return idList.ReplaceAllStringFunc(msg, func(list string) string {
+		items := strings.Split(list, ", ")
+		return fmt.Sprintf("%s … %s (%d in all)", items[0], items[len(items)-1], len(items))
+	})
+}
+
+// pluralNoun is the plural of an effect's kind: charge → charges,
+// delivery → deliveries.
+func pluralNoun(s string) string {
+	switch {
+	case strings.HasSuffix(s, "y") && !strings.HasSuffix(s, "ey") && !strings.HasSuffix(s, "ay"):
+		return s[:len(s)-1] + "ies"
+	case strings.HasSuffix(s, "s"), strings.HasSuffix(s, "sh"), strings.HasSuffix(s, "ch"), strings.HasSuffix(s, "x"):
+		return s + "es"
+	}
+	return s + "s"
+}
+
+// collapseRuns writes a run of three or more equal items of a
+// comma-separated list once, with its count: "409, 409, 409)" becomes
+// "409 ×3)".
+func collapseRuns(msg string) string {
+	parts := strings.Split(msg, ", ")
+	if len(parts) < 3 {
+		return msg
+	}
+	var out []string
+	for i := 0; i < len(parts); {
+		w := lastWord(parts[i])
+		j := i + 1
+		for w != "" && j < len(parts) && parts[j] == w {
+			j++
+		}
+		// The run may end in an item that carries the text after the list.
+		end := j
+		if w != "" && j < len(parts) && firstWord(parts[j]) == w {
+			end = j + 1
+		}
+		if n := end - i; w != "" && n >= 3 {
+			joined := strings.TrimSuffix(parts[i], w) + fmt.Sprintf("%s ×%d", w, n)
+			if end > j {
+				joined += strings.TrimPrefix(parts[j], w)
+			}
+			out = append(out, joined)
+			i = end
+			continue
+		}
+		out = append(out, parts[i])
+		i++
+	}
+	return strings.Join(out, ", ")
+}
+
+// lastWord is the word s ends with (letters, digits, _ . -), "" if none.
+func lastWord(s string) string {
+	i := len(s)
+	for i > 0 && isWordByte(s[i-1]) {
+		i--
+	}
+	return s[i:]
+}
+
+// firstWord is the word s begins with.
+func firstWord(s string) string {
+	i := 0
+	for i < len(s) && isWordByte(s[i]) {
+		i++
+	}
+	return s[:i]
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c == '.' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// operationLabel is the operation to name beside f's check, "" when f's
+// message already begins with it ("create-order: …"), so that a line
+// never says it twice.
+func operationLabel(f harness.Finding) string {
+	if op := f.Operation; op != "" && !strings.HasPrefix(f.Message, op+":") && !strings.HasPrefix(f.Message, op+" ") {
+		return op
+	}
+	return ""
+}
+
+// numbered joins steps as a numbered list, one per line.
+func numbered(steps []string) string {
+	var b strings.Builder
+	for i, s := range steps {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, s)
+	}
+	return b.String()
+}
+
+// trialFailed reports whether t's failing generated trial failed check.
+func trialFailed(t harness.TargetResult, check string) bool {
+	if t.Scenario == nil || len(TrialSteps(t)) == 0 {
+		return false
+	}
+	for _, f := range t.Scenario.Findings {
+		if f.Check == check {
+			return true
+		}
+	}
+	for _, f := range t.Findings {
+		if f.Trial && f.Check == check {
+			return true
+		}
+	}
+	return false
+}
+
+// trialBlock is t's failing generated trial as plain text for the JUnit
+// report: a heading and the numbered steps; "" when no trial failed.
+func trialBlock(t harness.TargetResult) string {
+	steps := TrialSteps(t)
+	if len(steps) == 0 {
+		return ""
+	}
+	head := "\n\na generated trial failed; its minimal counterexample"
+	if t.Scenario.Flaky {
+		head += " (flaky: its replay did not fail the same way)"
+	}
+	return head + ":\n" + numbered(steps)
+}
+
+// mdTrial is t's failing generated trial as a Markdown numbered list;
+// "" when no trial failed.
+func mdTrial(t harness.TargetResult) string {
+	steps := TrialSteps(t)
+	if len(steps) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nA generated trial failed")
+	if ids := trialChecks(t.Scenario); len(ids) > 0 {
+		b.WriteString(" (`" + strings.Join(ids, "`, `") + "`)")
+	}
+	b.WriteString("; its minimal counterexample")
+	if t.Scenario.Flaky {
+		b.WriteString(" (flaky: its replay did not fail the same way)")
+	}
+	b.WriteString(":\n\n")
+	for i, s := range steps {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, mdText(s))
+	}
+	return b.String()
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/idemcheck/idemcheck/harness"
 )
 
 // WriteFile writes path atomically: render writes into a temporary file in
@@ -15,6 +17,11 @@ import (
 // leaves path as it was too, and a hidden ".NAME.tmp-*" file behind.)
 func WriteFile(path string, render func(io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
+	// A report directory that does not exist yet (a CI job's first run) is
+	// made, parents included, rather than losing the report.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
@@ -47,4 +54,17 @@ func WriteFile(path string, render func(io.Writer) error) (err error) {
 	}
 	renamed = true
 	return nil
+}
+
+// WriteDir writes into dir (made if need be) the raw result
+// (harness.ResultFile), cleaned as ResultJSON does, for every report can be
+// made again from it, and each format's report to its File, replaced as a
+// set (see WriteSet): a file that cannot be written does not stop the
+// others, and every failure is returned together, after all were tried.
+func WriteDir(dir string, res *harness.Result, formats []Format, o Options) error {
+	set := []SetFile{{Name: harness.ResultFile, Render: func(w io.Writer) error { return ResultJSON(w, res) }}}
+	for _, f := range formats {
+		set = append(set, SetFile{Name: f.File, Render: func(w io.Writer) error { return f.Render(w, res, o) }})
+	}
+	return WriteSet(dir, set)
 }

@@ -95,6 +95,19 @@ func TestWriteFileReplacesOnSuccess(t *testing.T) {
 	assert.Equal(t, []string{"report.json"}, entries(t, dir))
 }
 
+// TestWriteFileMakesItsDirectory: a report under a directory that does
+// not exist yet (a CI job's first run) is written, parents included.
+func TestWriteFileMakesItsDirectory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "reports", "nightly", "report.json")
+	require.NoError(t, reports.WriteFile(path, func(w io.Writer) error {
+		_, err := io.WriteString(w, "new")
+		return err
+	}))
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "new", string(got))
+}
+
 // TestWriteFileInterrupted kills a process in the middle of rendering (a
 // child that has written part of the report and waits): the old report
 // is still whole.

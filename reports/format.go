@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"fmt"
 	"io"
 	"strings"
 
@@ -16,8 +17,12 @@ type Options struct {
 	// reports show; 0 means 5.
 	Findings int
 	// MinScore is the score the run was gated on (--min-score); the
-	// Markdown and HTML reports mark the targets below it.
+	// Markdown and HTML reports mark the targets below it. A result that
+	// carries no gate (harness.Result.ApplyGate) is judged against it.
 	MinScore int
+	// Color colours the text report's scores and severities (for a
+	// terminal that wants colour; never for a file).
+	Color bool
 }
 
 func (o Options) findings() int {
@@ -65,4 +70,27 @@ func FormatNames() string {
 		names = append(names, f.Name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// ParseFormats parses a comma-separated list of format names (the first
+// is the one meant for stdout); duplicates and blanks are dropped.
+func ParseFormats(list string) ([]Format, error) {
+	var out []Format
+	seen := map[string]bool{}
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" || seen[name] {
+			continue
+		}
+		f, ok := LookupFormat(name)
+		if !ok {
+			return nil, fmt.Errorf("unknown format %q (known: %s)", name, FormatNames())
+		}
+		seen[name] = true
+		out = append(out, f)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no format given (known: %s)", FormatNames())
+	}
+	return out, nil
 }

@@ -29,6 +29,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 // matrix, and for each finding a timeline of its attempts and effects and
 // its minimal counterexample as a list of steps.
 func HTML(w io.Writer, res *harness.Result, o Options) error {
+	res = cleaned(res) // nothing a target printed reaches the report raw
 	return htmlTemplate.Execute(w, buildPage(res, o))
 }
 
@@ -65,6 +66,9 @@ type htmlTarget struct {
 	// TrialSteps is the generated trial's minimal counterexample, when a
 	// trial found something.
 	TrialSteps string
+	// TrialInFinding is true when a finding shows TrialSteps; otherwise the
+	// target's section does.
+	TrialInFinding bool
 }
 
 type htmlFinding struct {
@@ -80,7 +84,7 @@ var anchorUnsafe = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
 func buildPage(res *harness.Result, o Options) htmlPage {
 	rep := Build(res)
 	p := htmlPage{
-		Title:   fmt.Sprintf("idemcheck report: %d target(s), seed %d", len(res.Targets), res.Seed),
+		Title:   fmt.Sprintf("idemcheck report: %s, seed %d", plural(len(res.Targets), "target", "targets"), res.Seed),
 		Seed:    res.Seed,
 		Meta:    res.Meta,
 		Elapsed: fmtDur(res.Duration),
@@ -104,14 +108,15 @@ func buildPage(res *harness.Result, o Options) htmlPage {
 			Faults: tr.Faults, Unsupported: tr.Unsupported, Properties: props, MinScore: o.MinScore,
 			FailedChecks: failedChecks(t),
 		}
-		if sc := t.Scenario; sc != nil {
-			ht.TrialSteps = sc.Steps
-		}
+		ht.TrialSteps = numbered(TrialSteps(t))
 		if t.Error != "" {
 			ht.Score, ht.ScoreClass = "–", "serr"
 		} else {
 			ht.Score, ht.ScoreClass = fmt.Sprintf("%d/3", t.Score.Level), fmt.Sprintf("s%d", t.Score.Level)
-			ht.Below = t.Score.Level < o.MinScore
+			if t.Score.Partial {
+				ht.Score, ht.ScoreClass = "partial", "spartial"
+			}
+			ht.Below = !t.Score.Partial && t.Score.Level < o.MinScore
 			ht.Matrix = BuildMatrix(t)
 		}
 		// Findings, worst first; the anchor keeps the original index, which
@@ -127,10 +132,11 @@ func buildPage(res *harness.Result, o Options) htmlPage {
 			f := t.Findings[i]
 			ht.Findings = append(ht.Findings, htmlFinding{
 				Anchor: fmt.Sprintf("%s-f%d", ht.Anchor, i), Severity: string(f.Severity), Check: f.Check,
-				Operation: f.Operation, Fault: f.Fault, Message: f.Message, Replay: findingReplay(res, f),
+				Operation: operationLabel(f), Fault: f.Fault, Message: f.Message, Replay: findingReplay(res, f),
 				Trial: f.Trial, Flaky: f.Flaky,
 				Timeline: buildTimeline(f), Steps: Counterexample(f), Open: n < 3,
 			})
+			ht.TrialInFinding = ht.TrialInFinding || f.Trial
 		}
 		if n := t.Score.Next; n != nil && n.Finding >= 0 && n.Finding < len(t.Findings) {
 			ht.NextAnchor = fmt.Sprintf("%s-f%d", ht.Anchor, n.Finding)

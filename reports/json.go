@@ -23,8 +23,11 @@ type Report struct {
 	DurationMS int64        `json:"duration_ms"`
 	// Replay is the command that repeats the whole run with its seed, ""
 	// when the run was not made by the idemcheck command.
-	Replay  string         `json:"replay"`
-	Summary RunSummary     `json:"summary"`
+	Replay  string     `json:"replay"`
+	Summary RunSummary `json:"summary"`
+	// Gate is the verdict the run was held to (--min-score, --baseline):
+	// the one its exit code gives.
+	Gate    *harness.Gate  `json:"gate,omitempty"`
 	Targets []TargetReport `json:"targets"`
 }
 
@@ -32,18 +35,29 @@ type Report struct {
 type TargetReport struct {
 	Name string `json:"name"`
 	Kind string `json:"kind"`
-	// Score is the rubric level 0–3; -1 when the target could not be tested.
-	Score       int                   `json:"score"`
-	ScoreReason string                `json:"score_reason"`
-	Next        *harness.Gap          `json:"next,omitempty"`
-	Error       string                `json:"error,omitempty"`
-	Checks      []harness.CheckResult `json:"checks"`
-	Findings    []Finding             `json:"findings"`
+	// Score is the rubric level 0–3; -1 when the target could not be
+	// tested, or when its score is partial (ScorePartial).
+	Score int `json:"score"`
+	// ScorePartial is true when the run was restricted to some checks
+	// (--only): the score is not computed, ScoreReason says which ran.
+	ScorePartial bool         `json:"score_partial,omitempty"`
+	ScoreReason  string       `json:"score_reason"`
+	Next         *harness.Gap `json:"next,omitempty"`
+	// Gate says whether the target met the run's gate, and why.
+	Gate *harness.TargetGate `json:"gate,omitempty"`
+	// Baseline is what changed since the baseline (--baseline), if any.
+	Baseline *harness.TargetDiff   `json:"baseline,omitempty"`
+	Error    string                `json:"error,omitempty"`
+	Checks   []harness.CheckResult `json:"checks"`
+	Findings []Finding             `json:"findings"`
 	// Faults are the faults the run tried on the target; Unsupported those
 	// its adapter could not inject.
 	Faults      []string `json:"faults"`
 	Unsupported []string `json:"unsupported"`
-	Summary     Summary  `json:"summary"`
+	// UnsupportedWhy says, for each fault of Unsupported, why it could
+	// not be injected.
+	UnsupportedWhy map[string]string `json:"unsupported_why,omitempty"`
+	Summary        Summary           `json:"summary"`
 }
 
 // Finding is a harness finding with the command that replays it.
@@ -88,14 +102,19 @@ func Build(res *harness.Result) Report {
 		Schema: ReportSchema, Seed: res.Seed, Meta: res.Meta,
 		Started: res.Started, DurationMS: res.Duration.Milliseconds(),
 		Replay:  RunCommand(res),
+		Gate:    res.Gate,
 		Targets: []TargetReport{},
 	}
 	for _, t := range res.Targets {
 		tr := TargetReport{
 			Name: t.Name, Kind: t.Kind, Score: t.Score.Level, ScoreReason: t.Score.Reason, Next: t.Score.Next,
+			ScorePartial: t.Score.Partial, Gate: t.Gate, Baseline: t.Baseline,
 			Error: t.Error, Checks: t.Checks, Findings: []Finding{},
 			Faults: []string{}, Unsupported: []string{},
 			Summary: Summary{DurationMS: t.Duration.Milliseconds(), Findings: len(t.Findings)},
+		}
+		if t.Score.Partial {
+			tr.Score = -1
 		}
 		if t.Error != "" {
 			tr.Score = -1
@@ -124,6 +143,7 @@ func Build(res *harness.Result) Report {
 			tr.Summary.Effects = len(t.Record.Ledger)
 			tr.Faults = append(tr.Faults, t.Record.Faults...)
 			tr.Unsupported = append(tr.Unsupported, t.Record.Unsupported...)
+			tr.UnsupportedWhy = t.Record.UnsupportedWhy
 		}
 		if t.Scenario != nil {
 			tr.Summary.Trials = t.Scenario.Trials
@@ -141,15 +161,18 @@ func Build(res *harness.Result) Report {
 }
 
 // JSON writes the report of res, indented.
-func JSON(w io.Writer, res *harness.Result, _ Options) error {
+func JSON(w io.Writer, res *harness.Result, o Options) error {
+	res = withGate(cleaned(res), o) // nothing a target printed reaches the report raw
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(Build(res))
 }
 
-// ResultJSON writes res itself (history and ledger included): the raw
-// record that idemcheck report can re-score.
+// ResultJSON writes res itself (history and ledger included) as
+// Result.WriteJSON does, cleaned first: nothing a target printed is stored
+// raw, and no secret it printed is stored at all.
 func ResultJSON(w io.Writer, res *harness.Result) error {
+	res = cleaned(res) // nothing a target printed is stored raw
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(res)

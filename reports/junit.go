@@ -12,8 +12,8 @@ import (
 
 // The JUnit XML shape CI systems read (Jenkins, GitLab, GitHub test
 // reporters): testsuites > testsuite > testcase > failure | error |
-// skipped, with properties and system-out. One testsuite per target, one
-// testcase per check.
+// skipped, with properties and system-out. One testsuite per target: a
+// testcase for its score against the gate, and one per check.
 
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
@@ -56,6 +56,7 @@ type junitCase struct {
 	Skipped   *junitMessage `xml:"skipped,omitempty"`
 	Error     *junitMessage `xml:"error,omitempty"`
 	Failure   *junitMessage `xml:"failure,omitempty"`
+	SystemOut *junitText    `xml:"system-out,omitempty"`
 }
 
 type junitMessage struct {
@@ -65,10 +66,16 @@ type junitMessage struct {
 }
 
 // JUnit writes the JUnit XML report: a testsuite per target (with the seed
-// and the score as properties), a testcase per check, failing with the
-// check's findings and their replay commands, or skipped with the reason.
-// A target the harness could not test is one testcase in error.
-func JUnit(w io.Writer, res *harness.Result, _ Options) error {
+// and the score as properties), a testcase "score" that fails when the
+// target did not meet the run's gate, and a testcase per check, failing
+// with the check's findings and their replay commands, or skipped with the
+// reason. A failed check whose findings the gate tolerates (a low
+// --min-score, or findings the baseline already had) is skipped, its
+// findings in its system-out: so the file has a failure exactly when the
+// run's exit code is 1. A target the harness could not test is one
+// testcase in error (exit code 3).
+func JUnit(w io.Writer, res *harness.Result, o Options) error {
+	res = withGate(cleaned(res), o) // nothing a target printed reaches the report raw
 	doc := junitSuites{Name: "idemcheck", Time: seconds(res.Duration)}
 	stamp := ""
 	if !res.Started.IsZero() {
@@ -77,7 +84,7 @@ func JUnit(w io.Writer, res *harness.Result, _ Options) error {
 	for _, t := range res.Targets {
 		s := junitSuite{Name: t.Name, Time: seconds(t.Duration), Timestamp: stamp}
 		score := fmt.Sprint(t.Score.Level)
-		if t.Error != "" {
+		if t.Error != "" || t.Score.Partial {
 			score = "-1"
 		}
 		s.Properties = append(s.Properties,
@@ -85,6 +92,15 @@ func JUnit(w io.Writer, res *harness.Result, _ Options) error {
 			junitProperty{"score", score},
 			junitProperty{"kind", t.Kind},
 		)
+		if t.Score.Partial {
+			s.Properties = append(s.Properties, junitProperty{"score_partial", "true"})
+		}
+		if g := res.Gate; g != nil {
+			s.Properties = append(s.Properties, junitProperty{"min_score", fmt.Sprint(g.MinScore)})
+			if g.Baseline != "" {
+				s.Properties = append(s.Properties, junitProperty{"baseline", g.Baseline})
+			}
+		}
 		for _, p := range []junitProperty{
 			{"version", res.Meta.Version}, {"config", res.Meta.Config}, {"config_digest", res.Meta.ConfigDigest},
 			{"command", res.Meta.Command}, {"shard", res.Meta.Shard}, {"replay", RunCommand(res)},
@@ -101,7 +117,8 @@ func JUnit(w io.Writer, res *harness.Result, _ Options) error {
 			})
 			s.SystemOut = &junitText{"not scored: the harness could not test this target: " + t.Error}
 		} else {
-			s.SystemOut = &junitText{scoreText(t)}
+			s.SystemOut = &junitText{scoreText(t) + "\ngate: " + gateReason(t) + trialBlock(t)}
+			s.Cases = append(s.Cases, scoreCase(t, classname))
 		}
 		byCheck := map[string][]harness.Finding{}
 		for _, f := range t.Findings {
@@ -114,6 +131,16 @@ func JUnit(w io.Writer, res *harness.Result, _ Options) error {
 				tc.Skipped = &junitMessage{Message: c.Note}
 			case harness.StatusFail:
 				tc.Failure = junitFailure(res, c, byCheck[c.ID])
+				if trialFailed(t, c.ID) {
+					tc.Failure.Body += trialBlock(t)[1:]
+				}
+				if !countsForGate(t, c.ID) {
+					// Within the gate: not a failure, or the file would
+					// fail a job that passed.
+					tc.Skipped = &junitMessage{Message: "failed, within the gate: " + gateReason(t)}
+					tc.SystemOut = &junitText{tc.Failure.Body}
+					tc.Failure = nil
+				}
 			}
 			s.Cases = append(s.Cases, tc)
 		}
@@ -161,8 +188,8 @@ func junitFailure(res *harness.Result, c harness.CheckResult, fs []harness.Findi
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "%s %s", f.Severity, f.Check)
-		if f.Operation != "" {
-			fmt.Fprintf(&b, " %s", f.Operation)
+		if op := operationLabel(f); op != "" {
+			fmt.Fprintf(&b, " %s", op)
 		}
 		if f.Fault != "" {
 			fmt.Fprintf(&b, " [%s]", f.Fault)
@@ -194,9 +221,31 @@ func seconds(d time.Duration) string {
 	return fmt.Sprintf("%.3f", d.Seconds())
 }
 
+// scoreCase is the testcase of a target's score against the gate.
+func scoreCase(t harness.TargetResult, classname string) junitCase {
+	tc := junitCase{Name: "score", Classname: classname, Time: "0"}
+	if t.Gate != nil && !t.Gate.Met {
+		tc.Failure = &junitMessage{Message: "gate not met: " + t.Gate.Reason, Type: "gate", Body: scoreText(t)}
+	} else {
+		tc.SystemOut = &junitText{"gate met: " + gateReason(t)}
+	}
+	return tc
+}
+
+func gateReason(t harness.TargetResult) string {
+	if t.Gate == nil {
+		return "no gate applied"
+	}
+	return t.Gate.Reason
+}
+
 // scoreText says a target's score and why, in two lines.
 func scoreText(t harness.TargetResult) string {
-	s := fmt.Sprintf("score %d/3\n%s", t.Score.Level, t.Score.Reason)
+	label := ScoreLabel(t)
+	if !t.Score.Partial {
+		label += "/3"
+	}
+	s := fmt.Sprintf("score %s\n%s", label, t.Score.Reason)
 	if n := t.Score.Next; n != nil {
 		s += fmt.Sprintf("\nblocked by %s: %s", n.Check, n.Message)
 	}

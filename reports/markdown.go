@@ -15,13 +15,15 @@ import (
 // that replay them. It uses no images and no emoji: it reads the same as
 // plain text.
 func Markdown(w io.Writer, res *harness.Result, o Options) error {
+	res = withGate(cleaned(res), o) // nothing a target printed reaches the report raw
 	var b strings.Builder
 	rep := Build(res)
 	sum := rep.Summary
 	b.WriteString("## idemcheck\n\n")
 	fmt.Fprintf(&b, "%s\n\n", verdictLine(res, o.MinScore))
-	fmt.Fprintf(&b, "Seed `%d` · %d target(s) · %d intents · %d attempts · %d effects · %d findings (%d critical) · %s",
-		res.Seed, sum.Targets, sum.Intents, sum.Attempts, sum.Effects, sum.Findings, sum.Critical, res.Duration.Round(1e6))
+	fmt.Fprintf(&b, "Seed `%d` · %s · %s · %s · %s · %s (%d critical) · %s",
+		res.Seed, plural(sum.Targets, "target", "targets"), plural(sum.Intents, "intent", "intents"), plural(sum.Attempts, "attempt", "attempts"),
+		plural(sum.Effects, "effect", "effects"), plural(sum.Findings, "finding", "findings"), sum.Critical, res.Duration.Round(1e6))
 	if v := res.Meta.Version; v != "" {
 		fmt.Fprintf(&b, " · idemcheck %s", mdText(v))
 	}
@@ -29,6 +31,9 @@ func Markdown(w io.Writer, res *harness.Result, o Options) error {
 		fmt.Fprintf(&b, " · shard %s", mdText(s))
 	}
 	b.WriteString("\n")
+	if res.Nonce != 0 {
+		b.WriteString("\n" + freshKeysNote + "\n")
+	}
 	if r := RunCommand(res); r != "" {
 		fmt.Fprintf(&b, "\nRepeat the run: `%s`", r)
 		if d := res.Meta.ConfigDigest; d != "" {
@@ -50,6 +55,16 @@ func Markdown(w io.Writer, res *harness.Result, o Options) error {
 		if n := t.Score.Next; n != nil {
 			fmt.Fprintf(&b, "\nBlocked by `%s`: %s\n", n.Check, mdText(n.Message))
 		}
+		if g := t.Gate; g != nil {
+			state := "met"
+			if !g.Met {
+				state = "**not met**"
+			}
+			fmt.Fprintf(&b, "\nGate %s: %s.\n", state, mdText(g.Reason))
+		}
+		if d := t.Baseline; d != nil {
+			mdBaseline(&b, res, d)
+		}
 		pass, fail, skip := 0, 0, 0
 		for _, c := range t.Checks {
 			switch c.Status {
@@ -66,6 +81,7 @@ func Markdown(w io.Writer, res *harness.Result, o Options) error {
 			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", c.ID, strings.ToUpper(string(c.Status)), mdText(c.Note))
 		}
 		b.WriteString("\n</details>\n")
+		b.WriteString(mdTrial(t))
 		if len(t.Findings) == 0 {
 			continue
 		}
@@ -74,12 +90,12 @@ func Markdown(w io.Writer, res *harness.Result, o Options) error {
 		b.WriteString("\nTop findings:\n\n")
 		for i, f := range fs {
 			if i == o.findings() {
-				fmt.Fprintf(&b, "\n… and %d more finding(s): see the HTML or JSON report.\n", len(fs)-i)
+				fmt.Fprintf(&b, "\n… and %s: see the HTML or JSON report.\n", plural(len(fs)-i, "more finding", "more findings"))
 				break
 			}
 			where := "`" + f.Check + "`"
-			if f.Operation != "" {
-				where += " " + mdText(f.Operation)
+			if op := operationLabel(f); op != "" {
+				where += " " + mdText(op)
 			}
 			if f.Fault != "" {
 				where += " under `" + f.Fault + "`"
@@ -98,53 +114,83 @@ func Markdown(w io.Writer, res *harness.Result, o Options) error {
 	return err
 }
 
-// scoreBadge is a target's score as emphasised text, e.g. "**score 2/3**".
+// mdBaseline writes what changed since the baseline: the new findings,
+// then the fixed ones.
+func mdBaseline(b *strings.Builder, res *harness.Result, d *harness.TargetDiff) {
+	fmt.Fprintf(b, "\n**Since the baseline**")
+	if res.Gate != nil && res.Gate.Baseline != "" {
+		fmt.Fprintf(b, " (`%s`)", mdCode(res.Gate.Baseline))
+	}
+	fmt.Fprintf(b, ": %s.\n", mdText(d.Summary()))
+	for _, sec := range []struct {
+		title string
+		keys  []harness.FindingKey
+	}{{"New", d.New}, {"Fixed", d.Fixed}} {
+		if len(sec.keys) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "\n%s:\n\n", sec.title)
+		for _, k := range sec.keys {
+			where := "`" + k.Check + "`"
+			if k.Operation != "" {
+				where += " " + mdText(k.Operation)
+			}
+			if k.Fault != "" {
+				where += " under `" + k.Fault + "`"
+			}
+			fmt.Fprintf(b, "- **%s** %s: %s\n", k.Severity, where, mdText(k.Message))
+		}
+	}
+}
+
+// mdCode makes s safe inside a Markdown code span.
+func mdCode(s string) string {
+	return strings.NewReplacer("`", "'", "\n", " ", "\r", " ").Replace(s)
+}
+
+// scoreBadge is a target's score as emphasised text, e.g. "**score 2/3**",
+// with the gate's reason when the target did not meet it.
 func scoreBadge(t harness.TargetResult, minScore int) string {
 	if t.Error != "" {
 		return "**not scored**"
 	}
 	s := fmt.Sprintf("**score %d/3**", t.Score.Level)
-	if t.Score.Level < minScore {
+	if t.Score.Partial {
+		s = "**partial score**"
+	}
+	switch {
+	case t.Gate != nil && !t.Gate.Met:
+		s += " (fails the gate: " + mdText(t.Gate.Reason) + ")"
+	case t.Gate == nil && !t.Score.Partial && t.Score.Level < minScore:
 		s += fmt.Sprintf(" (below --min-score %d)", minScore)
 	}
 	return s
 }
 
-// verdictLine says, as the exit code does, whether the run passed its gate.
+// verdictLine says, as the exit code does, whether the run passed its
+// gate (the result's, else that of minScore), and why.
+// freshKeysNote says why state that outlives a run cannot distort the next
+// one; reports of a run with a nonce carry it.
+const freshKeysNote = "Keys and markers are new in every run, even with the same seed: idemcheck never resets state kept outside {{state_dir}} (a database, a Redis), and needs not to, since no later run sends a key or marker an earlier one sent."
+
 func verdictLine(res *harness.Result, minScore int) string {
-	var untested, below, critical []string
+	if res.Gate == nil {
+		res = withGate(cleaned(res), Options{MinScore: minScore})
+	}
+	var untested []string
 	for _, t := range res.Targets {
-		switch {
-		case t.Error != "":
+		if t.Error != "" {
 			untested = append(untested, t.Name)
-			continue
-		case t.Score.Level < minScore:
-			below = append(below, t.Name)
-		}
-		for _, f := range t.Findings {
-			if f.Severity == harness.Critical {
-				critical = append(critical, t.Name)
-				break
-			}
 		}
 	}
-	var why []string
-	if len(untested) > 0 {
-		why = append(why, "the harness could not test "+strings.Join(untested, ", "))
-	}
-	if len(below) > 0 {
-		why = append(why, fmt.Sprintf("below --min-score %d: %s", minScore, strings.Join(below, ", ")))
-	}
-	if len(critical) > 0 {
-		why = append(why, "critical findings: "+strings.Join(critical, ", "))
-	}
+	g := res.Gate
 	switch {
 	case len(untested) > 0:
-		return "**ERROR**: " + mdText(strings.Join(why, "; ")) + "."
-	case len(why) > 0:
-		return "**FAIL**: " + mdText(strings.Join(why, "; ")) + "."
+		return "**ERROR**: the harness could not test " + mdText(strings.Join(untested, ", ")) + "."
+	case !g.Met:
+		return "**FAIL**: " + mdText(g.Reason) + "."
 	}
-	return fmt.Sprintf("**PASS**: every target met --min-score %d and no finding is critical.", minScore)
+	return "**PASS**: " + mdText(g.Reason) + "."
 }
 
 // mdText makes s safe inside a Markdown paragraph or table cell: one line,

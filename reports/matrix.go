@@ -21,8 +21,10 @@ type MatrixColumn struct {
 	// Intents counts the intents whose first faulted attempt met Fault
 	// (for "no fault": the intents without any fault).
 	Intents int
-	// Unsupported is true when the adapter could not inject the fault.
+	// Unsupported is true when the adapter could not inject the fault;
+	// Why says why, when the run recorded it.
 	Unsupported bool
+	Why         string
 }
 
 // MatrixRow is one check across the columns.
@@ -62,7 +64,7 @@ func BuildMatrix(t harness.TargetResult) *Matrix {
 			return i
 		}
 		col[f] = len(m.Columns)
-		m.Columns = append(m.Columns, MatrixColumn{Fault: f, Unsupported: unsupported[f]})
+		m.Columns = append(m.Columns, MatrixColumn{Fault: f, Unsupported: unsupported[f], Why: rec.UnsupportedWhy[f]})
 		return col[f]
 	}
 	for _, f := range rec.Faults {

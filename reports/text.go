@@ -5,66 +5,324 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/idemcheck/idemcheck/harness"
 )
 
-// Text writes a report for people: a table of targets, then for each
-// target the reason for its score and its top findings.
+// TextWidth is the width the text report fits in: every line of it is at
+// most this many columns.
+const TextWidth = 80
+
+// Text writes a report for people, in TextWidth columns: a table of
+// targets, then for each target the reason for its score, its top
+// findings (long lists of evidence summarised: the JSON and HTML reports
+// keep them whole) and the minimal counterexample of a failing generated
+// trial. With Options.Color, scores and severities are coloured.
 func Text(w io.Writer, res *harness.Result, o Options) error {
+	res = cleaned(res) // nothing a target printed reaches the report raw
 	limit := o.findings()
 	var b strings.Builder
-	fmt.Fprintf(&b, "idemcheck: %d target(s), seed %d, %s\n\n", len(res.Targets), res.Seed, res.Duration.Round(1e6))
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	if o.Expected != nil {
-		fmt.Fprintln(tw, "TARGET\tKIND\tSCORE\tBUILT FOR\tFINDINGS\tFAILED CHECKS")
-	} else {
-		fmt.Fprintln(tw, "TARGET\tKIND\tSCORE\tFINDINGS\tFAILED CHECKS")
+	fmt.Fprintf(&b, "idemcheck: %s, seed %d, %s\n", plural(len(res.Targets), "target", "targets"), res.Seed, res.Duration.Round(1e6))
+	if res.Nonce != 0 {
+		b.WriteString(Wrap(freshKeysNote, "", "", TextWidth))
 	}
+	b.WriteString("\n")
+	textTable(&b, res, o)
 	for _, t := range res.Targets {
-		score := fmt.Sprint(t.Score.Level)
+		fmt.Fprintf(&b, "\n%s\n", o.paint(colorBold, oneLine(t.Name+" ("+t.Kind+")")))
 		if t.Error != "" {
-			score = "error"
+			b.WriteString(Wrap("could not be tested: "+t.Error, "  ", "    ", TextWidth))
+			continue
 		}
-		failed := failedChecks(t)
+		b.WriteString(o.paintScore(t.Score.Level, Wrap(t.Score.Reason, "  ", "  ", TextWidth)))
+		fs, blocking := findingsOrder(t)
+		if n := t.Score.Next; n != nil && blocking < 0 {
+			// A check that did not run: no finding says it.
+			b.WriteString(Wrap(fmt.Sprintf("blocked by %s: %s", n.Check, n.Message), "  ", "    ", TextWidth))
+		}
+		if len(fs) > limit {
+			fmt.Fprintf(&b, "  %d findings; the %d worst (all are in the JSON and HTML reports):\n", len(fs), limit)
+			fs = fs[:limit]
+		}
+		for i, f := range fs {
+			head := f.Check
+			if f.Fault != "" {
+				head += " [" + f.Fault + "]"
+			}
+			if i == 0 && blocking >= 0 {
+				head += fmt.Sprintf(" (blocks level %d)", t.Score.Next.Level)
+			}
+			if f.Trial {
+				head += " (generated trial)"
+			}
+			if f.Flaky {
+				head += " (flaky)"
+			}
+			sev := string(f.Severity)
+			line := Wrap(sev+" "+head+": "+Summarise(f.Message), "  ", "    ", TextWidth)
+			b.WriteString(strings.Replace(line, sev, o.paintSeverity(f.Severity, sev), 1))
+		}
+		b.WriteString(trialText(t))
+	}
+	b.WriteString("\n")
+	for _, line := range strings.Split(GateText(res, o), "\n") {
+		if width(line) <= TextWidth {
+			b.WriteString(line + "\n")
+			continue
+		}
+		indent := strings.Repeat(" ", len(line)-len(strings.TrimLeft(line, " ")))
+		b.WriteString(Wrap(strings.TrimLeft(line, " "), indent, indent+"    ", TextWidth))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// findingsOrder returns t's findings worst first, the one that blocks the
+// next level (if any) leading, and that one's index in the order (0), or
+// -1 when no finding blocks it.
+func findingsOrder(t harness.TargetResult) ([]harness.Finding, int) {
+	fs := append([]harness.Finding(nil), t.Findings...)
+	blocking := -1
+	if n := t.Score.Next; n != nil && n.Finding >= 0 && n.Finding < len(fs) {
+		blocking = n.Finding
+	}
+	idx := make([]int, len(fs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool {
+		a, b := idx[i], idx[j]
+		if (a == blocking) != (b == blocking) {
+			return a == blocking
+		}
+		return rank(fs[a].Severity) > rank(fs[b].Severity)
+	})
+	out := make([]harness.Finding, len(fs))
+	for i, k := range idx {
+		out[i] = fs[k]
+	}
+	if blocking >= 0 {
+		return out, 0
+	}
+	return out, -1
+}
+
+// trialText tells the minimal counterexample of t's failing generated
+// trial as numbered steps, restarts included; "" when no trial failed.
+func trialText(t harness.TargetResult) string {
+	steps := TrialSteps(t)
+	if len(steps) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	head := "a generated trial failed"
+	if sc := t.Scenario; sc != nil && len(sc.Findings) > 0 {
+		head += " (" + strings.Join(trialChecks(sc), ", ") + ")"
+	}
+	head += "; its minimal counterexample, " + plural(len(steps), "step", "steps")
+	if t.Scenario.Flaky {
+		head += " (flaky: its replay did not fail the same way)"
+	}
+	b.WriteString(Wrap(head+":", "  ", "    ", TextWidth))
+	for i, s := range steps {
+		num := fmt.Sprintf("%d. ", i+1)
+		b.WriteString(Wrap(num+s, "    ", strings.Repeat(" ", 4+len(num)), TextWidth))
+	}
+	return b.String()
+}
+
+// trialChecks are the checks a counterexample failed, each once.
+func trialChecks(sc *harness.ScenarioResult) []string {
+	var ids []string
+	seen := map[string]bool{}
+	for _, f := range sc.Findings {
+		if !seen[f.Check] {
+			seen[f.Check] = true
+			ids = append(ids, f.Check)
+		}
+	}
+	return ids
+}
+
+// TrialSteps is the minimal counterexample of t's failing generated trial,
+// one step per element, without numbers; nil when no trial failed.
+func TrialSteps(t harness.TargetResult) []string {
+	sc := t.Scenario
+	if sc == nil {
+		return nil
+	}
+	text := sc.Steps
+	if text == "" && sc.Counterexample != nil {
+		text = sc.Counterexample.String()
+	}
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		// Drop the number the step list carries: each format numbers its own.
+		if i := strings.Index(line, ". "); i > 0 && strings.Trim(line[:i], "0123456789") == "" {
+			line = line[i+2:]
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// textTable writes the table of targets, its last column (the failed
+// checks) wrapped to fit TextWidth.
+func textTable(b *strings.Builder, res *harness.Result, o Options) {
+	head := []string{"TARGET", "SCORE"}
+	if o.Expected != nil {
+		head = append(head, "BUILT FOR")
+	}
+	head = append(head, "FINDINGS", "FAILED CHECKS")
+	rows := [][]string{head}
+	for _, t := range res.Targets {
+		row := []string{oneLine(t.Name), ScoreLabel(t)}
 		if o.Expected != nil {
 			exp := "-"
 			if e, ok := o.Expected[t.Name]; ok {
 				exp = fmt.Sprint(e)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", t.Name, t.Kind, score, exp, len(t.Findings), failed)
-		} else {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", t.Name, t.Kind, score, len(t.Findings), failed)
+			row = append(row, exp)
+		}
+		rows = append(rows, append(row, fmt.Sprint(len(t.Findings)), failedChecks(t)))
+	}
+	last := len(head) - 1
+	widths := make([]int, last)
+	for _, r := range rows {
+		for i := 0; i < last; i++ {
+			widths[i] = max(widths[i], width(r[i]))
 		}
 	}
-	tw.Flush()
-	for _, t := range res.Targets {
-		fmt.Fprintf(&b, "\n%s (%s)\n", t.Name, t.Kind)
-		if t.Error != "" {
-			fmt.Fprintf(&b, "  could not be tested: %s\n", t.Error)
-			continue
+	// The failed checks need room for the longest check id; a very long
+	// target name is cut to leave it.
+	const minLast = 24
+	start := 0
+	for _, w := range widths {
+		start += w + 2
+	}
+	if over := start + minLast - TextWidth; over > 0 {
+		widths[0] = max(widths[0]-over, 8)
+		start -= over
+	}
+	for _, r := range rows {
+		var line strings.Builder
+		for i := 0; i < last; i++ {
+			cell := cut(r[i], widths[i])
+			line.WriteString(cell + strings.Repeat(" ", widths[i]+2-width(cell)))
 		}
-		fmt.Fprintf(&b, "  %s\n", t.Score.Reason)
-		if n := t.Score.Next; n != nil {
-			fmt.Fprintf(&b, "  blocked by %s: %s\n", n.Check, n.Message)
-		}
-		fs := append([]harness.Finding(nil), t.Findings...)
-		sort.SliceStable(fs, func(i, j int) bool { return rank(fs[i].Severity) > rank(fs[j].Severity) })
-		for i, f := range fs {
-			if i == limit {
-				fmt.Fprintf(&b, "  … and %d more finding(s)\n", len(fs)-i)
+		rest := strings.Repeat(" ", start)
+		wrapped := Wrap(r[last], line.String(), rest, TextWidth)
+		b.WriteString(wrapped)
+	}
+}
+
+// Wrap fills text into lines of at most width columns (counted in runes),
+// breaking at spaces: the first line starts with first, the others with
+// rest. A word longer than a line is cut. The result ends with a newline.
+func Wrap(text, first, rest string, width int) string {
+	var b strings.Builder
+	prefix := first
+	line := prefix
+	empty := true
+	for _, w := range strings.Fields(text) {
+		for {
+			room := width - utf8.RuneCountInString(line)
+			if !empty {
+				room-- // the space
+			}
+			n := utf8.RuneCountInString(w)
+			if n <= room {
+				if !empty {
+					line += " "
+				}
+				line += w
+				empty = false
 				break
 			}
-			where := f.Check
-			if f.Fault != "" {
-				where += " [" + f.Fault + "]"
+			if !empty {
+				b.WriteString(strings.TrimRight(line, " ") + "\n")
+				prefix = rest
+				line, empty = prefix, true
+				continue
 			}
-			fmt.Fprintf(&b, "  %-8s %s: %s\n", f.Severity, where, f.Message)
+			// A word longer than a whole line: cut it.
+			room = max(width-utf8.RuneCountInString(line), 1)
+			r := []rune(w)
+			b.WriteString(line + string(r[:room]) + "\n")
+			w = string(r[room:])
+			prefix = rest
+			line = prefix
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	b.WriteString(strings.TrimRight(line, " ") + "\n")
+	return b.String()
+}
+
+func width(s string) int { return utf8.RuneCountInString(s) }
+
+// cut shortens s to n columns, marking the cut with "…".
+func cut(s string, n int) string {
+	if width(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// oneLine puts s on one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// plural says n things: "1 target", "2 targets".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// The colours of the text report: SGR codes.
+const (
+	colorBold   = "1"
+	colorRed    = "31"
+	colorYellow = "33"
+	colorGreen  = "32"
+	colorCyan   = "36"
+)
+
+// paint wraps s in the colour code when Options.Color is set.
+func (o Options) paint(code, s string) string {
+	if !o.Color || s == "" {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+func (o Options) paintSeverity(s harness.Severity, text string) string {
+	switch s {
+	case harness.Critical:
+		return o.paint(colorRed, text)
+	case harness.Major:
+		return o.paint(colorYellow, text)
+	}
+	return o.paint(colorCyan, text)
+}
+
+// paintScore colours the "score N" that begins a score's reason.
+func (o Options) paintScore(level int, text string) string {
+	word := fmt.Sprintf("score %d", level)
+	code := colorRed
+	switch {
+	case level >= 3:
+		code = colorGreen
+	case level > 0:
+		code = colorYellow
+	}
+	return strings.Replace(text, word, o.paint(code, word), 1)
 }
 
 func rank(s harness.Severity) int {

@@ -8,11 +8,12 @@
 // thought of; generated trials find the rest: a key evicted from a small
 // cache by other intents and then retried, a crash that follows a 409.
 //
-// A Trial is plain data (JSON), so a failing one can be saved, replayed and
-// printed as a readable step list. rapid shrinks a failing trial to the
-// fewest, simplest steps that still fail: generators put the simplest
-// choice first (a fresh key, no fault, retry until done), which is where
-// rapid's shrinking goes.
+// A [Trial] is plain data (JSON), so a failing one can be saved, replayed and
+// printed as a readable step list. [Gen] draws trials (the harness draws
+// each from a seed of its own with the generator's Example, so no
+// process-wide setting of rapid is involved); generators put the simplest
+// choice first (a fresh key, no fault, retry until done), and the harness
+// shrinks a failing trial to the fewest, simplest steps that still fail.
 //
 // The package knows nothing of targets: harness imports it, runs trials
 // (harness.Verify with harness.WithTrials, harness.Check in go test) and

@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"time"
+
 	"pgregory.net/rapid"
 )
 
@@ -25,6 +27,11 @@ type Space struct {
 	// that many copies.
 	Restart bool
 	Burst   int
+	// Fill, when above 0, allows steps of up to Fill intents with fresh
+	// keys (other keys between an intent and its retry); Wait, when above
+	// 0, allows pauses of up to Wait, in tenths of it.
+	Fill int
+	Wait time.Duration
 }
 
 // Gen returns a generator of trials over s. Every choice draws its
@@ -46,6 +53,9 @@ func Gen(s Space) *rapid.Generator[Trial] {
 }
 
 func drawStep(t *rapid.T, s Space, before []Step) Step {
+	if s.Wait > 0 && len(before) > 0 && rapid.IntRange(0, 9).Draw(t, "wait?") == 9 {
+		return Step{Wait: time.Duration(rapid.IntRange(1, 10).Draw(t, "wait")) * s.Wait / 10}
+	}
 	op := rapid.SampledFrom(s.Ops).Draw(t, "op")
 	st := Step{Op: op.Name, Key: Fresh}
 	if s.Restart && len(before) > 0 {
@@ -54,24 +64,35 @@ func drawStep(t *rapid.T, s Space, before []Step) Step {
 	if !op.Mutating {
 		return st
 	}
-	// Earlier steps of the same operation that a key policy may refer to.
-	var same []int
+	// Earlier steps of the same operation that a key policy may refer to:
+	// any of them for a twin (it takes only the inputs), only those that
+	// had a key for a retry or a changed payload "with the key of step N".
+	var same, keyed []int
 	for i, b := range before {
-		if b.Op == op.Name && !b.DryRun && b.Burst == 0 {
+		if b.Op == op.Name && !b.DryRun && b.Burst == 0 && b.Fill == 0 && b.Wait == 0 {
 			same = append(same, i)
+			if b.Key != None {
+				keyed = append(keyed, i)
+			}
 		}
 	}
 	policies := []KeyPolicy{Fresh}
+	if len(keyed) > 0 {
+		policies = append(policies, Again)
+	}
 	if len(same) > 0 {
-		policies = append(policies, Again, Twin)
-		if op.Inputs {
-			policies = append(policies, Changed)
-		}
+		policies = append(policies, Twin)
+	}
+	if len(keyed) > 0 && op.Inputs {
+		policies = append(policies, Changed)
 	}
 	policies = append(policies, None)
 	st.Key = rapid.SampledFrom(policies).Draw(t, "key")
-	if st.Key == Again || st.Key == Twin || st.Key == Changed {
+	switch st.Key {
+	case Twin:
 		st.Of = rapid.SampledFrom(same).Draw(t, "of")
+	case Again, Changed:
+		st.Of = rapid.SampledFrom(keyed).Draw(t, "of")
 	}
 	if st.Key == Fresh {
 		switch kind := rapid.IntRange(0, 9).Draw(t, "kind"); {
@@ -80,6 +101,9 @@ func drawStep(t *rapid.T, s Space, before []Step) Step {
 			return st
 		case kind == 9 && s.Burst > 1:
 			st.Burst = s.Burst
+			return st
+		case kind == 7 && s.Fill > 0 && len(before) > 0:
+			st.Fill = rapid.IntRange(1, s.Fill).Draw(t, "fill")
 			return st
 		}
 	}

@@ -3,8 +3,10 @@ package scenarios
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
+	"time"
 )
 
 // KeyPolicy says which idempotency key a step's intent uses.
@@ -43,6 +45,13 @@ type Step struct {
 	Burst int `json:"burst,omitempty"`
 	// Restart restarts the target before the step.
 	Restart bool `json:"restart,omitempty"`
+	// Fill, when above 0, makes the step that many intents of Op with
+	// fresh keys, one attempt each, one after the other: other keys that
+	// come between an earlier intent and its retry.
+	Fill int `json:"fill,omitempty"`
+	// Wait, when above 0, makes the step a pause of that long, and
+	// nothing else: time that passes between an intent and its retry.
+	Wait time.Duration `json:"wait,omitempty"`
 }
 
 // Trial is a generated scenario: a few steps run in order.
@@ -65,6 +74,10 @@ func (s Step) describe() string {
 		parts = append(parts, "restart the target, then")
 	}
 	switch {
+	case s.Wait > 0:
+		return "wait " + s.Wait.String()
+	case s.Fill > 0:
+		return fmt.Sprintf("%s with %s, one after the other", s.Op, plural(s.Fill, "other fresh key", "other fresh keys"))
 	case s.DryRun:
 		parts = append(parts, s.Op+" as a dry run with a fresh key")
 	case s.Burst > 1:
@@ -99,6 +112,12 @@ func (t Trial) Validate() error {
 		return fmt.Errorf("trial: no steps")
 	}
 	for i, s := range t.Steps {
+		if s.Wait < 0 || s.Fill < 0 {
+			return fmt.Errorf("trial step %d: a negative wait or fill", i+1)
+		}
+		if s.Wait > 0 {
+			continue
+		}
 		if s.Op == "" {
 			return fmt.Errorf("trial step %d: no operation", i+1)
 		}
@@ -108,14 +127,28 @@ func (t Trial) Validate() error {
 			if s.Of < 0 || s.Of >= i {
 				return fmt.Errorf("trial step %d: %s refers to step %d, which does not come before it", i+1, s.Key, s.Of+1)
 			}
+			if of := t.Steps[s.Of]; of.Wait > 0 || of.Fill > 0 {
+				return fmt.Errorf("trial step %d: %s refers to step %d, which makes no intent of its own to refer to", i+1, s.Key, s.Of+1)
+			}
 			if t.Steps[s.Of].Op != s.Op {
 				return fmt.Errorf("trial step %d: %s refers to step %d, an operation of another kind (%s)", i+1, s.Key, s.Of+1, t.Steps[s.Of].Op)
+			}
+			// "The key of step N" means nothing when step N had none.
+			if s.Key != Twin && t.Steps[s.Of].Key == None {
+				return fmt.Errorf("trial step %d: %s uses the key of step %d, which had no key", i+1, s.Key, s.Of+1)
 			}
 		default:
 			return fmt.Errorf("trial step %d: unknown key policy %q", i+1, s.Key)
 		}
 	}
 	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // Saved is a failing trial as it is kept on disk, to be run again first
@@ -128,7 +161,15 @@ type Saved struct {
 	Checks []string `json:"checks"`
 }
 
-// Load reads saved trials from a file written by Save.
+// Write writes saved trials as Load reads them back: indented JSON.
+func Write(w io.Writer, saved []Saved) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(saved)
+}
+
+// Load reads saved trials from a file written by Write, and checks each
+// (Validate), since such files are also edited by hand.
 func Load(path string) ([]Saved, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -2,10 +2,11 @@ package main
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/harness"
@@ -16,14 +17,13 @@ import (
 const demoSeed = 1
 
 func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("demo")
 	var c common
 	c.register(fs)
 	var tf trialFlags
 	tf.register(fs, 0)
 	if err := fs.Parse(args); err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return flagError(fs, err, stdout)
 	}
 	if fs.NArg() > 0 {
 		return usageErr("demo: unexpected argument %q", fs.Arg(0))
@@ -48,7 +48,9 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return harnessErr(fmt.Errorf("cannot find the idemcheck binary to start the reference targets: %w", err), "")
 	}
-	demo := examples.Demo(exe)
+	db, stopDB := demoOrdersDB(ctx, c.quiet, stderr)
+	defer stopDB()
+	demo := examples.DemoWith(exe, db)
 	specs := make([]harness.Spec, len(demo))
 	expected := map[string]int{}
 	for i, d := range demo {
@@ -72,24 +74,58 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return ctx.Err()
 	}
 	res.Meta = harness.Meta{Version: version(), Command: "demo"}
+	demoGate(res, c.minScore, expected)
 	if err := c.emit(res, formats, stdout, reports.Options{Expected: expected}); err != nil {
 		return err
 	}
 	if res.Failed() {
-		return verdict(ctx, res, 0)
+		return gateVerdict(ctx, res, c.quiet)
 	}
-	var off []string
-	for _, t := range res.Targets {
-		if t.Score.Level != expected[t.Name] {
-			off = append(off, fmt.Sprintf("%s scored %d, built for %d", t.Name, t.Score.Level, expected[t.Name]))
-		}
-	}
-	if len(off) > 0 {
-		fmt.Fprintf(stderr, "idemcheck demo: not every reference target got the score it was built for: %v\n", off)
-		return &exitError{code: exitBelow, err: fmt.Errorf("%v", off)}
+	if !res.Gate.Met {
+		fmt.Fprintf(stderr, "idemcheck demo: %s\n", res.Gate.Reason)
+		return &exitError{code: exitBelow, err: errors.New(res.Gate.Reason)}
 	}
 	if !c.quiet {
-		fmt.Fprintf(stderr, "idemcheck demo: every reference target got the score it was built for (seed %d)\n", seed)
+		fmt.Fprintf(stderr, "idemcheck demo: %s (seed %d)\n", res.Gate.Reason, seed)
 	}
 	return nil
+}
+
+// demoGate is the demo's gate: the reference targets are flawed on
+// purpose, so a target meets it when it got the score it was built for
+// and reached --min-score, which is 0 unless given (a higher one shows
+// what a gate would fail).
+func demoGate(res *harness.Result, minScore int, expected map[string]int) {
+	res.ApplyGate(minScore, "")
+	g := &harness.Gate{MinScore: minScore, Met: true}
+	var off []string
+	for i := range res.Targets {
+		t := &res.Targets[i]
+		if t.Error != "" {
+			g.Met = false
+			off = append(off, t.Name+": "+t.Gate.Reason)
+			continue
+		}
+		built := expected[t.Name]
+		switch {
+		case t.Score.Level != built:
+			t.Gate = &harness.TargetGate{Reason: fmt.Sprintf("score %d, built for %d", t.Score.Level, built)}
+		case t.Score.Level < minScore:
+			t.Gate = &harness.TargetGate{Reason: fmt.Sprintf("score %d as built, below --min-score %d", t.Score.Level, minScore)}
+		default:
+			t.Gate = &harness.TargetGate{Met: true, Reason: fmt.Sprintf("score %d, as built", t.Score.Level)}
+		}
+		if !t.Gate.Met {
+			g.Met = false
+			off = append(off, t.Name+": "+t.Gate.Reason)
+		}
+	}
+	g.Reason = "every reference target got the score it was built for"
+	if minScore > 0 {
+		g.Reason += fmt.Sprintf(" and reached --min-score %d", minScore)
+	}
+	if !g.Met {
+		g.Reason = strings.Join(off, "; ")
+	}
+	res.Gate = g
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
@@ -15,17 +14,22 @@ import (
 // cmdFakes runs every fake on loopback, sharing one ledger, until
 // interrupted: to point a tool at them by hand.
 func cmdFakes(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("fakes", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("fakes")
 	payAddr := fs.String("payments", "127.0.0.1:0", "listen address of the payments fake (loopback)")
 	mailAddr := fs.String("email", "127.0.0.1:0", "listen address of the email fake's HTTP API (loopback)")
 	smtpAddr := fs.String("smtp", "127.0.0.1:0", "listen address of the email fake's SMTP server (loopback)")
 	hookAddr := fs.String("webhooks", "127.0.0.1:0", "listen address of the webhook sink (loopback)")
+	var cfgPath string
+	fs.StringVar(&cfgPath, "config", "", "run exactly the fakes configuration `FILE` declares, at their listen addresses")
+	fs.StringVar(&cfgPath, "c", "", "same as --config")
 	if err := fs.Parse(args); err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return flagError(fs, err, stdout)
 	}
 	if fs.NArg() > 0 {
 		return usageErr("fakes: unexpected argument %q", fs.Arg(0))
+	}
+	if cfgPath != "" {
+		return fakesFromConfig(ctx, cfgPath, stdout)
 	}
 	ledger := fakes.NewLedger()
 	p, err := payments.New(payments.Options{Addr: *payAddr, Ledger: ledger})

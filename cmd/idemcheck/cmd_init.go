@@ -1,22 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/idemcheck/idemcheck/config"
 )
 
 // helpTimeout bounds each help command init runs.
@@ -31,15 +28,24 @@ const maxHelp = 256 << 10
 // does the marker go?) as TODOs that `idemcheck run` reports with their
 // line until they are filled in.
 func cmdInit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	flags := flag.NewFlagSet("init", flag.ContinueOnError)
-	flags.SetOutput(stderr)
+	flags := newFlagSet("init")
 	var out, name string
 	flags.StringVar(&out, "o", "", "write the configuration to `FILE` (refuses to overwrite) instead of stdout")
-	flags.StringVar(&name, "name", "", "the target's `name` (default: the command's base name)")
+	flags.StringVar(&name, "name", "", "the `NAME` of the target (default: the command's base name)")
+	mcp := flags.Bool("mcp", false, "the command is an MCP server on stdio: list its tools instead of reading its help")
+	mcpURL := flags.String("mcp-url", "", "write a starter for the MCP server whose streamable HTTP endpoint is `URL`")
+	var spec string
+	flags.StringVar(&spec, "openapi", "", "write the configuration of an HTTP API from its OpenAPI 3.0/3.1 description `SPEC` (YAML or JSON)")
 	if err := flags.Parse(args); err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return flagError(flags, err, stdout)
+	}
+	if spec != "" {
+		return initOpenAPI(ctx, spec, name, out, flags.Args(), stdout, stderr)
 	}
 	command := flags.Args()
+	if *mcp || *mcpURL != "" {
+		return cmdInitMCP(ctx, name, out, command, *mcpURL, stdout, stderr)
+	}
 	if len(command) == 0 || command[0] == "" {
 		return usageErr("init: no command: write idemcheck init [-o FILE] -- COMMAND [ARG…], e.g. idemcheck init -- ./ordertool --store jsonl")
 	}
@@ -48,7 +54,7 @@ func cmdInit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			hint: "give the tool's path (with a slash, e.g. ./mytool) or put it on PATH"}
 	}
 	if name == "" {
-		name = targetName(command[0])
+		name = config.TargetName(command[0])
 	}
 	var helps []string
 	for _, extra := range []string{"--help", "help"} {
@@ -58,15 +64,30 @@ func cmdInit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		helps = append(helps, text)
 	}
-	subs := discover(helps)
+	subs := config.Discover(helps)
 	if len(subs) == 0 {
 		fmt.Fprintf(stderr, "idemcheck init: found no subcommands in the help of %s; the configuration lists one operation to fill in\n", strings.Join(command, " "))
 	}
-	doc := starterConfig(name, command, subs, strings.Join(helps, "\n"))
+	doc := config.Starter(name, command, subs, strings.Join(helps, "\n"))
+	if err := writeStarter(out, doc, stdout); err != nil || out == "" {
+		return err
+	}
+	fmt.Fprintf(stderr, "idemcheck init: wrote %s with %s; fill in every TODO, then run: idemcheck run -c %s\n", out, plural(max(len(subs), 1), "operation", "operations"), out)
+	return nil
+}
+
+// writeStarter writes a starter configuration to stdout, or to the new
+// file out (never overwriting one).
+func writeStarter(out, doc string, stdout io.Writer) error {
 	if out == "" {
 		_, err := io.WriteString(stdout, doc)
 		return err
 	}
+	return writeNew(out, doc)
+}
+
+// writeNew writes doc to a file that must not exist yet.
+func writeNew(out, doc string) error {
 	f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		return &exitError{code: exitUsage, err: fmt.Errorf("init: %s already exists; idemcheck init does not overwrite a file", out),
@@ -79,7 +100,6 @@ func cmdInit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := errors.Join(werr, f.Close()); err != nil {
 		return harnessErr(fmt.Errorf("init: writing %s: %w", out, err), "")
 	}
-	fmt.Fprintf(stderr, "idemcheck init: wrote %s with %d operations; fill in every TODO, then run: idemcheck run -c %s\n", out, max(len(subs), 1), out)
 	return nil
 }
 
@@ -90,8 +110,7 @@ func cmdInit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 func helpText(ctx context.Context, argv []string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, helpTimeout)
 	defer cancel()
-	var buf limitedBuffer
-	buf.max = maxHelp
+	buf := limitedBuffer{max: maxHelp, full: cancel}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -104,227 +123,23 @@ func helpText(ctx context.Context, argv []string) (string, error) {
 	return buf.String(), err
 }
 
-// limitedBuffer keeps the first max bytes written to it.
+// limitedBuffer keeps the first max bytes written to it and calls full,
+// once, when it has them: a help that never ends is cut there. It has no
+// ReadFrom, so that io.Copy cannot go around the cap.
 type limitedBuffer struct {
-	bytes.Buffer
-	max int
+	buf  []byte
+	max  int
+	full func()
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); room > 0 {
-		b.Buffer.Write(p[:min(room, len(p))])
+	if room := b.max - len(b.buf); room > 0 {
+		b.buf = append(b.buf, p[:min(room, len(p))]...)
+		if len(b.buf) == b.max && b.full != nil {
+			b.full()
+		}
 	}
 	return len(p), nil
 }
 
-var (
-	// sectionRE matches the heading of a list of subcommands: "Commands:",
-	// "Available Commands:", "SUBCOMMANDS", "Commands".
-	sectionRE = regexp.MustCompile(`(?i)^\s*(available\s+|sub)?(sub)?commands\s*:?\s*$`)
-	// entryRE matches an indented line that starts with a command name.
-	entryRE = regexp.MustCompile(`^\s+([A-Za-z][A-Za-z0-9_.:-]*)(\s|,|$)`)
-	// describedRE matches an indented name followed by a gap and words:
-	// "  create-order   charge a customer".
-	describedRE = regexp.MustCompile(`^\s{1,8}([a-z][a-z0-9_.:-]*)(\s{2,}|\t)\S`)
-)
-
-// notOperations are names a help lists that are not the tool's work.
-var notOperations = map[string]bool{"help": true}
-
-// discover finds the subcommands listed in help texts: the lines of a
-// "Commands:" section, else the first word of indented lines that look
-// like "name   description". Names keep their first order; help is left
-// out.
-func discover(helps []string) []string {
-	var found []string
-	add := func(name string) {
-		if !notOperations[name] && !slices.Contains(found, name) {
-			found = append(found, name)
-		}
-	}
-	for _, h := range helps {
-		for _, name := range sectionEntries(h) {
-			add(name)
-		}
-	}
-	if len(found) > 0 {
-		return found
-	}
-	for _, h := range helps {
-		for _, line := range strings.Split(h, "\n") {
-			if m := describedRE.FindStringSubmatch(line); m != nil {
-				add(m[1])
-			}
-		}
-	}
-	return found
-}
-
-// sectionEntries returns the first word of each line of every commands
-// section of help.
-func sectionEntries(help string) []string {
-	var out []string
-	lines := strings.Split(strings.ReplaceAll(help, "\r\n", "\n"), "\n")
-	for i := 0; i < len(lines); i++ {
-		if !sectionRE.MatchString(lines[i]) {
-			continue
-		}
-		j := i + 1
-		for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
-			j++ // a blank line right after the heading
-		}
-		for ; j < len(lines); j++ {
-			line := lines[j]
-			if strings.TrimSpace(line) == "" || (line[0] != ' ' && line[0] != '\t') {
-				break
-			}
-			if m := entryRE.FindStringSubmatch(line); m != nil {
-				out = append(out, m[1])
-			}
-		}
-		i = j
-	}
-	return out
-}
-
-var (
-	flagRE = regexp.MustCompile(`(?:^|[\s\[,(|])(--?[A-Za-z][A-Za-z0-9_-]*)`)
-	envRE  = regexp.MustCompile(`\$\{?([A-Z][A-Z0-9_]{2,})`)
-)
-
-// flagLike returns the first flag in text whose name contains one of
-// words, preferring the double-dash form, or "".
-func flagLike(text string, words ...string) string {
-	best := ""
-	for _, m := range flagRE.FindAllStringSubmatch(text, -1) {
-		f := m[1]
-		low := strings.ToLower(strings.TrimLeft(f, "-"))
-		for _, w := range words {
-			if strings.Contains(low, w) && (best == "" || (strings.HasPrefix(f, "--") && !strings.HasPrefix(best, "--"))) {
-				best = f
-			}
-		}
-	}
-	return best
-}
-
-// envGuess says what a variable the help mentions probably wants, or "".
-func envGuess(name string) string {
-	switch n := strings.ToUpper(name); {
-	case strings.Contains(n, "STATE") || strings.HasSuffix(n, "_DIR") || strings.Contains(n, "DATA_DIR"):
-		return "{{state_dir}}"
-	case strings.Contains(n, "PAYMENT") || strings.Contains(n, "STRIPE"):
-		return "{{fakes.payments.url}}"
-	case strings.Contains(n, "EMAIL") || strings.Contains(n, "MAIL") || strings.Contains(n, "SENDGRID"):
-		return "{{fakes.email.url}}"
-	}
-	return ""
-}
-
-var nameRE = regexp.MustCompile(`[^a-z0-9._-]+`)
-
-// targetName makes a valid target name from a command's path.
-func targetName(cmd string) string {
-	n := nameRE.ReplaceAllString(strings.ToLower(filepath.Base(cmd)), "-")
-	n = strings.TrimLeft(n, "._-")
-	if n == "" {
-		return "tool"
-	}
-	return n
-}
-
-// yamlFlow writes ss as a YAML flow sequence of double-quoted strings.
-func yamlFlow(ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = strconv.Quote(s)
-	}
-	return "[" + strings.Join(q, ", ") + "]"
-}
-
-// starterConfig writes the configuration: every field explained, the
-// guesses marked as guesses, and a TODO wherever only the user knows.
-func starterConfig(name string, command, subs []string, help string) string {
-	var b strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
-	p("# idemcheck configuration for %s", strings.Join(command, " "))
-	p("# written by `idemcheck init` from the tool's help. Fill in every TODO")
-	p("# (idemcheck run reports each one with its line until it is done), then:")
-	p("#   idemcheck run -c THIS_FILE")
-	p("version: 1")
-	p("")
-	p("# The fakes stand for the services the tool calls: each records the side")
-	p("# effects it sees, so that idemcheck can count them. Point the tool at them")
-	p("# through env below: {{fakes.payments.url}}, {{fakes.email.url}}.")
-	p("fakes:")
-	p("  payments: {}   # a Stripe-like payments API (POST /v1/charges)")
-	p("  email: {}      # an email API (SendGrid-like POST /v3/mail/send) and SMTP")
-	p("")
-	p("targets:")
-	p("  - name: %s", name)
-	p("    kind: cli")
-	p("    # command: what every call runs. An operation's args are appended, then")
-	p("    # the key flag and the key when the call has one, then the dry-run flag")
-	p("    # for a dry run. The tool runs once per call, in its own process group.")
-	p("    command: %s", yamlFlow(command))
-	vars := envVars(help)
-	p("    # env: variables for the tool. {{state_dir}} is a fresh directory per")
-	p("    # run, kept across the calls of the run; {{fakes.NAME.url}} is a fake's address.")
-	if len(vars) == 0 {
-		p("    env: {}   # e.g. PAYMENTS_URL: \"{{fakes.payments.url}}\", STATE_DIR: \"{{state_dir}}\"")
-	} else {
-		p("    env:")
-		for _, v := range vars {
-			if g := envGuess(v); g != "" {
-				p("      %s: %q   # guessed from the help's $%s: check it", v, g, v)
-			} else {
-				p("      # %s: \"\"   # the help mentions $%s", v, v)
-			}
-		}
-	}
-	p("    # dir: .   # the working directory (default: where idemcheck runs)")
-	if f := flagLike(help, "idempotency", "request-id", "request_id", "dedup"); f != "" {
-		p("    key_flag: %s   # the flag that carries the idempotency key (found in the help)", f)
-	} else {
-		p("    key_flag: --idempotency-key   # TODO: the help names no key flag; write the tool's, or keep this to see what happens without one")
-	}
-	if f := flagLike(help, "dry-run", "dry_run", "dryrun"); f != "" {
-		p("    dry_run_flag: %s   # asks for a dry run (found in the help)", f)
-	} else {
-		p("    dry_run_flag: \"\"   # the help names no dry-run flag; write the tool's if it has one")
-	}
-	p("    # The reply is read as JSON on stdout (seed 001): {\"ok\":…, \"effect\":…, \"data\":…}.")
-	p("    # effect: {json: effect}      # where the reply says what it did (default)")
-	p("    # identity: {json: data.id}   # where it names the result, to compare replays (default)")
-	p("    # retry_exit_codes: [75]      # exit codes that mean \"temporary failure, retry\" (default)")
-	p("    timeout: 10s   # per call; a call still running then is killed")
-	p("    operations:")
-	p("      # One per command. For each: mutating says whether it changes anything")
-	p("      # (true) or only reads (false); args are the command and its flags, with")
-	p("      # {{marker}} in a value the tool passes on to the services it calls (a")
-	p("      # description, a memo), so that each side effect can be traced to its")
-	p("      # call, and {{input.NAME}} for values idemcheck generates (declared")
-	p("      # under inputs: {NAME: {int: [1, 100]}}, {choice: [a, b]} or {string: {prefix: x_}}).")
-	if len(subs) == 0 {
-		subs = []string{"TODO"}
-	}
-	for _, s := range subs {
-		p("      - name: %s", s)
-		p("        mutating: null   # TODO: true or false")
-		p("        args: %s   # TODO: add its flags, with {{marker}} in one value (see: %s %s --help)", yamlFlow([]string{s}), strings.Join(command, " "), s)
-	}
-	return b.String()
-}
-
-// envVars returns the environment variables a help text mentions
-// ($NAME), sorted, without duplicates.
-func envVars(help string) []string {
-	var out []string
-	for _, m := range envRE.FindAllStringSubmatch(help, -1) {
-		if !slices.Contains(out, m[1]) {
-			out = append(out, m[1])
-		}
-	}
-	slices.Sort(out)
-	return out
-}
+func (b *limitedBuffer) String() string { return string(b.buf) }

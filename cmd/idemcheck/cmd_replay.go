@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 
-	"github.com/idemcheck/idemcheck/config"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/scenarios"
@@ -18,18 +16,21 @@ import (
 // --out) against the configuration's targets, and reports whether they
 // still fail.
 func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fset := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fset.SetOutput(stderr)
+	fset := newFlagSet("replay")
 	var c common
 	var path string
-	fset.StringVar(&path, "c", "", "configuration file (YAML)")
-	fset.StringVar(&path, "config", "", "configuration file (YAML)")
+	fset.StringVar(&path, "c", "", configUsage)
+	fset.StringVar(&path, "config", "", configUsage)
 	c.register(fset)
 	if err := fset.Parse(args); err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return flagError(fset, err, stdout)
 	}
-	if path == "" || fset.NArg() != 1 {
-		return usageErr("replay: usage: idemcheck replay -c FILE TRIALS.json")
+	if fset.NArg() != 1 {
+		return usageErr("replay: usage: idemcheck replay [-c FILE] TRIALS.json")
+	}
+	var err error
+	if path, err = resolveConfig("replay", path); err != nil {
+		return err
 	}
 	formats, err := c.formats()
 	if err != nil {
@@ -42,13 +43,12 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return usageErr("replay: %v", err)
 	}
-	file, err := config.Load(path)
+	file, specs, opts, err := loadConfig(path)
 	if err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return err
 	}
-	specs, opts, err := build(file)
-	if err != nil {
-		return usageErr("%s: %v", path, err)
+	if err := file.CheckPrograms(); err != nil {
+		return &exitError{code: exitUsage, err: err}
 	}
 	want := map[string]bool{}
 	var seed uint64
@@ -67,11 +67,13 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if s, err := c.resolveSeed(&seed); err == nil {
 		seed = s
 	}
-	meta, err := configMeta("replay", path)
-	if err != nil {
-		return usageErr("%s: %v", path, err)
+	meta := configMeta("replay", file)
+	secrets := configSecrets(file)
+	c.redactWith(secrets)
+	opts = append(opts, harness.WithSeed(seed), harness.WithTrials(0), harness.WithReplay(saved...), progressTo(c.quiet, stderr, secrets...))
+	if err := checkSavedTrials(opts); err != nil {
+		return err
 	}
-	opts = append(opts, harness.WithSeed(seed), harness.WithTrials(0), harness.WithReplay(saved...), progressTo(c.quiet, stderr))
 	res, err := harness.Verify(ctx, keep, opts...)
 	if err != nil && ctx.Err() == nil {
 		return harnessErr(err, "")
@@ -92,8 +94,14 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			fmt.Fprintf(stderr, "%s: the saved trial %s\n%s", t.Name, state, r.Trial)
 		}
 	}
+	res.ApplyGate(c.minScore, "")
 	if err := c.emit(res, formats, stdout, reports.Options{}); err != nil {
 		return err
 	}
-	return verdict(ctx, res, c.minScore)
+	red := reports.Redact(res, secrets) // messages quote the target
+	err = gateVerdict(ctx, red, c.quiet)
+	if codeOf(err) == exitBelow {
+		gateNote(stderr, red)
+	}
+	return err
 }

@@ -2,39 +2,38 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"regexp"
-	"strconv"
 	"strings"
 
-	"github.com/idemcheck/idemcheck/config"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("run")
 	var c common
-	var path, shard, only string
-	fs.StringVar(&path, "c", "", "configuration file (YAML)")
-	fs.StringVar(&path, "config", "", "configuration file (YAML)")
+	var path, shard, only, baseline string
+	fs.StringVar(&path, "c", "", configUsage)
+	fs.StringVar(&path, "config", "", configUsage)
 	fs.StringVar(&shard, "shard", "", "run only shard i of n (i/n); merge the shards' result.json with idemcheck report")
-	fs.StringVar(&only, "only", "", "run only these checks, comma-separated (overrides the configuration's checks)")
+	fs.StringVar(&only, "only", "", "run only these checks, comma-separated (overrides the configuration's checks); "+
+		"the score is then partial, and no generated trial runs unless --trials is given")
+	fs.StringVar(&baseline, "baseline", "", baselineUsage)
 	var tf trialFlags
 	tf.register(fs, 25)
 	c.register(fs)
+	setMinScoreDefault(fs, &c.output, harness.DefaultMinScore)
 	if err := fs.Parse(args); err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return flagError(fs, err, stdout)
 	}
 	if fs.NArg() > 0 {
 		return usageErr("run: unexpected argument %q", fs.Arg(0))
 	}
-	if path == "" {
-		return usageErr("run: -c FILE is required")
+	path, err := resolveConfig("run", path)
+	if err != nil {
+		return err
 	}
 	formats, err := c.formats()
 	if err != nil {
@@ -55,46 +54,70 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	file, err := config.Load(path)
+	if onlyIDs != nil && !flagGiven(fs, "trials") {
+		// A replay of some checks runs their probes, not 25 trials of
+		// every check.
+		tf.trials = 0
+		if trialOpts, err = tf.options(c.out); err != nil {
+			return err
+		}
+	}
+	file, specs, opts, err := loadConfig(path)
 	if err != nil {
-		return &exitError{code: exitUsage, err: err, hint: "see the configuration section of the README"}
+		return err
+	}
+	if err := file.CheckPrograms(); err != nil {
+		return &exitError{code: exitUsage, err: err, hint: "fix the command or directory: relative paths are taken from the directory of the configuration file"}
 	}
 	seed, err := c.resolveSeed(file.Seed)
 	if err != nil {
 		return err
 	}
-	specs, opts, err := build(file)
-	if err != nil {
-		var ce config.Errors
-		if errors.As(err, &ce) {
-			return &exitError{code: exitUsage, err: err}
-		}
-		return usageErr("%s: %v", path, err)
+	printRemote(stderr, file)
+	if err := file.CheckFree(); err != nil {
+		return &exitError{code: exitUsage, err: err}
 	}
-	meta, err := configMeta("run", path)
-	if err != nil {
-		return usageErr("%s: %v", path, err)
-	}
+	meta := configMeta("run", file)
 	if onlyIDs != nil {
 		opts = append(opts, harness.WithChecks(onlyIDs...))
+		meta.Only = onlyIDs
+	}
+	base, err := loadBaseline(baseline, meta)
+	if err != nil {
+		return err
 	}
 	if sn > 1 {
 		opts = append(opts, harness.WithShard(si, sn))
 		meta.Shard = fmt.Sprintf("%d/%d", si, sn)
 	}
 	opts = append(opts, trialOpts...)
-	opts = append(opts, harness.WithSeed(seed), progressTo(c.quiet, stderr))
+	if err := checkSavedTrials(opts); err != nil {
+		return err
+	}
+	secrets := configSecrets(file)
+	c.redactWith(secrets)
+	opts = append(opts, harness.WithSeed(seed), progressOption(c.quiet, stderr, specs, onlyIDs, secrets...))
+	if n, err := c.nonceOption(); err != nil {
+		return err
+	} else if n != nil {
+		opts = append(opts, n)
+	}
 	res, err := harness.Verify(ctx, specs, opts...)
+	var saveErr error
 	if err != nil && ctx.Err() == nil {
 		return harnessErr(err, "")
 	}
 	if res != nil {
 		res.Meta = meta
+		res.MarkPartial()
+		if err := applyGate(res, c.minScore, base); err != nil {
+			return err
+		}
 		if ctx.Err() == nil {
 			rerun := fmt.Sprintf("idemcheck run -c %s --seed %d --trials %d", path, seed, tf.trials)
-			if err := saveTrials(res, c.out, "idemcheck replay -c "+path, rerun); err != nil {
-				return err
-			}
+			// A failing-trials file that cannot be written must not lose the
+			// reports: its error is returned after they are written.
+			saveErr = saveTrials(res, c.out, "idemcheck replay -c "+path, rerun)
 			if !c.quiet {
 				trialNote(stderr, res)
 			}
@@ -105,30 +128,37 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 	}
-	if err := verdict(ctx, res, c.minScore); err != nil {
-		return err
+	if saveErr != nil {
+		return saveErr
 	}
-	if !c.quiet {
-		fmt.Fprintf(stderr, "idemcheck: every target met --min-score %d (seed %d)\n", c.minScore, seed)
+	red := reports.Redact(res, secrets) // messages quote the target
+	err = gateVerdict(ctx, red, c.quiet)
+	if err == nil && !c.quiet || codeOf(err) == exitBelow {
+		gateNote(stderr, red)
 	}
-	return nil
+	return err
 }
 
-var shardPattern = regexp.MustCompile(`^([0-9]+)/([0-9]+)$`)
+// flagGiven reports whether the flag called name was set on the command
+// line (not left at its default).
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			given = true
+		}
+	})
+	return given
+}
 
 // parseShard parses --shard i/n (1 ≤ i ≤ n); "" is the whole run (0, 0).
 func parseShard(s string) (int, int, error) {
 	if s == "" {
 		return 0, 0, nil
 	}
-	m := shardPattern.FindStringSubmatch(s)
-	if m == nil {
-		return 0, 0, usageErr("--shard: %q is not i/n (e.g. --shard 2/4)", s)
-	}
-	i, err1 := strconv.Atoi(m[1])
-	n, err2 := strconv.Atoi(m[2])
-	if err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return 0, 0, usageErr("--shard: %q: expected 1 ≤ i ≤ n", s)
+	i, n, err := harness.ParseShard(s)
+	if err != nil {
+		return 0, 0, usageErr("--shard: %v", err)
 	}
 	return i, n, nil
 }

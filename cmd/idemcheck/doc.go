@@ -4,15 +4,20 @@
 // scores the target 0–3.
 //
 //	idemcheck demo                      # the reference targets, scored side by side
-//	idemcheck run -c idemcheck.yaml     # your targets: probes, then generated trials
+//	idemcheck run [-c idemcheck.yaml]   # your targets: probes, then generated trials
 //	idemcheck report result.json…       # re-score, re-render, merge shards
-//	idemcheck replay -c FILE TRIALS     # run saved failing trials again
+//	idemcheck replay [-c FILE] TRIALS   # run saved failing trials again
 //	idemcheck fakes                     # the fakes alone, to point a tool at by hand
 //	idemcheck init -- ./tool            # a starter configuration for a CLI tool
+//	idemcheck version                   # the module version it was built as
 //
-// Exit codes: 0 the score met --min-score and no finding is critical; 1 it
-// did not; 2 bad usage, configuration or input; 3 the harness could not do
-// its job; 130 interrupted.
+// Every command's -h or --help (or idemcheck help COMMAND) prints its usage
+// and flags and exits 0.
+//
+// Exit codes: 0 every target met the gate (--min-score, default 3 for run
+// and report, 0 for the demo; no critical finding; with --baseline, nothing
+// new); 1 one did not; 2 bad usage, configuration or input; 3 the harness
+// could not do its job; 130 interrupted.
 //
 // main only calls run, which tests drive in-process.
 package main

@@ -7,8 +7,8 @@ import (
 
 // The exit codes, in one table.
 const (
-	exitOK          = 0   // the score met --min-score and no finding is critical
-	exitBelow       = 1   // it did not
+	exitOK          = 0   // every target met the gate (see harness.Result.ApplyGate)
+	exitBelow       = 1   // one did not
 	exitUsage       = 2   // bad usage or configuration, detected before anything ran
 	exitHarness     = 3   // the harness could not do its job
 	exitInterrupted = 130 // interrupted

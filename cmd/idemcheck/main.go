@@ -1,15 +1,10 @@
 package main
 
-import (
-	"context"
-	"os"
-	"os/signal"
-	"syscall"
-)
+import "os"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	if len(os.Args) > 1 && os.Args[1] == guardSubcommand {
+		os.Exit(guardMain(os.Args[2:]))
+	}
+	os.Exit(programMain(os.Args[1:]))
 }

@@ -31,11 +31,14 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
+	if mode := os.Getenv(hostileEnv); mode != "" {
+		os.Exit(hostile(mode, os.Args[1:]))
+	}
 	if os.Getenv("IDEMCHECK_TEST_MAIN") == "1" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-		stop()
-		os.Exit(code)
+		if len(os.Args) > 1 && os.Args[1] == guardSubcommand {
+			os.Exit(guardMain(os.Args[2:]))
+		}
+		os.Exit(programMain(os.Args[1:]))
 	}
 	kv := strings.SplitN(testTag, "=", 2)
 	os.Setenv(kv[0], kv[1])

@@ -1,35 +1,18 @@
 package main
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"runtime/debug"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/idemcheck/idemcheck/config"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/reports"
 )
-
-// devVersion is idemcheck's version when the build does not say (a build
-// from a checkout rather than go install/go run module@version).
-const devVersion = "0.1.0-dev"
-
-// version is idemcheck's version: the module version it was built as, else
-// devVersion.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Path == "github.com/idemcheck/idemcheck" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return devVersion
-}
 
 // output holds the flags of every command that writes reports.
 type output struct {
@@ -37,44 +20,51 @@ type output struct {
 	out      string
 	minScore int
 	quiet    bool
+	secrets  []string // redacted from every report
 }
 
 func (o *output) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.format, "format", "text", "report formats, comma-separated: "+reports.FormatNames()+" (the first goes to stdout)")
-	fs.StringVar(&o.out, "out", "", "write every report, and the raw result (result.json), to this directory")
+	fs.StringVar(&o.format, "format", "text", "the report formats `F,…`, comma-separated: "+reports.FormatNames()+" (the first goes to stdout)")
+	fs.StringVar(&o.out, "out", "", "write every report, and the raw result (result.json), to `DIR`")
 	fs.IntVar(&o.minScore, "min-score", 0, "the score every target must reach (0-3)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress lines on stderr")
 }
 
+// redactWith records the values to redact from every report and progress
+// line: those the configuration marks secret (see configSecrets).
+func (o *output) redactWith(secrets []string) { o.secrets = secrets }
+
 // common holds the flags run and demo share.
 type common struct {
 	output
-	seed string
+	seed  string
+	nonce string
 }
 
 func (c *common) register(fs *flag.FlagSet) {
 	c.output.register(fs)
-	fs.StringVar(&c.seed, "seed", "", "seed for every random choice (default $IDEMCHECK_SEED, else random)")
+	fs.StringVar(&c.seed, "seed", "", "the seed `N` for every random choice (default $IDEMCHECK_SEED, else random)")
+	fs.StringVar(&c.nonce, "nonce", "", "the run's nonce `N`, mixed into every key and marker (default: a fresh one per run, recorded in result.json); "+
+		"with --seed it repeats a run's keys byte for byte, which only makes sense against a target whose state was reset")
+}
+
+// nonceOption returns the option for --nonce, nil when it is not given.
+func (c *common) nonceOption() (harness.Option, error) {
+	if c.nonce == "" {
+		return nil, nil
+	}
+	v, err := strconv.ParseUint(c.nonce, 10, 64)
+	if err != nil || v == 0 {
+		return nil, usageErr("--nonce: %q is not a nonce (a whole number above 0)", c.nonce)
+	}
+	return harness.WithNonce(v), nil
 }
 
 // formats checks --format and --min-score and returns the formats asked for.
 func (o *output) formats() ([]reports.Format, error) {
-	var out []reports.Format
-	seen := map[string]bool{}
-	for _, name := range strings.Split(o.format, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" || seen[name] {
-			continue
-		}
-		f, ok := reports.LookupFormat(name)
-		if !ok {
-			return nil, usageErr("--format: unknown format %q (known: %s)", name, reports.FormatNames())
-		}
-		seen[name] = true
-		out = append(out, f)
-	}
-	if len(out) == 0 {
-		return nil, usageErr("--format: no format given (known: %s)", reports.FormatNames())
+	out, err := reports.ParseFormats(o.format)
+	if err != nil {
+		return nil, usageErr("--format: %v", err)
 	}
 	if o.minScore < 0 || o.minScore > 3 {
 		return nil, usageErr("--min-score: %d is not a score (0 to 3)", o.minScore)
@@ -103,75 +93,83 @@ func (c *common) resolveSeed(def *uint64) (uint64, error) {
 }
 
 // emit writes the reports: with --out, the raw result to DIR/result.json
-// and every format to its file, each atomically; and the first format to
-// stdout.
+// and every format to its file, replaced as a set (reports.WriteDir); and
+// the first format to stdout. Files that cannot be written never stop the
+// report on stdout: every failure is returned together.
 func (o *output) emit(res *harness.Result, formats []reports.Format, stdout io.Writer, ropt reports.Options) error {
+	res = reports.Redact(res, o.secrets)
 	ropt.MinScore = o.minScore
+	var errs []error
 	if o.out != "" {
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return harnessErr(fmt.Errorf("--out: %w", err), "choose a directory you can write to")
-		}
-		// The raw result first: it is what every report can be made again from.
-		if err := reports.WriteFile(filepath.Join(o.out, "result.json"), func(w io.Writer) error { return reports.ResultJSON(w, res) }); err != nil {
-			return harnessErr(err, "")
-		}
-		for _, f := range formats {
-			if err := reports.WriteFile(filepath.Join(o.out, f.File), func(w io.Writer) error { return f.Render(w, res, ropt) }); err != nil {
-				return harnessErr(err, "")
-			}
+		if err := reports.WriteDir(o.out, res, formats, ropt); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	if err := formats[0].Render(stdout, res, ropt); err != nil {
-		return harnessErr(fmt.Errorf("writing the %s report: %w", formats[0].Name, err), "")
+	sopt := ropt
+	sopt.Color = colorFor(stdout)
+	if err := formats[0].Render(stdout, res, sopt); err != nil {
+		errs = append(errs, fmt.Errorf("writing the %s report: %w", formats[0].Name, err))
+	}
+	if len(errs) > 0 {
+		return harnessErr(errors.Join(errs...), "choose an --out directory you can write to")
 	}
 	return nil
 }
 
-// configMeta describes a run made from the configuration file at path.
-func configMeta(command, path string) (harness.Meta, error) {
-	m := harness.Meta{Version: version(), Command: command, Config: path}
-	if path == "" {
-		return m, nil
+// colorFor reports whether text written to w may be coloured: only on a
+// terminal, and not when NO_COLOR is set (no-color.org) or TERM is dumb.
+func colorFor(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false
 	}
-	b, err := os.ReadFile(path)
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// loadConfig loads the configuration file at path and builds what the
+// harness runs from it; a file that cannot be used is a usage error (exit
+// 2) that names the file, line and field.
+func loadConfig(path string) (*config.File, []harness.Spec, []harness.Option, error) {
+	file, err := config.Load(path)
 	if err != nil {
-		return m, err
+		return nil, nil, nil, &exitError{code: exitUsage, err: err, hint: "see the configuration section of the README"}
 	}
-	sum := sha256.Sum256(b)
-	m.ConfigDigest = hex.EncodeToString(sum[:])
-	return m, nil
+	specs, opts, err := file.Specs()
+	if err != nil {
+		var ce config.Errors
+		if errors.As(err, &ce) {
+			return nil, nil, nil, &exitError{code: exitUsage, err: err}
+		}
+		return nil, nil, nil, usageErr("%s: %v", path, err)
+	}
+	return file, specs, opts, nil
 }
 
-// verdict turns a result into the exit code's error.
-func verdict(ctx context.Context, res *harness.Result, minScore int) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	var untested []string
-	for _, t := range res.Targets {
-		if t.Error != "" {
-			untested = append(untested, t.Name+": "+t.Error)
-		}
-	}
-	if len(untested) > 0 {
-		return harnessErr(fmt.Errorf("could not test %s", strings.Join(untested, "; ")), "")
-	}
-	for _, t := range res.Targets {
-		if t.Score.Level < minScore {
-			return &exitError{code: exitBelow, err: fmt.Errorf("%s scored %d, below --min-score %d", t.Name, t.Score.Level, minScore)}
-		}
-		for _, f := range t.Findings {
-			if f.Severity == harness.Critical {
-				return &exitError{code: exitBelow, err: fmt.Errorf("%s has a critical finding", t.Name)}
-			}
-		}
-	}
-	return nil
+// configMeta describes a run made from the configuration file.
+func configMeta(command string, file *config.File) harness.Meta {
+	return harness.Meta{Version: version(), Command: command, Config: file.Source(), ConfigDigest: file.Digest()}
 }
 
-func progressTo(quiet bool, stderr io.Writer) harness.Option {
+func progressTo(quiet bool, stderr io.Writer, secrets ...string) harness.Option {
 	if quiet {
 		return func(*harness.Options) {}
 	}
-	return harness.WithProgress(stderr)
+	return harness.WithProgress(cleanWriter{stderr, secrets})
+}
+
+// cleanWriter passes text to a terminal with what a target printed made
+// harmless (reports.Clean): no raw ESC, NUL or invalid UTF-8, and no
+// secret (reports.RedactText). Each write is cleaned on its own, so it is
+// for whole lines, as progress writes.
+type cleanWriter struct {
+	w       io.Writer
+	secrets []string
+}
+
+func (c cleanWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(c.w, reports.RedactText(reports.Clean(string(p)), c.secrets)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

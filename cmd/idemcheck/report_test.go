@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
@@ -97,8 +96,9 @@ func checkDemoReports(t *testing.T, ctx context.Context, dir, stdout string) {
 
 	t.Run("the JUnit report has a suite per target and a case per check", func(t *testing.T) {
 		var doc struct {
-			Tests  int `xml:"tests,attr"`
-			Suites []struct {
+			Tests    int `xml:"tests,attr"`
+			Failures int `xml:"failures,attr"`
+			Suites   []struct {
 				Name       string `xml:"name,attr"`
 				Tests      int    `xml:"tests,attr"`
 				Failures   int    `xml:"failures,attr"`
@@ -115,8 +115,9 @@ func checkDemoReports(t *testing.T, ctx context.Context, dir, stdout string) {
 		require.NoError(t, xml.Unmarshal([]byte(readFile(t, filepath.Join(dir, "report.xml"))), &doc))
 		want := verdictsOf(t, reportJSON)
 		require.Len(t, doc.Suites, len(want), "a suite per target")
+		assert.Zero(t, doc.Failures, "the demo exited 0: every reference target met its gate (scored as built)")
 		for _, s := range doc.Suites {
-			assert.Len(t, s.Cases, len(want[s.Name].Checks), "a case per check of %s", s.Name)
+			assert.Len(t, s.Cases, 1+len(want[s.Name].Checks), "a case for the score and one per check of %s", s.Name)
 			failed := 0
 			for _, c := range s.Cases {
 				if c.Failure != nil {
@@ -216,7 +217,7 @@ func checkHTMLInChromium(t *testing.T, page string, want map[string]verdicts) {
 		chromedp.WindowSize(1366, 768), // a laptop screen
 		chromedp.NoInheritEnv, chromedp.Env(env...),
 	)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	defer cancelAlloc()
@@ -247,7 +248,7 @@ func checkHTMLInChromium(t *testing.T, page string, want map[string]verdicts) {
 		assert.Equal(t, fmt.Sprintf("%d/3", v.Score), facts.Scores[name], "%s's score", name)
 	}
 	assert.True(t, facts.LostIntentCell, "mark-first's exactly-once row has a failed cell")
-	assert.Contains(t, facts.Verdict, "critical findings")
+	assert.Contains(t, facts.Verdict, "PASS: every reference target got the score it was built for", "the demo's verdict")
 	assert.LessOrEqual(t, facts.ScrollWidth, facts.InnerWidth, "no horizontal scrolling on a 1366px-wide screen")
 
 	top, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
@@ -293,7 +294,7 @@ func shardConfig(t *testing.T) string {
 // idemcheck report, and checks that the merged report makes the whole
 // run's verdicts.
 func TestShardsMergeToTheWholeRun(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	cfg := shardConfig(t)
 	code, whole, errs := runCLI(t, ctx, "run", "-c", cfg, "--trials", "0", "--seed", "5", "--format", "json", "--quiet")
@@ -372,6 +373,7 @@ func TestReportExitCodes(t *testing.T) {
 	}{
 		{"score 2 meets --min-score 2", []string{mismatch, "--min-score", "2"}, exitOK, ""},
 		{"score 2 is below --min-score 3", []string{"--min-score", "3", mismatch}, exitBelow, ""},
+		{"score 2 is below the default gate", []string{mismatch}, exitBelow, "mismatch: score 2, below --min-score 3"},
 		{"a critical finding fails whatever the gate", []string{tested}, exitBelow, ""},
 		{"an untested target is the harness's failure", []string{all}, exitHarness, "could not test down"},
 	}
@@ -465,12 +467,13 @@ func TestRunShardAndOnlyFlags(t *testing.T) {
 
 // TestRunOnly runs one check: the others are reported skipped, and the
 // replay command the report prints for a finding is this very command.
+// Its minor finding fails the default gate (3), which forbids it.
 func TestRunOnly(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	cfg := writeConfig(t, "mismatch")
 	code, out, errs := runCLI(t, ctx, "run", "-c", cfg, "--trials", "0", "--seed", "2", "--only", "key.mismatch", "--format", "json", "--quiet")
-	require.Equal(t, exitOK, code, errs)
+	require.Equal(t, exitBelow, code, errs)
 	var rep reports.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	require.Len(t, rep.Targets, 1)

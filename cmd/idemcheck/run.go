@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/idemcheck/idemcheck/examples"
+	"github.com/idemcheck/idemcheck/reports"
 )
 
 const usage = `idemcheck: a chaos and conformance harness for idempotent tools
@@ -14,30 +15,58 @@ const usage = `idemcheck: a chaos and conformance harness for idempotent tools
 Usage:
   idemcheck demo   [--format F,…] [--out DIR] [--seed N] [--min-score N]
                    [--trials N] [--budget D] [--quiet]
-        run the built-in reference targets and score them side by side
-  idemcheck run    -c FILE [--min-score N] [--format F,…] [--out DIR] [--seed N]
-                   [--trials N] [--budget D] [--shard I/N] [--only CHECK,…] [--quiet]
-        run the targets of a configuration file: the probes, then N generated
-        trials per target (default 25, within --budget, default 2m); with
-        --out DIR, failing trials are kept in DIR/failing-trials.json and run
-        again first next time
-  idemcheck replay -c FILE TRIALS.json
+        run the built-in reference targets, flawed on purpose, and score them
+        side by side; it passes when each gets the score it was built for
+        (its --min-score defaults to 0)
+  idemcheck run    [-c FILE] [--min-score N] [--baseline OLD/result.json]
+                   [--format F,…] [--out DIR] [--seed N] [--trials N]
+                   [--budget D] [--shard I/N] [--only CHECK,…] [--quiet]
+        run the targets of a configuration file (default: idemcheck.yaml in
+        the working directory): the probes, then N generated trials per
+        target (default 25, within --budget, default 2m); with --out DIR,
+        failing trials are kept in DIR/failing-trials.json and run again
+        first next time; with --only, only those checks' probes run (no
+        trials unless --trials is given) and the score is partial
+  idemcheck replay [-c FILE] TRIALS.json
         run saved failing trials again and say whether they still fail
-  idemcheck report [--format F,…] [--out DIR] [--min-score N] RESULT.json…
-        re-score and re-render saved results (result.json); merge the shards of a run
-  idemcheck fakes  [--payments ADDR] [--email ADDR] [--smtp ADDR] [--webhooks ADDR]
+  idemcheck report [--format F,…] [--out DIR] [--min-score N]
+                   [--baseline OLD/result.json] RESULT.json…
+        re-score and re-render saved results (result.json); merge the shards
+        of a run; gate them as run does
+  idemcheck fakes  [--payments ADDR] [--email ADDR] [--smtp ADDR]
+                   [--webhooks ADDR] [-c FILE]
         run the fakes alone, on one ledger, until interrupted
   idemcheck init   [-o FILE] [--name NAME] -- COMMAND [ARG…]
-        write a starter configuration for a command-line tool, from its help
-  idemcheck help
+  idemcheck init   [-o FILE] [--name NAME] --mcp -- COMMAND [ARG…]
+  idemcheck init   [-o FILE] [--name NAME] --mcp-url URL
+  idemcheck init   [-o FILE] [--name NAME] --openapi SPEC
+        write a starter configuration: for a command-line tool, from its
+        help; for an MCP server, from its tools; for an HTTP API, from its
+        OpenAPI description
+  idemcheck cleanup
+        kill the processes and remove the temporary files that idemcheck
+        runs which no longer exist left behind (e.g. after a SIGKILL)
+  idemcheck version
+        print idemcheck's version (also: idemcheck --version)
+  idemcheck help [COMMAND]
+        print this help, or a command's (also: idemcheck COMMAND --help)
 
 Formats (--format, comma-separated; the first goes to stdout; with --out DIR
 each goes to its file, and the raw result to DIR/result.json):
   text (report.txt), json (report.json), junit (report.xml), md (report.md),
   html (report.html)
 
-Exit codes: 0 score met --min-score and no critical finding; 1 it did not;
-2 bad usage, configuration or input; 3 the harness could not do its job; 130 interrupted.
+Gate (run and report): a target passes when it scores at least --min-score
+(default 3) and has no critical finding; a partial score (--only) is not
+judged, only its findings: one that alone keeps a target below --min-score
+fails it. With --baseline, only what is new fails: a lower score, or a new
+finding of that severity (findings are matched by check, operation and
+fault). The gate and its reason are in every report and in result.json.
+
+Exit codes: 0 every target met the gate; 1 one did not; 2 bad usage,
+configuration or input; 3 the harness could not do its job; 130
+interrupted (SIGINT, SIGTERM or SIGHUP: every process it started is
+stopped and its temporary files removed).
 `
 
 // run is the whole program: tests call it in-process.
@@ -60,9 +89,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = cmdFakes(ctx, args[1:], stdout, stderr)
 	case "init":
 		err = cmdInit(ctx, args[1:], stdout, stderr)
+	case "cleanup":
+		err = cmdCleanup(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
+		if len(args) > 1 && args[0] == "help" && args[1] != "help" {
+			return run(ctx, []string{args[1], "--help"}, stdin, stdout, stderr)
+		}
 		fmt.Fprint(stdout, usage)
 		return exitOK
+	case "version", "--version":
+		err = cmdVersion(args[1:], stdout)
 	case examples.Subcommand:
 		// Hidden: the reference targets, compiled into this binary so that
 		// the demo needs no Go toolchain at run time.
@@ -79,8 +115,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitInterrupted
 	}
 	code := codeOf(err)
+	if code == exitOK {
+		return exitOK // --help, answered
+	}
 	if code != exitBelow {
-		fmt.Fprintf(stderr, "idemcheck: %v\n", err)
+		// The error may quote a target's output.
+		fmt.Fprintf(stderr, "idemcheck: %s\n", reports.RedactText(reports.Clean(err.Error()), nil))
 		var ee *exitError
 		if errors.As(err, &ee) && ee.hint != "" {
 			fmt.Fprintf(stderr, "hint: %s\n", ee.hint)

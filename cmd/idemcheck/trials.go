@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -58,42 +57,17 @@ func (t *trialFlags) options(outDir string) ([]harness.Option, error) {
 	return opts, nil
 }
 
-// failingTrials lists the counterexamples of res as saved trials.
-func failingTrials(res *harness.Result) []scenarios.Saved {
-	var out []scenarios.Saved
-	for _, t := range res.Targets {
-		sc := t.Scenario
-		if sc == nil || sc.Counterexample == nil {
-			continue
-		}
-		var checks []string
-		seen := map[string]bool{}
-		for _, f := range sc.Findings {
-			if !seen[f.Check] {
-				seen[f.Check] = true
-				checks = append(checks, f.Check)
-			}
-		}
-		out = append(out, scenarios.Saved{Target: t.Name, Seed: res.Seed, Trial: *sc.Counterexample, Checks: checks})
-	}
-	return out
-}
-
 // saveTrials writes the failing trials under outDir (atomically), and
 // tells each trial finding how to replay it: replayCmd plus the saved file,
 // or, without outDir, rerun (the same run again, same seed).
 func saveTrials(res *harness.Result, outDir, replayCmd, rerun string) error {
-	saved := failingTrials(res)
+	saved := res.FailingTrials()
 	if outDir == "" {
 		replayCmd = rerun
 	}
 	if outDir != "" && len(saved) > 0 {
 		path := filepath.Join(outDir, failingTrialsFile)
-		if err := reports.WriteFile(path, func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(saved)
-		}); err != nil {
+		if err := reports.WriteFile(path, func(w io.Writer) error { return scenarios.Write(w, saved) }); err != nil {
 			return harnessErr(err, "")
 		}
 		replayCmd = replayCmd + " " + path
@@ -131,4 +105,31 @@ func trialNote(w io.Writer, res *harness.Result) {
 			fmt.Fprintf(w, "%s: a generated trial failed%s; minimal counterexample:\n%s", t.Name, flaky, sc.Counterexample)
 		}
 	}
+}
+
+// checkSavedTrials checks the saved trials among opts against the limits
+// the other options (from the configuration) set: a trial file is input,
+// and is refused before the run if it asks for more than the
+// configuration allows.
+func checkSavedTrials(opts []harness.Option) error {
+	var o harness.Options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.Burst <= 0 {
+		o.Burst = harness.DefaultBurst
+	}
+	if o.Faults == nil {
+		o.Faults = harness.DefaultFaults()
+	}
+	l := scenarios.Limits{Burst: o.Burst}
+	for _, f := range o.Faults {
+		l.Faults = append(l.Faults, f.Name())
+	}
+	for i, s := range o.Replay {
+		if err := s.Trial.Within(l); err != nil {
+			return usageErr("saved trial %d (target %s): %v (delete the trials file, or run it with the configuration it was saved under)", i+1, s.Target, err)
+		}
+	}
+	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -73,7 +72,7 @@ func TestRunWebhookConfig(t *testing.T) {
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 			defer cancel()
 			cfg := writeWebhookConfig(t, tc.profile)
 			code, out, errs := runCLI(t, ctx, "run", "-c", cfg, "--trials", "0", "--format", "json", "--seed", "7", "--quiet")

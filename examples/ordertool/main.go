@@ -28,8 +28,8 @@ const (
 // Stores are the idempotency stores --store accepts.
 var Stores = []string{"none", "jsonl", "sqlite", "correct"}
 
-// DefaultTTL is how long the sqlite store remembers a key (seed 002's
-// ttl_seconds=86400).
+// DefaultTTL is how long the sqlite store remembers a key (a day, a
+// common choice for such caches).
 const DefaultTTL = 24 * time.Hour
 
 // DefaultWait is how long the correct store waits for another process
@@ -37,7 +37,7 @@ const DefaultTTL = 24 * time.Hour
 const DefaultWait = 5 * time.Second
 
 const usage = `ordertool: orders, payments and email, with an idempotency store
-(idemcheck's reference CLI tool; JSON on stdout, seed 001's conventions)
+(idemcheck's reference CLI tool; a JSON reply {ok, effect, data} on stdout)
 
 Usage:
   ordertool [global flags] COMMAND [flags]

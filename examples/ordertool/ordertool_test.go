@@ -68,7 +68,7 @@ func TestKeyPassedDownstreamOnlyByCorrect(t *testing.T) {
 				assert.Equal(t, "k-9", effects[0].Key)
 				assert.Equal(t, "k-10", mail[0].key)
 			} else {
-				assert.Empty(t, effects[0].Key, "seeds 000 and 002 keep the key in the tool")
+				assert.Empty(t, effects[0].Key, "the jsonl and sqlite stores keep the key in the tool")
 				assert.Empty(t, mail[0].key)
 			}
 			assert.Equal(t, []string{"idem-0000000000000001"}, effects[0].Markers, "the memo is the charge's description")
@@ -116,8 +116,8 @@ func TestKeylessCalls(t *testing.T) {
 		why     string
 	}{
 		{"none", 2, "no store"},
-		{"jsonl", 2, "seed 000's store needs a request id; without one the call is unguarded"},
-		{"sqlite", 1, "seed 002 derives the key from the inputs"},
+		{"jsonl", 2, "the jsonl store needs a request id; without one the call is unguarded"},
+		{"sqlite", 1, "the sqlite store derives the key from the operation and its inputs"},
 	}
 	for _, row := range rows {
 		t.Run(row.store, func(t *testing.T) {
@@ -261,8 +261,8 @@ func TestCorrectWaitsForAKeyInFlight(t *testing.T) {
 }
 
 func TestJSONLReRunsARecordLeftInProgress(t *testing.T) {
-	// Seed 000: "in_progress requests can be retried (the agent might have
-	// crashed mid-run)": if it crashed after charging, the retry charges
+	// The jsonl store retries an in_progress record, since its writer may
+	// have crashed mid-run: if it crashed after charging, the retry charges
 	// again.
 	w := newWorld(t)
 	path := filepath.Join(w.state, ordertool.JSONLFile)

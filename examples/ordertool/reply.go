@@ -6,7 +6,7 @@ import (
 	"io"
 )
 
-// The values of the effect field (seed 001).
+// The values of the effect field: what the call did.
 const (
 	effectCreated     = "created"
 	effectNoop        = "noop"
@@ -25,7 +25,7 @@ const (
 	codeNoDryRun    = "no_dry_run"
 )
 
-// envelope is the JSON reply on stdout (seed 001):
+// envelope is the JSON reply on stdout, {ok, effect, data}:
 //
 //	{"ok":true,"effect":"created","data":{…}}
 //	{"ok":true,"effect":"noop","data":{…},"reason":"replayed: …"}

@@ -53,8 +53,8 @@ func (r request) fingerprint() string {
 	return hex.EncodeToString(sum[:])
 }
 
-// derivedKey is seed 002's make_idempotency_key: the same operation and
-// inputs give the same key.
+// derivedKey is the key derived from the operation and its inputs: the
+// same operation and inputs give the same key.
 func (r request) derivedKey() string {
 	return "idem_" + r.fingerprint()[:24]
 }
@@ -104,7 +104,7 @@ func openStore(g globals) (store, error) {
 	return nil, fmt.Errorf("unknown store %q", g.store)
 }
 
-// noneStore is no idempotency at all: every call acts (seed 001's 0).
+// noneStore is no idempotency at all: every call acts (the rubric's 0).
 type noneStore struct{}
 
 func (noneStore) begin(request) (claim, *envelope, error) { return unguarded{}, nil, nil }

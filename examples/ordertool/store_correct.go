@@ -44,7 +44,7 @@ type correctRecord struct {
 // by the downstream, not repeated. Other rules:
 //
 //   - a call without a key is refused (exit 2): enforcement at framework
-//     level, seed 001's score 3;
+//     level, the rubric's score 3;
 //   - the same key with another operation or other inputs is refused
 //     (exit 1), whatever state the key is in;
 //   - a complete key replays its stored reply, with effect "noop";

@@ -9,14 +9,14 @@ import (
 // JSONLFile is the jsonl store's file inside the state directory.
 const JSONLFile = "idempotency-keys.jsonl"
 
-// The states of seed 000's records.
+// The states of the jsonl store's records.
 const (
 	jsonlInProgress = "in_progress"
 	jsonlComplete   = "complete"
 	jsonlFailed     = "failed"
 )
 
-// jsonlRecord is one line of seed 000's store:
+// jsonlRecord is one line of the jsonl store, keyed on a request id:
 //
 //	{"id": "req-001", "state": "complete", "result": {...}, "ts": 1748107200}
 //	{"id": "req-002", "state": "in_progress", "ts": 1748107201}
@@ -29,19 +29,19 @@ type jsonlRecord struct {
 	TS     float64         `json:"ts"`
 }
 
-// jsonlStore is seed 000's IdempotencyStore, as written there: the file
-// is loaded into a cache once, when the process starts; is_processed
-// reads the cache; mark_in_progress, mark_complete and mark_failed append
-// a line. Its flaws are the ones the seed admits:
+// jsonlStore is a JSONL key store checked with is_processed, then marked
+// in progress: the file is loaded into a cache once, when the process
+// starts; is_processed reads the cache; mark_in_progress, mark_complete
+// and mark_failed append a line. Its flaws are the ones such a store has:
 //
-//   - "The mark_in_progress → mark_complete sequence is not atomic across
-//     processes": two processes with the same key both find it not
+//   - The mark_in_progress → mark_complete sequence is not atomic across
+//     processes: two processes with the same key both find it not
 //     complete, and both act.
-//   - "in_progress requests can be retried (the agent might have crashed
-//     mid-run)": a crash after the side effect leaves in_progress, and the
-//     retry acts again.
-//   - "The store prevents duplicate agent runs, not duplicate external API
-//     calls": the key is not passed downstream, so a retry after an
+//   - An in_progress record is retried, since its writer may have
+//     crashed mid-run: a crash after the side effect leaves in_progress,
+//     and the retry acts again.
+//   - The store prevents duplicate runs of the tool, not duplicate calls
+//     downstream: the key is not passed downstream, so a retry after an
 //     ambiguous downstream failure charges again.
 //
 // Without a key there is no request id to look up, and the call acts
@@ -70,7 +70,7 @@ func openJSONL(dir string) (*jsonlStore, error) {
 func (s *jsonlStore) dryRun() bool { return true }
 func (s *jsonlStore) close() error { return nil }
 
-// isProcessed is the seed's is_processed: only "complete" counts.
+// isProcessed is the store's is_processed check: only "complete" counts.
 func (s *jsonlStore) isProcessed(id string) bool {
 	rec, ok := s.cache[id]
 	return ok && rec.State == jsonlComplete

@@ -14,8 +14,8 @@ import (
 // SQLiteFile is the sqlite store's database inside the state directory.
 const SQLiteFile = "idempotency.db"
 
-// sqliteStore is seed 002's option 4, DurableIdempotencyStore, as written
-// there:
+// sqliteStore is a SQLite cache read, then the work, then INSERT OR
+// REPLACE with a TTL (check-then-set):
 //
 //	get(key): SELECT result, created_at; a row younger than the TTL is the
 //	          cached result; an older one is deleted and forgotten
@@ -23,14 +23,14 @@ const SQLiteFile = "idempotency.db"
 //	set(key, result): INSERT OR REPLACE
 //
 // Without --idempotency-key the key is derived from the operation and its
-// inputs (option 1's make_idempotency_key). It "persists across process
-// restarts", and that is all: the check and the set are two statements
-// with the side effect between them, so concurrent calls with one key
-// all find nothing and all act; nothing marks a call in progress, so a
-// crash after the side effect leaves no row and the retry acts again; the
-// key stays in the tool, so a retry after an ambiguous downstream failure
-// charges again. There is no fingerprint: a reused key with another
-// payload replays the first result. After the TTL a key acts again.
+// inputs. It persists across process restarts, and that is all: the check
+// and the set are two statements with the side effect between them, so
+// concurrent calls with one key all find nothing and all act; nothing marks
+// a call in progress, so a crash after the side effect leaves no row and
+// the retry acts again; the key stays in the tool, so a retry after an
+// ambiguous downstream failure charges again. There is no fingerprint: a
+// reused key with another payload replays the first result. After the TTL a
+// key acts again.
 type sqliteStore struct {
 	db  *sql.DB
 	ttl time.Duration
@@ -60,7 +60,7 @@ func (s *sqliteStore) close() error { return s.db.Close() }
 
 func now() float64 { return float64(time.Now().UnixNano()) / 1e9 }
 
-// get is the seed's get: the cached result, or nil.
+// get is the cache read: the cached result, or nil.
 func (s *sqliteStore) get(key string) (*envelope, error) {
 	var result string
 	var created float64
@@ -105,7 +105,7 @@ type sqliteClaim struct {
 
 func (c *sqliteClaim) downstreamKey() string { return "" }
 
-// complete is the seed's set.
+// complete is the cache write, set(key, result).
 func (c *sqliteClaim) complete(reply envelope) error {
 	_, err := c.s.db.Exec(`INSERT OR REPLACE INTO idempotency_cache (key, result, created_at) VALUES (?, ?, ?)`,
 		c.key, string(mustJSON(reply)), now())

@@ -2,8 +2,8 @@ package shop
 
 import "context"
 
-// keylessRetry is the "no-propagation" profile's flaw, seed 002's option 3
-// done wrong: the shop passes the client's key to payments, but when
+// keylessRetry is the "no-propagation" profile's flaw, a downstream retry
+// that drops the key: the shop passes the client's key to payments, but when
 // payments answers 5xx it retries the charge once by itself, and the retry
 // goes out without the Idempotency-Key (the retry helper builds a fresh
 // request and forgets the header). A 5xx is ambiguous: payments may have

@@ -54,19 +54,21 @@ func TestCrashRecovery(t *testing.T) {
 	for _, profile := range shop.Profiles {
 		afterEffect, beforeEffect, afterReplyCharges, afterReplySame := crashWant(profile)
 		body := order("cus_1", 1234, "idem-00000000000000c1")
+		k := testKey(profile, "k")
 		t.Run(profile, func(t *testing.T) {
 			t.Parallel()
+			skipRedis(t, profile)
 			t.Run("crash after effect", func(t *testing.T) {
 				t.Parallel()
 				pay := newPayments(t)
-				retry := crashAtCharge(t, profile, pay, true, body)
+				retry := crashAtCharge(t, profile, pay, true, k, body)
 				assert.Equal(t, afterEffect.status, retry.Status, retry)
 				assert.Equal(t, afterEffect.charges, pay.Count())
 			})
 			t.Run("crash before effect", func(t *testing.T) {
 				t.Parallel()
 				pay := newPayments(t)
-				retry := crashAtCharge(t, profile, pay, false, body)
+				retry := crashAtCharge(t, profile, pay, false, k, body)
 				assert.Equal(t, beforeEffect.status, retry.Status, retry)
 				assert.Equal(t, beforeEffect.charges, pay.Count())
 			})
@@ -75,10 +77,10 @@ func TestCrashRecovery(t *testing.T) {
 				pay := newPayments(t)
 				dir := t.TempDir()
 				first := mustStartProcess(t, profile, pay, dir)
-				r := first.post(t, "/orders", "k", body)
+				r := first.post(t, "/orders", k, body)
 				require.Equal(t, http.StatusOK, r.Status, r)
 				first.kill(t)
-				retry := mustStartProcess(t, profile, pay, dir).post(t, "/orders", "k", body)
+				retry := mustStartProcess(t, profile, pay, dir).post(t, "/orders", k, body)
 				assert.Equal(t, http.StatusOK, retry.Status, retry)
 				assert.Equal(t, afterReplySame, assert.ObjectsAreEqual(r.Data, retry.Data), "first %s, retry %s", r, retry)
 				assert.Equal(t, afterReplyCharges, pay.Count())
@@ -87,16 +89,16 @@ func TestCrashRecovery(t *testing.T) {
 	}
 }
 
-// crashAtCharge starts profile as a process, sends an order with key "k",
+// crashAtCharge starts profile as a process, sends an order with key,
 // kills the process while its charge is at payments (after payments
 // charged if afterEffect), starts it again on the same state directory and
 // returns the reply to the same request sent again.
-func crashAtCharge(t *testing.T, profile string, pay *payments, afterEffect bool, body map[string]any) result {
+func crashAtCharge(t *testing.T, profile string, pay *payments, afterEffect bool, key string, body map[string]any) result {
 	t.Helper()
 	dir := t.TempDir()
 	first := mustStartProcess(t, profile, pay, dir)
 	h := pay.holdNext(t, afterEffect)
-	lost := first.postAsync("/orders", "k", body)
+	lost := first.postAsync("/orders", key, body)
 	mustReceive(t, (<-chan struct{})(h.entered), "the charge request at payments")
 	first.kill(t)
 	r := mustReceive(t, lost, "the request to fail with its process")
@@ -107,14 +109,14 @@ func crashAtCharge(t *testing.T, profile string, pay *payments, afterEffect bool
 	} else {
 		require.Equal(t, 0, pay.Count(), "not charged before the crash")
 	}
-	return mustStartProcess(t, profile, pay, dir).post(t, "/orders", "k", body)
+	return mustStartProcess(t, profile, pay, dir).post(t, "/orders", key, body)
 }
 
 func TestCorrectReclaimsTheKeyOfACrashedProcess(t *testing.T) {
 	t.Parallel()
 	pay := newPayments(t)
 	body := order("cus_1", 1234, "idem-00000000000000c2")
-	retry := crashAtCharge(t, "correct", pay, true, body)
+	retry := crashAtCharge(t, "correct", pay, true, "k", body)
 
 	require.Equal(t, http.StatusOK, retry.Status, retry)
 	effect, _ := retry.Effect()

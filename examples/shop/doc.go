@@ -30,7 +30,7 @@
 //
 // With --state DIR (Options.StateDir; the harness passes {{state_dir}}, a
 // directory that survives restarts) the durable profiles keep their key
-// store in DIR/idempotency-keys.jsonl: seed 000's append-only JSONL, one
+// store in DIR/idempotency-keys.jsonl: an append-only JSONL file, one
 // record per line ({"key","state":"in_progress"|"complete"|"released",
 // "op","fingerprint","boot","status","reply","at"}), each written with one
 // write and fsynced before the shop acts on it, and loaded at start (a
@@ -41,7 +41,8 @@
 //
 // # Profiles
 //
-// correct (score 3; seed 001 and draft-ietf-httpapi-idempotency-key-header):
+// correct (score 3; the Idempotency-Key header as
+// draft-ietf-httpapi-idempotency-key-header describes it):
 // an atomic claim per Idempotency-Key under a mutex, on the durable key
 // store. A POST without a key is refused with 400; the same key while the
 // first request is in flight gets 409 (so of a burst of same-key requests
@@ -61,47 +62,48 @@
 // charge or after the reply, a downstream failure after the charge (the
 // retry is de-duplicated by payments), and bursts. Dry-run is supported.
 //
-// nokey (score 0; seed 001's level 0): the Idempotency-Key is ignored and
+// nokey (score 0; the rubric's level 0): the Idempotency-Key is ignored and
 // every POST charges, so every retry is a duplicate. Replies have no effect
 // field and dry_run is ignored (the request charges). The key is not
 // passed downstream either: ignoring it is the whole flaw, and payments
 // would otherwise de-duplicate the retries. No state is kept.
 //
-// noeffect (score 1; seed 001's level 1): the correct guard, but no reply
+// noeffect (score 1; the rubric's level 1): the correct guard, but no reply
 // ever carries the effect field, replays and dry runs included: a client
 // cannot tell a replay from a first run.
 //
-// nodryrun (score 2; seed 001's level 2): keys, effect field and faithful
+// nodryrun (score 2; the rubric's level 2): keys, effect field and faithful
 // replays as correct, 422 on a reused key, but keys are optional (a keyless
 // POST executes without any de-duplication, and has no key to pass on) and
 // dry_run is ignored. Missing framework-level enforcement and dry-run are
 // what separate 2 from 3.
 //
-// mismatch (score 2; seed 000's JSONL store keyed on the request id
-// alone): as correct, but nothing compares payloads, so a key reused with
+// mismatch (score 2; a key store keyed on the request id alone, with no
+// fingerprint): as correct, but nothing compares payloads, so a key reused with
 // another payload silently replays the first result (200, "noop") instead
 // of 422.
 //
-// payload-dedup (score 0; seed 002, option 1): the client's key is ignored
+// payload-dedup (score 0; the key derived from the operation and its
+// inputs): the client's key is ignored
 // and the key is derived from the semantic inputs only,
 // sha256(operation, customer, amount or plan), leaving out the memo. Retries
 // de-duplicate and a missing key is fine, but two distinct intents with the
 // same inputs are merged into one charge. Replays say "noop"; dry-run works;
 // the derived key (its only key) is passed downstream.
 //
-// unstable-replay (score 1; seed 000's is_processed check): as correct,
-// but the store remembers only that a key was done, not the reply. A replay
-// answers {"ok":true,"effect":"noop","data":{"id":<a fresh id>}}, so the
-// client cannot tell which resource its retry refers to.
+// unstable-replay (score 1; a store that only answers is_processed): as
+// correct, but the store remembers only that a key was done, not the reply.
+// A replay answers {"ok":true,"effect":"noop","data":{"id":<a fresh id>}},
+// so the client cannot tell which resource its retry refers to.
 //
-// mark-first (score 0; seeds 000 and 002, option 5): as correct, but the
-// key is marked complete with the reply it means to send before payments is
-// called. If the charge fails the shop answers 502, yet the key stays
-// marked: the retry replays a success although nothing was charged, an
-// acknowledged intent with no effect. (A duplicate sent while the first
+// mark-first (score 0; mark the key done, then do the work): as correct,
+// but the key is marked complete with the reply it means to send before
+// payments is called. If the charge fails the shop answers 502, yet the key
+// stays marked: the retry replays a success although nothing was charged,
+// an acknowledged intent with no effect. (A duplicate sent while the first
 // request is in flight gets that planned reply too, not 409.)
 //
-// read-side-effect (score 0; seed 001's safe/unsafe split): as correct, but
+// read-side-effect (score 0; a safe operation that is not): as correct, but
 // GET /orders "verifies the card" of a customer it sees for the first time
 // with a real charge of 100 described as "verification " + the trace query
 // value: a safe operation with a side effect.
@@ -111,7 +113,7 @@
 // failures add no finding to its planted flaw. The next four are the
 // patterns that fail exactly there.
 //
-// memory-cache (score 0; seed 002, option 1's in-memory store): correct's
+// memory-cache (score 0; an in-memory key cache): correct's
 // atomic claim, fingerprint and faithful replays, but in a map that dies
 // with the process, and the charge is made without a key. Sequential
 // retries, in-flight duplicates and faults between the client and the
@@ -119,7 +121,7 @@
 // retry charges again, and so does the retry after a downstream failure
 // that happened after the charge. It ignores --state.
 //
-// check-then-act (score 0; seed 002, options 4 and 6): a durable store
+// check-then-act (score 0; look up, act, then insert): a durable store
 // used as "look the key up; if absent, charge; then insert the reply",
 // with no claim between the lookup and the insert and no key downstream.
 // --window (Options.Window, default 50µs) is a busy wait between the
@@ -128,19 +130,33 @@
 // insert wins), and so does the retry after a crash after the charge or
 // after a downstream failure after the charge.
 //
-// lock-no-lease (score 1; seed 000's in_progress state): correct's durable
-// store, but an in_progress record has no lease: it is never treated as
-// stale. Within one process it behaves exactly like correct (a failed
-// charge still releases the key); a crash between the claim and the
-// completion leaves the key answered 409 "in flight" forever, over any
-// number of restarts. Stuck, never duplicated. The key goes downstream.
+// lock-no-lease (score 1; an in_progress mark that never expires):
+// correct's durable store, but an in_progress record has no lease: it is
+// never treated as stale. Within one process it behaves exactly like
+// correct (a failed charge still releases the key); a crash between the
+// claim and the completion leaves the key answered 409 "in flight" forever,
+// over any number of restarts. Stuck, never duplicated. The key goes
+// downstream.
 //
-// no-propagation (score 0; seed 002, option 3 done wrong): correct in
+// no-propagation (score 0; a downstream retry that drops the key): correct in
 // every way, the key passed downstream, except that when payments answers
 // 5xx the shop retries the charge once by itself, without the
 // Idempotency-Key. If payments charged before failing (the ambiguous
 // downstream failure) one client request causes two charges; a 5xx before
 // the charge is papered over with a 200.
+//
+// bounded-keys (score 0; a key store bounded by count): correct's durable
+// store behind an index of at most --keys keys (default 64, or
+// $SHOP_KEYS), least recently used out; a key pushed out is dropped from
+// the store too. The key passed downstream is the client's key scoped by
+// its admission to the index, so within its retention a key behaves as
+// correct's (crashes, downstream failures, bursts); a retry after that
+// many other keys executes again and charges again.
+//
+// expiring-keys (score 0; a key store with a short TTL): as bounded-keys,
+// but the index forgets a key --ttl (default 1s) after its admission (or
+// after the start of the process, for the keys it loaded): a retry after
+// that charges again.
 //
 // # Confirmation email
 //
@@ -165,5 +181,5 @@
 // "listening on http://ADDR" once ready and stop gracefully on SIGINT or
 // SIGTERM. The shop only listens on loopback. Flags: --profile, --listen,
 // --payments (default $PAYMENTS_URL), --email (default $EMAIL_URL), --state,
-// --window.
+// --window, --keys, --ttl.
 package shop

@@ -1,6 +1,9 @@
 package shop
 
-import "errors"
+import (
+	"context"
+	"errors"
+)
 
 // A guard is an idempotency strategy: for each mutating request it decides
 // whether the shop executes it (and causes a charge) or answers from memory.
@@ -45,6 +48,9 @@ type call struct {
 	// customer, and amount or plan; the memo is left out. Only a guard that
 	// derives keys from the payload uses it.
 	semantic string
+	// ctx is the request's context; only a guard whose bookkeeping is
+	// bound to it uses it.
+	ctx context.Context
 }
 
 // maxKeyLen bounds the Idempotency-Key, as Stripe does.
@@ -54,6 +60,7 @@ const maxKeyLen = 255
 var (
 	errKeyRequired = errors.New("Idempotency-Key header is required")
 	errKeyInvalid  = errors.New("Idempotency-Key must be at most 255 characters")
+	errKeyNotUUID  = errors.New("Idempotency-Key must be a UUID (8-4-4-4-12 hex digits)")
 	errInFlight    = errors.New("request with this key is in flight")
 	errKeyReused   = errors.New("idempotency key reused with a different payload")
 	// errStore wraps a failure of the durable key store: the shop cannot
@@ -65,7 +72,7 @@ var (
 // draft-ietf-httpapi-idempotency-key-header.
 func statusOf(err error) int {
 	switch {
-	case errors.Is(err, errKeyRequired), errors.Is(err, errKeyInvalid):
+	case errors.Is(err, errKeyRequired), errors.Is(err, errKeyInvalid), errors.Is(err, errKeyNotUUID):
 		return 400
 	case errors.Is(err, errInFlight):
 		return 409

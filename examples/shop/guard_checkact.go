@@ -10,19 +10,19 @@ import (
 // looking the key up and starting the work (--window).
 const DefaultWindow = 50 * time.Microsecond
 
-// checkThenActGuard is seed 002's options 4 and 6: a durable store
-// (execute_once over SQLite, here the JSONL store) used as "look the key
-// up; if absent, do the work; then insert the result". The lookup and the
-// insert are separate steps with the work between them and no claim, so
-// two requests with the same key that arrive together both miss, both
-// charge, and the second insert overwrites the first. The window
-// (--window) widens the gap between the lookup and the work; it is a busy
-// wait, not a sleep, so that it is as long as asked even when it is
-// shorter than the scheduler's sleep granularity. No key is passed
-// downstream, so payments cannot catch the duplicate either, and nothing
-// is written before the charge, so a crash after the charge leaves nothing
-// behind and the retry charges again. Sequential retries replay, and a
-// crash after the reply is fine. Used by the "check-then-act" profile.
+// checkThenActGuard is check-then-act on a durable store (a SQLite cache,
+// say; here the JSONL store) used as "look the key up; if absent, do the
+// work; then insert the result". The lookup and the insert are separate
+// steps with the work between them and no claim, so two requests with the
+// same key that arrive together both miss, both charge, and the second
+// insert overwrites the first. The window (--window) widens the gap between
+// the lookup and the work; it is a busy wait, not a sleep, so that it is as
+// long as asked even when it is shorter than the scheduler's sleep
+// granularity. No key is passed downstream, so payments cannot catch the
+// duplicate either, and nothing is written before the charge, so a crash
+// after the charge leaves nothing behind and the retry charges again.
+// Sequential retries replay, and a crash after the reply is fine. Used by
+// the "check-then-act" profile.
 type checkThenActGuard struct {
 	journal *journal
 	window  time.Duration

@@ -5,14 +5,14 @@ import (
 	"encoding/hex"
 )
 
-// derivedKeyGuard is seed 002's option 1: "a stable, deterministic ID
-// derived from the operation's inputs". It ignores the client's
+// derivedKeyGuard is the key derived from the operation and its inputs: a
+// stable, deterministic id instead of the client's. It ignores the client's
 // Idempotency-Key and keys on sha256(operation, customer, amount or plan),
 // leaving out the memo. Retries de-duplicate, and a missing key is no
 // problem, but two distinct intents with the same inputs (a customer who
 // really does buy the same thing twice) are merged into one charge. The
-// derived key is passed downstream, as the seed's option 3 does. Used by
-// the "payload-dedup" profile.
+// derived key is passed downstream as the Idempotency-Key. Used by the
+// "payload-dedup" profile.
 type derivedKeyGuard struct {
 	inner guard
 }

@@ -1,11 +1,11 @@
 package shop
 
 // earlyMarkGuard marks a key complete before the side effect, storing the
-// reply the shop intends to send (seeds 000 and 002, option 5: "register as
-// seen" before processing). If the charge then fails the shop answers 502,
-// but the key stays marked: a retry replays a success although nothing was
-// charged, an acknowledged intent with no effect. Used by the "mark-first"
-// profile.
+// reply the shop intends to send (mark the key done, then do the work, as a
+// handler that registers an id as seen before processing it does). If the
+// charge then fails the shop answers 502, but the key stays marked: a retry
+// replays a success although nothing was charged, an acknowledged intent
+// with no effect. Used by the "mark-first" profile.
 type earlyMarkGuard struct {
 	inner guard
 }

@@ -1,7 +1,7 @@
 package shop
 
 // forgetfulGuard remembers that a key was done but not what was answered,
-// like seed 000's store checked with is_processed(). A replay cannot return
+// like a key store that only answers is_processed(). A replay cannot return
 // the first reply, so it makes one up: a success with a freshly minted id.
 // The client can no longer tell which order its retry refers to. Used by
 // the "unstable-replay" profile.

@@ -2,7 +2,7 @@ package shop
 
 // noGuard is the "nokey" strategy: there is none. The Idempotency-Key
 // header is ignored and every request executes, so every retry charges
-// again (seed 001, score 0).
+// again (the rubric's score 0).
 type noGuard struct{}
 
 func (noGuard) begin(call) (claim, *reply, error) { return unguarded{}, nil, nil }

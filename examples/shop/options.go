@@ -39,7 +39,30 @@ type Options struct {
 	// and charging, a busy wait; zero means DefaultWindow (ask for 1ns for
 	// next to no gap). Other profiles ignore it.
 	Window time.Duration
+	// Redis is the loopback address (host:port) of the Redis server the
+	// redis-* profiles keep their keys in; the others ignore it.
+	Redis string
+	// Instance numbers this shop among several serving one store (0 for
+	// the first or only one): its ids are drawn from a range of their own,
+	// so that two instances never hand out the same order id.
+	Instance int
+
+	// Keys is how many keys the bounded-keys profile keeps; zero means
+	// DefaultKeys. TTL is how long the expiring-keys profile keeps a key;
+	// zero means DefaultTTL. Other profiles ignore them.
+	Keys int
+	TTL  time.Duration
 }
+
+// The retention of the forgetful profiles unless told otherwise.
+const (
+	DefaultKeys = 64
+	DefaultTTL  = time.Second
+)
+
+// maxInstance bounds Instance: each instance's ids have a range of their
+// own within what an int holds.
+const maxInstance = 20
 
 // maxWindow bounds Window: a request spins for that long.
 const maxWindow = 10 * time.Second
@@ -72,6 +95,29 @@ func (o *Options) resolve() (profile, error) {
 		if fi, err := os.Stat(o.StateDir); err == nil && !fi.IsDir() {
 			return profile{}, fmt.Errorf("state directory %q is a file; give a directory (it is created if missing)", o.StateDir)
 		}
+	}
+	if p.Redis {
+		if o.Redis == "" {
+			return profile{}, fmt.Errorf("profile %s keeps its keys in Redis: give its address with --redis, e.g. 127.0.0.1:6379", p.Name)
+		}
+		if err := checkLoopback(o.Redis); err != nil {
+			return profile{}, fmt.Errorf("redis: %w", err)
+		}
+	}
+	if o.Instance < 0 || o.Instance > maxInstance {
+		return profile{}, fmt.Errorf("instance %d is out of range; want 0 to %d", o.Instance, maxInstance)
+	}
+	switch {
+	case o.Keys == 0:
+		o.Keys = DefaultKeys
+	case o.Keys < 1 || o.Keys > 1<<20:
+		return profile{}, fmt.Errorf("keys %d is out of range; want 1 to %d", o.Keys, 1<<20)
+	}
+	switch {
+	case o.TTL == 0:
+		o.TTL = DefaultTTL
+	case o.TTL < 0 || o.TTL > 24*time.Hour:
+		return profile{}, fmt.Errorf("ttl %v is out of range; want a duration from 1ns to 24h, e.g. 1s", o.TTL)
 	}
 	switch {
 	case o.Window == 0:

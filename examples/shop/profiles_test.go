@@ -1,6 +1,8 @@
 package shop_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"slices"
 	"strings"
@@ -77,6 +79,10 @@ func with(f func(*behaviour)) behaviour {
 
 var profileBehaviours = map[string]behaviour{
 	"correct": correctBehaviour,
+	// A store that forgets: within its retention, as correct, with the
+	// key scoped by its admission downstream (retention_test.go).
+	"bounded-keys":  with(func(b *behaviour) { b.downstreamKey = "admission" }),
+	"expiring-keys": with(func(b *behaviour) { b.downstreamKey = "admission" }),
 	// No strategy at all: every request charges and nothing says what it did.
 	"nokey": {
 		effects: false, sameKeyCharges: 2, replaySameID: false, missingKey: 200,
@@ -129,6 +135,46 @@ var profileBehaviours = map[string]behaviour{
 		b.failStatus = 200
 		b.failAfterStatus, b.failAfterCharges = 200, 2
 	}),
+	// Only a client that disconnects mid-request shows its flaw
+	// (TestContextBookkeepingIsStuckAfterADisconnect): every probe here
+	// runs to the end with the client connected.
+	"context-bookkeeping": correctBehaviour,
+	// Only a key reused on another endpoint shows its flaw
+	// (TestUnscopedKeysReplayAcrossEndpoints): every probe here is on
+	// /orders, where the guard is the correct one.
+	"unscoped-keys": correctBehaviour,
+	// Without Authorization headers, caller-unscoped is the correct shop:
+	// its flaw shows only between two callers (examples/callers_test.go).
+	"caller-unscoped": correctBehaviour,
+	// No flaw: the correct shop, probed with UUID-shaped keys (testKey);
+	// other keys are refused (TestUUIDKeysRefusesKeysThatAreNotUUIDs).
+	"uuid-keys": correctBehaviour,
+}
+
+// flawless are the profiles built with no planted flaw (score 3).
+var flawless = []string{"correct", "redis-correct", "uuid-keys"}
+
+// testKey is the Idempotency-Key a test sends profile for the key k: k
+// itself, or, for a profile that accepts UUIDs only, a UUID made from k
+// (the same k always gives the same UUID, distinct ks distinct UUIDs).
+func testKey(profile, k string) string {
+	info, _ := shop.Describe(profile)
+	if info.KeyFormat != "uuid" || k == "" {
+		return k
+	}
+	h := sha256.Sum256([]byte(k))
+	x := hex.EncodeToString(h[:16])
+	return x[:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
+}
+
+// skipRedis skips a test of a profile that keeps its keys in Redis: it
+// exits at start without --redis, and examples/redis_test.go tests it
+// against a real redis-server.
+func skipRedis(t *testing.T, profile string) {
+	t.Helper()
+	if info, _ := shop.Describe(profile); info.Redis {
+		t.Skipf("%s keeps its keys in Redis (--redis): it is tested against a real redis-server in examples/redis_test.go", profile)
+	}
 }
 
 func TestProfilesAreListedSortedAndDescribed(t *testing.T) {
@@ -137,14 +183,23 @@ func TestProfilesAreListedSortedAndDescribed(t *testing.T) {
 	for name := range profileBehaviours {
 		names = append(names, name)
 	}
+	for _, name := range shop.Profiles {
+		if info, _ := shop.Describe(name); info.Redis {
+			names = append(names, name) // tested in examples/redis_test.go
+		}
+	}
 	slices.Sort(names)
-	assert.Equal(t, names, shop.Profiles, "every profile has a row in profileBehaviours")
+	assert.Equal(t, names, shop.Profiles, "every profile has a row in profileBehaviours, or keeps its keys in Redis")
 	for _, name := range shop.Profiles {
 		info, ok := shop.Describe(name)
 		require.True(t, ok, name)
 		assert.Equal(t, name, info.Name)
-		assert.Equal(t, name == "correct", info.Flaw == "", "%s: only correct has no flaw", name)
-		assert.NotEmpty(t, info.Seed, name)
+		assert.Equal(t, slices.Contains(flawless, name), info.Flaw == "", "%s: only %v have no flaw", name, flawless)
+		assert.Equal(t, info.Flaw == "", info.Score == 3, "%s: a profile without a flaw scores 3, one with a flaw less", name)
+		assert.Equal(t, strings.HasPrefix(name, "redis-"), info.Redis, "%s: the redis-* profiles, and only they, keep their keys in Redis", name)
+		assert.Equal(t, name == "uuid-keys", info.KeyFormat == "uuid", "%s: only uuid-keys validates its keys", name)
+		_, hasRow := profileBehaviours[name]
+		assert.NotEqual(t, info.Redis, hasRow, "%s: a row in profileBehaviours unless it keeps its keys in Redis", name)
 	}
 	_, ok := shop.Describe("nope")
 	assert.False(t, ok)
@@ -156,14 +211,16 @@ func TestProfileBehaviours(t *testing.T) {
 	t.Parallel()
 	for _, name := range shop.Profiles {
 		want := profileBehaviours[name]
+		key := func(k string) string { return testKey(name, k) }
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
+			skipRedis(t, name)
 			t.Run("same key twice", func(t *testing.T) {
 				t.Parallel()
 				pay := newPayments(t)
 				s := mustStartShop(t, name, pay)
-				first := s.post(t, "/orders", "k", order("cus_1", 1234, "idem-0000000000000001"))
-				second := s.post(t, "/orders", "k", order("cus_1", 1234, "idem-0000000000000001"))
+				first := s.post(t, "/orders", key("k"), order("cus_1", 1234, "idem-0000000000000001"))
+				second := s.post(t, "/orders", key("k"), order("cus_1", 1234, "idem-0000000000000001"))
 				require.Equal(t, http.StatusOK, first.Status, first)
 				require.Equal(t, http.StatusOK, second.Status, second)
 				assert.Equal(t, want.sameKeyCharges, pay.Count())
@@ -177,9 +234,11 @@ func TestProfileBehaviours(t *testing.T) {
 				sent := pay.Charges()[0].Key
 				switch want.downstreamKey {
 				case "client":
-					assert.Equal(t, "k", sent, "the client's key goes downstream")
+					assert.Equal(t, key("k"), sent, "the client's key goes downstream")
 				case "derived":
 					assert.True(t, strings.HasPrefix(sent, "pd_"), "a derived key goes downstream: %q", sent)
+				case "admission":
+					assert.True(t, strings.HasPrefix(sent, "adm_"), "the key scoped by its admission goes downstream: %q", sent)
 				default:
 					assert.Empty(t, sent, "no key goes downstream")
 				}
@@ -196,8 +255,8 @@ func TestProfileBehaviours(t *testing.T) {
 				t.Parallel()
 				pay := newPayments(t)
 				s := mustStartShop(t, name, pay)
-				first := s.post(t, "/orders", "k", order("cus_1", 100, "m"))
-				r := s.post(t, "/orders", "k", order("cus_1", 200, "m"))
+				first := s.post(t, "/orders", key("k"), order("cus_1", 100, "m"))
+				r := s.post(t, "/orders", key("k"), order("cus_1", 200, "m"))
 				assert.Equal(t, want.reuseStatus, r.Status, r)
 				assert.Equal(t, want.reuseCharges, pay.Count())
 				if want.reuseStatus == 200 && want.reuseCharges == 1 {
@@ -208,12 +267,12 @@ func TestProfileBehaviours(t *testing.T) {
 				t.Parallel()
 				pay := newPayments(t)
 				s := mustStartShop(t, name, pay)
-				dry := s.post(t, "/orders?dry_run=true", "k", order("cus_1", 100, "m"))
+				dry := s.post(t, "/orders?dry_run=true", key("k"), order("cus_1", 100, "m"))
 				require.Equal(t, http.StatusOK, dry.Status, dry)
 				assert.Equal(t, want.dryRunCharges, pay.Count())
 				if want.dryRunCharges == 0 {
 					assertEffect(t, want.effects, "would_create", dry)
-					real := s.post(t, "/orders", "k", order("cus_1", 100, "m"))
+					real := s.post(t, "/orders", key("k"), order("cus_1", 100, "m"))
 					assertEffect(t, want.effects, "created", real)
 					assert.Equal(t, 1, pay.Count(), "the dry run left the key unused")
 				}
@@ -222,8 +281,8 @@ func TestProfileBehaviours(t *testing.T) {
 				t.Parallel()
 				pay := newPayments(t)
 				s := mustStartShop(t, name, pay)
-				s.post(t, "/orders", "k1", order("cus_1", 100, "idem-00000000000000e1"))
-				s.post(t, "/orders", "k2", order("cus_1", 100, "idem-00000000000000e2"))
+				s.post(t, "/orders", key("k1"), order("cus_1", 100, "idem-00000000000000e1"))
+				s.post(t, "/orders", key("k2"), order("cus_1", 100, "idem-00000000000000e2"))
 				assert.Equal(t, want.distinctCharges, pay.Count())
 			})
 			t.Run("retry after downstream 503", func(t *testing.T) {
@@ -231,9 +290,9 @@ func TestProfileBehaviours(t *testing.T) {
 				pay := newPayments(t)
 				s := mustStartShop(t, name, pay)
 				pay.FailNext()
-				failed := s.post(t, "/orders", "k", order("cus_1", 100, "m"))
+				failed := s.post(t, "/orders", key("k"), order("cus_1", 100, "m"))
 				assert.Equal(t, want.failStatus, failed.Status, failed)
-				retry := s.post(t, "/orders", "k", order("cus_1", 100, "m"))
+				retry := s.post(t, "/orders", key("k"), order("cus_1", 100, "m"))
 				assert.Equal(t, want.retryStatus, retry.Status, retry)
 				assert.Equal(t, want.retryCharges, pay.Count())
 			})
@@ -242,10 +301,10 @@ func TestProfileBehaviours(t *testing.T) {
 				pay := newPayments(t)
 				s := mustStartShop(t, name, pay)
 				pay.FailNextAfterCharge()
-				failed := s.post(t, "/orders", "k", order("cus_1", 100, "m"))
+				failed := s.post(t, "/orders", key("k"), order("cus_1", 100, "m"))
 				assert.Equal(t, want.failAfterStatus, failed.Status, failed)
 				if failed.Status != http.StatusOK {
-					retry := s.post(t, "/orders", "k", order("cus_1", 100, "m"))
+					retry := s.post(t, "/orders", key("k"), order("cus_1", 100, "m"))
 					assert.Equal(t, http.StatusOK, retry.Status, retry)
 				}
 				assert.Equal(t, want.failAfterCharges, pay.Count())
@@ -255,10 +314,10 @@ func TestProfileBehaviours(t *testing.T) {
 				pay := newPayments(t)
 				opts := shop.Options{Profile: name, StateDir: t.TempDir()}
 				s := mustServe(t, opts, pay)
-				first := s.post(t, "/orders", "k", order("cus_1", 100, "m"))
+				first := s.post(t, "/orders", key("k"), order("cus_1", 100, "m"))
 				require.Equal(t, http.StatusOK, first.Status, first)
 				s.stop()
-				again := mustServe(t, opts, pay).post(t, "/orders", "k", order("cus_1", 100, "m"))
+				again := mustServe(t, opts, pay).post(t, "/orders", key("k"), order("cus_1", 100, "m"))
 				require.Equal(t, http.StatusOK, again.Status, again)
 				assert.Equal(t, want.restartCharges, pay.Count())
 				assert.Equal(t, want.restartSameID, first.ID() == again.ID() && first.Data["charge"] == again.Data["charge"],
@@ -268,7 +327,7 @@ func TestProfileBehaviours(t *testing.T) {
 				t.Parallel()
 				pay := newPayments(t)
 				s := mustStartShop(t, name, pay)
-				replies := burst(t, s, 20, "k", order("cus_1", 100, "m"))
+				replies := burst(t, s, 20, key("k"), order("cus_1", 100, "m"))
 				ids := map[string]bool{}
 				for _, r := range replies {
 					assert.Contains(t, []int{http.StatusOK, http.StatusConflict}, r.Status, r)
@@ -290,9 +349,9 @@ func TestProfileBehaviours(t *testing.T) {
 				pay := newPayments(t)
 				s := mustStartShop(t, name, pay)
 				entered, release := pay.HoldNext(t)
-				firstc := s.postAsync("/orders", "k", order("cus_1", 100, "m"))
+				firstc := s.postAsync("/orders", key("k"), order("cus_1", 100, "m"))
 				mustReceive(t, entered, "the first request to reach payments")
-				dup := s.post(t, "/orders", "k", order("cus_1", 100, "m"))
+				dup := s.post(t, "/orders", key("k"), order("cus_1", 100, "m"))
 				release()
 				first := mustReceive(t, firstc, "the first reply")
 				assert.Equal(t, http.StatusOK, first.Status, first)

@@ -5,7 +5,7 @@ import (
 	"net/http"
 )
 
-// The values of the effect field (seed 001).
+// The values of the effect field: what the request did.
 const (
 	effectCreated     = "created"
 	effectNoop        = "noop"

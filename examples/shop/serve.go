@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/redis/go-redis/v9"
 	"net"
 	"net/http"
 	"time"
@@ -44,7 +45,16 @@ func Serve(ctx context.Context, opts Options, ready func(addr string)) error {
 
 	pay := newPaymentsClient(opts.PaymentsURL)
 	defer pay.close()
-	svc := newService(p, pay, j, newBootID(), opts.Window)
+	boot := newBootID()
+	var rdb *redis.Client
+	if p.Redis {
+		// The connections carry the boot id as their name, so that another
+		// instance can tell a live claim from a dead process's (redisLive).
+		rdb = redis.NewClient(&redis.Options{Addr: opts.Redis, ClientName: redisClientName(boot), MinIdleConns: 1})
+		defer rdb.Close()
+	}
+	svc := newService(p, pay, guardDeps{journal: j, boot: boot, window: opts.Window, redis: rdb, keys: opts.Keys, ttl: opts.TTL})
+	svc.ids.spread(opts.Instance)
 	if opts.EmailURL != "" {
 		m := newMailer(opts.EmailURL)
 		defer m.close()

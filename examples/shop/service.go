@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"time"
 )
 
 // service is the shop: its routes, state and the profile's strategy.
@@ -23,21 +22,26 @@ type service struct {
 	// onRead runs before a read; nil unless the profile has a read side
 	// effect.
 	onRead func(ctx context.Context, customer, trace string) error
+	// callerBlind keys requests by the client's key alone, whoever the
+	// caller (see scopedKey).
+	callerBlind bool
 }
 
 // newService assembles the shop for p. j is the durable key store (nil
 // without --state, or for a profile that is not durable), boot this
 // start's id, window the check-then-act gap.
-func newService(p profile, pay *paymentsClient, j *journal, boot string, window time.Duration) *service {
+func newService(p profile, pay *paymentsClient, d guardDeps) *service {
 	s := &service{
-		out:     presenter{effects: p.effects},
-		dryRun:  p.dryRun,
-		charger: pay,
-		ids:     newSequence(),
-		book:    newBook(),
+		out:         presenter{effects: p.effects},
+		dryRun:      p.dryRun,
+		callerBlind: p.callerBlind,
+		charger:     pay,
+		ids:         newSequence(),
+		book:        newBook(),
 	}
-	s.restore(j)
-	s.guard = p.newGuard(guardDeps{ids: s.ids, journal: j, boot: boot, window: window})
+	s.restore(d.journal)
+	d.ids = s.ids
+	s.guard = p.newGuard(d)
 	if p.newCharger != nil {
 		s.charger = p.newCharger(pay)
 	}
@@ -140,9 +144,10 @@ func (s *service) create(op operation) http.HandlerFunc {
 
 		cl, replay, err := s.guard.begin(call{
 			op:          op,
-			key:         requestKey(r),
+			key:         s.scopedKey(r),
 			fingerprint: fingerprint(r.Method, r.URL.Path, body),
 			semantic:    in.semantic,
+			ctx:         r.Context(),
 		})
 		switch {
 		case err != nil:

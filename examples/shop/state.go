@@ -14,6 +14,8 @@ import (
 type sequence struct {
 	mu sync.Mutex
 	n  map[string]int
+	// base is added to every id handed out (spread).
+	base int
 }
 
 func newSequence() *sequence { return &sequence{n: make(map[string]int)} }
@@ -22,7 +24,18 @@ func (s *sequence) next(prefix string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.n[prefix]++
-	return fmt.Sprintf("%s_%06d", prefix, s.n[prefix])
+	return fmt.Sprintf("%s_%06d", prefix, s.base+s.n[prefix])
+}
+
+// instanceRange is how many ids one instance of the shop draws before its
+// range would meet the next instance's.
+const instanceRange = 100_000_000
+
+// spread moves the sequence to instance's own range of ids.
+func (s *sequence) spread(instance int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.base = max(0, instance) * instanceRange
 }
 
 // observe makes sure the sequence continues after id, one it handed out
@@ -38,6 +51,9 @@ func (s *sequence) observe(id string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if n >= s.base {
+		n -= s.base // an id of this instance's range
+	}
 	s.n[prefix] = max(s.n[prefix], n)
 }
 

@@ -18,7 +18,7 @@ import (
 // directory.
 const StoreFile = "idempotency-keys.jsonl"
 
-// The states of a key in the store (seed 000's JSONL store).
+// The states of a key in the append-only JSONL store.
 const (
 	stateInProgress = "in_progress"
 	stateComplete   = "complete"
@@ -39,10 +39,16 @@ type keyRecord struct {
 	// Boot is the boot id of the process that claimed the key: an
 	// in_progress record from another boot was left by a process that
 	// died mid-request.
-	Boot   string    `json:"boot,omitempty"`
+	Boot string `json:"boot,omitempty"`
+	// Token is the payments key of the claim, for a guard that draws one
+	// per claim rather than passing the client's key on.
+	Token  string    `json:"token,omitempty"`
 	Status int       `json:"status,omitempty"`
 	Reply  *envelope `json:"reply,omitempty"`
 	At     time.Time `json:"at"`
+	// Admission identifies an admission of the key to a store that
+	// forgets keys (bounded-keys, expiring-keys).
+	Admission string `json:"admission,omitempty"`
 }
 
 // journal is the durable key store: an append-only JSONL file in the state

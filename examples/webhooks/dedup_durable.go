@@ -49,10 +49,9 @@ func newDurable(d dedupDeps) (dedup, error) {
 	return openDurable(d, false)
 }
 
-// newMarkFirst is seed 002 option 5's order of operations: "register as
-// seen", then process. The event is marked done when it is claimed; done
-// and release do nothing, so a failed or interrupted processing is never
-// retried.
+// newMarkFirst registers the event id as seen, then processes the event.
+// The event is marked done when it is claimed; done and release do nothing,
+// so a failed or interrupted processing is never retried.
 func newMarkFirst(d dedupDeps) (dedup, error) {
 	return openDurable(d, true)
 }

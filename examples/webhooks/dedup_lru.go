@@ -6,7 +6,7 @@ import (
 	"sync"
 )
 
-// lru is seed 002 option 5's WebhookDeduplicator: seen event ids in an
+// lru is an in-memory de-duplicator of webhooks: seen event ids in an
 // in-process ordered map, oldest evicted first beyond its size. It claims
 // atomically (409 while in flight) and marks an event seen only once
 // processed, so within one process it is exact; but the memory dies with

@@ -3,7 +3,7 @@
 // and, for each event, charges the customer on the payments fake. The
 // provider (in tests, idemcheck's webhook adapter) delivers at least once,
 // so the handler must de-duplicate by event id; each profile does that its
-// own way, and all but one plant a known flaw (seed 002, option 5).
+// own way, and all but one plant a known flaw of webhook de-duplication.
 //
 // # API
 //
@@ -42,21 +42,21 @@
 // acknowledgement, an ambiguous downstream failure, and concurrent
 // redeliveries (409 but one) each leave exactly one charge.
 //
-// mark-seen-first (score 0; seed 002 option 5's "register as seen" before
+// mark-seen-first (score 0; the event id registered as seen before
 // processing): as correct, but the event is marked done before it is
 // processed. If the charge fails (a downstream 503) or the handler crashes
 // before charging, the provider's redelivery finds the event "seen" and is
 // acknowledged: the event is lost, an acknowledged intent with no effect
 // (exactly-once).
 //
-// lru-memory (score 0; seed 002 option 5's in-memory OrderedDict of seen
-// ids, max --lru-size, default 10000, oldest evicted first): an atomic
-// in-memory claim (409 while in flight), marked done after the charge,
-// and no key passed downstream. Sequential and concurrent redeliveries are
-// fine; after a restart the memory is empty, so a redelivery after a crash
-// after the charge (or after the reply) charges again (crash.recovery), and
-// so does one after an ambiguous downstream failure (downstream.propagation).
-// An event redelivered after more than --lru-size others was evicted and is
+// lru-memory (score 0; an in-memory ordered map of seen ids, max
+// --lru-size, default 10000, oldest evicted first): an atomic in-memory
+// claim (409 while in flight), marked done after the charge, and no key
+// passed downstream. Sequential and concurrent redeliveries are fine; after
+// a restart the memory is empty, so a redelivery after a crash after the
+// charge (or after the reply) charges again (crash.recovery), and so does
+// one after an ambiguous downstream failure (downstream.propagation). An
+// event redelivered after more than --lru-size others was evicted and is
 // charged again too.
 //
 // no-signature (score 3 until the harness runs webhook.signature; built to

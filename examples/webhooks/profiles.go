@@ -12,8 +12,6 @@ type ProfileInfo struct {
 	Name string
 	// Score is the rubric level the profile is built to get.
 	Score int
-	// Seed names the seed document the pattern comes from.
-	Seed string
 	// Flaw is the planted flaw, in a sentence; "" for correct.
 	Flaw string
 	// Check is the check built to catch the flaw; "" for correct.
@@ -34,26 +32,26 @@ type profile struct {
 
 var registry = []profile{
 	{
-		ProfileInfo: ProfileInfo{Name: "correct", Score: 3, Seed: "002 option 5"},
+		ProfileInfo: ProfileInfo{Name: "correct", Score: 3},
 		verify:      true, passKey: true, newDedup: newDurable,
 	},
 	{
-		ProfileInfo: ProfileInfo{Name: "mark-seen-first", Score: 0, Seed: "002 option 5", Check: "exactly-once",
+		ProfileInfo: ProfileInfo{Name: "mark-seen-first", Score: 0, Check: "exactly-once",
 			Flaw: "marks the event seen before processing it: after a failed charge or a crash before it, the redelivery is skipped and the event is lost"},
 		verify: true, passKey: true, newDedup: newMarkFirst,
 	},
 	{
-		ProfileInfo: ProfileInfo{Name: "lru-memory", Score: 0, Seed: "002 option 5", Check: "crash.recovery",
+		ProfileInfo: ProfileInfo{Name: "lru-memory", Score: 0, Check: "crash.recovery",
 			Flaw: "remembers seen event ids in process memory (an LRU) and passes no key downstream: after a restart or an eviction a redelivery charges again"},
 		verify: true, newDedup: newLRU,
 	},
 	{
-		ProfileInfo: ProfileInfo{Name: "no-signature", Score: 0, Seed: "002 option 5", Check: "webhook.signature",
+		ProfileInfo: ProfileInfo{Name: "no-signature", Score: 0, Check: "webhook.signature",
 			Flaw: "never verifies the signature: a forged event is processed"},
 		passKey: true, newDedup: newDurable,
 	},
 	{
-		ProfileInfo: ProfileInfo{Name: "high-water-mark", Score: 0, Seed: "002 option 5", Check: "webhook.out-of-order",
+		ProfileInfo: ProfileInfo{Name: "high-water-mark", Score: 0, Check: "webhook.out-of-order",
 			Flaw: "skips events not newer than the newest processed, instead of de-duplicating by id: an event overtaken by a later one is lost"},
 		verify: true, passKey: true, newDedup: newHighWater,
 	},

@@ -15,7 +15,7 @@
 // A plain (no TLS) ESMTP server for domain "localhost". AUTH PLAIN is
 // offered and any credentials are accepted (net/smtp's PlainAuth agrees to
 // send them unencrypted to localhost and 127.0.0.1), so are sessions that
-// never authenticate. Messages are limited to MaxMessageBytes. When DATA
+// never authenticate. Messages are limited to [MaxMessageBytes]. When DATA
 // ends the message is recorded (ledger first) and answered 250 with its id:
 // "250 2.0.0 OK: queued as msg_000001".
 //
@@ -83,7 +83,7 @@
 //
 // The HTTP API honours the standard actions as the payments fake does
 // (FailBefore and FailAfter answer 503, ResetAfter resets the connection
-// after recording, Hang and HangAfter hold the reply). A Reject at
+// after recording, Hang and HangAfter hold the reply). A [Reject] at
 // StageData answers 503 for a 4xx code and 400 for a 5xx code, recording
 // nothing; MAIL and RCPT rejections never apply to the HTTP API.
 package email

@@ -1,6 +1,7 @@
 package email
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -141,25 +142,7 @@ func New(opts Options) (*Server, error) {
 // it when the test ends. It takes at most one Options.
 func Start(tb TB, opts ...Options) *Server {
 	tb.Helper()
-	if len(opts) > 1 {
-		tb.Fatalf("email.Start: got %d Options, want at most 1", len(opts))
-		return nil
-	}
-	var o Options
-	if len(opts) == 1 {
-		o = opts[0]
-	}
-	s, err := New(o)
-	if err != nil {
-		tb.Fatalf("email.Start: %v", err)
-		return nil
-	}
-	tb.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			tb.Fatalf("email.Start cleanup: %v", err)
-		}
-	})
-	return s
+	return httpfake.Start(tb, "email", New, opts)
 }
 
 // Name returns "email".
@@ -244,4 +227,14 @@ func (s *Server) record(m Message) Message {
 	}
 	s.ledger.Record(fakes.Effect{Fake: fakeName, Kind: "message", ID: m.ID, Markers: m.Markers, Key: m.Key, Detail: detail})
 	return m
+}
+
+// Starter returns a fakes.Starter that starts the fake with opts, writing
+// into the ledger it is given (in place of opts.Ledger).
+func Starter(opts Options) fakes.Starter {
+	return func(_ context.Context, l *fakes.Ledger) (fakes.Fake, error) {
+		o := opts
+		o.Ledger = l
+		return New(o)
+	}
 }

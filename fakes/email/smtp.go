@@ -120,6 +120,10 @@ func (s *smtpServer) close() error {
 		}
 	}
 	<-drained
+	// Serve may have registered its listener only after Shutdown looked
+	// for it (a server closed right after it started): closing it here
+	// ends Serve's Accept in every case.
+	_ = s.ln.Close()
 	<-s.serveDone
 	if err == nil && s.serveErr != nil {
 		err = fmt.Errorf("email: SMTP serve %s: %w", s.addr, s.serveErr)
@@ -322,9 +326,11 @@ func dropConn(conn net.Conn) {
 // close, so that Close can end every session.
 type trackingListener struct {
 	net.Listener
-	expired atomic.Bool
-	mu      sync.Mutex
-	conns   map[*trackedConn]struct{}
+	expired   atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+	mu        sync.Mutex
+	conns     map[*trackedConn]struct{}
 }
 
 func (l *trackingListener) Accept() (net.Conn, error) {
@@ -340,6 +346,14 @@ func (l *trackingListener) Accept() (net.Conn, error) {
 		_ = tc.SetReadDeadline(time.Time{}) // made past: the session ends at once
 	}
 	return tc, nil
+}
+
+// Close closes the listener once; later calls return the first result, so
+// that go-smtp's Shutdown and the fake's own close do not race to an
+// error.
+func (l *trackingListener) Close() error {
+	l.closeOnce.Do(func() { l.closeErr = l.Listener.Close() })
+	return l.closeErr
 }
 
 func (l *trackingListener) all() []*trackedConn {

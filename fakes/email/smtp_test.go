@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/smtp"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -138,4 +139,21 @@ func TestSMTPOnMatchRunsBeforeTheReply(t *testing.T) {
 	require.NoError(t, sendMail(s.SMTPAddr(), mail("hi", markerA)))
 	assert.Equal(t, 0, recv(t, atMatch, "OnMatch"), "OnMatch ran before the message was recorded")
 	assert.Len(t, s.Ledger().Effects(), 1)
+}
+
+// A server closed right after it started ends: go-smtp registers its
+// listener only once Serve runs, which may be after Shutdown looked.
+func TestCloseRightAfterNewEnds(t *testing.T) {
+	for range 200 {
+		s, err := email.New(email.Options{})
+		require.NoError(t, err)
+		done := make(chan error, 1)
+		go func() { done <- s.Close() }()
+		select {
+		case err := <-done:
+			require.NoError(t, err)
+		case <-time.After(30 * time.Second):
+			t.Fatal("Close did not return")
+		}
+	}
 }

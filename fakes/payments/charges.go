@@ -1,18 +1,17 @@
 package payments
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/fakes/internal/httpfake"
 )
 
 // Charge is a charge the server made, as its API returns it.
@@ -59,56 +58,21 @@ func (s *Server) handleCreateCharge(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
 			(&apiError{Status: http.StatusRequestEntityTooLarge, Type: errInvalidRequest,
-				Message: fmt.Sprintf("Request body is larger than %d bytes.", mbe.Limit)}).reply().write(w)
+				Message: fmt.Sprintf("Request body is larger than %d bytes.", mbe.Limit)}).reply().Write(w)
 			return
 		}
-		invalidParam("", "Could not read the request body: %v.", err).reply().write(w)
+		invalidParam("", "Could not read the request body: %v.", err).reply().Write(w)
 		return
 	}
-	markers := requestMarkers(r, body)
-
-	rule, faulty := s.rules.Take(markers)
-	if faulty && rule.OnMatch != nil {
-		rule.OnMatch()
-	}
-	if faulty {
-		switch rule.Action {
-		case fakes.Hang:
-			s.wait(r.Context(), time.Duration(1<<62))
-			return
-		case fakes.FailBefore:
-			injectedUnavailable().write(w)
-			return
-		case fakes.Delay:
-			if !s.wait(r.Context(), rule.Delay) {
-				if r.Context().Err() == nil { // the server is closing
-					(&apiError{Status: http.StatusServiceUnavailable, Type: errAPI, Message: "Server is shutting down."}).reply().write(w)
-				}
-				return
-			}
-		}
-	}
-
-	rp := s.createCharge(r, body, markers)
-
-	if faulty {
-		switch rule.Action {
-		case fakes.FailAfter:
-			injectedUnavailable().write(w)
-			return
-		case fakes.ResetAfter:
-			resetConnection(w)
-			return
-		case fakes.HangAfter:
-			s.wait(r.Context(), time.Duration(1<<62))
-			return
-		}
-	}
-	rp.write(w)
+	markers := httpfake.Markers(r, body)
+	httpfake.Faults{
+		Rules: &s.rules, Server: s.http, Unavailable: injectedUnavailable(),
+		Closing: (&apiError{Status: http.StatusServiceUnavailable, Type: errAPI, Message: "Server is shutting down."}).reply(),
+	}.Serve(w, r, markers, func() httpfake.Reply { return s.createCharge(r, body, markers) })
 }
 
 // createCharge handles the idempotency key, if any, around charge.
-func (s *Server) createCharge(r *http.Request, body []byte, markers []string) reply {
+func (s *Server) createCharge(r *http.Request, body []byte, markers []string) httpfake.Reply {
 	values, aerr := parseParams(r.Header.Get("Content-Type"), body)
 	if aerr != nil {
 		return aerr.reply()
@@ -118,21 +82,21 @@ func (s *Server) createCharge(r *http.Request, body []byte, markers []string) re
 		rp, _ := s.charge(values, markers, key)
 		return rp
 	}
-	if len(key) > maxKeyLen {
-		return invalidParam("", "Idempotency-Key is %d characters long; the maximum is %d.", len(key), maxKeyLen).reply()
+	if len(key) > httpfake.MaxKeyLen {
+		return invalidParam("", "Idempotency-Key is %d characters long; the maximum is %d.", len(key), httpfake.MaxKeyLen).reply()
 	}
-	if rp, ok := s.keys.claim(key, fingerprint(values)); !ok {
+	if rp, ok := s.claim(key, fingerprint(values)); !ok {
 		return rp
 	}
 	stored := false
 	defer func() {
 		if !stored { // failed before charging, or panicked: let a retry in
-			s.keys.release(key)
+			s.keys.Release(key)
 		}
 	}()
 	rp, charged := s.charge(values, markers, key)
 	if charged {
-		s.keys.complete(key, rp)
+		s.keys.Complete(key, rp)
 		stored = true
 	}
 	return rp
@@ -140,7 +104,7 @@ func (s *Server) createCharge(r *http.Request, body []byte, markers []string) re
 
 // charge validates values, makes the charge and records it in the ledger,
 // before any reply is written. It reports whether it charged.
-func (s *Server) charge(values url.Values, markers []string, key string) (reply, bool) {
+func (s *Server) charge(values url.Values, markers []string, key string) (httpfake.Reply, bool) {
 	p, aerr := chargeParamsFrom(values)
 	if aerr != nil {
 		return aerr.reply(), false
@@ -175,27 +139,7 @@ func (s *Server) charge(values url.Values, markers []string, key string) (reply,
 			"customer": c.Customer,
 		},
 	})
-	return jsonReply(http.StatusOK, c), true
-}
-
-// requestMarkers finds the markers anywhere in the request: the URL and
-// host, the headers (by name, so the order is stable), then the body.
-func requestMarkers(r *http.Request, body []byte) []string {
-	var b bytes.Buffer
-	b.WriteString(r.Host)
-	b.WriteByte('\n')
-	b.WriteString(r.RequestURI)
-	b.WriteByte('\n')
-	for _, name := range slices.Sorted(maps.Keys(r.Header)) {
-		for _, v := range r.Header[name] {
-			b.WriteString(name)
-			b.WriteString(": ")
-			b.WriteString(v)
-			b.WriteByte('\n')
-		}
-	}
-	b.Write(body)
-	return fakes.FindMarkers(b.Bytes())
+	return httpfake.JSON(http.StatusOK, c), true
 }
 
 // handleListCharges serves GET /v1/charges, newest first, with Stripe's
@@ -206,7 +150,7 @@ func (s *Server) handleListCharges(w http.ResponseWriter, r *http.Request) {
 	if l := q.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
 		if err != nil || n < 1 || n > 100 {
-			invalidParam("limit", "Invalid limit %s: must be an integer from 1 to 100.", quoteShort(l)).reply().write(w)
+			invalidParam("limit", "Invalid limit %s: must be an integer from 1 to 100.", quoteShort(l)).reply().Write(w)
 			return
 		}
 		limit = n
@@ -227,7 +171,7 @@ func (s *Server) handleListCharges(w http.ResponseWriter, r *http.Request) {
 		list.Data = append(list.Data, c.clone())
 	}
 	s.mu.Unlock()
-	jsonReply(http.StatusOK, list).write(w)
+	httpfake.JSON(http.StatusOK, list).Write(w)
 }
 
 // handleGetCharge serves GET /v1/charges/{id}.
@@ -252,8 +196,8 @@ func (s *Server) handleGetCharge(w http.ResponseWriter, r *http.Request) {
 			Code:    "resource_missing",
 			Param:   "id",
 			Message: "No such charge: " + quoteShort(id),
-		}).reply().write(w)
+		}).reply().Write(w)
 		return
 	}
-	jsonReply(http.StatusOK, found).write(w)
+	httpfake.JSON(http.StatusOK, found).Write(w)
 }

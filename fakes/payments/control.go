@@ -17,7 +17,7 @@ func (s *Server) handleLedger(w http.ResponseWriter, _ *http.Request) {
 	if effects == nil {
 		effects = []fakes.Effect{}
 	}
-	jsonReply(http.StatusOK, effects).write(w)
+	httpfake.JSON(http.StatusOK, effects).Write(w)
 }
 
 // handleArm serves POST /_idemcheck/rules: it arms the rule in the body and
@@ -25,7 +25,7 @@ func (s *Server) handleLedger(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) handleArm(w http.ResponseWriter, r *http.Request) {
 	rule, err := httpfake.DecodeRule(r.Body, nil, "")
 	if err != nil {
-		invalidParam("", "Invalid rule: %v.", err).reply().write(w)
+		invalidParam("", "Invalid rule: %v.", err).reply().Write(w)
 		return
 	}
 	s.Arm(rule)

@@ -5,7 +5,7 @@
 //
 // # How the harness uses it
 //
-// The harness starts a Server (New, or Start in tests), points the target
+// The harness starts a [Server] ([New], or [Start] in tests), points the target
 // at URL() instead of the real provider, sends the target requests that
 // carry intent markers (idem-0123456789abcdef), injects faults, and then
 // reads Ledger() to check that every intent was charged at most once. A
@@ -29,13 +29,13 @@
 //
 // Anything else gets 404. Errors are Stripe-shaped:
 // {"error":{"type":"invalid_request_error","message":"..."}}. Request
-// bodies are limited to MaxBodyBytes.
+// bodies are limited to [MaxBodyBytes].
 //
 // POST /v1/charges takes form-encoded parameters, as Stripe does (amount,
 // currency, customer, description, metadata[key]=value), or the same as a
 // JSON object when Content-Type is application/json. amount is required and
 // must be a positive integer; currency defaults to usd; other parameters
-// are accepted and ignored. It answers 200 with the charge object. Charge
+// are accepted and ignored. It answers 200 with the charge object. [Charge]
 // ids are sequential per server (ch_000001, ch_000002, …) so that runs are
 // deterministic.
 //

@@ -2,12 +2,8 @@ package payments
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"net"
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/fakes/internal/httpfake"
@@ -23,10 +19,6 @@ const MaxBodyBytes = 1 << 20
 
 // fakeName is the name of this fake in configuration and in the ledger.
 const fakeName = "payments"
-
-// closeTimeout bounds how long Close waits for in-flight requests before it
-// cuts their connections.
-const closeTimeout = 5 * time.Second
 
 // Options configures a Server. The zero value is ready to use.
 type Options struct {
@@ -61,17 +53,8 @@ type Server struct {
 	ignoreKeys bool
 	ledger     *fakes.Ledger
 	rules      fakes.Rules
-	keys       keyStore
-
-	url       string
-	srv       *http.Server
-	cancel    context.CancelFunc // cancels every request's context
-	closing   chan struct{}      // closed when Close starts
-	serveDone chan struct{}      // closed when Serve returns
-	serveErr  error              // set before serveDone is closed
-
-	closeOnce sync.Once
-	closeErr  error
+	keys       httpfake.Keys
+	http       *httpfake.Server
 
 	mu      sync.Mutex
 	charges []Charge // in creation order
@@ -88,44 +71,19 @@ func New(opts Options) (*Server, error) {
 	if addr == "" {
 		addr = DefaultAddr
 	}
-	if err := httpfake.CheckLoopback(fakeName, addr); err != nil {
+	ln, err := httpfake.Listen(fakeName, addr)
+	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("payments: listen on %q: %w", addr, err)
-	}
-	// "localhost" is resolved by Listen; check what it resolved to.
-	if tcp, ok := ln.Addr().(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
-		_ = ln.Close()
-		return nil, fmt.Errorf("payments: listen address %q resolved to %s, which is not loopback; use 127.0.0.1:PORT or [::1]:PORT", addr, ln.Addr())
-	}
-
 	ledger := opts.Ledger
 	if ledger == nil {
 		ledger = fakes.NewLedger()
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{
-		ignoreKeys: opts.IgnoreIdempotencyKeys,
-		ledger:     ledger,
-		url:        "http://" + ln.Addr().String(),
-		cancel:     cancel,
-		closing:    make(chan struct{}),
-		serveDone:  make(chan struct{}),
-	}
+	s := &Server{ignoreKeys: opts.IgnoreIdempotencyKeys, ledger: ledger}
 	s.rules.Seed(opts.Seed)
-	s.srv = &http.Server{
-		Handler:           s.routes(),
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
-	go func() {
-		defer close(s.serveDone)
-		if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			s.serveErr = err
-		}
-	}()
+	// Assigned before serving: the handlers use s.http.
+	s.http = httpfake.NewServer(fakeName, ln, s.routes())
+	s.http.Start()
 	return s, nil
 }
 
@@ -133,25 +91,7 @@ func New(opts Options) (*Server, error) {
 // the server when tb's test ends. It takes at most one Options.
 func Start(tb TB, opts ...Options) *Server {
 	tb.Helper()
-	if len(opts) > 1 {
-		tb.Fatalf("payments.Start: got %d Options, want at most 1", len(opts))
-		return nil
-	}
-	var o Options
-	if len(opts) == 1 {
-		o = opts[0]
-	}
-	s, err := New(o)
-	if err != nil {
-		tb.Fatalf("payments.Start: %v", err)
-		return nil
-	}
-	tb.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			tb.Fatalf("payments.Start cleanup: %v", err)
-		}
-	})
-	return s
+	return httpfake.Start(tb, "payments", New, opts)
 }
 
 // Name returns "payments", the fake's name in configuration and in the
@@ -159,7 +99,7 @@ func Start(tb TB, opts ...Options) *Server {
 func (s *Server) Name() string { return fakeName }
 
 // URL returns the base URL targets should call, e.g. http://127.0.0.1:41234.
-func (s *Server) URL() string { return s.url }
+func (s *Server) URL() string { return s.http.URL() }
 
 // Ledger returns the ledger the server records its charges in.
 func (s *Server) Ledger() *fakes.Ledger { return s.ledger }
@@ -186,27 +126,7 @@ func (s *Server) Charges() []Charge {
 // injected Delay, waits up to a few seconds for in-flight requests to
 // finish, then closes every remaining connection. It is safe to call more
 // than once; later calls return the first call's result.
-func (s *Server) Close() error {
-	s.closeOnce.Do(func() {
-		close(s.closing)
-		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
-		defer cancel()
-		err := s.srv.Shutdown(ctx)
-		if err != nil {
-			err = fmt.Errorf("payments: requests to %s still in flight after %s (is a ledger observer blocked?): %w", s.url, closeTimeout, err)
-		}
-		s.cancel()
-		if cerr := s.srv.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("payments: close %s: %w", s.url, cerr)
-		}
-		<-s.serveDone
-		if err == nil && s.serveErr != nil {
-			err = fmt.Errorf("payments: serve %s: %w", s.url, s.serveErr)
-		}
-		s.closeErr = err
-	})
-	return s.closeErr
-}
+func (s *Server) Close() error { return s.http.Close() }
 
 // routes returns the server's HTTP handler.
 func (s *Server) routes() http.Handler {
@@ -219,4 +139,14 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("DELETE /_idemcheck/rules", s.handleDisarm)
 	mux.HandleFunc("/", handleNotFound)
 	return http.MaxBytesHandler(mux, MaxBodyBytes)
+}
+
+// Starter returns a fakes.Starter that starts the fake with opts, writing
+// into the ledger it is given (in place of opts.Ledger).
+func Starter(opts Options) fakes.Starter {
+	return func(_ context.Context, l *fakes.Ledger) (fakes.Fake, error) {
+		o := opts
+		o.Ledger = l
+		return New(o)
+	}
 }

@@ -17,8 +17,8 @@
 //	POST   /_idemcheck/rules       arm the fakes.Rule in the JSON body; 204
 //	DELETE /_idemcheck/rules       disarm every rule; 204
 //
-// Anything else gets 404 {"error":"…"}. Bodies are limited to MaxBodyBytes
-// (413 beyond). Delivery ids are sequential per server (dlv_000001, …), so
+// Anything else gets 404 {"error":"…"}. Bodies are limited to [MaxBodyBytes]
+// (413 beyond). [Delivery] ids are sequential per server (dlv_000001, …), so
 // that runs are deterministic. A delivery is recorded in the ledger before
 // the reply is written: that is the "after effect" fault point.
 //

@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -117,25 +118,7 @@ func New(opts Options) (*Server, error) {
 // it when the test ends. It takes at most one Options.
 func Start(tb TB, opts ...Options) *Server {
 	tb.Helper()
-	if len(opts) > 1 {
-		tb.Fatalf("webhooks.Start: got %d Options, want at most 1", len(opts))
-		return nil
-	}
-	var o Options
-	if len(opts) == 1 {
-		o = opts[0]
-	}
-	s, err := New(o)
-	if err != nil {
-		tb.Fatalf("webhooks.Start: %v", err)
-		return nil
-	}
-	tb.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			tb.Fatalf("webhooks.Start cleanup: %v", err)
-		}
-	})
-	return s
+	return httpfake.Start(tb, "webhooks", New, opts)
 }
 
 // Name returns "webhooks".
@@ -282,4 +265,14 @@ func (s *Server) handleArm(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleDisarm(w http.ResponseWriter, _ *http.Request) {
 	s.Disarm()
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// Starter returns a fakes.Starter that starts the fake with opts, writing
+// into the ledger it is given (in place of opts.Ledger).
+func Starter(opts Options) fakes.Starter {
+	return func(_ context.Context, l *fakes.Ledger) (fakes.Fake, error) {
+		o := opts
+		o.Ledger = l
+		return New(o)
+	}
 }

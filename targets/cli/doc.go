@@ -1,14 +1,16 @@
-// Package cli is idemcheck's adapter for command-line tools (seed 001's
-// conventions): every attempt runs the tool once, as a real process, and
-// the tool's exit status and JSON reply become the attempt's outcome.
+// Package cli is idemcheck's adapter for command-line tools that follow the
+// conventions of agent tools (a JSON reply {ok, effect, data}, the flags
+// --idempotency-key and --dry-run, exit codes): every attempt runs the tool
+// once, as a real process, and the tool's exit status and JSON reply
+// become the attempt's outcome.
 //
 // An operation is a list of argument templates appended to the target's
-// command, filled with the intent's {{key}}, {{marker}} and
-// {{input.NAME}}. When a call to a mutating operation has a key, the key
-// flag (default --idempotency-key) and the key are appended as two
-// arguments (a safe operation gets no key); a dry run
-// appends the dry-run flag (default --dry-run). The reply is read as seed
-// 001's contract on stdout:
+// command, filled with the intent's {{key}}, {{marker}} and {{input.NAME}}.
+// When a call to a mutating operation has a key, the key flag (default
+// --idempotency-key) and the key are appended as two arguments (a safe
+// operation gets no key); a dry run appends the dry-run flag (default
+// --dry-run). The reply is read as the JSON reply convention {ok, effect,
+// data} on stdout:
 //
 //	{"ok": true, "effect": "created", "data": {"id": "ord_1"}, "reason": "…"}
 //

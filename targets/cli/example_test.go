@@ -9,7 +9,7 @@ import (
 )
 
 // A tool is a command line plus, per operation, argument templates. Here
-// the "tool" is a shell one-liner that replies with seed 001's JSON.
+// the "tool" is a shell one-liner that replies with {ok, effect, data}.
 func ExampleNew() {
 	tg, err := clitarget.New(clitarget.Config{
 		Name:    "orders",

@@ -36,6 +36,8 @@ func TestSupports(t *testing.T) {
 		faults.NameLatency:           false,
 		faults.NameHang:              false,
 		faults.NameCrashAfterReply:   false,
+		// A command has no connection to leave.
+		faults.NameClientDisconnect: false,
 	}
 	for _, name := range faults.Builtin().Names() {
 		w, ok := want[name]

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
 	"syscall"
 	"testing"
@@ -46,6 +47,10 @@ func TestMain(m *testing.M) {
 //	hang        prints half a reply and blocks until killed
 //	grandchild  starts a child in its group that sleeps forever, then replies
 //	sleeper     blocks until killed (the grandchild)
+//	escape      double-forks a grandchild into a session of its own that
+//	            ignores SIGTERM, replies with its pid in data.child
+//	escaper     (the middle of escape) starts that grandchild, prints its
+//	            pid and exits
 //	call        POSTs its pid and args to $TOOL_URL, then replies
 func tool(mode string, args []string) int {
 	reply := func(v any) {
@@ -92,7 +97,30 @@ func tool(mode string, args []string) int {
 		data["child"] = cmd.Process.Pid
 		reply(map[string]any{"ok": true, "effect": "created", "data": data})
 	case "sleeper":
+		signal.Ignore(syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
 		select {}
+	case "escape":
+		mid := exec.Command(os.Args[0])
+		mid.Env = append(os.Environ(), toolEnv+"=escaper")
+		mid.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		out, err := mid.Output()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		var child int
+		fmt.Sscan(string(out), &child)
+		data["child"] = child
+		reply(map[string]any{"ok": true, "effect": "created", "data": data})
+	case "escaper":
+		gc := exec.Command(os.Args[0])
+		gc.Env = append(os.Environ(), toolEnv+"=sleeper")
+		gc.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := gc.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Println(gc.Process.Pid)
 	case "call":
 		b, _ := json.Marshal(data)
 		resp, err := http.Post(os.Getenv("TOOL_URL"), "application/json", bytes.NewReader(b))

@@ -86,7 +86,7 @@ func (t *Target) reply(res result, timeout time.Duration, fault string, withhold
 	case res.exitCode == 0:
 		out.Outcome = harness.OK
 		if perr != nil {
-			out.Error = "exit 0, but stdout is not seed 001's JSON reply (" + perr.Error() + "): no effect or identity can be read"
+			out.Error = "exit 0, but stdout is not the JSON reply {ok, effect, data} (" + perr.Error() + "): no effect or identity can be read"
 		}
 	case slices.Contains(t.cfg.RetryExitCodes, res.exitCode):
 		out.Outcome = harness.Info
@@ -213,40 +213,11 @@ func reason(doc map[string]any, stderr string) string {
 	return stderrHint(stderr)
 }
 
-// locate reads the value at a dotted JSON path ("data.id", "items.0.id").
-// A string is returned as is; a number as written; anything else as JSON.
+// locate reads the value at a dotted JSON path of the reply (see
+// harness.JSONPath).
 func locate(path string, doc map[string]any) (string, bool) {
-	if path == "" || doc == nil {
+	if doc == nil {
 		return "", false
 	}
-	var cur any = doc
-	for _, part := range strings.Split(path, ".") {
-		switch x := cur.(type) {
-		case map[string]any:
-			v, ok := x[part]
-			if !ok {
-				return "", false
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(part)
-			if err != nil || i < 0 || i >= len(x) {
-				return "", false
-			}
-			cur = x[i]
-		default:
-			return "", false
-		}
-	}
-	switch x := cur.(type) {
-	case string:
-		return x, true
-	case nil:
-		return "", false
-	case json.Number:
-		return x.String(), true
-	default:
-		b, _ := json.Marshal(x)
-		return string(b), true
-	}
+	return harness.JSONPath(doc, path)
 }

@@ -35,8 +35,10 @@ const (
 // invocation is one run of the tool: one child, leader of its own process
 // group (pgid == pid).
 type invocation struct {
-	pid  int
-	done chan struct{} // closed once the leader is reaped and its group gone
+	pid   int
+	scope string        // its process.ScopeVar entry: what carries it dies with it
+	since uint64        // the leader's start, in clock ticks: its descendants start later
+	done  chan struct{} // closed once the leader is reaped, its group gone and its scope empty
 
 	mu       sync.Mutex
 	exited   bool   // the leader has exited; its pid must not be signalled any more
@@ -75,8 +77,10 @@ func (t *Target) command(argv []string) *exec.Cmd {
 	return &exec.Cmd{
 		Path: t.path,
 		Args: argv,
-		Env:  t.env,
-		Dir:  t.cfg.Dir,
+		// The scope tags everything the call starts, even what leaves
+		// the group; exec keeps the last of duplicate entries.
+		Env: append(t.env[:len(t.env):len(t.env)], process.OwnerVar+"="+process.OwnerID(), process.NewScope()),
+		Dir: t.cfg.Dir,
 		SysProcAttr: &syscall.SysProcAttr{
 			Setpgid:   true,            // its own group: a kill reaches its children
 			Pdeathsig: syscall.SIGKILL, // dies with the harness
@@ -101,7 +105,8 @@ func (t *Target) start(cmd *exec.Cmd) (*invocation, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	in := &invocation{pid: cmd.Process.Pid, done: make(chan struct{})}
+	in := &invocation{pid: cmd.Process.Pid, scope: cmd.Env[len(cmd.Env)-1], done: make(chan struct{})}
+	in.since, _ = process.StartTicks(in.pid) // unreaped until wait says so: the pid is its
 	t.running[in] = struct{}{}
 	return in, nil
 }
@@ -130,6 +135,8 @@ func (t *Target) wait(ctx context.Context, in *invocation, cmd *exec.Cmd, timeou
 	if waitErr == nil {
 		process.WaitGroupGone(in.pid)
 	}
+	// What left the group (setsid, a double fork) is found by its tag.
+	process.KillTaggedSince(in.scope, in.since)
 	t.mu.Lock()
 	delete(t.running, in)
 	t.mu.Unlock()

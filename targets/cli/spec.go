@@ -29,13 +29,7 @@ func Spec(cfg Config, fakes ...harness.FakeStarter) harness.Spec {
 }
 
 func start(cfg Config, env *harness.Env) (harness.Target, error) {
-	vars := map[string]string{"state_dir": env.StateDir}
-	for name, f := range env.Fakes {
-		vars["fakes."+name+".url"] = f.URL()
-		if s, ok := f.(interface{ SMTPAddr() string }); ok {
-			vars["fakes."+name+".smtp"] = s.SMTPAddr()
-		}
-	}
+	vars := env.Vars()
 	if usesPort(cfg) {
 		port, err := process.FreePort()
 		if err != nil {

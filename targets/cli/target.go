@@ -126,11 +126,14 @@ func New(cfg Config) (*Target, error) {
 		return nil, fmt.Errorf("cli target %s: %w", cfg.Name, err)
 	}
 	t := &Target{
-		cfg:     cfg,
-		path:    path,
-		env:     append(os.Environ(), sortedEnv(cfg.Env)...),
-		ops:     map[string]*Operation{},
-		info:    harness.TargetInfo{Name: cfg.Name, Kind: Kind},
+		cfg:  cfg,
+		path: path,
+		env:  append(os.Environ(), sortedEnv(cfg.Env)...),
+		ops:  map[string]*Operation{},
+		info: harness.TargetInfo{Name: cfg.Name, Kind: Kind, Request: "arguments",
+			// A tool takes its key as a flag, says its effect on stdout and
+			// may have a dry-run flag.
+			Capabilities: &harness.Capabilities{Keys: true, EffectField: true, DryRun: true}},
 		running: map[*invocation]struct{}{},
 	}
 	for i := range cfg.Operations {
@@ -164,7 +167,7 @@ func resolve(name, dir string) (string, error) {
 	st, err := os.Stat(p)
 	switch {
 	case err != nil:
-		return "", fmt.Errorf("command %q: %v (relative paths are taken from the target's dir, else from idemcheck's working directory)", name, errors.Unwrap(err))
+		return "", fmt.Errorf("command %q: %v (a relative path is taken from the target's dir, else from the directory of the configuration file)", name, errors.Unwrap(err))
 	case st.IsDir():
 		return "", fmt.Errorf("command %q is a directory, not an executable", name)
 	case st.Mode()&0o111 == 0:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"syscall"
 	"testing"
@@ -71,10 +72,14 @@ func TestShopInContainers(t *testing.T) {
 		name, profile string
 		score         int
 		failing       []string
-		why           string
+		// mayFail: true findings whose showing depends on timing (a
+		// client that leaves just as the target works), neither required
+		// nor forbidden.
+		mayFail []string
+		why     string
 	}{
-		{"ctr-correct", "correct", 3, nil, "no false positives on a correct target, whose key store survives the container's crashes in the mounted state directory"},
-		{"ctr-memory-cache", "memory-cache", 0, []string{"crash.recovery", "downstream.propagation"}, "its in-memory key cache dies with the container, and no key goes downstream"},
+		{"ctr-correct", "correct", 3, nil, nil, "no false positives on a correct target, whose key store survives the container's crashes in the mounted state directory"},
+		{"ctr-memory-cache", "memory-cache", 0, []string{"crash.recovery", "downstream.propagation"}, []string{"retry.after-fault"}, "its in-memory key cache dies with the container, and no key goes downstream"},
 	}
 	var specs []harness.Spec
 	for _, tc := range cases {
@@ -95,11 +100,17 @@ func TestShopInContainers(t *testing.T) {
 			}
 			assert.Equal(t, container.Kind, tr.Kind)
 			assert.Equal(t, container.Kind, tr.Record.Target.Kind)
-			assert.True(t, tr.Record.CanCrash, "a container target can be crashed")
-			assert.True(t, tr.Record.CanBurst, "a container target can be sent bursts")
+			assert.True(t, tr.Record.Target.Caps().Restart, "a container target can be crashed")
+			assert.True(t, tr.Record.Target.Caps().Burst, "a container target can be sent bursts")
 			assert.Empty(t, tr.Record.Unsupported, "every default fault applies to a container")
 			assert.Positive(t, crashes(tr), "crash faults really killed the container")
-			assert.Equal(t, tc.failing, failing(tr), tc.why)
+			var got []string
+			for _, id := range failing(tr) {
+				if !slices.Contains(tc.mayFail, id) {
+					got = append(got, id)
+				}
+			}
+			assert.Equal(t, tc.failing, got, tc.why)
 			assert.Equal(t, tc.score, tr.Score.Level, "%s: %s", tc.why, tr.Score.Reason)
 			if tc.score == 3 {
 				assert.Empty(t, tr.Findings, tc.why)
@@ -254,7 +265,13 @@ func TestStartFailures(t *testing.T) {
 				l.Cmd = []string{"--listen", "127.0.0.1:0", "--payments", "{{fakes.payments.url}}"}
 				l.ReadyTimeout = 300 * time.Millisecond
 			},
-			want: []string{"not ready after 300ms", "expected an HTTP response to GET http://127.0.0.1:", "the Docker engine must run on this machine"},
+			want: []string{"not ready after 300ms", "expected a 2xx reply to GET http://127.0.0.1:", "the Docker engine must run on this machine"},
+		},
+		{
+			// The shop answers 404 there: an answer, not readiness.
+			name:   "wrong-ready-path",
+			launch: func(l *container.Launch) { l.ReadyPath = "/no-such-page"; l.ReadyTimeout = 5 * time.Second },
+			want:   []string{"not ready after 5s: GET http://127.0.0.1:", "/no-such-page answered 404 Not Found, not a 2xx"},
 		},
 		{
 			name: "cancelled",

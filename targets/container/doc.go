@@ -3,10 +3,10 @@
 // same HTTP adapter (targets/http, with its fault proxy) as a local process,
 // and crash faults kill and restart the container itself.
 //
-// The story of one target: Build makes an image FROM scratch that holds
+// The story of one target: [Build] makes an image FROM scratch that holds
 // nothing but a static Linux binary (idempotent: an image already built from
 // the same binary is kept; the engine never pulls anything, so it works with
-// no registry). Spec returns a harness.Spec whose Start creates a container
+// no registry). [Spec] returns a harness.Spec whose Start creates a container
 // from that image and waits until it answers HTTP. Its command and
 // environment may use {{port}} (a free loopback port), {{fakes.NAME.url}}
 // and {{state_dir}}, which is /state inside the container: the run's fresh
@@ -28,7 +28,7 @@
 // directory) and returns once it is ready.
 //
 // Nothing is left behind: every container is labelled idemcheck.run=<run id>
-// (RunLabel) and idemcheck.target=<name>; a container whose start fails or is
+// ([RunLabel]) and idemcheck.target=<name>; a container whose start fails or is
 // cancelled is removed before Start returns, and Close force-removes it. If
 // the harness itself is killed, the leftovers can be found and removed with
 //

@@ -16,6 +16,8 @@ import (
 
 	"github.com/ory/dockertest/v3"
 	dc "github.com/ory/dockertest/v3/docker"
+
+	"github.com/idemcheck/idemcheck/targets/process"
 )
 
 // outputLines is how many trailing lines of a container's output an error
@@ -87,7 +89,7 @@ func run(ctx context.Context, pool *dockertest.Pool, spec runSpec) (*instance, e
 			Cmd:    spec.cmd,
 			Env:    spec.env,
 			User:   spec.user,
-			Labels: map[string]string{RunLabel: spec.runID, TargetLabel: spec.target},
+			Labels: map[string]string{RunLabel: spec.runID, TargetLabel: spec.target, OwnerLabel: process.OwnerID()},
 		},
 		HostConfig: &dc.HostConfig{
 			// The host's network: the container reaches the fakes on the

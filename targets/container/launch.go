@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/idemcheck/idemcheck/harness"
@@ -25,15 +26,23 @@ const (
 	RunLabel = "idemcheck.run"
 	// TargetLabel holds the target's name.
 	TargetLabel = "idemcheck.target"
+	// OwnerLabel holds the identity of the idemcheck process that started
+	// the container (process.OwnerID), so that what a killed idemcheck
+	// left can be told from what a running one uses (RemoveOrphans).
+	OwnerLabel = "idemcheck.owner"
 )
 
 // Launch says how to run the container that serves an HTTP target. Cmd and
-// Env values may use {{port}}, {{fakes.NAME.url}} and {{state_dir}}
-// (StateDir); the Config's BaseURL may use {{port}}.
+// Env values may use {{port}}, {{fakes.NAME.url}}, {{fakes.NAME.smtp}} and
+// {{state_dir}} (StateDir); the Config's BaseURL may use {{port}}.
 type Launch struct {
 	// Image is the image to run, "name:tag" (see Image.Ref); it must exist
 	// in the engine: nothing is pulled.
 	Image string
+	// Build, if set, is built (with Build) before the first start of the
+	// Spec, once however many times the target is started (every generated
+	// trial starts it afresh), and run in place of Image.
+	Build *Image
 	// Cmd is given to the image's entrypoint.
 	Cmd []string
 	Env map[string]string
@@ -43,7 +52,7 @@ type Launch struct {
 	// {{port}} is a free loopback port picked for this start, and Cmd or
 	// Env must tell the server to listen on 127.0.0.1:{{port}}.
 	Port string
-	// ReadyPath is fetched until any HTTP response arrives (default "/").
+	// ReadyPath is fetched until it answers 2xx (default "/").
 	ReadyPath string
 	// ReadyTimeout bounds the wait at start and restart (default
 	// process.DefaultReadyTimeout).
@@ -58,15 +67,58 @@ type Launch struct {
 // Spec returns a harness.Spec (kind "container") that starts the fakes,
 // then the target's container, then the HTTP adapter and its fault proxy in
 // front of it.
+//
+// Docker is only reached when the target starts, so that an engine that is
+// not there is this target's error, not the caller's.
 func Spec(cfg httptarget.Config, launch Launch, fakes ...harness.FakeStarter) harness.Spec {
+	var img *imageBuild
+	if launch.Build != nil {
+		img = &imageBuild{img: *launch.Build}
+		launch.Image = launch.Build.Ref()
+	}
 	return harness.Spec{
 		Name:  cfg.Name,
 		Kind:  Kind,
 		Fakes: fakes,
 		Start: func(ctx context.Context, env *harness.Env) (harness.Target, error) {
+			if img != nil {
+				if err := img.ensure(ctx); err != nil {
+					return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
+				}
+			}
 			return start(ctx, cfg, launch, env)
 		},
 	}
+}
+
+// imageBuild builds a Spec's image at most once: Build, although it keeps
+// an image built from the same binary, reads and hashes the binary each
+// time.
+type imageBuild struct {
+	img Image
+
+	mu    sync.Mutex
+	built bool
+}
+
+// ensure builds the image unless it was built already. A failed build is
+// tried again at the next start.
+func (b *imageBuild) ensure(ctx context.Context) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.built {
+		return nil
+	}
+	pool, err := Connect(ctx, "")
+	if err != nil {
+		return err
+	}
+	defer release(pool)
+	if err := Build(ctx, pool, b.img); err != nil {
+		return err
+	}
+	b.built = true
+	return nil
 }
 
 func start(ctx context.Context, cfg httptarget.Config, launch Launch, env *harness.Env) (harness.Target, error) {
@@ -77,10 +129,8 @@ func start(ctx context.Context, cfg httptarget.Config, launch Launch, env *harne
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
 	}
-	vars := map[string]string{"state_dir": StateDir, "port": strconv.Itoa(port)}
-	for name, f := range env.Fakes {
-		vars["fakes."+name+".url"] = f.URL()
-	}
+	vars := env.Vars()
+	vars["state_dir"], vars["port"] = StateDir, strconv.Itoa(port)
 	base, err := harness.Expand(cfg.BaseURL, vars)
 	if err != nil {
 		return nil, fmt.Errorf("target %s: url: %w", cfg.Name, err)

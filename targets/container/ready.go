@@ -23,7 +23,7 @@ type exit struct {
 	err  error
 }
 
-// awaitReady waits until GET readyURL gets any HTTP response. It fails at
+// awaitReady waits until GET readyURL answers 2xx. It fails at
 // once if the container exits meanwhile, and after readyTimeout if it is
 // still not ready; the caller stops or removes the container.
 func (in *instance) awaitReady(ctx context.Context) error {
@@ -58,9 +58,15 @@ func (in *instance) awaitReady(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		return resp.Body.Close()
+		_ = resp.Body.Close()
+		// Only a 2xx means ready: a 503 while warming up or a wrong
+		// path's 404 is an answer, not readiness.
+		if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			return fmt.Errorf("GET %s answered %d %s, not a 2xx", in.spec.readyURL, resp.StatusCode, http.StatusText(resp.StatusCode))
+		}
+		return nil
 	}
-	want := fmt.Sprintf("an HTTP response to GET %s within %v", in.spec.readyURL, timeout)
+	want := fmt.Sprintf("a 2xx reply to GET %s within %v", in.spec.readyURL, timeout)
 
 	delay := firstPoll
 	timer := time.NewTimer(delay)

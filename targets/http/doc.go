@@ -8,4 +8,13 @@
 // (default Idempotency-Key), where the effect is (a JSON path or a header),
 // where the identity is (default JSON path data.id), and how a dry run is
 // asked for (a query parameter or a header).
+//
+// Spec puts the adapter in front of a server at a URL, started by the
+// harness (Launch) or already running; HandlerSpec in front of an
+// http.Handler served in the test's own process, and CheckHandler runs
+// harness.Check on one in go test, with the payments fake (handler.go).
+// A target may run as several instances over one store (Launch.Replicas,
+// replicas.go): each behind its own proxy, reached in turn by sequential
+// attempts, a burst's copies split among them. It may serve several
+// callers (Config.Callers, callers.go), each identified by its own headers.
 package http

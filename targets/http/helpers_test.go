@@ -30,7 +30,8 @@ type seen struct {
 	Query       url.Values
 	Header      http.Header
 	Body        string
-	CtxErr      error // the request context's error when the handler finished
+	CtxErr      error  // the request context's error when the handler finished
+	Host        string // the request's Host
 }
 
 // server is an httptest server standing for the system under test. It
@@ -68,7 +69,7 @@ func newServer(t testing.TB, reply http.HandlerFunc, release <-chan struct{}) *s
 	s := &server{entered: make(chan seen, 64), done: make(chan seen, 64)}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		x := seen{
+		x := seen{Host: r.Host,
 			Method: r.Method, Path: r.URL.Path, EscapedPath: r.URL.EscapedPath(),
 			Query: r.URL.Query(), Header: r.Header.Clone(), Body: string(body),
 		}

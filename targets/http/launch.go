@@ -2,6 +2,7 @@ package http
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -22,6 +23,11 @@ type Launch struct {
 	Dir          string
 	ReadyPath    string
 	ReadyTimeout time.Duration
+	// Replicas is how many instances of the process are started (0 or 1
+	// for one): each on a port of its own ({{port}} differs, {{replica}}
+	// is 0, 1, …, and IDEMCHECK_REPLICA is set to it), all with the same
+	// state directory, environment and fakes (see replicas.go).
+	Replicas int
 }
 
 // Spec returns a harness.Spec that starts the fakes, then the target's
@@ -38,75 +44,117 @@ func Spec(cfg Config, launch *Launch, fakes ...harness.FakeStarter) harness.Spec
 }
 
 func start(ctx context.Context, cfg Config, launch *Launch, env *harness.Env) (harness.Target, error) {
-	vars := map[string]string{"state_dir": env.StateDir}
-	for name, f := range env.Fakes {
-		vars["fakes."+name+".url"] = f.URL()
-		if s, ok := f.(interface{ SMTPAddr() string }); ok {
-			vars["fakes."+name+".smtp"] = s.SMTPAddr()
+	n := 1
+	if launch != nil && launch.Replicas > 1 {
+		n = launch.Replicas
+		if !strings.Contains(cfg.BaseURL, "port") {
+			return nil, fmt.Errorf("target %s: %w", cfg.Name, errReplicasNeedPort)
 		}
 	}
-	if launch != nil || strings.Contains(cfg.BaseURL, "port") {
-		port, err := process.FreePort()
+	urlTmpl := cfg.BaseURL
+	procs := make([]*process.Process, 0, n)
+	stopAll := func() {
+		for _, p := range procs {
+			_ = p.Stop(context.Background())
+		}
+	}
+	for i := range n {
+		base, proc, err := startOne(ctx, cfg.Name, urlTmpl, launch, env, i, n)
 		if err != nil {
-			return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
-		}
-		vars["port"] = strconv.Itoa(port)
-	}
-	base, err := harness.Expand(cfg.BaseURL, vars)
-	if err != nil {
-		return nil, fmt.Errorf("target %s: url: %w", cfg.Name, err)
-	}
-	cfg.BaseURL = base
-	var proc *process.Process
-	if launch != nil {
-		spec := process.Spec{Name: cfg.Name, Ready: process.Ready{Timeout: launch.ReadyTimeout}}
-		for _, arg := range launch.Command {
-			x, err := harness.Expand(arg, vars)
-			if err != nil {
-				return nil, fmt.Errorf("target %s: start command: %w", cfg.Name, err)
-			}
-			spec.Command = append(spec.Command, x)
-		}
-		if spec.Dir, err = harness.Expand(launch.Dir, vars); err != nil {
-			return nil, fmt.Errorf("target %s: start dir: %w", cfg.Name, err)
-		}
-		keys := make([]string, 0, len(launch.Env))
-		for k := range launch.Env {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			v, err := harness.Expand(launch.Env[k], vars)
-			if err != nil {
-				return nil, fmt.Errorf("target %s: start env %s: %w", cfg.Name, k, err)
-			}
-			spec.Env = append(spec.Env, k+"="+v)
-		}
-		spec.Env = append(spec.Env, "IDEMCHECK_RUN_ID="+env.RunID)
-		ready := launch.ReadyPath
-		if ready == "" {
-			ready = "/"
-		}
-		spec.Ready.URL = strings.TrimSuffix(base, "/") + ready
-		proc, err = process.Start(ctx, spec)
-		if err != nil {
+			stopAll()
 			return nil, err
+		}
+		if i == 0 {
+			cfg.BaseURL = base
+		} else {
+			cfg.ReplicaURLs = append(cfg.ReplicaURLs, base)
+		}
+		if proc != nil {
+			procs = append(procs, proc)
 		}
 	}
 	t, err := New(cfg)
 	if err != nil {
-		if proc != nil {
-			_ = proc.Stop(context.Background())
-		}
+		stopAll()
 		return nil, err
 	}
-	if proc != nil {
-		t.proc = proc
+	if len(procs) == len(t.insts) {
+		for i, p := range procs {
+			t.insts[i].proc = p
+		}
+	}
+	if len(procs) > 0 {
 		t.OnClose(func() error {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			return proc.Stop(ctx)
+			var err error
+			for _, p := range procs {
+				err = errors.Join(err, p.Stop(ctx))
+			}
+			return err
 		})
 	}
 	return t, nil
+}
+
+// startOne expands the target's URL for instance i of n and starts its
+// process when launch says how; it returns the URL and the process (nil
+// when the target is not started by idemcheck).
+func startOne(ctx context.Context, name, urlTmpl string, launch *Launch, env *harness.Env, i, n int) (string, *process.Process, error) {
+	vars := env.Vars()
+	vars["replica"] = strconv.Itoa(i)
+	if launch != nil || strings.Contains(urlTmpl, "port") {
+		port, err := process.FreePort()
+		if err != nil {
+			return "", nil, fmt.Errorf("target %s: %w", name, err)
+		}
+		vars["port"] = strconv.Itoa(port)
+	}
+	base, err := harness.Expand(urlTmpl, vars)
+	if err != nil {
+		return "", nil, fmt.Errorf("target %s: url: %w", name, err)
+	}
+	if launch == nil {
+		return base, nil, nil
+	}
+	if n > 1 {
+		name = fmt.Sprintf("%s#%d", name, i)
+	}
+	spec := process.Spec{Name: name, Ready: process.Ready{Timeout: launch.ReadyTimeout}}
+	for _, arg := range launch.Command {
+		x, err := harness.Expand(arg, vars)
+		if err != nil {
+			return "", nil, fmt.Errorf("target %s: start command: %w", name, err)
+		}
+		spec.Command = append(spec.Command, x)
+	}
+	if spec.Dir, err = harness.Expand(launch.Dir, vars); err != nil {
+		return "", nil, fmt.Errorf("target %s: start dir: %w", name, err)
+	}
+	keys := make([]string, 0, len(launch.Env))
+	for k := range launch.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v, err := harness.Expand(launch.Env[k], vars)
+		if err != nil {
+			return "", nil, fmt.Errorf("target %s: start env %s: %w", name, k, err)
+		}
+		spec.Env = append(spec.Env, k+"="+v)
+	}
+	spec.Env = append(spec.Env, "IDEMCHECK_RUN_ID="+env.RunID)
+	if n > 1 {
+		spec.Env = append(spec.Env, "IDEMCHECK_REPLICA="+strconv.Itoa(i))
+	}
+	ready := launch.ReadyPath
+	if ready == "" {
+		ready = "/"
+	}
+	spec.Ready.URL = strings.TrimSuffix(base, "/") + ready
+	proc, err := process.Start(ctx, spec)
+	if err != nil {
+		return "", nil, err
+	}
+	return base, proc, nil
 }

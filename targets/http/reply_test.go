@@ -2,6 +2,7 @@ package http_test
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -199,7 +200,7 @@ func TestInfo(t *testing.T) {
 			{Name: "get", Method: http.MethodGet, Path: "/orders/1"},
 		},
 	})
-	assert.Equal(t, harness.TargetInfo{Name: "shop", Kind: "http", Operations: []harness.Operation{
+	assert.Equal(t, harness.TargetInfo{Name: "shop", Kind: "http", Capabilities: &harness.Capabilities{Keys: true, EffectField: true, DryRun: true}, Operations: []harness.Operation{
 		{Name: "create", Mutating: true, DryRun: true, Inputs: inputs},
 		{Name: "get"},
 	}}, tg.Info())
@@ -213,4 +214,31 @@ func TestNewErrors(t *testing.T) {
 	_, err = httptarget.New(oneOp("127.0.0.1:8080", httptarget.Operation{Path: "/x"}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "not a base URL")
+}
+
+// TestCallOverlongBodyIsCut: a 200 whose body is larger than what is kept
+// is not a clean 200: the reply says it was cut and how much arrived.
+func TestCallOverlongBodyIsCut(t *testing.T) {
+	body := `{"effect":"created","data":{"id":"ord_1"},"pad":"` + strings.Repeat("x", 3<<20) + `"}`
+	srv := newServer(t, replyWith(http.StatusOK, body), nil)
+	tg := mustNew(t, oneOp(srv.srv.URL, httptarget.Operation{Path: "/x"}))
+	rep := call(t, tg, harness.Call{Key: "k"})
+	assert.Equal(t, harness.Info, rep.Outcome, "a cut reply's outcome is unknown")
+	assert.Equal(t, http.StatusOK, rep.Status)
+	require.Contains(t, rep.Error, "cut")
+	assert.Contains(t, rep.Error, strconv.Itoa(len(body))+" bytes arrived")
+}
+
+// TestLocalhostIsNotLookedUp: a target URL naming localhost is reached at
+// 127.0.0.1 without asking a resolver (which, without an /etc/hosts
+// entry, would ask DNS).
+func TestLocalhostIsNotLookedUp(t *testing.T) {
+	srv := newServer(t, replyWith(http.StatusCreated, `{"effect":"created","data":{"id":"ord_1"}}`), nil)
+	base := strings.Replace(srv.srv.URL, "127.0.0.1", "LocalHost", 1)
+	tg := mustNew(t, oneOp(base, httptarget.Operation{Path: "/x"}))
+	rep := call(t, tg, harness.Call{Key: "k"})
+	require.Equal(t, harness.OK, rep.Outcome, rep.Error)
+	seen := srv.seenAll()
+	require.Len(t, seen, 1)
+	assert.True(t, strings.HasPrefix(seen[0].Host, "127.0.0.1:"), "the target was reached as %q", seen[0].Host)
 }

@@ -9,13 +9,12 @@ import (
 	"io"
 	nethttp "net/http"
 	"net/url"
-	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
-	"github.com/idemcheck/idemcheck/targets/process"
 )
 
 // Defaults for Config.
@@ -73,18 +72,43 @@ type Config struct {
 	// Timeout bounds each attempt that has no client fault.
 	Timeout    time.Duration
 	Operations []Operation
+	// Remote marks a target that may not be on this machine: its requests
+	// are bounded by Limits (DefaultRemoteLimits when zero), and it takes
+	// only the faults a client can cause.
+	Remote bool
+	// Limits bound the requests sent to the target (see Limits).
+	Limits Limits
+	// Burst is the largest burst the run sends, so that a rate limit lets
+	// one through whole; 0 means 20.
+	Burst int
+	// Callers are the credentials of the callers the target serves (see
+	// callers.go); the first is every call's unless the call names
+	// another. Empty: one caller, whose headers are the operations'.
+	Callers []Caller
+	// ReplicaURLs are the base URLs of further instances of the same
+	// target, serving the same state (see replicas.go): sequential
+	// attempts go to BaseURL and each of them in turn, and a burst's
+	// copies are split among them.
+	ReplicaURLs []string
+	// Profile is a published convention the target declares it follows
+	// (harness.ProfileIETFDraft), passed on as Capabilities.Profile.
+	Profile string
 }
 
 // Target is an HTTP target behind a fault proxy.
 type Target struct {
 	cfg    Config
 	ops    map[string]*Operation
-	proxy  *faults.Proxy
 	client *nethttp.Client
 	info   harness.TargetInfo
 	onStop func() error
-	// proc is the process serving the target, when the harness started it.
-	proc *process.Process
+	// insts are the instances serving the target, each behind its own
+	// fault proxy: one, or one per replica (replicas.go).
+	insts []*instance
+	// next picks the instance of the next call (round-robin).
+	next atomic.Uint64
+	// limit bounds the requests sent (limits.go); nil for none.
+	limit *limiter
 }
 
 // New starts a fault proxy in front of cfg.BaseURL and returns the target.
@@ -107,22 +131,34 @@ func New(cfg Config) (*Target, error) {
 	if len(cfg.Operations) == 0 {
 		return nil, fmt.Errorf("http target %s: no operations", cfg.Name)
 	}
-	proxy, err := faults.NewProxy(cfg.BaseURL, cfg.Timeout)
+	cfg.BaseURL = loopbackURL(cfg.BaseURL)
+	insts, err := newInstances(cfg)
 	if err != nil {
 		return nil, err
 	}
 	t := &Target{
 		cfg:   cfg,
 		ops:   map[string]*Operation{},
-		proxy: proxy,
+		insts: insts,
 		client: &nethttp.Client{
 			// No keep-alive: net/http would silently re-send a keyed request
 			// whose reused connection a fault reset.
 			Transport:     &nethttp.Transport{Proxy: nil, DisableCompression: true, DisableKeepAlives: true},
 			CheckRedirect: func(*nethttp.Request, []*nethttp.Request) error { return nethttp.ErrUseLastResponse },
 		},
-		info: harness.TargetInfo{Name: cfg.Name, Kind: "http"},
+		info: harness.TargetInfo{Name: cfg.Name, Kind: "http", Capabilities: capabilities()},
 	}
+	t.info.Capabilities.Callers = len(cfg.Callers)
+	t.info.Capabilities.Profile = cfg.Profile
+	if cfg.Remote && cfg.Limits == (Limits{}) {
+		cfg.Limits = DefaultRemoteLimits
+		t.cfg.Limits = cfg.Limits
+	}
+	burst := cfg.Burst
+	if burst <= 0 {
+		burst = 20
+	}
+	t.limit = newLimiter(cfg.Limits, burst)
 	for i := range cfg.Operations {
 		op := &cfg.Operations[i]
 		if op.Method == "" {
@@ -144,41 +180,81 @@ func (t *Target) OnClose(fn func() error) { t.onStop = fn }
 // Info implements harness.Target.
 func (t *Target) Info() harness.TargetInfo { return t.info }
 
+// BaseURL is where the target itself listens (not its fault proxy): what
+// an effect observer reads back through.
+func (t *Target) BaseURL() string { return t.cfg.BaseURL }
+
 // Supports implements harness.Target: proxy, client and downstream faults,
 // and crash faults when the harness started the target's process.
 func (t *Target) Supports(f faults.Fault) bool {
+	if t.cfg.Remote && !remoteSupports(f) {
+		return false
+	}
 	switch f.(type) {
 	case faults.CrashFault:
-		return t.proc != nil
+		return t.started()
 	case faults.ProxyFault, faults.ClientFault, faults.DownstreamFault:
 		return true
 	}
 	return false
 }
 
-// Kill implements harness.Crasher: SIGKILL the target's process group.
+// WhyUnsupported implements harness.FaultExplainer.
+func (t *Target) WhyUnsupported(f faults.Fault) string {
+	switch f.(type) {
+	case faults.CrashFault:
+		if t.cfg.Remote {
+			return "a remote target takes only what a client can do: idemcheck cannot kill it"
+		}
+		if !t.started() {
+			return "the target has no start command: idemcheck did not start it, so it cannot kill it"
+		}
+	case faults.DownstreamFault:
+		if t.cfg.Remote {
+			return "a remote target takes only what a client can do: its downstream calls reach no fake of this run"
+		}
+	}
+	return ""
+}
+
+// Kill implements harness.Crasher: SIGKILL the target's process group
+// (every replica's: a crash takes the whole deployment down, so that what
+// a restart finds is only what the shared state kept).
 func (t *Target) Kill() error {
-	if t.proc == nil {
+	if !t.started() {
 		return fmt.Errorf("target %s: not started by idemcheck, cannot be killed", t.cfg.Name)
 	}
-	return t.proc.Kill()
+	var err error
+	for _, in := range t.insts {
+		err = errors.Join(err, in.proc.Kill())
+	}
+	return err
 }
 
-// Restart implements harness.Crasher: start the process again, same
-// command, environment and state directory, and wait until it is ready.
+// Restart implements harness.Crasher: start the process (every replica)
+// again, same command, environment and state directory, and wait until it
+// is ready.
 func (t *Target) Restart(ctx context.Context) error {
-	if t.proc == nil {
+	if !t.started() {
 		return fmt.Errorf("target %s: not started by idemcheck, cannot be restarted", t.cfg.Name)
 	}
-	t.proxy.CloseIdleConnections()
 	t.client.CloseIdleConnections()
-	return t.proc.Restart(ctx)
+	for _, in := range t.insts {
+		in.proxy.CloseIdleConnections()
+		if err := in.proc.Restart(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// Close stops the proxy and whatever OnClose registered.
+// Close stops the proxies and whatever OnClose registered.
 func (t *Target) Close() error {
 	t.client.CloseIdleConnections()
-	err := t.proxy.Close()
+	var err error
+	for _, in := range t.insts {
+		err = errors.Join(err, in.proxy.Close())
+	}
 	if t.onStop != nil {
 		err = errors.Join(t.onStop(), err)
 	}
@@ -198,9 +274,13 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 	if !ok {
 		return harness.Reply{Outcome: harness.Fail, Error: "unknown operation " + c.Operation}
 	}
-	req, err := t.request(ctx, t.proxy.URL(), op, c)
+	proxy := t.pick().proxy
+	req, err := t.request(ctx, proxy.URL(), op, c)
 	if err != nil {
 		return harness.Reply{Outcome: harness.Fail, Error: err.Error()}
+	}
+	if err := t.limit.take(ctx, 1); err != nil {
+		return harness.Reply{Outcome: harness.Fail, Error: "not sent: " + err.Error()}
 	}
 	req.Header.Set(faults.AttemptHeader, c.ID)
 	timeout := t.cfg.Timeout
@@ -208,7 +288,7 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 		timeout = cf.ClientTimeout()
 	}
 	pf, _ := c.Fault.(faults.ProxyFault)
-	t.proxy.Arm(c.ID, pf)
+	proxy.Arm(c.ID, pf)
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	resp, err := t.client.Do(req.WithContext(cctx))
@@ -217,7 +297,7 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 		body, err = io.ReadAll(io.LimitReader(resp.Body, maxReply))
 		resp.Body.Close()
 	}
-	rep, got := t.proxy.Report(ctx, c.ID, timeout+5*time.Second)
+	rep, got := proxy.Report(ctx, c.ID, timeout+5*time.Second)
 	out := harness.Reply{Forwarded: rep.Forwarded, Withheld: rep.Withheld}
 	if resp != nil {
 		out.Status = resp.StatusCode
@@ -237,16 +317,18 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 		out.Error = describe(cctx, err, timeout)
 		return out
 	}
-	out.Body = string(body)
-	if len(out.Body) > 2048 {
-		out.Body = out.Body[:2048]
-	}
+	out.Body = evidence(body)
 	switch {
 	case got && !rep.Forwarded && rep.UpstreamError == "":
 		out.Outcome = harness.Fail // answered by the proxy: the target never saw it
 	case rep.UpstreamError != "":
 		out.Outcome = harness.Info
 		out.Error = "the target did not reply: " + rep.UpstreamError
+		return out
+	case rep.Cut:
+		// Only the start of the body is known: not a clean reply.
+		out.Outcome = harness.Info
+		out.Error = fmt.Sprintf("the reply's body was cut: %d bytes arrived, more than the %d kept", rep.ReplyBytes, faults.MaxReplyBody)
 		return out
 	case rep.Withheld:
 		out.Outcome = harness.Info
@@ -255,6 +337,31 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 	}
 	t.read(op, &out, resp.Header, body)
 	return out
+}
+
+// loopbackURL writes a "localhost" host as 127.0.0.1, so that it is never
+// looked up: without an /etc/hosts entry the resolver would ask DNS, which
+// may answer with anything, or slowly.
+func loopbackURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || !strings.EqualFold(u.Hostname(), "localhost") {
+		return raw
+	}
+	host := "127.0.0.1"
+	if p := u.Port(); p != "" {
+		host += ":" + p
+	}
+	u.Host = host
+	return u.String()
+}
+
+// maxEvidence is how much of a reply's body a Reply keeps.
+const maxEvidence = 2048
+
+// evidence is the start of a body, copied: a slice of the whole body
+// would keep all of it (up to a MiB per attempt) alive in the result.
+func evidence(body []byte) string {
+	return string(body[:min(len(body), maxEvidence)])
 }
 
 func outcomeOf(status int) harness.Outcome {
@@ -303,20 +410,26 @@ func (t *Target) Burst(ctx context.Context, c harness.Call, n int) []harness.Rep
 	}
 	req, err := t.request(ctx, t.cfg.BaseURL, op, c)
 	if err == nil {
+		err = t.limit.take(ctx, n)
+	}
+	if err == nil {
 		var replies []faults.BurstReply
-		replies, err = faults.Burst{N: n, Timeout: t.cfg.Timeout}.Fire(ctx, req)
+		replies, err = faults.Burst{N: n, Timeout: t.cfg.Timeout, Hosts: t.burstHosts()}.Fire(ctx, req)
 		if err == nil {
 			for i, br := range replies {
 				r := harness.Reply{Forwarded: true, Status: br.Status}
-				if br.Err != nil {
+				switch {
+				case br.Err != nil:
 					r.Outcome = harness.Info
 					r.Error = br.Err.Error()
-				} else {
+				case br.Cut:
+					// Only the start of the body is known: not a clean reply.
+					r.Outcome = harness.Info
+					r.Body = evidence(br.Body)
+					r.Error = fmt.Sprintf("the reply's body was cut: more than the %d bytes kept arrived", faults.MaxBurstReplyBody)
+				default:
 					r.Outcome = outcomeOf(br.Status)
-					r.Body = string(br.Body)
-					if len(r.Body) > 2048 {
-						r.Body = r.Body[:2048]
-					}
+					r.Body = evidence(br.Body)
 					t.read(op, &r, br.Header, br.Body)
 				}
 				out[i] = r
@@ -392,8 +505,14 @@ func (t *Target) request(ctx context.Context, base string, op *Operation, c harn
 	if body != "" && req.Header.Get("Content-Type") == "" && json.Valid([]byte(body)) {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	if err := t.setCaller(req, c.Caller); err != nil {
+		return nil, err
+	}
 	if c.Key != "" {
 		req.Header.Set(t.cfg.KeyHeader, c.Key)
+	}
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", UserAgent)
 	}
 	return req, nil
 }
@@ -422,39 +541,11 @@ func locate(l Locator, h nethttp.Header, doc any) (string, bool) {
 		}
 		return v[0], true
 	}
-	if l.JSON == "" || doc == nil {
-		return "", false
-	}
-	cur := doc
-	for _, part := range strings.Split(l.JSON, ".") {
-		switch x := cur.(type) {
-		case map[string]any:
-			v, ok := x[part]
-			if !ok {
-				return "", false
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(part)
-			if err != nil || i < 0 || i >= len(x) {
-				return "", false
-			}
-			cur = x[i]
-		default:
-			return "", false
-		}
-	}
-	switch x := cur.(type) {
-	case string:
-		return x, true
-	case nil:
-		return "", false
-	case json.Number:
-		return x.String(), true
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64), true
-	default:
-		b, _ := json.Marshal(x)
-		return string(b), true
-	}
+	return harness.JSONPath(doc, l.JSON)
+}
+
+// capabilities are the conventions an HTTP API is held to: an
+// idempotency-key header, an effect field in replies, dry runs.
+func capabilities() *harness.Capabilities {
+	return &harness.Capabilities{Keys: true, EffectField: true, DryRun: true}
 }

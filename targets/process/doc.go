@@ -2,8 +2,8 @@
 // the process-level faults to it: crash (SIGKILL), pause (SIGSTOP), resume
 // (SIGCONT), restart and graceful stop.
 //
-// Start launches the command from a Spec and returns only once the server is
-// ready (it answers HTTP on Ready.URL or accepts TCP on Ready.Addr). A server
+// [Start] launches the command from a [Spec] and returns only once the server is
+// ready (it answers 2xx on Ready.URL or accepts TCP on Ready.Addr). A server
 // that exits while starting is reported at once, with its exit status and the
 // tail of its output, as a *StartError; so is one that is not ready within
 // Ready.Timeout.
@@ -17,9 +17,18 @@
 // before Restart starts the next incarnation. The child also gets
 // Pdeathsig=SIGKILL so that it dies with the harness.
 //
-// Limits: a descendant that leaves the process group (setsid, setpgid) is out
-// of reach; Pdeathsig covers only the direct child, so if the harness itself
-// is killed, grandchildren are left to init. Pdeathsig fires when the OS
+// A descendant that leaves the process group (setsid, setpgid, a double
+// fork) is still found: every process an incarnation starts inherits two
+// environment entries, OwnerVar (this idemcheck process, by pid and start
+// time) and ScopeVar (unique to the incarnation). When the incarnation
+// ends, KillTagged scans /proc and SIGKILLs whatever still carries its
+// scope, however it ignores SIGTERM, before Exited is closed. FindTagged
+// and OwnerAlive let a later sweep find what a killed idemcheck left.
+//
+// Limits: a descendant that replaces its environment (execve with a fresh
+// one, env -i) carries no tag and is out of reach once it leaves the group.
+// No cgroup is used: the tag scan works unprivileged everywhere /proc does.
+// Pdeathsig covers only the direct child. Pdeathsig fires when the OS
 // thread that started the child ends, and Go ends a thread only when a
 // goroutine locked to it with runtime.LockOSThread exits: do not call Start
 // or Restart from such a goroutine. The package is Linux only.

@@ -90,7 +90,9 @@ func parseStat(stat []byte) (state byte, pgrp int, ok bool) {
 		return 0, 0, false
 	}
 	fields := bytes.Fields(stat[i+1:])
-	if len(fields) < 3 || len(fields[0]) != 1 {
+	// The state is one letter (R, S, D, Z, T, t, X, …); anything else is
+	// not a stat line.
+	if len(fields) < 3 || len(fields[0]) != 1 || !isLetter(fields[0][0]) {
 		return 0, 0, false
 	}
 	pgrp, err := strconv.Atoi(string(fields[2]))
@@ -99,6 +101,8 @@ func parseStat(stat []byte) (state byte, pgrp int, ok bool) {
 	}
 	return fields[0][0], pgrp, true
 }
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 // groupStopped reports whether every thread of every live process in group
 // pgid is stopped. SIGSTOP is delivered asynchronously: kill(2) returns

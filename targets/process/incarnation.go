@@ -18,8 +18,10 @@ var errExited = errors.New("process has exited")
 // incarnation is one run of the command: one child, leader of its own
 // process group (pgid == pid).
 type incarnation struct {
-	pid  int
-	done chan struct{} // closed when the leader is reaped and its group is gone
+	pid   int
+	scope string        // its ScopeVar entry: what carries it dies with it
+	since uint64        // the leader's start, in clock ticks: its descendants start later
+	done  chan struct{} // closed when the leader is reaped, its group is gone and its scope is empty
 
 	mu        sync.Mutex
 	exited    bool // the leader has exited (not yet reaped while watch holds mu)
@@ -48,6 +50,8 @@ func (in *incarnation) watch(cmd *exec.Cmd) {
 	if waitErr == nil {
 		waitGroupGone(in.pid)
 	}
+	// What left the group (setsid, a double fork) is found by its tag.
+	KillTaggedSince(in.scope, in.since)
 	close(in.done)
 }
 

@@ -102,6 +102,7 @@ func TestParseStat(t *testing.T) {
 func FuzzParseStat(f *testing.F) {
 	f.Add([]byte("42 (shop) S 1 42 42 0 -1"))
 	f.Add([]byte("1 ()) R 0 1"))
+	f.Add([]byte("1 (x) \x00 1 1")) // a NUL is no state
 	f.Fuzz(func(t *testing.T, stat []byte) {
 		state, _, ok := parseStat(stat)
 		if ok && state == 0 {

@@ -5,8 +5,10 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -27,26 +29,58 @@ func TestMain(m *testing.M) {
 // runHelper is the helper program. Modes:
 //
 //	http   serve HTTP on 127.0.0.1:$PORT (/healthz, /exit?code=N)
+//	warm   like http, but /healthz answers 503 to its first warmupProbes
+//	       requests, as a server still loading does; /warmups says how
+//	       many 503s it sent
 //	exit3  complain on stderr and exit 3 at once
 //	hang   run forever without listening
 //	spawn  start a grandchild in hang mode, then serve like http, plus
 //	       /grandchild answering the grandchild's pid
+//	escape like spawn, but the grandchild starts a session of its own
+//	       (setsid), out of the group's reach, and ignores SIGTERM
 //	flood  write floodLines numbered lines to stdout and exit 0
 func runHelper(mode string) int {
 	switch mode {
 	case "http":
 		return serve(http.NewServeMux())
+	case "warm":
+		var mu sync.Mutex
+		warmups := 0
+		mux := http.NewServeMux()
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+			mu.Lock()
+			defer mu.Unlock()
+			if warmups < warmupProbes {
+				warmups++
+				http.Error(w, "warming up", http.StatusServiceUnavailable)
+				return
+			}
+			fmt.Fprint(w, "ok")
+		})
+		mux.HandleFunc("/warmups", func(w http.ResponseWriter, _ *http.Request) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprint(w, warmups)
+		})
+		return serve(mux)
 	case "exit3":
 		fmt.Fprintln(os.Stderr, "helper exit3: fatal: config file shop.toml not found")
 		return 3
 	case "hang":
+		if os.Getenv("IGNORE_TERM") != "" {
+			signal.Ignore(syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+		}
 		fmt.Printf("helper hang: pid %d, not listening\n", os.Getpid())
 		for {
 			_ = syscall.Pause() // returns on each handled signal; SIGTERM and SIGKILL still end it
 		}
-	case "spawn":
+	case "spawn", "escape":
 		gc := exec.Command(os.Args[0])
 		gc.Env = append(os.Environ(), helperEnv+"=hang")
+		if mode == "escape" {
+			gc.Env = append(gc.Env, "IGNORE_TERM=1")
+			gc.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		}
 		gc.Stdout, gc.Stderr = os.Stdout, os.Stderr // the grandchild holds the output pipe too
 		if err := gc.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, "helper spawn:", err)
@@ -70,6 +104,9 @@ func runHelper(mode string) int {
 	}
 }
 
+// warmupProbes is how many readiness probes the warm helper answers 503.
+const warmupProbes = 3
+
 // The flood helper's output.
 const (
 	floodLines  = 10000
@@ -77,9 +114,11 @@ const (
 )
 
 func serve(mux *http.ServeMux) int {
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-		fmt.Fprint(w, "ok")
-	})
+	if os.Getenv(helperEnv) != "warm" {
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+			fmt.Fprint(w, "ok")
+		})
+	}
 	mux.HandleFunc("/exit", func(_ http.ResponseWriter, r *http.Request) {
 		code, _ := strconv.Atoi(r.URL.Query().Get("code"))
 		fmt.Fprintf(os.Stderr, "helper: exiting with code %d on request\n", code)

@@ -61,7 +61,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	if !strings.Contains(path, "/") {
 		lp, err := exec.LookPath(path)
 		if err != nil {
-			return nil, p.cannotStart(err, "install it or put it on PATH, or give Command[0] as a path containing a slash")
+			return nil, p.cannotStart(err, "install it or put it on PATH, or give start.command's program as a path (with a slash, such as ./server)")
 		}
 		path = lp
 	}
@@ -73,7 +73,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, p.cannotStart(err, "check Spec.Dir")
+		return nil, p.cannotStart(err, "check start.dir")
 	}
 	p.dir = abs
 
@@ -90,9 +90,11 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 // spawn starts a new incarnation and makes it current.
 func (p *Process) spawn() (*incarnation, error) {
 	cmd := &exec.Cmd{
-		Path:   p.path,
-		Args:   p.spec.Command,
-		Env:    p.env,
+		Path: p.path,
+		Args: p.spec.Command,
+		// The scope tags everything this incarnation starts, even what
+		// leaves the group; exec keeps the last of duplicate entries.
+		Env:    append(p.env[:len(p.env):len(p.env)], OwnerVar+"="+OwnerID(), NewScope()),
 		Dir:    p.dir,
 		Stdout: p.out, // the same writer twice: one pipe, output interleaved as written
 		Stderr: p.out,
@@ -103,9 +105,10 @@ func (p *Process) spawn() (*incarnation, error) {
 		WaitDelay: ioGrace,
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, p.cannotStart(err, "check Command[0] exists and is executable, and that Spec.Dir exists")
+		return nil, p.cannotStart(err, "check that start.command's program exists and is executable, and that start.dir exists")
 	}
-	in := &incarnation{pid: cmd.Process.Pid, done: make(chan struct{})}
+	in := &incarnation{pid: cmd.Process.Pid, scope: cmd.Env[len(cmd.Env)-1], done: make(chan struct{})}
+	in.since, _ = startTime(in.pid) // unreaped until watch says so: the pid is its
 	p.mu.Lock()
 	p.inc = in
 	p.mu.Unlock()

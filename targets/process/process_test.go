@@ -182,7 +182,6 @@ func TestStartWaitsForReadinessAndStopEndsIt(t *testing.T) {
 		ready func(h helper) process.Ready
 	}{
 		{"HTTP URL answers", func(h helper) process.Ready { return process.Ready{URL: h.url("/healthz")} }},
-		{"any HTTP status counts as up", func(h helper) process.Ready { return process.Ready{URL: h.url("/no-such-page")} }},
 		{"TCP address accepts", func(h helper) process.Ready {
 			return process.Ready{Addr: fmt.Sprintf("127.0.0.1:%d", h.port)}
 		}},
@@ -231,13 +230,57 @@ func TestStartReportsExitBeforeReadyAtOnce(t *testing.T) {
 	msg := err.Error()
 	for _, want := range []string{
 		`"helper-exit3"`, "exited before it was ready", "exit status 3", // what was seen
-		"expected an HTTP response to GET " + h.url("/healthz"),  // what was expected
+		"expected a 2xx reply to GET " + h.url("/healthz"),       // what was expected
 		"| helper exit3: fatal: config file shop.toml not found", // its output
 		"hint: ", // what to do
 	} {
 		assert.Contains(t, msg, want)
 	}
 	assert.Empty(t, liveWithToken(t, h.token))
+}
+
+// TestStartWaitsOutAWarmingUp503: a server that answers its ready path 503
+// while it loads is not ready until the path answers 2xx.
+func TestStartWaitsOutAWarmingUp503(t *testing.T) {
+	t.Parallel()
+	h := newHelper(t, "warm")
+	p, err := process.Start(testContext(t), h.spec)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Stop(context.Background()) })
+
+	assert.Equal(t, strconv.Itoa(warmupProbes), mustGet(t, h.url("/warmups")),
+		"Start returned only after every warming-up 503 was seen")
+	assert.Equal(t, "ok", mustGet(t, h.url("/healthz")))
+	require.NoError(t, p.Stop(testContext(t)))
+	assert.Empty(t, liveWithToken(t, h.token))
+}
+
+// TestStartRefusesAReadyPathThatNeverAnswers2xx: a ready URL that answers
+// 404 for ever (a wrong path) is never ready: the wait ends at the timeout
+// with an error that names the status, and the server is killed. The URL
+// is served here, so it answers from the first probe on.
+func TestStartRefusesAReadyPathThatNeverAnswers2xx(t *testing.T) {
+	t.Parallel()
+	h := newHelper(t, "hang")
+	var probes atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		probes.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	h.spec.Ready = process.Ready{URL: srv.URL + "/no-such-page", Timeout: 300 * time.Millisecond}
+
+	p, err := process.Start(testContext(t), h.spec)
+	require.Error(t, err)
+	assert.Nil(t, p)
+	assert.Positive(t, probes.Load(), "the ready URL was probed")
+
+	var se *process.StartError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, -1, se.ExitCode, "it was still running")
+	assert.Equal(t, "not ready after 300ms: GET "+srv.URL+"/no-such-page answered 404 Not Found, not a 2xx", se.Reason)
+	assert.Contains(t, err.Error(), "expected a 2xx reply to GET "+srv.URL+"/no-such-page")
+	assert.Empty(t, liveWithToken(t, h.token), "the server must be killed")
 }
 
 func TestStartTimesOutAndKills(t *testing.T) {
@@ -256,7 +299,7 @@ func TestStartTimesOutAndKills(t *testing.T) {
 	// itself run out of time. Either way it names what was probed.
 	assert.Contains(t, se.Reason, h.spec.Ready.Addr, "the reason carries the last probe error")
 	assert.Equal(t, -1, se.ExitCode, "it was still running")
-	assert.Contains(t, err.Error(), "Ready.Timeout", "the hint names the knob")
+	assert.Contains(t, err.Error(), "start.ready.timeout", "the hint names the knob as the configuration file does")
 	assert.Empty(t, liveWithToken(t, h.token), "the hanging process must be killed")
 }
 
@@ -447,30 +490,34 @@ func TestGroupDiesWithItsLeader(t *testing.T) {
 			waitClosed(t, exited, "Exited after the crash")
 		}, true},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			h := newHelper(t, "spawn")
-			p, err := process.Start(testContext(t), h.spec)
-			require.NoError(t, err)
-			pid := p.Pid()
-			grandchild, err := strconv.Atoi(mustGet(t, h.url("/grandchild")))
-			require.NoError(t, err)
-			require.True(t, alive(grandchild), "grandchild %d is running", grandchild)
+	// spawn: the grandchild stays in the group; escape: it leaves the
+	// group and session and ignores SIGTERM, and must die all the same.
+	for _, mode := range []string{"spawn", "escape"} {
+		for _, tt := range tests {
+			t.Run(mode+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				h := newHelper(t, mode)
+				p, err := process.Start(testContext(t), h.spec)
+				require.NoError(t, err)
+				pid := p.Pid()
+				grandchild, err := strconv.Atoi(mustGet(t, h.url("/grandchild")))
+				require.NoError(t, err)
+				require.True(t, alive(grandchild), "grandchild %d is running", grandchild)
 
-			tt.fault(t, h, p)
-			assert.True(t, reaped(pid), "child %d still exists", pid)
-			assert.False(t, alive(grandchild), "grandchild %d survived", grandchild)
+				tt.fault(t, h, p)
+				assert.True(t, reaped(pid), "child %d still exists", pid)
+				assert.False(t, alive(grandchild), "grandchild %d survived", grandchild)
 
-			err = p.Stop(testContext(t))
-			if tt.stopErr {
-				assert.ErrorContains(t, err, "exited by itself")
-				assert.ErrorContains(t, err, "exit status 2")
-			} else {
-				assert.NoError(t, err)
-			}
-			assert.Empty(t, liveWithToken(t, h.token))
-		})
+				err = p.Stop(testContext(t))
+				if tt.stopErr {
+					assert.ErrorContains(t, err, "exited by itself")
+					assert.ErrorContains(t, err, "exit status 2")
+				} else {
+					assert.NoError(t, err)
+				}
+				assert.Empty(t, liveWithToken(t, h.token))
+			})
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"time"
@@ -48,9 +49,13 @@ func newProber(r Ready) prober {
 				if err != nil {
 					return err
 				}
-				return resp.Body.Close()
+				// A short read lets the connection close cleanly; what the
+				// body says does not matter, only the status.
+				_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+				_ = resp.Body.Close()
+				return readyStatus(r.URL, resp.StatusCode)
 			},
-			want:  fmt.Sprintf("an HTTP response to GET %s within %v", r.URL, r.timeout()),
+			want:  fmt.Sprintf("a 2xx reply to GET %s within %v", r.URL, r.timeout()),
 			close: tr.CloseIdleConnections,
 		}
 	case r.Addr != "":
@@ -69,6 +74,16 @@ func newProber(r Ready) prober {
 	default:
 		return prober{want: "it to keep running", close: func() {}}
 	}
+}
+
+// readyStatus says whether an HTTP status means ready: only a 2xx does. A
+// 503 from a server still warming up, a 404 from a wrong path or a
+// redirect to a login page are answers, not readiness.
+func readyStatus(url string, code int) error {
+	if code >= 200 && code <= 299 {
+		return nil
+	}
+	return fmt.Errorf("GET %s answered %d %s, not a 2xx", url, code, http.StatusText(code))
 }
 
 // awaitReady waits until in is ready. On any failure it kills in, waits for
@@ -124,7 +139,7 @@ func (p *Process) awaitReady(ctx context.Context, in *incarnation) error {
 				Output:   p.Output(),
 				status:   "it was still running and has been killed",
 				want:     pr.want,
-				hint:     "check that it listens where Spec.Ready points (port, host, path), or raise Ready.Timeout if it is just slow",
+				hint:     "check that it listens at the target's url (host, port) and answers start.ready.path, or raise start.ready.timeout if it is just slow",
 			}
 		case <-timer.C:
 		}

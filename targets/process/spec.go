@@ -38,8 +38,9 @@ type Spec struct {
 // Ready says how to know that a started server is up. With neither URL nor
 // Addr set, a server counts as ready as soon as it has been started.
 type Ready struct {
-	// URL, if set, is fetched with GET until any HTTP response arrives,
-	// whatever its status. Redirects are not followed.
+	// URL, if set, is fetched with GET until it answers with a 2xx status.
+	// Any other status (a 503 while the server warms up, a 404 from a
+	// wrong path) means not ready yet. Redirects are not followed.
 	URL string
 	// Addr, used when URL is empty, is dialled over TCP ("host:port") until
 	// a connection succeeds.

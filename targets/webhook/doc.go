@@ -8,7 +8,7 @@
 //
 // # Events
 //
-// Each Event of the Config is one operation: a POST of Body to Path. The
+// Each [Event] of the [Config] is one operation: a POST of Body to Path. The
 // intent's key is the event id: write {{key}} where the payload carries it
 // (e.g. {"id":"{{key}}",…}); every redelivery of an intent has the same id.
 // Body, Path and header values may also use {{marker}} (put it where the
@@ -37,14 +37,14 @@
 // BadSignature delivers an attempt signed with the wrong secret (in the
 // right format): a handler must refuse it (4xx), cause no effect, and not
 // let it consume the event id. OutOfOrder delivers events newest first.
-// The checks that would judge those deliveries (webhook.signature,
-// webhook.out-of-order) are not in the harness yet: CHECKS.md specifies
-// them.
+// The checks webhook.signature and webhook.out-of-order judge those
+// deliveries; CHECKS.md describes how.
 //
 // # What does not apply
 //
 // Webhook handlers have no idempotency-key header, no effect field in
-// their acknowledgement and no dry run: Info marks key.required,
-// key.mismatch, dryrun and effect.field as not applicable (NotApplicable).
+// their acknowledgement and no dry run: Info declares none of those
+// capabilities, so key.required, key.mismatch, dryrun and effect.field are
+// reported as not applicable.
 // A handler acknowledges with any 2xx; 409 and 5xx are redelivered.
 package webhook

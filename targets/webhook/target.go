@@ -19,11 +19,6 @@ import (
 // Kind is the adapter's kind in reports.
 const Kind = "webhook"
 
-// NotApplicable are the checks whose conventions webhook handlers do not
-// have: no idempotency-key header (the event id is in the payload), no
-// effect field, no dry run.
-var NotApplicable = []string{harness.CheckKeyRequired, harness.CheckKeyMismatch, harness.CheckDryRun, harness.CheckEffectField}
-
 // Event is one kind of event the sender delivers: an operation.
 type Event struct {
 	// Name is the operation's name, e.g. "invoice.due".
@@ -179,7 +174,10 @@ func Spec(cfg Config, launch *httptarget.Launch, fks ...harness.FakeStarter) har
 
 func wrap(cfg Config, inner harness.Target) *Target {
 	t := &Target{cfg: cfg, events: map[string]Event{}, inner: inner, created: map[string]int64{}}
-	t.info = harness.TargetInfo{Name: cfg.Name, Kind: Kind, NotApplicable: slices.Clone(NotApplicable)}
+	// A handler has none of the conventions of a keyed API: no key header
+	// (the event id is in the payload), no effect field, no dry run. It is
+	// a Signer and a Reorderer, which the harness sees for itself.
+	t.info = harness.TargetInfo{Name: cfg.Name, Kind: Kind, Capabilities: &harness.Capabilities{}}
 	for _, ev := range cfg.Events {
 		t.events[ev.Name] = ev
 		t.info.Operations = append(t.info.Operations, harness.Operation{Name: ev.Name, Mutating: !ev.Safe, Inputs: ev.Inputs})

@@ -184,8 +184,8 @@ func TestVerifyInProcessHandlers(t *testing.T) {
 	fail, skipped := failing(good)
 	assert.Empty(t, fail)
 	assert.Equal(t, 3, good.Score.Level, good.Score.Reason)
-	assert.Equal(t, []string{"crash.recovery", "dryrun", "effect.field", "key.mismatch", "key.required"}, skipped,
-		"the four conventions webhooks lack, and crashes (the harness did not start this handler)")
+	assert.Equal(t, []string{"crash.recovery", "dryrun", "effect.field", "ietf.draft", "key.mismatch", "key.required", "key.scope", "mcp.annotations", "mcp.idempotent-hint", "mcp.readonly-hint"}, skipped,
+		"the key conventions webhooks lack (an event id is not a caller's key), crashes (the harness did not start this handler), tool annotations, and the ietf-draft profile it did not opt into")
 	for _, c := range good.Checks {
 		if c.ID == "effect.field" {
 			assert.Equal(t, "not applicable to webhook targets", c.Note)
@@ -195,7 +195,7 @@ func TestVerifyInProcessHandlers(t *testing.T) {
 	naive := res.Targets[1]
 	require.Empty(t, naive.Error)
 	fail, _ = failing(naive)
-	assert.Equal(t, []string{"concurrent.duplicates", "downstream.propagation", "retry.after-fault", "retry.sequential", "webhook.signature"}, fail,
+	assert.Equal(t, []string{"concurrent.duplicates", "downstream.propagation", "retry.after-fault", "retry.late", "retry.sequential", "webhook.signature"}, fail,
 		"a handler that processes every delivery duplicates every redelivery, forged ones included")
 	assert.Equal(t, 0, naive.Score.Level)
 }

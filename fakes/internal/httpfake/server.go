@@ -63,6 +63,8 @@ type Server struct {
 }
 
 // Serve serves h on ln in a goroutine until Close: NewServer, then Start.
+// A fake whose handlers use the returned Server (Faults does) must call
+// NewServer, keep it, then Start, so that no request sees it unset.
 func Serve(name string, ln net.Listener, h http.Handler) *Server {
 	s := NewServer(name, ln, h)
 	s.Start()
@@ -148,4 +150,39 @@ func (s *Server) Close() error {
 		s.closeErr = err
 	})
 	return s.closeErr
+}
+
+// TB is the part of *testing.T, *testing.B and similar types that Start
+// uses.
+type TB interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Cleanup(func())
+}
+
+// Start is a fake's New for tests: it starts the fake with at most one
+// options value, fails tb if it cannot start, and closes it when tb's test
+// ends. name is the fake's package name, for messages.
+func Start[O any, S interface{ Close() error }](tb TB, name string, newFake func(O) (S, error), opts []O) S {
+	tb.Helper()
+	var zero S
+	if len(opts) > 1 {
+		tb.Fatalf("%s.Start: got %d Options, want at most 1", name, len(opts))
+		return zero
+	}
+	var o O
+	if len(opts) == 1 {
+		o = opts[0]
+	}
+	s, err := newFake(o)
+	if err != nil {
+		tb.Fatalf("%s.Start: %v", name, err)
+		return zero
+	}
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Fatalf("%s.Start cleanup: %v", name, err)
+		}
+	})
+	return s
 }

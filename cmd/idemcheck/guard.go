@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/idemcheck/idemcheck/targets/container"
+	"github.com/idemcheck/idemcheck/targets/process"
+)
+
+// guardSubcommand is the hidden subcommand of the guard process.
+const guardSubcommand = "__guard"
+
+// runDirPrefix names the temporary directory of one idemcheck process; its
+// ownerFile holds process.OwnerID, so that a sweep can tell a live run's
+// directory from a dead one's.
+const (
+	runDirPrefix = "idemcheck-run-"
+	ownerFile    = "owner"
+)
+
+// programMain is the program as main runs it, with what only a whole
+// process may do: it handles SIGINT, SIGTERM and SIGHUP alike (exit 130),
+// tags every process it starts (process.OwnerVar), keeps all temporary
+// files (state directories, the targets' own TMPDIR) in one directory of
+// its own, and starts a guard process. When the program ends, however it
+// ends (its own SIGKILL included), whatever still carries its tag is
+// killed and that directory removed: by the program itself on the way out,
+// or by the guard, which waits for the end of a pipe the kernel closes
+// when the program dies.
+func programMain(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	owner := process.OwnerID()
+	os.Setenv(process.OwnerVar, owner)
+	dir, err := os.MkdirTemp("", runDirPrefix)
+	if err == nil {
+		if err = os.WriteFile(filepath.Join(dir, ownerFile), []byte(owner), 0o600); err == nil {
+			os.Setenv("TMPDIR", dir)
+		}
+	}
+	release := startGuard(owner, dir)
+	code := run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
+	process.KillTagged(process.OwnerVar + "=" + owner)
+	if dir != "" {
+		_ = os.RemoveAll(dir)
+	}
+	release()
+	return code
+}
+
+// startGuard starts the guard (this executable again, in its own process
+// group so that a terminal's Ctrl-C does not reach it) and returns a
+// function that lets it go. If it cannot be started the program runs
+// without it: its own exit still sweeps, only its SIGKILL does not.
+func startGuard(owner, dir string) (release func()) {
+	exe, err := os.Executable()
+	if err != nil {
+		return func() {}
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return func() {}
+	}
+	cmd := exec.Command(exe, guardSubcommand, owner, dir)
+	cmd.Stdin = r
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The guard must not carry the tag it sweeps.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, process.OwnerVar+"=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	err = cmd.Start()
+	r.Close()
+	if err != nil {
+		w.Close()
+		return func() {}
+	}
+	go func() { _ = cmd.Wait() }() // reaped if it ends first
+	return func() { w.Close() }
+}
+
+// guardMain is the guard: it waits until the pipe from its idemcheck
+// process closes, then kills what carries that process's tag and removes
+// its directory.
+func guardMain(args []string) int {
+	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	if len(args) != 2 {
+		return exitUsage
+	}
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	owner := args[0]
+	process.KillTagged(process.OwnerVar + "=" + owner)
+	if strings.HasPrefix(filepath.Base(args[1]), runDirPrefix) {
+		_ = os.RemoveAll(args[1])
+	}
+	// Its containers too (a container engine may not be there at all).
+	ctx, cancel := context.WithTimeout(context.Background(), guardDockerLimit)
+	defer cancel()
+	_, _ = container.RemoveOrphans(ctx, "", func(o string) bool { return o != owner && process.OwnerAlive(o) })
+	return exitOK
+}
+
+// guardDockerLimit bounds the guard's removal of containers.
+const guardDockerLimit = 30 * time.Second
+
+// cmdCleanup sweeps what idemcheck processes that no longer run left
+// behind: processes carrying their tag, their temporary directories, and
+// their containers.
+// A running idemcheck's processes and directory are left alone.
+func cmdCleanup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("cleanup")
+	if err := fs.Parse(args); err != nil {
+		return flagError(fs, err, stdout)
+	}
+	if fs.NArg() > 0 {
+		return usageErr("cleanup: unexpected argument %q", fs.Arg(0))
+	}
+	procs, dirs := sweep()
+	fmt.Fprintf(stdout, "cleanup: killed %s, removed %s\n", plural(procs, "leftover process", "leftover processes"), plural(dirs, "leftover directory", "leftover directories"))
+	n, err := container.RemoveOrphans(ctx, "", process.OwnerAlive)
+	var ue *container.UnreachableError
+	switch {
+	case errors.As(err, &ue):
+		fmt.Fprintf(stdout, "cleanup: no container engine answers (%v): containers not checked\n", ue.Err)
+	case err != nil:
+		return harnessErr(fmt.Errorf("cleanup: %w", err), "remove them by hand: docker rm -f $(docker ps -aq --filter label="+container.OwnerLabel+")")
+	default:
+		fmt.Fprintf(stdout, "cleanup: removed %s\n", plural(n, "leftover container", "leftover containers"))
+	}
+	return nil
+}
+
+// sweep kills the tagged processes and removes the run directories of
+// idemcheck processes that are gone.
+func sweep() (procs, dirs int) {
+	dead := map[string]bool{}
+	for _, p := range process.FindTagged(process.OwnerVar, "") {
+		if p.Value == process.OwnerID() || dead[p.Value] {
+			continue
+		}
+		if !process.OwnerAlive(p.Value) {
+			dead[p.Value] = true
+			procs += process.KillTagged(process.OwnerVar + "=" + p.Value)
+		}
+	}
+	matches, _ := filepath.Glob(filepath.Join(os.TempDir(), runDirPrefix+"*"))
+	for _, d := range matches {
+		owner, err := os.ReadFile(filepath.Join(d, ownerFile))
+		if err != nil && !os.IsNotExist(err) {
+			continue
+		}
+		// A directory without its owner file was cut short while being made.
+		if (err == nil && (string(owner) == process.OwnerID() || process.OwnerAlive(string(owner)))) || os.RemoveAll(d) != nil {
+			continue
+		}
+		dirs++
+	}
+	return procs, dirs
+}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// writeHostileConfig writes a configuration of hostile targets: an HTTP
+// server whose every reply is 256 MiB, and a CLI tool that floods its
+// output with control characters and invalid UTF-8, and an HTTP server
+// that prints them and exits as it starts.
+func writeHostileConfig(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	cfg := fmt.Sprintf(`version: 1
+targets:
+  - name: hugebody
+    kind: http
+    url: "http://127.0.0.1:{{port}}"
+    start:
+      command: [%[1]q, "127.0.0.1:{{port}}"]
+      env: {%[2]s: hugebody}
+      ready: {path: /healthz}
+    timeout: 30s
+    operations:
+      - name: create-order
+        mutating: true
+        method: POST
+        path: /orders
+        body: '{"memo":"{{marker}}"}'
+  - name: crashstart
+    kind: http
+    url: "http://127.0.0.1:{{port}}"
+    start:
+      command: [%[1]q, "127.0.0.1:{{port}}"]
+      env: {%[2]s: crashstart}
+      ready: {path: /healthz}
+    operations:
+      - name: create-order
+        mutating: true
+        method: POST
+        path: /orders
+        body: '{"memo":"{{marker}}"}'
+  - name: garbage
+    kind: cli
+    command: [%[1]q]
+    env: {%[2]s: garbage}
+    operations:
+      - name: create-order
+        mutating: true
+        args: [create-order, --memo, "order {{marker}}"]
+`, exe, hostileEnv)
+	path := filepath.Join(t.TempDir(), "hostile.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
+	return path
+}
+
+// TestHostileTargets runs the program over hostile targets and checks
+// that its memory stays bounded (peak resident set, measured by the
+// kernel), that every report file is valid, and that the terminal gets
+// no raw control bytes. The figure is logged for the README.
+func TestHostileTargets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("moves gigabytes through loopback")
+	}
+	if raceOn {
+		// The race detector's shadow memory alone is ~5× the bound.
+		t.Skip("its memory bound holds only without -race: .ci/run runs it so (go test -run '^TestHostileTargets$' ./cmd/idemcheck/)")
+	}
+	out := t.TempDir()
+	cmd := exec.Command(os.Args[0], "run", "-c", writeHostileConfig(t), "--trials", "0",
+		"--format", "text,json,junit,md,html", "--out", out)
+	cmd.Env = append(os.Environ(), "IDEMCHECK_TEST_MAIN=1")
+	cmd.WaitDelay = 10 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		require.NoError(t, err)
+	}
+	// hugebody cannot be tested (every reply is cut: exit 3 with that
+	// reason); garbage can. Either way every report is written.
+	assert.Contains(t, stderr.String(), "cut: 268435")
+	peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
+	t.Logf("peak resident memory of idemcheck over the hostile targets: %.1f MiB", float64(peak)/(1<<20))
+	assert.Less(t, peak, int64(200<<20), "idemcheck's peak resident memory")
+
+	for name, b := range map[string][]byte{"stdout": stdout.Bytes(), "stderr": stderr.Bytes()} {
+		assert.NotContains(t, string(b), "\x1b", "raw ESC on the terminal (%s)", name)
+		assert.NotContains(t, string(b), "\x00", "raw NUL on the terminal (%s)", name)
+		assert.NotContains(t, string(b), bearerSecret, "a secret on the terminal (%s)", name)
+		assert.NotContains(t, string(b), keySecret, "a secret on the terminal (%s)", name)
+	}
+	requireValidReports(t, out)
+	requireNoTargetsLeft(t)
+}
+
+// requireValidReports checks every report file in dir: XML parses, JSON
+// parses, Markdown and text are valid UTF-8 without control characters
+// other than newline and tab.
+func requireValidReports(t *testing.T, dir string) {
+	t.Helper()
+	for _, name := range []string{"report.xml", "report.json", "result.json", "report.md", "report.txt", "report.html"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err, name)
+		assert.True(t, utf8.Valid(b), "%s is not valid UTF-8", name)
+		assert.NotContains(t, string(b), bearerSecret, "%s holds a secret", name)
+		assert.NotContains(t, string(b), keySecret, "%s holds a secret", name)
+		assert.Equal(t, -1, bytes.IndexFunc(b, func(r rune) bool {
+			return r < 0x20 && r != '\n' && r != '\t' && r != '\r' || r == 0x7f
+		}), "%s holds a control character", name)
+		switch filepath.Ext(name) {
+		case ".xml":
+			dec := xml.NewDecoder(bytes.NewReader(b))
+			for {
+				_, err := dec.Token()
+				if err == io.EOF {
+					break
+				}
+				require.NoError(t, err, "report.xml does not parse")
+			}
+		case ".json":
+			assert.True(t, json.Valid(b), "%s is not valid JSON", name)
+		}
+	}
+}
+
+// TestMissingDirIsABadConfig: a start directory that does not exist is a
+// mistake in the file, found before any fake or target starts: exit 2
+// with file, line and column, and it is called a directory.
+func TestMissingDirIsABadConfig(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	cfg := fmt.Sprintf(`version: 1
+fakes:
+  payments: {}
+targets:
+  - name: shop
+    kind: http
+    url: "http://127.0.0.1:{{port}}"
+    start:
+      command: [%q, "__example", "shop"]
+      dir: ./no-such-dir
+    operations:
+      - {name: create-order, mutating: true, method: POST, path: /orders, body: '{"memo":"{{marker}}"}'}
+`, exe)
+	path := filepath.Join(t.TempDir(), "idemcheck.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
+	code, _, errs := runCLI(t, t.Context(), "run", "-c", path)
+	assert.Equal(t, exitUsage, code, errs)
+	assert.Contains(t, errs, path+":10:12: targets[0].start.dir: the directory \"./no-such-dir\" does not exist")
+	assert.NotContains(t, errs, "started")
+}
+
+// TestHostileSavedTrialsAreRefused: a trials file asking for a burst far
+// beyond the configuration's, or for a fault it does not enable, is bad
+// input (exit 2), refused before anything starts.
+func TestHostileSavedTrialsAreRefused(t *testing.T) {
+	cfg := writeConfigWith(t, "", "correct")
+	for why, step := range map[string]string{
+		"a burst of 5,000": `{"op":"create-order","key":"fresh","burst":5000}`,
+		"an unknown fault": `{"op":"create-order","key":"fresh","fault":"meteor"}`,
+	} {
+		t.Run(why, func(t *testing.T) {
+			trials := filepath.Join(t.TempDir(), "failing-trials.json")
+			doc := `[{"target":"correct","seed":1,"trial":{"steps":[` + step + `]},"checks":["exactly-once"]}]`
+			require.NoError(t, os.WriteFile(trials, []byte(doc), 0o644))
+			code, _, errs := runCLI(t, t.Context(), "replay", "-c", cfg, trials)
+			assert.Equal(t, exitUsage, code, errs)
+			assert.Contains(t, errs, "saved trial 1 (target correct)")
+			assert.NotContains(t, errs, "started")
+		})
+	}
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+)
+
+// hostileEnv turns the test binary into a hostile target; its value is
+// the behaviour:
+//
+//	hugebody  HTTP on $1 (an address): /healthz answers, every other
+//	          request gets 200 and a body of hugeBody bytes
+//	crashstart prints garbageText on stderr and exits 1 at once
+//	silent    accepts TCP connections on $1 and never answers
+//	garbage   a CLI tool that is not idempotent (a new order on every
+//	          call): after floodBytes of log lines with ANSI colour codes,
+//	          NUL and other control bytes and invalid UTF-8 on stdout and
+//	          stderr, a JSON reply whose effect and id hold control
+//	          characters (escaped, as JSON allows) and invalid UTF-8
+const hostileEnv = "IDEMCHECK_TEST_HOSTILE"
+
+// Sizes of what the hostile targets send.
+const (
+	hugeBody   = 256 << 20
+	floodBytes = 8 << 20
+)
+
+// garbageText is what the garbage tool prints: colours, NUL, a bell, a
+// form feed, invalid UTF-8, and a byte-order mark.
+const garbageText = "\x1b[31mred\x1b[0m \x00nul \x07bell \x0cff \xff\xfe bad \xef\xbb\xbf " + secretText
+
+// secretText holds credentials of the shapes every report redacts.
+const secretText = "Authorization: Bearer " + bearerSecret + " key=" + keySecret
+
+// The credentials in secretText, which no report may hold.
+const (
+	bearerSecret = "eyJhbGciOiJIUzI1NiJ9.c2VjcmV0"
+	keySecret    = "sk_live_51HqLyjWDarjtT1zdp7dc"
+)
+
+func hostile(mode string, args []string) int {
+	switch mode {
+	case "hugebody":
+		mux := http.NewServeMux()
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "ok") })
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"effect":"created","data":{"id":"ord_1"},"pad":"`)
+			chunk := bytes.Repeat([]byte("x"), 64<<10)
+			for n := 0; n < hugeBody; n += len(chunk) {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+			_, _ = io.WriteString(w, `"}`)
+		})
+		_ = http.ListenAndServe(args[0], mux)
+		return 1
+	case "crashstart":
+		fmt.Fprintln(os.Stderr, "fatal: "+garbageText)
+		return 1
+	case "silent":
+		ln, err := net.Listen("tcp", args[0])
+		if err != nil {
+			return 1
+		}
+		var held []net.Conn // never answered, never closed
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return 1
+			}
+			held = append(held, c)
+		}
+	case "garbage":
+		line := strings.Repeat("log "+garbageText+" ", 20) + "\n"
+		for n := 0; n < floodBytes; n += len(line) {
+			os.Stdout.WriteString(line)
+			os.Stderr.WriteString(line)
+		}
+		// A new order on every call, whatever the key: a finding whose
+		// evidence holds all of the above.
+		fmt.Fprintf(os.Stdout, "{\"ok\":true,\"effect\":\"created\\u001b[0m\",\"data\":{\"id\":\"ord_%d_\\u0000\\u0007\xff\xfe\",\"auth\":%q}}\n", os.Getpid(), secretText)
+		return 0
+	}
+	return 2
+}

@@ -1,0 +1,127 @@
+package config_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/config"
+)
+
+// withObserve is minimal with an observe section written after its url.
+func withObserve(section string) string {
+	return strings.Replace(minimal, "    url: http://127.0.0.1:8080\n", "    url: http://127.0.0.1:8080\n"+section, 1)
+}
+
+func TestObserveParses(t *testing.T) {
+	f, err := config.Parse("idemcheck.yaml", []byte(withObserve(`    observe:
+      - name: orders-api
+        kind: order
+        http: {path: "/v1/orders?search={{marker}}", items: data}
+      - sql: {dsn: "sqlite:{{state_dir}}/orders.db", query: "SELECT id FROM orders WHERE note LIKE '%' || {{marker}} || '%'"}
+        settle: {within: 5s}
+`)))
+	require.NoError(t, err)
+	obs := f.Targets[0].Observe
+	require.Len(t, obs, 2)
+	assert.Equal(t, config.Observer{Name: "orders-api", Kind: "order",
+		HTTP:   &config.ObserveHTTP{Path: "/v1/orders?search={{marker}}", Method: "GET", Items: "data", ID: "id"},
+		Settle: config.Settle{Quiet: config.Duration(config.DefaultSettleQuietHTTP), Within: config.Duration(config.DefaultSettleWithin), Interval: config.Duration(config.DefaultSettleInterval)},
+	}, obs[0], "defaults filled in")
+	assert.Equal(t, "sql", obs[1].Name, "named after its source by default")
+	assert.Equal(t, "row", obs[1].Kind)
+	assert.Equal(t, config.Duration(5*time.Second), obs[1].Settle.Within)
+	assert.Zero(t, obs[1].Settle.Quiet, "a database is read once")
+}
+
+func TestObserveErrors(t *testing.T) {
+	for _, tc := range []struct {
+		why     string
+		section string
+		want    []want
+	}{
+		{
+			why:     "a source is http or sql",
+			section: "    observe:\n      - name: x\n",
+			want:    []want{{7, 9, "targets[0].observe[0]", "set http (a read-back of the target's own API"}},
+		},
+		{
+			why:     "not both",
+			section: "    observe:\n      - http: {path: /o}\n        sql: {dsn: \"sqlite:x.db\", query: \"SELECT {{marker}}\"}\n",
+			want:    []want{{7, 9, "targets[0].observe[0]", "set http or sql, not both"}},
+		},
+		{
+			why:     "a read-back path is under the target's url",
+			section: "    observe:\n      - http: {path: \"v1/orders?q={{marker}}\"}\n",
+			want:    []want{{7, 22, "targets[0].observe[0].http.path", `must start with "/"`}},
+		},
+		{
+			why:     "a query without the marker would count every row for every intent",
+			section: "    observe:\n      - sql: {dsn: \"postgres://app:s3cret@db:5432/shop\", query: \"SELECT id FROM orders\"}\n",
+			want:    []want{{7, 65, "targets[0].observe[0].sql.query", "does not use {{marker}}"}},
+		},
+		{
+			why:     "an unknown database is refused without printing the DSN (it may hold a password)",
+			section: "    observe:\n      - sql: {dsn: \"mysql://app:s3cret@db/shop\", query: \"SELECT {{marker}}\"}\n",
+			want:    []want{{7, 20, "targets[0].observe[0].sql.dsn", "unsupported database: expected postgres://"}},
+		},
+		{
+			why:     "placeholders a source cannot know",
+			section: "    observe:\n      - http: {path: \"/o/{{input.id}}\"}\n",
+			want:    []want{{7, 22, "targets[0].observe[0].http.path", "unknown placeholder {{input.id}}"}},
+		},
+		{
+			why:     "two sources with one name",
+			section: "    observe:\n      - http: {path: /a}\n      - http: {path: /b}\n",
+			want:    []want{{8, 9, "targets[0].observe[1]", `two observers are called "http"`}},
+		},
+		{
+			why:     "a misspelt field is found with a suggestion",
+			section: "    observe:\n      - http: {path: /a, itmes: data}\n",
+			want:    []want{{7, 26, "targets[0].observe[0].http.itmes", `unknown field "itmes" (did you mean "items"?`}},
+		},
+		{
+			why:     "settle cannot wait for more than its bound",
+			section: "    observe:\n      - http: {path: /a}\n        settle: {quiet: 3s, within: 1s}\n",
+			want:    []want{{8, 25, "targets[0].observe[0].settle.quiet", "longer than within"}},
+		},
+	} {
+		t.Run(tc.why, func(t *testing.T) {
+			_, err := config.Parse("idemcheck.yaml", []byte(withObserve(tc.section)))
+			require.Error(t, err)
+			var errs config.Errors
+			require.ErrorAs(t, err, &errs)
+			require.Len(t, errs, len(tc.want), "errors:\n%v", err)
+			for i, w := range tc.want {
+				e := errs[i]
+				assert.Equal(t, w.path, e.Path, "error %d: %v", i, e)
+				assert.Equal(t, []int{w.line, w.col}, []int{e.Line, e.Column}, "error %d: %v", i, e)
+				assert.Contains(t, e.Msg, w.msg, "error %d", i)
+				assert.NotContains(t, e.Error(), "s3cret")
+			}
+		})
+	}
+}
+
+func TestObserveIsForHTTPTargets(t *testing.T) {
+	_, err := config.Parse("idemcheck.yaml", []byte(strings.Replace(minimalCLI, "    operations:", "    observe:\n      - http: {path: /a}\n    operations:", 1)))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "observe")
+}
+
+// TestSpecsWireObservers: each observe: source becomes an observer of the
+// target's spec.
+func TestSpecsWireObservers(t *testing.T) {
+	f, err := config.Parse("idemcheck.yaml", []byte(withObserve(`    observe:
+      - http: {path: "/v1/orders?search={{marker}}"}
+      - sql: {dsn: "sqlite:{{state_dir}}/o.db", query: "SELECT id FROM o WHERE n = {{marker}}"}
+`)))
+	require.NoError(t, err)
+	specs, _, err := f.Specs()
+	require.NoError(t, err)
+	require.Len(t, specs, 1)
+	assert.Len(t, specs[0].Observers, 2)
+}

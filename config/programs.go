@@ -1,0 +1,74 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// CheckPrograms checks, before anything runs, what Parse cannot check
+// without looking at the machine: that the program of every start command
+// and CLI command can be run, and that every working directory exists.
+// Paths are taken as the run takes them (see BaseDir): a directory from
+// the directory of the configuration file, a program with a slash from
+// its target's directory, else from the file's, a program without one
+// from PATH. Values with a placeholder are known only at run time and are
+// not checked. The errors are Errors, located at the field.
+func (f *File) CheckPrograms() error {
+	var errs Errors
+	for i := range f.Targets {
+		t := &f.Targets[i]
+		p := pathIndex("targets", i)
+		switch {
+		case t.Start != nil:
+			errs = append(errs, f.checkProgram(pathField(p, "start"), t.Start.Command, t.Start.Dir)...)
+		case t.Kind == KindCLI, t.Kind == KindMCP && len(t.Command) > 0:
+			errs = append(errs, f.checkProgram(p, t.Command, t.Dir)...)
+		}
+	}
+	if len(errs) > 0 {
+		errs.sort()
+		return errs
+	}
+	return nil
+}
+
+// checkProgram checks the command and dir written at p.
+func (f *File) checkProgram(p string, command []string, dir string) Errors {
+	if dir != "" && !strings.Contains(dir, "{{") {
+		st, err := os.Stat(f.path(dir))
+		switch {
+		case err != nil:
+			return Errors{f.Errorf(pathField(p, "dir"), "the directory %q does not exist%s", dir, relativeNote(dir, f.base))}
+		case !st.IsDir():
+			return Errors{f.Errorf(pathField(p, "dir"), "%q is not a directory", dir)}
+		}
+	}
+	if len(command) == 0 || strings.Contains(command[0], "{{") || strings.Contains(dir, "{{") {
+		return nil
+	}
+	name, at := command[0], pathIndex(pathField(p, "command"), 0)
+	if !strings.Contains(name, "/") {
+		if _, err := exec.LookPath(name); err != nil {
+			return Errors{f.Errorf(at, "the program %q is not on PATH: install it, or give its path (with a slash, e.g. ./%s, taken from the directory of the configuration file)", name, name)}
+		}
+		return nil
+	}
+	path := f.program(command, f.path(dir))[0]
+	where := ""
+	if !filepath.IsAbs(name) {
+		where = fmt.Sprintf(" (looked for at %s: a relative path is taken from the target's dir, else from the directory of the configuration file)", path)
+	}
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return Errors{f.Errorf(at, "the program %q does not exist%s", name, where)}
+	case st.IsDir():
+		return Errors{f.Errorf(at, "%q is a directory, not a program", name)}
+	case st.Mode()&0o111 == 0:
+		return Errors{f.Errorf(at, "the program %q is not executable (chmod +x it)", name)}
+	}
+	return nil
+}

@@ -1,0 +1,8 @@
+// Command context-bookkeeping runs the reference shop with the "context-bookkeeping" idempotency profile;
+// see package github.com/idemcheck/idemcheck/examples/shop for what it is
+// built to show.
+//
+// Usage:
+//
+//	context-bookkeeping --payments http://127.0.0.1:4242 [--listen 127.0.0.1:0] [--state DIR]
+package main

@@ -1,0 +1,8 @@
+// Command redis-check-then-set runs the reference shop with the "redis-check-then-set" idempotency profile;
+// see package github.com/idemcheck/idemcheck/examples/shop for what it is
+// built to show.
+//
+// Usage:
+//
+//	redis-check-then-set --payments http://127.0.0.1:4242 [--listen 127.0.0.1:0] [--state DIR] [--redis 127.0.0.1:6379]
+package main

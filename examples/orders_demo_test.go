@@ -1,0 +1,99 @@
+package examples_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/examples"
+	"github.com/idemcheck/idemcheck/examples/orders"
+	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/pgserver"
+	"github.com/idemcheck/idemcheck/observe"
+)
+
+// ordersCases are the orders service's profiles, the score each is built
+// for and exactly the checks its flaw fails.
+var ordersCases = []struct {
+	profile string
+	score   int
+	failing []string
+	why     string
+}{
+	{"correct", 3, nil, "a unique index and one INSERT … ON CONFLICT: nothing found, under every fault it can take"},
+	{"no-unique", 0, []string{"concurrent.duplicates", "crash.recovery", "key.mismatch", "retry.after-fault", "retry.late", "retry.sequential"}, "nothing conflicts: every retry inserts again"},
+	{"check-then-insert", 0, []string{"concurrent.duplicates"}, "retries one at a time are replayed; a burst all inserts"},
+}
+
+// TestOrdersPostgres scores every profile of the orders service on a real
+// PostgreSQL server, its effects counted by a SQL query on its table and,
+// separately, by reading back its own list endpoint.
+func TestOrdersPostgres(t *testing.T) {
+	pg := pgserver.Must(t)
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	for _, source := range []string{"sql", "http"} {
+		for _, tc := range ordersCases {
+			t.Run(source+"/"+tc.profile, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+				defer cancel()
+				dsn, err := pg.CreateDatabase(ctx, strings.ReplaceAll(source+"_"+tc.profile, "-", "_"))
+				require.NoError(t, err)
+				obs := observe.HTTPStarter(examples.OrdersHTTP())
+				if source == "sql" {
+					obs = observe.SQLStarter(examples.OrdersSQL(dsn))
+				}
+				scoreOrders(ctx, t, examples.OrdersSpec(exe, "orders-"+tc.profile, tc.profile, dsn, obs), tc.score, tc.failing, source)
+			})
+		}
+	}
+}
+
+// TestOrdersSQLite is the fallback without PostgreSQL: the same service
+// on a SQLite file in the target's state directory, observed by SQL.
+func TestOrdersSQLite(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	for _, tc := range ordersCases {
+		t.Run(tc.profile, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+			defer cancel()
+			dsn := "sqlite:{{state_dir}}/orders.db"
+			spec := examples.OrdersSpec(exe, "orders-"+tc.profile, tc.profile, dsn, observe.SQLStarter(examples.OrdersSQL(dsn)))
+			scoreOrders(ctx, t, spec, tc.score, tc.failing, "sql")
+		})
+	}
+}
+
+func scoreOrders(ctx context.Context, t *testing.T, spec harness.Spec, score int, failingChecks []string, source string) {
+	t.Helper()
+	res, err := harness.Verify(ctx, []harness.Spec{spec}, harness.WithSeed(7))
+	require.NoError(t, err)
+	require.Len(t, res.Targets, 1)
+	tr := res.Targets[0]
+	require.Empty(t, tr.Error, "the target could be tested")
+	if !assert.Equal(t, failingChecks, failing(tr)) || !assert.Equal(t, score, tr.Score.Level) {
+		for _, f := range tr.Findings {
+			t.Logf("%s %s [%s]: %s", f.Severity, f.Check, f.Fault, f.Message)
+		}
+	}
+	effects := 0
+	for _, e := range tr.Record.Ledger {
+		assert.Equal(t, source, e.Detail["source"], "every effect names the source that saw it")
+		effects++
+	}
+	assert.Positive(t, effects, "the observer counted the orders")
+	// Faults that act through a fake cannot be injected: there is none.
+	for _, name := range []string{"downstream-503", "crash-before-effect", "crash-after-effect", "client-disconnect"} {
+		assert.Contains(t, tr.Record.Unsupported, name, fmt.Sprintf("%s needs a fake", name))
+		assert.Contains(t, tr.Record.UnsupportedWhy[name], "only by observers", "the record says why %s was not injected", name)
+	}
+	assert.NotContains(t, tr.Record.Unsupported, "crash-after-reply", "a started target can still be killed after its reply")
+	_, ok := orders.Describe("correct")
+	assert.True(t, ok)
+}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The README section this directory belongs to, and the files it shows.
+const (
+	readmePath = "../../README.md"
+	section    = "## Making your service testable"
+	walkHead   = "### From an empty directory to a first score"
+)
+
+// walkFiles are the files the walk-through shows, by name.
+var walkFiles = []string{"main.go", "idemcheck.yaml"}
+
+// fence is one fenced block of the README: the line before it (skipping
+// blank lines), its info string and its text.
+type fence struct {
+	before, info, text string
+}
+
+// walkthrough returns the fenced blocks of the README's walk-through.
+func walkthrough(t *testing.T) []fence {
+	t.Helper()
+	b, err := os.ReadFile(readmePath)
+	require.NoError(t, err)
+	readme := string(b)
+	start := strings.Index(readme, "\n"+section+"\n")
+	require.NotEqual(t, -1, start, "the README has no %q section", section)
+	rest := readme[start+len(section)+2:]
+	if end := strings.Index(rest, "\n## "); end >= 0 {
+		rest = rest[:end]
+	}
+	at := strings.Index(rest, "\n"+walkHead+"\n")
+	require.NotEqual(t, -1, at, "the %q section has no %q", section, walkHead)
+	rest = rest[at:]
+
+	var (
+		out     []fence
+		cur     *fence
+		body    strings.Builder
+		lastTxt string
+	)
+	sc := bufio.NewScanner(strings.NewReader(rest))
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case cur == nil && strings.HasPrefix(line, "```"):
+			cur = &fence{before: lastTxt, info: strings.TrimPrefix(line, "```")}
+			body.Reset()
+		case cur != nil && line == "```":
+			cur.text = body.String()
+			out = append(out, *cur)
+			cur = nil
+		case cur != nil:
+			body.WriteString(line)
+			body.WriteByte('\n')
+		case strings.TrimSpace(line) != "":
+			lastTxt = line
+		}
+	}
+	require.NoError(t, sc.Err())
+	require.Nil(t, cur, "an unclosed fence in the walk-through")
+	return out
+}
+
+// shownAs returns the block the README introduces as "… as `name`:".
+func shownAs(t *testing.T, blocks []fence, name string) string {
+	t.Helper()
+	var found []string
+	for _, f := range blocks {
+		if strings.HasSuffix(f.before, "as `"+name+"`:") {
+			found = append(found, f.text)
+		}
+	}
+	require.Len(t, found, 1, "the walk-through must show %s exactly once, after a line ending in \"as `%s`:\"", name, name)
+	return found[0]
+}
+
+// TestReadmeShowsTheseFiles: the walk-through's snippets are these files,
+// byte for byte, so that what a reader copies is what the test runs.
+func TestReadmeShowsTheseFiles(t *testing.T) {
+	blocks := walkthrough(t)
+	for _, name := range walkFiles {
+		b, err := os.ReadFile(name)
+		require.NoError(t, err)
+		assert.Equal(t, string(b), shownAs(t, blocks, name), "README's %s and examples/walkthrough/%s differ", name, name)
+	}
+}
+
+// commands returns the walk-through's shell commands, in order.
+func commands(t *testing.T, blocks []fence) [][]string {
+	t.Helper()
+	var out [][]string
+	for _, f := range blocks {
+		if f.info != "sh" {
+			continue
+		}
+		require.Empty(t, out, "the walk-through has one sh block of commands")
+		for _, line := range strings.Split(f.text, "\n") {
+			if i := strings.Index(line, " #"); i >= 0 {
+				line = line[:i] // a comment
+			}
+			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+				out = append(out, strings.Fields(line))
+			}
+		}
+	}
+	require.NotEmpty(t, out, "the walk-through has no sh block of commands")
+	return out
+}
+
+// scoreIn returns the SCORE column of target's row in a text report.
+func scoreIn(t *testing.T, report, target string) string {
+	t.Helper()
+	col := -1
+	for _, line := range strings.Split(report, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		if fields[0] == "TARGET" {
+			for i, f := range fields {
+				if f == "SCORE" {
+					col = i
+				}
+			}
+			continue
+		}
+		if col >= 0 && fields[0] == target && len(fields) > col {
+			return fields[col]
+		}
+	}
+	t.Fatalf("no score for %s in:\n%s", target, report)
+	return ""
+}
+
+// TestWalkthroughFromAnEmptyDirectory runs the README's commands in an
+// empty directory holding only the two files, and checks that the score
+// is the one the README states. The install line is replaced by a build of
+// this checkout, so that the test judges the code it ships with.
+func TestWalkthroughFromAnEmptyDirectory(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the walk-through builds a Go service: go is not on PATH")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+
+	blocks := walkthrough(t)
+	dir := t.TempDir()
+	for _, name := range walkFiles {
+		b, err := os.ReadFile(name)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
+	}
+	bin := t.TempDir()
+	// The service is a module of its own, outside this repository: no
+	// workspace, no flags inherited from the test's build.
+	env := append(os.Environ(), "GOWORK=off", "GOFLAGS=")
+
+	run := func(name string, args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, name, args...)
+		cmd.Dir, cmd.Env, cmd.WaitDelay = dir, env, 10*time.Second
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		if err != nil {
+			t.Logf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", name, strings.Join(args, " "), err, stdout.String(), stderr.String())
+		}
+		return stdout.String(), err
+	}
+
+	var report string
+	ran := map[string]bool{}
+	for _, c := range commands(t, blocks) {
+		line := strings.Join(c, " ")
+		switch {
+		case c[0] == "mkdir":
+			// The test's empty directory stands for the one made here.
+			require.Equal(t, "mkdir pay && cd pay", line)
+		case c[0] == "go" && len(c) > 1 && c[1] == "install":
+			// go install github.com/idemcheck/idemcheck/cmd/idemcheck@latest
+			pkg, _, ok := strings.Cut(c[len(c)-1], "@")
+			require.True(t, ok, "the install line names a version: %s", line)
+			require.Equal(t, "github.com/idemcheck/idemcheck/cmd/idemcheck", pkg)
+			out, err := exec.CommandContext(ctx, goTool, "build", "-o", filepath.Join(bin, "idemcheck"), pkg).CombinedOutput()
+			require.NoError(t, err, "building idemcheck: %s", out)
+			ran["install"] = true
+		case c[0] == "go":
+			_, err := run(goTool, c[1:]...)
+			require.NoError(t, err, line)
+		case c[0] == "idemcheck":
+			require.True(t, ran["install"], "idemcheck is run before it is installed")
+			out, err := run(filepath.Join(bin, "idemcheck"), c[1:]...)
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				t.Fatalf("%s: exit %d, want 0", line, exit.ExitCode())
+			}
+			require.NoError(t, err, line)
+			report = out
+			ran["run"] = true
+		default:
+			t.Fatalf("the walk-through runs a command this test does not know how to run: %s", line)
+		}
+	}
+	require.True(t, ran["run"], "the walk-through never runs idemcheck")
+
+	// The score the README promises: the SCORE column of its output block.
+	var promised string
+	for _, f := range blocks {
+		if regexp.MustCompile(`(?m)^TARGET\s+KIND\s+SCORE`).MatchString(f.text) {
+			promised = scoreIn(t, f.text, "pay")
+		}
+	}
+	require.NotEmpty(t, promised, "the walk-through shows no output with a score")
+	assert.Equal(t, "3", promised, "the walk-through is meant to end at the top score")
+	assert.Equal(t, promised, scoreIn(t, report, "pay"), "the README promises score %s; the run printed:\n%s", promised, report)
+}

@@ -1,0 +1,95 @@
+package http
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	nethttp "net/http"
+	"time"
+
+	"github.com/idemcheck/idemcheck/fakes/payments"
+	"github.com/idemcheck/idemcheck/harness"
+)
+
+// NewHandler builds the handler under test for one target: env holds the
+// running fakes (env.Fakes["payments"].URL() is the payments fake's base
+// URL) and a fresh state directory. It is called again for every fresh
+// target, so that each trial starts from a clean state.
+type NewHandler func(env *harness.Env) nethttp.Handler
+
+// CheckHandler runs idemcheck on an http.Handler inside go test: it starts
+// the payments fake, serves newHandler's handler on a loopback port, and
+// runs harness.Check with ops as the target's operations (their path,
+// headers or body carry {{marker}}, which the handler passes on to the
+// payments it makes, so that each charge is traced to its request).
+// Options are harness.Check's: harness.WithMinScore, harness.WithSkip,
+// harness.WithTrials, …; the score and its reason are logged.
+//
+//	func TestShop(t *testing.T) {
+//		httptarget.CheckHandler(t, func(env *harness.Env) http.Handler {
+//			return shop.New(env.Fakes["payments"].URL())
+//		}, []httptarget.Operation{{Name: "charge", Mutating: true, Method: "POST",
+//			Path: "/charges", Body: `{"memo":"{{marker}}"}`}})
+//	}
+//
+// Every setting of the adapter's Config has its default (the effect in
+// the reply's "effect" field, the result's identity in "data.id", no dry
+// run); CheckHandlerConfig takes a whole Config. An in-process handler
+// cannot be crashed, so the crash faults are reported as unsupported.
+func CheckHandler(t harness.TB, newHandler NewHandler, ops []Operation, opts ...harness.Option) {
+	t.Helper()
+	CheckHandlerConfig(t, Config{Name: "handler", Operations: ops}, newHandler, opts...)
+}
+
+// CheckHandlerConfig is CheckHandler with the adapter's whole Config (its
+// BaseURL is set to where the handler is served): a dry run, other
+// locators, another key header.
+func CheckHandlerConfig(t harness.TB, cfg Config, newHandler NewHandler, opts ...harness.Option) {
+	t.Helper()
+	harness.Check(t, HandlerSpec(cfg, newHandler, payments.Starter(payments.Options{})), opts...)
+}
+
+// HandlerSpec returns a harness.Spec that starts the fakes, then serves
+// newHandler's handler on a free loopback port, then the adapter in front
+// of it; closing the target stops the server.
+func HandlerSpec(cfg Config, newHandler NewHandler, fakes ...harness.FakeStarter) harness.Spec {
+	return harness.Spec{
+		Name:  cfg.Name,
+		Kind:  "http",
+		Fakes: fakes,
+		Start: func(_ context.Context, env *harness.Env) (harness.Target, error) {
+			return serveHandler(cfg, newHandler(env))
+		},
+	}
+}
+
+func serveHandler(cfg Config, h nethttp.Handler) (harness.Target, error) {
+	if h == nil {
+		return nil, fmt.Errorf("target %s: the handler constructor returned nil", cfg.Name)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
+	}
+	srv := &nethttp.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	// Close, not Shutdown: a handler that never returns must not hold the
+	// run; closing its connection cancels its request's context.
+	stop := func() error {
+		err := srv.Close()
+		if serr := <-served; !errors.Is(serr, nethttp.ErrServerClosed) {
+			err = errors.Join(err, serr)
+		}
+		return err
+	}
+	cfg.BaseURL = "http://" + l.Addr().String()
+	t, err := New(cfg)
+	if err != nil {
+		_ = stop()
+		return nil, err
+	}
+	t.OnClose(stop)
+	return t, nil
+}

@@ -1,0 +1,167 @@
+package process
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Environment variables that tag the processes idemcheck starts, so that a
+// descendant that left its process group (setsid, a double fork) can still
+// be found in /proc and killed. Both are inherited by every descendant that
+// does not replace its environment.
+const (
+	// ScopeVar holds a value unique to one incarnation of a server or one
+	// call of a CLI tool: once that ends, every process carrying it is
+	// killed.
+	ScopeVar = "IDEMCHECK_SCOPE"
+	// OwnerVar holds the identity (OwnerID) of the idemcheck process the
+	// tagged process descends from: once that process has gone, whatever
+	// still carries it is a leftover.
+	OwnerVar = "IDEMCHECK_OWNER"
+)
+
+var (
+	scopeSeq atomic.Uint64
+	selfID   = sync.OnceValue(func() string { return identity(os.Getpid()) })
+)
+
+// identity names a process by pid and start time (clock ticks since boot),
+// so that a reused pid is not taken for the process that had it before.
+func identity(pid int) string {
+	st, _ := startTime(pid)
+	return fmt.Sprintf("%d.%d", pid, st)
+}
+
+// OwnerID returns this process's identity as written in OwnerVar:
+// "PID.STARTTIME".
+func OwnerID() string { return selfID() }
+
+// OwnerAlive reports whether the process an OwnerVar value names is still
+// running (the same pid with the same start time).
+func OwnerAlive(owner string) bool {
+	pidText, _, ok := bytes.Cut([]byte(owner), []byte("."))
+	if !ok {
+		return false
+	}
+	pid, err := strconv.Atoi(string(pidText))
+	if err != nil || pid <= 0 {
+		return false
+	}
+	return identity(pid) == owner
+}
+
+// NewScope returns a fresh "IDEMCHECK_SCOPE=…" environment entry, unique to
+// this idemcheck process and call.
+func NewScope() string {
+	return fmt.Sprintf("%s=%s.%d", ScopeVar, OwnerID(), scopeSeq.Add(1))
+}
+
+// startTime reads field 22 of /proc/PID/stat.
+func startTime(pid int) (uint64, bool) {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, false
+	}
+	fields := bytes.Fields(stat[i+1:])
+	if len(fields) < 20 { // state is field 3, starttime field 22
+		return 0, false
+	}
+	st, err := strconv.ParseUint(string(fields[19]), 10, 64)
+	return st, err == nil
+}
+
+// Tagged is a live process found by its environment.
+type Tagged struct {
+	Pid   int
+	Value string // the value of the variable looked for
+}
+
+// FindTagged lists the live processes (zombies excluded, this process
+// excluded) whose environment sets name; if value is not empty, only those
+// where it is set to value. Processes of other users, whose environment
+// cannot be read, are not listed.
+func FindTagged(name, value string) []Tagged { return findTagged(name, value, 0) }
+
+// findTagged is FindTagged among the processes started at or after the
+// clock tick since (0: all). A process's start time is read from its stat
+// file, which is cheap; its environment, which the kernel reads from the
+// process's memory, is read only for those recent enough.
+func findTagged(name, value string, since uint64) []Tagged {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	self := os.Getpid()
+	prefix := []byte(name + "=")
+	var found []Tagged
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		if since > 0 {
+			if st, ok := startTime(pid); !ok || st < since {
+				continue
+			}
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || len(env) == 0 { // gone, not ours, or a zombie
+			continue
+		}
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			v, ok := bytes.CutPrefix(kv, prefix)
+			if ok && (value == "" || string(v) == value) {
+				found = append(found, Tagged{Pid: pid, Value: string(v)})
+				break
+			}
+		}
+	}
+	return found
+}
+
+// KillTagged SIGKILLs every live process whose environment holds entry
+// ("NAME=VALUE", exactly), scanning /proc again after each round, since a
+// process may fork while it is being killed, until none is left or a few
+// seconds pass. It returns how many processes it killed.
+func KillTagged(entry string) int { return KillTaggedSince(entry, 0) }
+
+// KillTaggedSince is KillTagged for the processes started at or after the
+// clock tick since (see StartTicks): the descendants of a process that
+// started then. Older processes are not even looked at, which makes the
+// scan cheap.
+func KillTaggedSince(entry string, since uint64) int {
+	name, value, ok := bytes.Cut([]byte(entry), []byte("="))
+	if !ok || len(value) == 0 {
+		return 0
+	}
+	killed := map[int]bool{}
+	deadline := time.Now().Add(groupGoneLimit)
+	delay := 100 * time.Microsecond
+	for {
+		left := findTagged(string(name), string(value), since)
+		if len(left) == 0 || time.Now().After(deadline) {
+			return len(killed)
+		}
+		for _, p := range left {
+			if syscall.Kill(p.Pid, syscall.SIGKILL) == nil {
+				killed[p.Pid] = true
+			}
+		}
+		time.Sleep(delay) // the kernel finishes them off; there is no event to wait on
+		delay = min(2*delay, 20*time.Millisecond)
+	}
+}
+
+// StartTicks returns when process pid started, in clock ticks since boot
+// (field 22 of /proc/PID/stat), for KillTaggedSince.
+func StartTicks(pid int) (uint64, bool) { return startTime(pid) }
