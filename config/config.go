@@ -176,6 +176,13 @@ type Target struct {
 	// and asks to be held to (http and container targets; see
 	// profile.go): "ietf-draft" enables the ietf.draft check. Empty: none.
 	Profile string `yaml:"profile,omitempty"`
+	// FreshTrials starts the target (and its fakes) afresh for every
+	// generated trial (every kind). By default the trials share one
+	// running target, told apart by their keys and markers, and restart
+	// it only when a trial asks; a target whose state carries from one
+	// key to another (a rate limit, a quota, a global counter) needs a
+	// fresh one per trial.
+	FreshTrials bool `yaml:"fresh_trials,omitempty"`
 
 	// The fields below are for cli targets.
 

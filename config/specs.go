@@ -70,6 +70,9 @@ func (f *File) Specs() ([]harness.Spec, []harness.Option, error) {
 			errs = append(errs, f.Errorf(fmt.Sprintf("targets[%d].key_format", i), "%v", err))
 		}
 		specs[len(specs)-1].KeyFormat = format
+		if t.FreshTrials {
+			specs[len(specs)-1].Options = append(specs[len(specs)-1].Options, harness.WithFreshTrials())
+		}
 	}
 	if len(errs) > 0 {
 		return nil, nil, errs

@@ -333,3 +333,27 @@ faults:
 	assert.ErrorContains(t, err, "x.yaml:9")
 	assert.ErrorContains(t, err, "timout")
 }
+
+// fresh_trials gives the target's spec the option; without it, trials
+// share one running target.
+func TestFreshTrialsFromConfig(t *testing.T) {
+	for _, fresh := range []bool{false, true} {
+		src := fmt.Sprintf(`version: 1
+targets:
+  - name: tool
+    kind: cli
+    command: [./tool]
+    fresh_trials: %v
+    operations: [{name: create, mutating: true, args: [create, "{{marker}}"]}]
+`, fresh)
+		f, err := config.Parse("fresh.yaml", []byte(src))
+		require.NoError(t, err)
+		specs, _, err := f.Specs()
+		require.NoError(t, err)
+		var o harness.Options
+		for _, opt := range specs[0].Options {
+			opt(&o)
+		}
+		assert.Equal(t, fresh, o.FreshTrials)
+	}
+}

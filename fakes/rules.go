@@ -94,6 +94,21 @@ func (rs *Rules) Clear() {
 	rs.mu.Unlock()
 }
 
+// ClearMarker removes the armed rules restricted to marker m, leaving the
+// others armed.
+func (rs *Rules) ClearMarker(m string) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	kept := rs.armed[:0]
+	for _, a := range rs.armed {
+		if a.Marker != m {
+			kept = append(kept, a)
+		}
+	}
+	clear(rs.armed[len(kept):])
+	rs.armed = kept
+}
+
 // Take consumes one use of the first armed rule matching a request that
 // carries markers, and returns it.
 func (rs *Rules) Take(markers []string) (Rule, bool) {
@@ -141,6 +156,11 @@ type Fake interface {
 	Arm(Rule)
 	// Disarm removes every rule that has not fired yet.
 	Disarm()
+	// DisarmMarker removes the rules restricted to one marker that have
+	// not fired yet, leaving the others armed: the harness disarms an
+	// attempt's rules this way, while other trials' attempts may be
+	// running against the same fake.
+	DisarmMarker(marker string)
 	// Close stops the fake and waits for in-flight requests.
 	Close() error
 }

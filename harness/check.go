@@ -30,7 +30,8 @@ const DefaultCheckTrials = 100
 
 // Check runs idemcheck on the target spec starts, inside go test: the
 // fixed probes, reported as one subtest per check, then generated trials
-// (a fresh target and fresh fakes per trial, drawn by rapid's generators)
+// (drawn by rapid's generators, sharing one started target unless
+// WithFreshTrials)
 // in the subtest "trials", run as Verify runs them. That subtest fails only
 // on a trial finding the probes did not report; the trial is shrunk to a
 // minimal counterexample, printed as a step list with the seed that

@@ -50,7 +50,7 @@ func evalCrashRecovery(r *Record) ([]Finding, bool) {
 					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), statuses(in)),
 				Evidence: evidence(r, in),
 			})
-		case !in.Acknowledged() && !in.GaveUp:
+		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in):
 			last := in.Attempts[len(in.Attempts)-1]
 			msg := fmt.Sprintf("%s: after %s and a restart, %s with the same key never succeeded (%s)",
 				in.Operation, fault, plural(len(in.Attempts)-1, "retry", "retries"), statuses(in))
@@ -84,7 +84,7 @@ func evalDownstream(r *Record) ([]Finding, bool) {
 					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), keyDiagnosis(effs), statuses(in)),
 				Evidence: evidence(r, in),
 			})
-		case !in.Acknowledged() && !in.GaveUp:
+		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in):
 			fs = append(fs, Finding{
 				Check: CheckDownstream, Severity: Major, Operation: in.Operation, Fault: fault,
 				Message: fmt.Sprintf("%s: after %s, %s with the same key never succeeded (%s)",

@@ -81,7 +81,7 @@ func evalRetryAfterFault(r *Record) ([]Finding, bool) {
 					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), statuses(in)),
 				Evidence: evidence(r, in),
 			})
-		case !in.Acknowledged() && !in.GaveUp:
+		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in):
 			fs = append(fs, Finding{
 				Check: CheckRetryAfterFault, Severity: Major, Operation: in.Operation, Fault: fault,
 				Message: fmt.Sprintf("%s: after %s, %s with the same key never succeeded (%s): the intent cannot be completed safely",
@@ -91,6 +91,21 @@ func evalRetryAfterFault(r *Record) ([]Finding, bool) {
 		}
 	}
 	return fs, applicable
+}
+
+// keyTakenByAnother says whether another payload sent with in's key (a
+// mismatch intent of in) was acknowledged while in never was: the target
+// first saw the key with that payload (in's own attempts were lost on the
+// way, or never reached it), holds the key for it, and refusing in's
+// retries (422) is right, not a request that cannot be completed.
+func keyTakenByAnother(r *Record, in *Intent) bool {
+	for i := range r.Intents {
+		m := &r.Intents[i]
+		if m.Role == RoleMismatch && m.Related == in.ID && m.Key == in.Key && m.Acknowledged() {
+			return true
+		}
+	}
+	return false
 }
 
 // firstFault names the fault of the intent's first faulted attempt.

@@ -222,6 +222,35 @@ func retryAfterFaultCases() []checkCase {
 			pass: []string{harness.CheckExactlyOnce, harness.CheckEffectField},
 		},
 		{
+			why: "a request lost under hang, then its key sent with another payload, which the target executed: the original's retries are refused (422), rightly",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameHang, notForwarded(unknown(0))))
+				m := b.intent(mismatch, opCharge, i)
+				b.try(m, ok(201, "created", "ord_1"), markedBy(markerOf(m)))
+				b.try(i, failed(422))
+				return b.done()
+			}(),
+			pass: []string{harness.CheckRetryAfterFault, harness.CheckExactlyOnce},
+			skip: []string{harness.CheckCrashRecovery, harness.CheckDownstream, harness.CheckRetrySequential},
+		},
+		{
+			why: "the same, but the other payload was refused too: the intent never succeeded",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameHang, notForwarded(unknown(0))))
+				m := b.intent(mismatch, opCharge, i)
+				b.try(m, failed(422))
+				b.try(i, failed(422))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckRetryAfterFault: {major}},
+			msgs: map[string][]string{harness.CheckRetryAfterFault: {"2 attempts with the same key never succeeded"}},
+			skip: []string{harness.CheckCrashRecovery, harness.CheckDownstream, harness.CheckRetrySequential},
+		},
+		{
 			why: "client class: a timeout after the charge, then a replay",
 			rec: func() *harness.Record {
 				b := newRec()

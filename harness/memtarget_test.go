@@ -47,8 +47,13 @@ type shopConfig struct {
 	readNoEffect    bool // the safe operation's replies carry no effect field
 	readNotFound    bool // the safe operation answers 404 (nothing to find)
 
-	// onCall, if set, runs at the start of every Call.
-	onCall func(ctx context.Context, c harness.Call)
+	// onCall, if set, runs at the start of every Call; onReturn at its
+	// end.
+	onCall   func(ctx context.Context, c harness.Call)
+	onReturn func()
+	// onKill and onRestart, if set, run when the harness kills and
+	// restarts the shop.
+	onKill, onRestart func()
 	// onStart, if set, runs when the harness starts the shop; an error
 	// fails the start.
 	onStart func(ctx context.Context) error
@@ -190,6 +195,9 @@ func (s *memShop) Close() error {
 // Kill implements harness.Crasher: the process dies, and with it whatever
 // it kept in memory.
 func (s *memShop) Kill() error {
+	if s.cfg.onKill != nil {
+		s.cfg.onKill()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.kills.Add(1)
@@ -204,6 +212,9 @@ func (s *memShop) Kill() error {
 
 // Restart implements harness.Crasher.
 func (s *memShop) Restart(context.Context) error {
+	if s.cfg.onRestart != nil {
+		s.cfg.onRestart()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.restarts.Add(1)
@@ -217,6 +228,9 @@ func (s *memShop) Call(ctx context.Context, c harness.Call) harness.Reply {
 	s.calls.Add(1)
 	if s.cfg.onCall != nil {
 		s.cfg.onCall(ctx, c)
+	}
+	if s.cfg.onReturn != nil {
+		defer s.cfg.onReturn()
 	}
 	if pf, ok := c.Fault.(faults.ProxyFault); ok {
 		ex := &memExchange{ctx: ctx, shop: s, call: c}
@@ -514,6 +528,7 @@ func (f *memFake) URL() string           { return "mem://" + paymentsFake }
 func (f *memFake) Ledger() *fakes.Ledger { return f.ledger }
 func (f *memFake) Arm(r fakes.Rule)      { f.rules.Arm(r) }
 func (f *memFake) Disarm()               { f.rules.Clear() }
+func (f *memFake) DisarmMarker(m string) { f.rules.ClearMarker(m) }
 func (f *memFake) Close() error          { f.closed.Store(true); return nil }
 
 var (

@@ -19,6 +19,13 @@ const (
 	DefaultStuckWait   = time.Second
 	DefaultBurst       = 20
 	DefaultBursts      = 10
+	// DefaultTrialWorkers is how many generated trials run at once on a
+	// target: one, so that a seed always finds the same counterexample.
+	// Trials that run side by side share the target's state, and a
+	// flaw that shows only under the load of other keys (a bounded store
+	// evicting them) then shows in one trial or another as the timing
+	// falls.
+	DefaultTrialWorkers = 1
 	// DefaultMinScore is the score a run asks of every target unless told
 	// otherwise (Check without WithMinScore; idemcheck run and report
 	// without --min-score): the rubric's top level.
@@ -61,6 +68,20 @@ type Options struct {
 	// Trials is how many generated trials (see package scenarios) each
 	// target gets after the probes; 0 runs none.
 	Trials int
+	// FreshTrials starts a fresh target, fakes and state directory for
+	// every generated trial, as the shrinking of a failing one always
+	// does. By default trials share one running target, told apart by
+	// their keys and markers, and the target restarts only when a trial
+	// asks for it: a target whose state leaks from one key to another
+	// (a rate limit, a global counter) needs a fresh one per trial.
+	FreshTrials bool
+	// TrialWorkers is how many generated trials run at once on a
+	// target (DefaultTrialWorkers when 0). Trials that restart or crash
+	// the target run alone. More than one is faster against a target
+	// whose calls mostly wait, at the cost of the counterexample: which
+	// trial fails first may then depend on timing (the shrinking and the
+	// confirmation of a failing trial still run it alone).
+	TrialWorkers int
 	// Budget bounds the time trials may take per target (0: no bound).
 	Budget time.Duration
 	// Replay are saved failing trials, run again first.
@@ -77,7 +98,7 @@ type Options struct {
 	// DefaultMinScore of a run of every check.
 	minScoreSet bool
 
-	// trialRuns numbers the fresh targets trials run on, so that each gets
+	// trialRuns numbers the trial runs, so that each gets
 	// keys of its own even when a store outlives the target (see trialRun).
 	trialRuns *atomic.Uint64
 }
@@ -124,6 +145,14 @@ func WithBursts(n int) Option { return func(o *Options) { o.Bursts = n } }
 
 // WithTrials runs n generated trials per target after the probes.
 func WithTrials(n int) Option { return func(o *Options) { o.Trials = n } }
+
+// WithFreshTrials runs every generated trial on a fresh target (see
+// Options.FreshTrials).
+func WithFreshTrials() Option { return func(o *Options) { o.FreshTrials = true } }
+
+// WithTrialWorkers sets how many generated trials run at once on a target
+// (see Options.TrialWorkers); 1 runs them one after another.
+func WithTrialWorkers(n int) Option { return func(o *Options) { o.TrialWorkers = n } }
 
 // WithBudget bounds the time generated trials may take per target.
 func WithBudget(d time.Duration) Option { return func(o *Options) { o.Budget = d } }
@@ -178,6 +207,9 @@ func (o *Options) fill() {
 	}
 	if o.Parallel <= 0 {
 		o.Parallel = DefaultParallel
+	}
+	if o.TrialWorkers <= 0 {
+		o.TrialWorkers = DefaultTrialWorkers
 	}
 	if o.StuckWait <= 0 {
 		o.StuckWait = DefaultStuckWait

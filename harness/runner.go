@@ -662,7 +662,7 @@ func (r *runner) attempt(in *Intent, f faults.Fault, dryRun bool) {
 		for _, fk := range r.env.Fakes {
 			fk.Arm(rule)
 		}
-		defer r.disarm()
+		defer r.disarm(in.Marker)
 	case faults.CrashFault:
 		switch x.CrashPoint() {
 		case faults.BeforeEffect:
@@ -670,7 +670,7 @@ func (r *runner) attempt(in *Intent, f faults.Fault, dryRun bool) {
 			for _, fk := range r.env.Fakes {
 				fk.Arm(rule)
 			}
-			defer r.disarm()
+			defer r.disarm(in.Marker)
 		case faults.AfterEffect:
 			cancel := r.ledger.Observe(func(e fakes.Effect) {
 				if e.HasMarker(in.Marker) {
@@ -685,7 +685,7 @@ func (r *runner) attempt(in *Intent, f faults.Fault, dryRun bool) {
 		for _, fk := range r.env.Fakes {
 			fk.Arm(x.Rule(in.Marker))
 		}
-		defer r.disarm()
+		defer r.disarm(in.Marker)
 	}
 	a.LedgerBefore = r.ledger.LastSeq()
 	a.Start = time.Now()
@@ -742,9 +742,10 @@ func (r *runner) noteSilence(a Attempt) {
 // client-disconnect attempt for the target to see its client leave.
 const disconnectWait = 2 * time.Second
 
-func (r *runner) disarm() {
+// disarm removes the rules armed for marker from every fake.
+func (r *runner) disarm(marker string) {
 	for _, fk := range r.env.Fakes {
-		fk.Disarm()
+		fk.DisarmMarker(marker)
 	}
 }
 

@@ -3,14 +3,11 @@ package harness
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"os"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
@@ -61,62 +58,6 @@ func space(info TargetInfo, fs []faults.Fault, supports func(faults.Fault) bool,
 		}
 	}
 	return s
-}
-
-// trialRun starts a fresh target (and its fakes) from spec, runs one trial
-// on it, and returns the record.
-//
-// Every trial run gets a nonce of its own, the run's mixed with the trial
-// run's number: a shrunk trial tried again starts from the same seed, and
-// its keys must still be new to a store that outlives the target.
-func trialRun(ctx context.Context, spec Spec, o Options, seed uint64, tr scenarios.Trial) (*Record, error) {
-	if o.trialRuns != nil {
-		o.Nonce ^= (o.trialRuns.Add(1)) * 0x9e3779b97f4a7c15
-	}
-	ledger := fakes.NewLedger()
-	stateDir, err := os.MkdirTemp("", "idemcheck-trial-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(stateDir)
-	env := &Env{Fakes: map[string]fakes.Fake{}, Ledger: ledger, StateDir: stateDir, RunID: fmt.Sprintf("%016x", seed)}
-	defer func() {
-		for _, f := range env.Fakes {
-			_ = f.Close()
-		}
-	}()
-	for _, start := range spec.Fakes {
-		f, err := start(ctx, ledger)
-		if err != nil {
-			return nil, fmt.Errorf("cannot start a fake: %w", err)
-		}
-		env.Fakes[f.Name()] = f
-	}
-	target, err := spec.Start(ctx, env)
-	if err != nil {
-		return nil, err
-	}
-	defer target.Close()
-	obs, closeObs, err := startObservers(ctx, spec, env, target)
-	if err != nil {
-		return nil, err
-	}
-	defer closeObs()
-	r := &runner{ctx: ctx, opts: o, target: target, env: env, ledger: ledger, seed: seed, keyFormat: spec.KeyFormat,
-		rng: rand.New(rand.NewPCG(seed, 0x7472)), observers: obs}
-	info := target.Info()
-	info.Capabilities = r.capabilities(info)
-	r.rec = &Record{Target: info, Seed: o.Seed, Checks: append([]string(nil), o.Checks...)}
-	byName := map[string]faults.Fault{}
-	for _, f := range o.Faults {
-		byName[f.Name()] = f
-	}
-	r.runTrial(info, tr, byName)
-	r.rec.Ledger = ledger.Effects()
-	if r.fatal != nil {
-		return r.rec, r.fatal
-	}
-	return r.rec, ctx.Err()
 }
 
 // runTrial runs the trial's steps in order, appending intents to r.rec.
@@ -273,82 +214,118 @@ type property struct {
 	space scenarios.Space
 	// known are the probes' findings: a trial fails only when it shows
 	// something they did not.
-	known   []Finding
-	seed    uint64
-	start   time.Time
-	budget  time.Duration
-	mu      sync.Mutex
-	n       int
-	fatal   error
+	known  []Finding
+	seed   uint64
+	start  time.Time
+	budget time.Duration
+	mu     sync.Mutex
+	// n counts the trials started.
+	n     int
+	fatal error
+	// failed is the number (from 1) of the first failing trial, 0 while
+	// none has failed; last, lastRec and lastFs are its trial, run and
+	// new findings.
+	failed  int
 	last    *scenarios.Trial
 	lastRec *Record
 	lastFs  []Finding
 	stopped string
 	// onTrial is told of each trial as it starts, by its number.
 	onTrial func(n int)
+	// hosts runs the trials, on a target reused from trial to trial.
+	hosts *hostedTrials
 }
 
-// check runs tr and says whether it failed; it records the failing trial,
-// its run and its new findings in p. It returns false without running tr
-// when the run must stop (see done).
-func (p *property) check(tr scenarios.Trial) bool {
+// begin says whether trial number n (from 1) may start: not after a fatal
+// error, a cancelled context, a spent budget, or an earlier trial's
+// failure.
+func (p *property) begin(n int) bool {
 	p.mu.Lock()
-	if p.fatal != nil || p.ctx.Err() != nil {
-		p.mu.Unlock()
+	defer p.mu.Unlock()
+	if p.fatal != nil || p.ctx.Err() != nil || p.stopped != "" || (p.failed > 0 && p.failed < n) {
 		return false
 	}
 	if p.budget > 0 && time.Since(p.start) > p.budget {
 		p.stopped = fmt.Sprintf("the budget of %s ran out", p.budget)
-		p.mu.Unlock()
 		return false
 	}
 	p.n++
-	n := p.n
-	p.mu.Unlock()
+	return true
+}
+
+// check runs tr, trial number n, and records it in p when it fails and no
+// earlier trial did.
+func (p *property) check(n int, tr scenarios.Trial) {
 	if p.onTrial != nil {
 		p.onTrial(n)
 	}
-	rec, err := trialRun(p.ctx, p.spec, p.opts, p.seed+uint64(n)*0x9e3779b97f4a7c15, tr)
+	rec, err := p.hosts.run(p.ctx, p.opts, p.seed+uint64(n)*0x9e3779b97f4a7c15, tr)
 	if err != nil {
 		p.mu.Lock()
 		if p.fatal == nil && p.ctx.Err() == nil {
 			p.fatal = err
 		}
 		p.mu.Unlock()
-		return false
+		return
 	}
 	_, fs := Evaluate(rec)
 	fs = novelFindings(p.known, fs)
 	if len(fs) == 0 {
-		return false
+		return
 	}
 	p.mu.Lock()
-	p.last, p.lastRec, p.lastFs = &tr, rec, fs
+	if p.failed == 0 || n < p.failed {
+		p.failed, p.last, p.lastRec, p.lastFs = n, &tr, rec, fs
+	}
 	p.mu.Unlock()
-	return true
 }
 
 // done says whether the run must stop: a fatal error, a cancelled
-// context or a spent budget.
+// context, a spent budget or a failure.
 func (p *property) done() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.fatal != nil || p.ctx.Err() != nil || p.stopped != ""
+	return p.fatal != nil || p.ctx.Err() != nil || p.stopped != "" || p.failed > 0
 }
 
-// explore runs up to n generated trials through p and stops at the first
-// that fails. Each trial is drawn by rapid's generator from a seed of its
-// own, derived from p.seed: the same seed draws the same trials, and no
-// process-wide setting (flags, rapid's own seed) is read or changed, so
-// several targets explore at once.
-func explore(p *property, n int) {
+// explore runs up to n generated trials through p, workers at a time, and
+// stops at the first that fails. Trial i is drawn by rapid's generator
+// from a seed of its own, derived from p.seed: the same seed draws the
+// same trials, and no process-wide setting (flags, rapid's own seed) is
+// read or changed, so several targets explore at once. Trials start in
+// order; when one fails, the trials after it stop starting, those before
+// it still running finish, and the first failing one is kept: the same
+// seed keeps the same counterexample whatever the order the trials
+// finished in.
+func explore(p *property, n, workers int) {
 	gen := scenarios.Gen(p.opts.lateSpace(p.space))
-	for i := 0; i < n && !p.done(); i++ {
-		s := p.seed + uint64(i+1)*0xbf58476d1ce4e5b9
-		if p.check(gen.Example(int(s >> 1))) {
-			return
+	var mu sync.Mutex
+	next := 0
+	take := func() (int, scenarios.Trial, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if next >= n || !p.begin(next+1) {
+			return 0, scenarios.Trial{}, false
 		}
+		next++
+		s := p.seed + uint64(next)*0xbf58476d1ce4e5b9
+		return next, gen.Example(int(s >> 1)), true
 	}
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i, tr, ok := take()
+				if !ok {
+					return
+				}
+				p.check(i, tr)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // trialProgress is the progress line after done of total trials took
@@ -368,8 +345,9 @@ func trialProgress(name string, done, total int, elapsed, budget time.Duration) 
 	return line
 }
 
-// runScenarios generates trials against fresh instances of spec until one
-// fails (then shrinks it) or o.Trials have passed. A trial fails only on a
+// runScenarios generates trials against spec until one fails (then shrinks
+// it on fresh instances of spec) or o.Trials have passed. The trials share
+// one running target unless o.FreshTrials. A trial fails only on a
 // finding that known, the probes' findings, does not already hold.
 func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, sp scenarios.Space, seed uint64, progress func(string)) (*ScenarioResult, error) {
 	res := &ScenarioResult{}
@@ -392,7 +370,8 @@ func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, sp
 	if o.Trials <= 0 || res.Counterexample != nil {
 		return res, nil
 	}
-	p := &property{ctx: ctx, spec: spec, opts: o, space: sp, known: known, seed: seed, start: time.Now(), budget: o.Budget}
+	p := &property{ctx: ctx, spec: spec, opts: o, space: sp, known: known, seed: seed, start: time.Now(), budget: o.Budget,
+		hosts: &hostedTrials{spec: spec}}
 	if progress != nil {
 		p.onTrial = func(n int) {
 			if n%25 == 0 {
@@ -400,8 +379,15 @@ func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, sp
 			}
 		}
 	}
-	explore(p, o.Trials)
+	explore(p, o.Trials, o.TrialWorkers)
+	p.hosts.close()
 	res.Trials, res.Stopped = p.n, p.stopped
+	if p.failed > 0 {
+		// The trials after the first failing one that were already
+		// running when it failed do not count: the same seed reports the
+		// same number.
+		res.Trials = p.failed
+	}
 	if p.fatal != nil {
 		return res, p.fatal
 	}
@@ -410,7 +396,7 @@ func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, sp
 	}
 	res.Counterexample, res.Record, res.Findings = p.last, p.lastRec, p.lastFs
 	if progress != nil {
-		progress(fmt.Sprintf("%s: trial %d of %d failed; shrinking it", spec.Name, p.n, o.Trials))
+		progress(fmt.Sprintf("%s: trial %d of %d failed; shrinking it", spec.Name, p.failed, o.Trials))
 	}
 	minimize(ctx, spec, o, known, seed, res)
 	// Honest: replay the counterexample before reporting it.

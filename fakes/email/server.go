@@ -181,6 +181,14 @@ func (s *Server) Disarm() {
 	s.rcptRules.Clear()
 }
 
+// DisarmMarker removes the rules restricted to marker that have not fired
+// yet.
+func (s *Server) DisarmMarker(marker string) {
+	s.rules.ClearMarker(marker)
+	s.mailRules.ClearMarker(marker)
+	s.rcptRules.ClearMarker(marker)
+}
+
 // Messages returns a copy of every message accepted, oldest first.
 func (s *Server) Messages() []Message {
 	s.mu.Lock()

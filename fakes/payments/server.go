@@ -111,6 +111,10 @@ func (s *Server) Arm(r fakes.Rule) { s.rules.Arm(r) }
 // Disarm removes every rule that has not fired yet.
 func (s *Server) Disarm() { s.rules.Clear() }
 
+// DisarmMarker removes the rules restricted to marker that have not fired
+// yet.
+func (s *Server) DisarmMarker(marker string) { s.rules.ClearMarker(marker) }
+
 // Charges returns a copy of every charge made so far, oldest first.
 func (s *Server) Charges() []Charge {
 	s.mu.Lock()

@@ -137,6 +137,10 @@ func (s *Server) Arm(r fakes.Rule) { s.rules.Arm(r) }
 // Disarm removes every rule that has not fired yet.
 func (s *Server) Disarm() { s.rules.Clear() }
 
+// DisarmMarker removes the rules restricted to marker that have not fired
+// yet.
+func (s *Server) DisarmMarker(marker string) { s.rules.ClearMarker(marker) }
+
 // Close stops the sink: it ends injected delays and hangs, waits a few
 // seconds for in-flight deliveries, then cuts the rest. It is idempotent.
 func (s *Server) Close() error { return s.http.Close() }

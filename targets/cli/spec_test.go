@@ -21,6 +21,7 @@ func (s stubFake) URL() string         { return s.url }
 func (stubFake) Ledger() *fakes.Ledger { return nil }
 func (stubFake) Arm(fakes.Rule)        {}
 func (stubFake) Disarm()               {}
+func (stubFake) DisarmMarker(string)   {}
 func (stubFake) Close() error          { return nil }
 
 func testEnv(t *testing.T) *harness.Env {

@@ -35,6 +35,9 @@ type keyed struct {
 	body  string
 	done  bool
 	reply string
+	// failed: the last try failed downstream; the same request may try
+	// again, another payload is still refused.
+	failed bool
 }
 
 func newShop(careless bool) httptarget.NewHandler {
@@ -78,6 +81,8 @@ func (s *shopHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		reply(w, http.StatusUnprocessableEntity, `{"error":"this key was used with another request"}`)
 		return
+	case seen && k.failed:
+		k.failed = false // this try is now in flight
 	case seen && !k.done:
 		s.mu.Unlock()
 		reply(w, http.StatusConflict, `{"error":"a request with this key is in progress"}`)
@@ -86,16 +91,17 @@ func (s *shopHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		reply(w, http.StatusCreated, strings.Replace(k.reply, `"created"`, `"noop"`, 1)) // the first reply, replayed
 		return
+	default:
+		k = &keyed{body: string(body)}
+		s.keys[key] = k
 	}
-	k = &keyed{body: string(body)}
-	s.keys[key] = k
 	s.mu.Unlock()
 
 	id, status := s.charge(r, key, req.Memo, req.Amount)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if status != 0 {
-		delete(s.keys, key) // the client may retry with the same key
+		k.failed = true // the client may retry the same request
 		reply(w, status, `{"error":"payments failed, retry"}`)
 		return
 	}

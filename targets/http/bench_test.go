@@ -1,0 +1,46 @@
+package http_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/idemcheck/idemcheck/fakes/payments"
+	"github.com/idemcheck/idemcheck/harness"
+	httptarget "github.com/idemcheck/idemcheck/targets/http"
+)
+
+// BenchmarkTrialsHandler measures generated trials per second against the
+// careful handler of handler_test.go served on a loopback port, with the
+// payments fake and the fault proxy in front of it, as CheckHandler runs
+// it: the trials share the running handler, one at a time (the default)
+// or eight side by side. Each iteration is one trial; the probes' time is
+// measured apart and taken out.
+func BenchmarkTrialsHandler(b *testing.B) {
+	for _, workers := range []int{1, 8} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) { benchHandler(b, workers) })
+	}
+}
+
+func benchHandler(b *testing.B, workers int) {
+	spec := httptarget.HandlerSpec(dryRunConfig, newShop(false), payments.Starter(payments.Options{}))
+	// Verify runs the probes before the trials: time them alone, untimed
+	// by the benchmark, and take that time out of the trials'.
+	start := time.Now()
+	probes, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(1))
+	if err != nil || probes.Targets[0].Error != "" {
+		b.Fatalf("probes: %v %s", err, probes.Targets[0].Error)
+	}
+	probing := time.Since(start)
+	b.ResetTimer()
+	res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(1), harness.WithTrials(b.N), harness.WithTrialWorkers(workers))
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc := res.Targets[0].Scenario
+	if sc == nil || sc.Counterexample != nil {
+		b.Fatalf("unexpected: %+v", sc)
+	}
+	b.ReportMetric(float64(sc.Trials)/max(b.Elapsed()-probing, time.Millisecond).Seconds(), "trials/s")
+}
