@@ -160,8 +160,9 @@ type hostedTrials struct {
 }
 
 // run runs tr on the current host, starting one first if there is none or
-// the last broke. A trial's error on a host that ran other trials first
-// is not believed at once: the trial runs again on a fresh host.
+// the last broke. A trial's error (which marks its host broken) is not
+// believed at once: what an earlier trial left may be its cause, so the
+// trial runs once more, on a fresh host, and that run's error counts.
 func (t *hostedTrials) run(ctx context.Context, o Options, seed uint64, tr scenarios.Trial) (*Record, error) {
 	if o.FreshTrials {
 		return trialRun(ctx, t.spec, o, seed, tr)
