@@ -34,3 +34,13 @@ func (f *ClientTimeout) Intercept(ex Exchange) {
 
 // Validate rejects a timeout that cannot work.
 func (f *ClientTimeout) Validate() error { return positive("timeout", f.Timeout) }
+
+// Within implements Waiting: a copy whose timeout is at most d.
+func (f *ClientTimeout) Within(d time.Duration) Fault {
+	if time.Duration(f.Timeout) <= d {
+		return f
+	}
+	c := *f
+	c.Timeout = Duration(d)
+	return &c
+}

@@ -31,6 +31,18 @@ type ClientFault interface {
 	ClientTimeout() time.Duration
 }
 
+// Waiting is a fault whose cost is a wait that the client or the proxy
+// sits out: a client timeout, a hang, a delay. Within returns a copy of
+// it whose wait is at most d (the fault itself, when its wait is already
+// that short). Generated trials keep their pace with a fast target this
+// way: what such a fault shows (the client gave up; the request came
+// late) does not depend on the wait being long, only on the client giving
+// up or the request arriving after its usual time.
+type Waiting interface {
+	Fault
+	Within(d time.Duration) Fault
+}
+
 // DownstreamFault is a fault injected by the fakes into the target's own
 // downstream calls.
 type DownstreamFault interface {

@@ -35,3 +35,13 @@ func (f *Hang) Intercept(ex Exchange) {
 
 // Validate rejects a timeout that cannot work.
 func (f *Hang) Validate() error { return positive("timeout", f.Timeout) }
+
+// Within implements Waiting: a copy whose timeout is at most d.
+func (f *Hang) Within(d time.Duration) Fault {
+	if time.Duration(f.Timeout) <= d {
+		return f
+	}
+	c := *f
+	c.Timeout = Duration(d)
+	return &c
+}

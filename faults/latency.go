@@ -44,3 +44,13 @@ func (f *Latency) Validate() error {
 	}
 	return nil
 }
+
+// Within implements Waiting: a copy whose delay is at most d.
+func (f *Latency) Within(d time.Duration) Fault {
+	if time.Duration(f.Delay) <= d {
+		return f
+	}
+	c := *f
+	c.Delay = Duration(d)
+	return &c
+}

@@ -107,6 +107,7 @@ func Check(t TB, spec Spec, opts ...Option) {
 			}
 			return true
 		}, o.Burst)
+		o.trialPace = trialPace(tr.Record)
 		sc, err := runScenarios(context.Background(), spec, o, tr.Findings, sp, targetSeed(o.Seed, spec.Name), nil)
 		if err != nil {
 			t.Fatalf("idemcheck could not run a trial: %v", err)

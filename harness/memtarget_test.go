@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
@@ -46,6 +47,13 @@ type shopConfig struct {
 	burstNothing    bool // Burst returns no replies at all
 	readNoEffect    bool // the safe operation's replies carry no effect field
 	readNotFound    bool // the safe operation answers 404 (nothing to find)
+	// sharedSlot keeps the key of the charge being made in one field of
+	// the shop, not in the request: a charge that ends marks done whatever
+	// key came in last, so with two keys in flight one stays unrecorded.
+	sharedSlot bool
+	// work is how long a charge takes downstream (real payments are not
+	// instant): calls released together then overlap there.
+	work time.Duration
 
 	// onCall, if set, runs at the start of every Call; onReturn at its
 	// end.
@@ -165,6 +173,7 @@ type memShop struct {
 	store     map[string]*claim
 	byPayload map[string]*claim
 	orders    int
+	current   string // sharedSlot: the key of the charge begun last
 
 	calls    atomic.Int64
 	kills    atomic.Int64
@@ -235,6 +244,9 @@ func (s *memShop) Call(ctx context.Context, c harness.Call) harness.Reply {
 	if pf, ok := c.Fault.(faults.ProxyFault); ok {
 		ex := &memExchange{ctx: ctx, shop: s, call: c}
 		pf.Intercept(ex)
+		if ex.abandoned != nil {
+			<-ex.abandoned
+		}
 		return ex.reply()
 	}
 	return s.serve(c, nil)
@@ -364,7 +376,11 @@ func (s *memShop) charge(c harness.Call, gen int, gate func()) harness.Reply {
 	s.orders++
 	cl := &claim{payload: payload, gen: s.gen, status: 201, identity: fmt.Sprintf("ord_%06d", s.orders), done: s.cfg.markFirst}
 	s.store[c.Key] = cl
+	s.current = c.Key
 	s.mu.Unlock()
+	if s.cfg.work > 0 {
+		time.Sleep(s.cfg.work) // the downstream's latency, not a synchronisation
+	}
 
 	key := c.Key
 	if s.cfg.noDownstreamKey {
@@ -385,6 +401,12 @@ func (s *memShop) charge(c harness.Call, gen int, gate func()) harness.Reply {
 	}
 	cl.done = true
 	s.byPayload[payload] = cl
+	if s.cfg.sharedSlot && s.current != c.Key {
+		// The request's key was overwritten by a later one: the done
+		// claim is filed under that key, and this key is forgotten.
+		s.store[s.current] = cl
+		delete(s.store, c.Key)
+	}
 	return s.reply(201, "created", cl.identity, "")
 }
 
@@ -443,6 +465,10 @@ type memExchange struct {
 
 	forwarded bool
 	upstream  harness.Reply
+	// abandoned is the shop's work on a request whose client left before
+	// its reply: Call waits for it, so that nothing of a call goes on
+	// after Call returns.
+	abandoned chan harness.Reply
 	responded bool
 	status    int
 	body      []byte
@@ -470,7 +496,17 @@ func (e *memExchange) Forward() (*faults.Upstream, error) {
 		return nil, errors.New("forwarded twice")
 	}
 	e.forwarded = true
-	e.upstream = e.shop.serve(e.call, nil)
+	// The shop serves the request on its own, as a server would: a client
+	// that leaves (the exchange's context ends) ends the forwarding, not
+	// the shop's work, just as a proxy's upstream request is cancelled.
+	done := make(chan harness.Reply, 1)
+	go func() { done <- e.shop.serve(e.call, nil) }()
+	select {
+	case e.upstream = <-done:
+	case <-e.ctx.Done():
+		e.abandoned = done
+		return nil, e.ctx.Err()
+	}
 	if e.upstream.Status == 0 {
 		return nil, errors.New(e.upstream.Error)
 	}

@@ -101,6 +101,9 @@ type Options struct {
 	// trialRuns numbers the trial runs, so that each gets
 	// keys of its own even when a store outlives the target (see trialRun).
 	trialRuns *atomic.Uint64
+	// trialPace bounds the waits of waiting faults in generated trials
+	// (trialPace in scenario.go); 0 keeps the configured waits.
+	trialPace time.Duration
 }
 
 // Option changes Options.

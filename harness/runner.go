@@ -110,6 +110,7 @@ func runTarget(ctx context.Context, spec Spec, o Options, progress func(string))
 	// Generated trials run once per run: in the first shard of a split one.
 	if (o.Trials > 0 || len(o.Replay) > 0) && o.Shard <= 1 {
 		_, known := Evaluate(tr.Record)
+		o.trialPace = trialPace(tr.Record)
 		sc, err := runScenarios(ctx, spec, o, known, sp, targetSeed(o.Seed, spec.Name), progress)
 		tr.Scenario = sc
 		if err != nil {

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -48,22 +49,29 @@ func space(info TargetInfo, fs []faults.Fault, supports func(faults.Fault) bool,
 	if !caps.Burst {
 		burst = 0
 	}
-	s := scenarios.Space{Restart: caps.Restart, Burst: burst}
+	// Steps overlap where the target takes calls at once (it can take a
+	// burst), never under a fault that kills it.
+	s := scenarios.Space{Restart: caps.Restart, Burst: burst, Overlap: caps.Burst}
 	for _, op := range info.Operations {
 		s.Ops = append(s.Ops, scenarios.Op{Name: op.Name, Mutating: op.Mutating, DryRun: op.DryRun, Inputs: len(op.Inputs) > 0})
 	}
 	for _, f := range fs {
 		if supports(f) {
 			s.Faults = append(s.Faults, f.Name())
+			if _, crash := f.(faults.CrashFault); crash {
+				s.Alone = append(s.Alone, f.Name())
+			}
 		}
 	}
 	return s
 }
 
-// runTrial runs the trial's steps in order, appending intents to r.rec.
+// runTrial runs the trial's steps in order, appending intents to r.rec. A
+// group of steps joined by With is released together (runTogether).
 func (r *runner) runTrial(info TargetInfo, tr scenarios.Trial, byName map[string]faults.Fault) {
 	made := make([]int, len(tr.Steps)) // step → index in r.rec.Intents
-	for i, s := range tr.Steps {
+	for i := 0; i < len(tr.Steps); i = tr.GroupEnd(i) {
+		s := tr.Steps[i]
 		if r.ctx.Err() != nil || r.fatal != nil {
 			return
 		}
@@ -82,67 +90,158 @@ func (r *runner) runTrial(info TargetInfo, tr scenarios.Trial, byName map[string
 				}
 			}
 		}
-		op, ok := info.Operation(s.Op)
-		if !ok {
-			r.fatal = fmt.Errorf("trial step %d: the target has no operation %q", i+1, s.Op)
-			return
-		}
-		fault := byName[s.Fault]
 		if s.Fill > 0 {
+			op, ok := info.Operation(s.Op)
+			if !ok {
+				r.fatal = fmt.Errorf("trial step %d: the target has no operation %q", i+1, s.Op)
+				return
+			}
 			made[i] = r.fill(op, s.Fill, i)
 			continue
 		}
-		if s.Key == scenarios.Again {
-			idx := made[s.Of]
-			in := &r.rec.Intents[idx]
-			if in.Role == RolePlain && lateBetween(tr, s.Of, i) {
-				in.Role = RoleLate // retry.late judges it
-				for _, w := range tr.Steps[s.Of+1 : i] {
-					in.Waited += w.Wait
-				}
+		end := tr.GroupEnd(i)
+		plans := make([]trialStep, 0, end-i)
+		for j := i; j < end; j++ {
+			p, err := r.planStep(info, tr, j, made, byName, len(plans))
+			if err != nil {
+				r.fatal = err
+				return
 			}
-			r.attempt(in, fault, false)
-			if !s.GiveUp {
-				r.retryUntilOK(in, false)
-			}
-			in.GaveUp = s.GiveUp && !in.Acknowledged()
-			made[i] = idx
-			continue
+			plans = append(plans, p)
 		}
-		in := Intent{ID: len(r.rec.Intents) + 1, Operation: s.Op, Mutating: op.Mutating, Role: RolePlain,
-			Probe: fmt.Sprintf("trial step %d", i+1), Marker: r.newMarker()}
-		key := r.newKey()
-		in.Inputs = r.genInputs(op)
-		switch {
-		case !op.Mutating:
-			in.Role, in.Key = RoleRead, key
-		case s.DryRun:
-			in.Role, in.Key = RoleDryRun, key
-		case s.Burst > 1:
-			in.Role, in.Key = RoleBurst, key
-		case s.Key == scenarios.None:
-			in.Role = RoleNoKey
-		case s.Key == scenarios.Twin:
-			origin := r.rec.Intents[made[s.Of]]
-			in.Role, in.Key, in.Related, in.Inputs = RoleTwin, key, origin.ID, copyMap(origin.Inputs)
-		case s.Key == scenarios.Changed:
-			origin := r.rec.Intents[made[s.Of]]
-			in.Role, in.Key, in.Related, in.Inputs = RoleMismatch, origin.Key, origin.ID, copyMap(origin.Inputs)
-			r.changeInput(op, in.Inputs)
-		default:
-			in.Key = key
-		}
-		if _, ok := r.target.(Burster); ok && in.Role == RoleBurst {
-			r.burst(&in, s.Burst)
+		if len(plans) == 1 {
+			r.perform(&plans[0])
 		} else {
-			r.attempt(&in, fault, s.DryRun)
+			r.runTogether(plans)
 		}
-		if !s.GiveUp && in.Role != RoleMismatch && in.Role != RoleDryRun && in.Role != RoleRead {
-			r.retryUntilOK(&in, s.DryRun)
+		for k := range plans {
+			made[i+k] = r.commit(&plans[k])
+		}
+	}
+}
+
+// trialStep is one intent step of a trial, planned: its intent (a new one,
+// or the earlier one it retries, at index at of the record) and fault.
+type trialStep struct {
+	step  scenarios.Step
+	fault faults.Fault
+	in    *Intent
+	again bool
+	at    int
+}
+
+// planStep makes the intent of step i (keys, markers and inputs drawn in
+// step order, whether or not the step runs alongside others); pending new
+// intents of its group come before it.
+func (r *runner) planStep(info TargetInfo, tr scenarios.Trial, i int, made []int, byName map[string]faults.Fault, pending int) (trialStep, error) {
+	s := tr.Steps[i]
+	op, ok := info.Operation(s.Op)
+	if !ok {
+		return trialStep{}, fmt.Errorf("trial step %d: the target has no operation %q", i+1, s.Op)
+	}
+	fault := byName[s.Fault]
+	if _, crash := fault.(faults.CrashFault); crash && tr.GroupEnd(tr.GroupStart(i))-tr.GroupStart(i) > 1 {
+		return trialStep{}, fmt.Errorf("trial step %d: %s kills the target, so it cannot run at the same time as another step", i+1, s.Fault)
+	}
+	if s.Key == scenarios.Again {
+		idx := made[s.Of]
+		in := &r.rec.Intents[idx]
+		if in.Role == RolePlain && lateBetween(tr, s.Of, i) {
+			in.Role = RoleLate // retry.late judges it
+			for _, w := range tr.Steps[s.Of+1 : i] {
+				in.Waited += w.Wait
+			}
+		}
+		return trialStep{step: s, fault: fault, in: in, again: true, at: idx}, nil
+	}
+	in := &Intent{ID: len(r.rec.Intents) + pending + 1, Operation: s.Op, Mutating: op.Mutating, Role: RolePlain,
+		Probe: fmt.Sprintf("trial step %d", i+1), Marker: r.newMarker()}
+	key := r.newKey()
+	in.Inputs = r.genInputs(op)
+	switch {
+	case !op.Mutating:
+		in.Role, in.Key = RoleRead, key
+	case s.DryRun:
+		in.Role, in.Key = RoleDryRun, key
+	case s.Burst > 1:
+		in.Role, in.Key = RoleBurst, key
+	case s.Key == scenarios.None:
+		in.Role = RoleNoKey
+	case s.Key == scenarios.Twin:
+		origin := r.rec.Intents[made[s.Of]]
+		in.Role, in.Key, in.Related, in.Inputs = RoleTwin, key, origin.ID, copyMap(origin.Inputs)
+	case s.Key == scenarios.Changed:
+		origin := r.rec.Intents[made[s.Of]]
+		in.Role, in.Key, in.Related, in.Inputs = RoleMismatch, origin.Key, origin.ID, copyMap(origin.Inputs)
+		r.changeInput(op, in.Inputs)
+	default:
+		in.Key = key
+	}
+	return trialStep{step: s, fault: fault, in: in}, nil
+}
+
+// perform makes the attempts of a planned step: the first under its
+// fault, then retries until done unless it gives up.
+func (r *runner) perform(p *trialStep) {
+	s, in := p.step, p.in
+	if p.again {
+		r.attempt(in, p.fault, false)
+		if !s.GiveUp {
+			r.retryUntilOK(in, false)
 		}
 		in.GaveUp = s.GiveUp && !in.Acknowledged()
-		r.rec.Intents = append(r.rec.Intents, in)
-		made[i] = len(r.rec.Intents) - 1
+		return
+	}
+	if _, ok := r.target.(Burster); ok && in.Role == RoleBurst {
+		r.burst(in, s.Burst)
+	} else {
+		r.attempt(in, p.fault, s.DryRun)
+	}
+	if !s.GiveUp && in.Role != RoleMismatch && in.Role != RoleDryRun && in.Role != RoleRead {
+		r.retryUntilOK(in, s.DryRun)
+	}
+	in.GaveUp = s.GiveUp && !in.Acknowledged()
+}
+
+// commit puts a performed step's intent in the record and returns its
+// index there.
+func (r *runner) commit(p *trialStep) int {
+	if p.again {
+		return p.at
+	}
+	r.rec.Intents = append(r.rec.Intents, *p.in)
+	return len(r.rec.Intents) - 1
+}
+
+// runTogether performs the steps of a group at once: each on its own
+// goroutine, released together, each retrying until done as it would
+// alone. Each works on a copy of the runner's per-attempt state (the
+// silence count, a fatal error), joined back once all are done.
+func (r *runner) runTogether(plans []trialStep) {
+	release := make(chan struct{})
+	subs := make([]*runner, len(plans))
+	var wg sync.WaitGroup
+	for k := range plans {
+		sub := *r
+		sub.rng = nil // attempts draw nothing: the plan did
+		subs[k] = &sub
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-release
+			subs[k].perform(&plans[k])
+		}()
+	}
+	close(release)
+	wg.Wait()
+	for _, sub := range subs {
+		if r.fatal == nil {
+			r.fatal = sub.fatal
+		}
+		if sub.answered {
+			r.answered = true
+		}
+		r.silent, r.silentFor = max(r.silent, sub.silent), max(r.silentFor, sub.silentFor)
 	}
 }
 
@@ -345,12 +444,61 @@ func trialProgress(name string, done, total int, elapsed, budget time.Duration) 
 	return line
 }
 
+// A waiting fault (a client timeout, a hang, a delay) waits, in generated
+// trials, at most trialPaceFactor times the target's usual reply time, and
+// at least trialPaceFloor: the probes keep the configured waits, the many
+// trials keep the pace of the target.
+const (
+	trialPaceFactor = 8
+	trialPaceFloor  = 10 * time.Millisecond
+)
+
+// trialPace is the longest wait of a waiting fault in the trials after
+// the probes of rec: trialPaceFactor times the 90th percentile of their
+// unfaulted attempts' times, at least trialPaceFloor; 0 (the configured
+// waits) when the probes timed no such attempt.
+func trialPace(rec *Record) time.Duration {
+	if rec == nil {
+		return 0
+	}
+	var ds []time.Duration
+	for _, in := range rec.Intents {
+		for _, a := range in.Attempts {
+			if a.Fault == "" && !a.Burst && !a.End.IsZero() {
+				ds = append(ds, a.End.Sub(a.Start))
+			}
+		}
+	}
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return max(trialPaceFactor*ds[len(ds)*9/10], trialPaceFloor)
+}
+
+// pacedFaults returns fs with every waiting fault made to wait at most
+// pace (fs itself when pace is 0).
+func pacedFaults(fs []faults.Fault, pace time.Duration) []faults.Fault {
+	if pace <= 0 {
+		return fs
+	}
+	out := make([]faults.Fault, len(fs))
+	for i, f := range fs {
+		if w, ok := f.(faults.Waiting); ok {
+			f = w.Within(pace)
+		}
+		out[i] = f
+	}
+	return out
+}
+
 // runScenarios generates trials against spec until one fails (then shrinks
 // it on fresh instances of spec) or o.Trials have passed. The trials share
 // one running target unless o.FreshTrials. A trial fails only on a
 // finding that known, the probes' findings, does not already hold.
 func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, sp scenarios.Space, seed uint64, progress func(string)) (*ScenarioResult, error) {
 	res := &ScenarioResult{}
+	o.Faults = pacedFaults(o.Faults, o.trialPace)
 	for _, saved := range o.Replay {
 		if saved.Target != "" && saved.Target != spec.Name {
 			continue
@@ -411,8 +559,8 @@ func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, sp
 
 // minimize shrinks a failing trial a step at a time: it drops whole steps,
 // lowers the number of other keys and the length of waits (by bisection),
-// then drops faults, restarts and give-ups, keeping each change while the
-// trial still fails the same checks.
+// then drops faults, restarts, give-ups and overlaps, keeping each change
+// while the trial still fails the same checks.
 func minimize(ctx context.Context, spec Spec, o Options, known []Finding, seed uint64, res *ScenarioResult) {
 	want := strings.Join(findingChecks(res.Findings), ",")
 	try := func(tr scenarios.Trial) bool {
@@ -480,6 +628,7 @@ func minimize(ctx context.Context, spec Spec, o Options, known []Finding, seed u
 			func(s *scenarios.Step) bool { ok := s.Fault != ""; s.Fault = ""; return ok },
 			func(s *scenarios.Step) bool { ok := s.Restart; s.Restart = false; return ok },
 			func(s *scenarios.Step) bool { ok := s.GiveUp; s.GiveUp = false; return ok },
+			func(s *scenarios.Step) bool { ok := s.With; s.With = false; return ok },
 		} {
 			cand := scenarios.Trial{Steps: append([]scenarios.Step(nil), res.Counterexample.Steps...)}
 			if simplify(&cand.Steps[i]) {
@@ -496,6 +645,9 @@ func without(tr scenarios.Trial, i int) (scenarios.Trial, bool) {
 	for j, s := range tr.Steps {
 		if j == i {
 			continue
+		}
+		if j == i+1 && !tr.Steps[i].With {
+			s.With = false // the group loses its first step: the next leads it
 		}
 		if j > i && (s.Key == scenarios.Again || s.Key == scenarios.Twin || s.Key == scenarios.Changed) {
 			switch {

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"slices"
 	"time"
 
 	"pgregory.net/rapid"
@@ -32,6 +33,11 @@ type Space struct {
 	// 0, allows pauses of up to Wait, in tenths of it.
 	Fill int
 	Wait time.Duration
+	// Overlap allows steps that start at the same time as the step before
+	// them (Step.With): several intents in flight at once. Alone names the
+	// faults a step must take by itself (those that kill the target).
+	Overlap bool
+	Alone   []string
 }
 
 // Gen returns a generator of trials over s. Every choice draws its
@@ -46,13 +52,64 @@ func Gen(s Space) *rapid.Generator[Trial] {
 		n := rapid.IntRange(1, maxSteps).Draw(t, "steps")
 		var tr Trial
 		for i := 0; i < n; i++ {
-			tr.Steps = append(tr.Steps, drawStep(t, s, tr.Steps))
+			if s.Overlap && canJoin(s, tr) && rapid.IntRange(0, 3).Draw(t, "with?") == 3 {
+				tr.Steps = append(tr.Steps, drawJoined(t, s, tr))
+				continue
+			}
+			tr.Steps = append(tr.Steps, drawStep(t, s, tr.Steps, len(tr.Steps), nil))
 		}
 		return tr
 	})
 }
 
-func drawStep(t *rapid.T, s Space, before []Step) Step {
+// canJoin says whether a step may start at the same time as the last of
+// tr: it and its group are intents, none under a fault that must run
+// alone.
+func canJoin(s Space, tr Trial) bool {
+	if len(tr.Steps) == 0 {
+		return false
+	}
+	last := len(tr.Steps) - 1
+	for j := tr.GroupStart(last); j <= last; j++ {
+		st := tr.Steps[j]
+		if st.Wait > 0 || st.Fill > 0 || slices.Contains(s.Alone, st.Fault) {
+			return false
+		}
+	}
+	return true
+}
+
+// drawJoined draws a step that starts at the same time as the last of tr:
+// it refers only to steps before their group, retries no intent another
+// step of the group retries, and takes no fault that must run alone.
+func drawJoined(t *rapid.T, s Space, tr Trial) Step {
+	start := tr.GroupStart(len(tr.Steps) - 1)
+	taken := map[int]bool{}
+	for _, st := range tr.Steps[start:] {
+		if st.Key == Again {
+			taken[st.Of] = true
+		}
+	}
+	inner := s
+	inner.Wait, inner.Fill, inner.Restart = 0, 0, false
+	inner.Faults = slices.DeleteFunc(slices.Clone(s.Faults), func(f string) bool { return slices.Contains(s.Alone, f) })
+	// Mostly the operation of the step it joins: two intents of one
+	// operation in flight together are where shared state goes wrong.
+	if lead := tr.Steps[len(tr.Steps)-1]; rapid.IntRange(0, 3).Draw(t, "same op?") > 0 {
+		for _, op := range s.Ops {
+			if op.Name == lead.Op {
+				inner.Ops = []Op{op}
+			}
+		}
+	}
+	st := drawStep(t, inner, tr.Steps, start, taken)
+	st.With = true
+	return st
+}
+
+// drawStep draws the step after before. Key policies refer only to the
+// steps before index refs, and a retry (Again) never to one in taken.
+func drawStep(t *rapid.T, s Space, before []Step, refs int, taken map[int]bool) Step {
 	if s.Wait > 0 && len(before) > 0 && rapid.IntRange(0, 9).Draw(t, "wait?") == 9 {
 		return Step{Wait: time.Duration(rapid.IntRange(1, 10).Draw(t, "wait")) * s.Wait / 10}
 	}
@@ -68,7 +125,7 @@ func drawStep(t *rapid.T, s Space, before []Step) Step {
 	// any of them for a twin (it takes only the inputs), only those that
 	// had a key for a retry or a changed payload "with the key of step N".
 	var same, keyed []int
-	for i, b := range before {
+	for i, b := range before[:refs] {
 		if b.Op == op.Name && !b.DryRun && b.Burst == 0 && b.Fill == 0 && b.Wait == 0 {
 			same = append(same, i)
 			if b.Key != None {
@@ -76,8 +133,9 @@ func drawStep(t *rapid.T, s Space, before []Step) Step {
 			}
 		}
 	}
+	retryable := slices.DeleteFunc(slices.Clone(keyed), func(i int) bool { return taken[i] })
 	policies := []KeyPolicy{Fresh}
-	if len(keyed) > 0 {
+	if len(retryable) > 0 {
 		policies = append(policies, Again)
 	}
 	if len(same) > 0 {
@@ -91,7 +149,9 @@ func drawStep(t *rapid.T, s Space, before []Step) Step {
 	switch st.Key {
 	case Twin:
 		st.Of = rapid.SampledFrom(same).Draw(t, "of")
-	case Again, Changed:
+	case Again:
+		st.Of = rapid.SampledFrom(retryable).Draw(t, "of")
+	case Changed:
 		st.Of = rapid.SampledFrom(keyed).Draw(t, "of")
 	}
 	if st.Key == Fresh {

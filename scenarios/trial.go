@@ -52,6 +52,13 @@ type Step struct {
 	// Wait, when above 0, makes the step a pause of that long, and
 	// nothing else: time that passes between an intent and its retry.
 	Wait time.Duration `json:"wait,omitempty"`
+	// With starts the step at the same time as the step before it: a run
+	// of steps joined by With (a group) is released together, and every
+	// step of it is in flight, retries included, until all are done. A
+	// step of a group refers (Of) only to a step before the group, no two
+	// steps of a group retry the same intent, and none restarts the
+	// target, waits or fills.
+	With bool `json:"with,omitempty"`
 }
 
 // Trial is a generated scenario: a few steps run in order.
@@ -63,9 +70,33 @@ type Trial struct {
 func (t Trial) String() string {
 	var b strings.Builder
 	for i, s := range t.Steps {
+		if s.With && i > 0 {
+			fmt.Fprintf(&b, "%d. at the same time as step %d: %s\n", i+1, i, s.describe())
+			continue
+		}
 		fmt.Fprintf(&b, "%d. %s\n", i+1, s.describe())
 	}
 	return b.String()
+}
+
+// GroupStart returns the index of the first step of the group step i
+// belongs to: i itself unless step i is joined (With) to the steps before
+// it.
+func (t Trial) GroupStart(i int) int {
+	for i > 0 && t.Steps[i].With {
+		i--
+	}
+	return i
+}
+
+// GroupEnd returns the index after the last step of the group that starts
+// at step i.
+func (t Trial) GroupEnd(i int) int {
+	j := i + 1
+	for j < len(t.Steps) && t.Steps[j].With {
+		j++
+	}
+	return j
 }
 
 func (s Step) describe() string {
@@ -115,6 +146,11 @@ func (t Trial) Validate() error {
 		if s.Wait < 0 || s.Fill < 0 {
 			return fmt.Errorf("trial step %d: a negative wait or fill", i+1)
 		}
+		if s.With {
+			if err := t.validateWith(i); err != nil {
+				return err
+			}
+		}
 		if s.Wait > 0 {
 			continue
 		}
@@ -139,6 +175,32 @@ func (t Trial) Validate() error {
 			}
 		default:
 			return fmt.Errorf("trial step %d: unknown key policy %q", i+1, s.Key)
+		}
+	}
+	return nil
+}
+
+// validateWith checks that step i, joined to the steps before it, can run
+// alongside them.
+func (t Trial) validateWith(i int) error {
+	s := t.Steps[i]
+	switch {
+	case i == 0:
+		return fmt.Errorf("trial step 1: with, but no step comes before it")
+	case s.Wait > 0 || s.Fill > 0 || s.Restart:
+		return fmt.Errorf("trial step %d: a wait, a fill or a restart cannot run at the same time as another step", i+1)
+	case t.Steps[i-1].Wait > 0 || t.Steps[i-1].Fill > 0:
+		return fmt.Errorf("trial step %d: joined to step %d, a wait or a fill, which runs alone", i+1, i)
+	}
+	start := t.GroupStart(i)
+	if (s.Key == Again || s.Key == Twin || s.Key == Changed) && s.Of >= start {
+		return fmt.Errorf("trial step %d: refers to step %d, which runs at the same time as it", i+1, s.Of+1)
+	}
+	if s.Key == Again {
+		for j := start; j < i; j++ {
+			if o := t.Steps[j]; o.Key == Again && o.Of == s.Of {
+				return fmt.Errorf("trial step %d: retries step %d at the same time as step %d does", i+1, s.Of+1, j+1)
+			}
 		}
 	}
 	return nil
