@@ -54,6 +54,10 @@ type shopConfig struct {
 	// work is how long a charge takes downstream (real payments are not
 	// instant): calls released together then overlap there.
 	work time.Duration
+	// forget, if set, is asked whenever a retry finds its key done: true
+	// makes the shop forget the key then and charge again, downstream key
+	// and all (a flaw that comes and goes).
+	forget func() bool
 
 	// onCall, if set, runs at the start of every Call; onReturn at its
 	// end.
@@ -348,6 +352,11 @@ func (s *memShop) charge(c harness.Call, gen int, gate func()) harness.Reply {
 		s.mu.Unlock()
 		return crashed()
 	}
+	forgotten := false
+	if cl := s.store[c.Key]; cl != nil && cl.done && s.cfg.forget != nil && s.cfg.forget() {
+		delete(s.store, c.Key)
+		forgotten = true
+	}
 	if cl := s.store[c.Key]; cl != nil {
 		switch {
 		case cl.payload != payload:
@@ -383,8 +392,8 @@ func (s *memShop) charge(c harness.Call, gen int, gate func()) harness.Reply {
 	}
 
 	key := c.Key
-	if s.cfg.noDownstreamKey {
-		key = ""
+	if s.cfg.noDownstreamKey || forgotten {
+		key = "" // a forgotten key is charged as new, downstream too
 	}
 	_, err := s.chargeDownstream(c.Marker, key, c.Inputs["amount"])
 

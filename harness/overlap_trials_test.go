@@ -2,6 +2,7 @@ package harness_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -65,4 +66,56 @@ func TestOverlappingTrialsRaiseNoFalseAlarm(t *testing.T) {
 	assert.Nil(t, tr.Scenario.Counterexample, "a correct shop fails no trial:\n%s", tr.Scenario.Steps)
 	assert.Empty(t, tr.Findings)
 	assert.Equal(t, 3, tr.Score.Level)
+}
+
+// TestATrialSeenOnceIsFlakyAndCountsForNothing: a shop that forgets one
+// key once, on the trials' target only, fails one generated trial; none of
+// the counterexample's replays fails, so it is reported as flaky, with its
+// rate, and neither fails its check nor lowers the score: the verdict
+// does not depend on the one time it happened.
+func TestATrialSeenOnceIsFlakyAndCountsForNothing(t *testing.T) {
+	var starts atomic.Int32
+	var forgot atomic.Bool
+	cfg := shopConfig{
+		onStart: func(context.Context) error { starts.Add(1); return nil },
+		forget: func() bool {
+			return starts.Load() == 2 && forgot.CompareAndSwap(false, true)
+		},
+	}
+	spec, _ := shopSpec("once", cfg)
+	res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(5), harness.WithTrials(300))
+	require.NoError(t, err)
+	tr := res.Targets[0]
+	require.Empty(t, tr.Error)
+	require.True(t, forgot.Load(), "the trials met the forgetful moment")
+	sc := tr.Scenario
+	require.NotNil(t, sc)
+	require.NotNil(t, sc.Counterexample, "the trial that met it failed")
+	assert.True(t, sc.Flaky)
+	assert.Equal(t, 3, sc.Replays)
+	assert.Zero(t, sc.Reproduced)
+	assert.Contains(t, sc.Rate(), "none of 3 replays failed the same way")
+	require.NotEmpty(t, tr.Findings)
+	for _, f := range tr.Findings {
+		assert.True(t, f.Trial && f.Flaky, "only the flaky trial's findings: %s", f.Message)
+	}
+	for _, c := range tr.Checks {
+		assert.NotEqual(t, harness.StatusFail, c.Status, "%s: a failure seen once does not fail it", c.ID)
+	}
+	assert.Equal(t, 3, tr.Score.Level)
+}
+
+// TestAReproducibleTrialShowsItsRate: a counterexample that fails every
+// time it is replayed says so, and counts.
+func TestAReproducibleTrialShowsItsRate(t *testing.T) {
+	res, err := harness.Verify(context.Background(), []harness.Spec{lruSpec(2)}, harness.WithSeed(3), harness.WithTrials(300))
+	require.NoError(t, err)
+	sc := res.Targets[0].Scenario
+	require.NotNil(t, sc)
+	require.NotNil(t, sc.Counterexample)
+	assert.False(t, sc.Flaky)
+	assert.Equal(t, 3, sc.Replays)
+	assert.Equal(t, 3, sc.Reproduced)
+	assert.Equal(t, "failed again in 3 of 3 replays", sc.Rate())
+	assert.Less(t, res.Targets[0].Score.Level, 3)
 }

@@ -46,6 +46,7 @@ func Score(tr *TargetResult) {
 		return
 	}
 	tr.Checks, tr.Findings = Evaluate(rec)
+	counted := len(tr.Findings)
 	if sc := tr.Scenario; sc != nil && len(sc.Findings) > 0 {
 		failed := map[string]bool{}
 		// Only what the probes did not show: a trial that restates a
@@ -55,13 +56,26 @@ func Score(tr *TargetResult) {
 			tr.Findings = append(tr.Findings, f)
 			failed[f.Check] = true
 		}
+		if !sc.Flaky {
+			counted = len(tr.Findings)
+		}
 		for i, c := range tr.Checks {
-			if failed[c.ID] && c.Status != StatusFail {
-				tr.Checks[i] = CheckResult{ID: c.ID, Status: StatusFail, Note: "found by a generated trial"}
+			if !failed[c.ID] || c.Status == StatusFail {
+				continue
 			}
+			if sc.Flaky {
+				// Seen once and never again: reported, labelled, and
+				// not allowed to flip the verdict between runs.
+				if c.Note == "" {
+					tr.Checks[i].Note = "a generated trial failed it once; " + sc.Rate()
+				}
+				continue
+			}
+			tr.Checks[i] = CheckResult{ID: c.ID, Status: StatusFail, Note: "found by a generated trial (" + sc.Rate() + ")"}
 		}
 	}
-	tr.Score = score(tr.Checks, tr.Findings, notApplicable(registry, rec.Target.Caps()))
+	// Flaky findings come last, and count for nothing.
+	tr.Score = score(tr.Checks, tr.Findings[:counted], notApplicable(registry, rec.Target.Caps()))
 	if n := unattributed(rec); n > 0 {
 		tr.Score.Reason += fmt.Sprintf(" (%d of %s carried no intent marker and could not be attributed)", n, plural(len(rec.Ledger), "recorded effect", "recorded effects"))
 	}

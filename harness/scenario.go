@@ -26,8 +26,15 @@ type ScenarioResult struct {
 	Findings []Finding `json:"findings,omitempty"`
 	// Record is the counterexample's run, for evidence and re-scoring.
 	Record *Record `json:"record,omitempty"`
-	// Flaky is true when replaying the counterexample did not fail the
-	// same way.
+	// Replays is how many times the minimal counterexample was run again
+	// before it was reported, and Reproduced how many of those runs failed
+	// the same checks: a timing-dependent failure shows its rate.
+	Replays    int `json:"replays,omitempty"`
+	Reproduced int `json:"reproduced,omitempty"`
+	// Flaky is true when none of the replays failed the same way: the
+	// failure was seen once and never again. Its findings are reported,
+	// labelled flaky, and do not fail their checks or lower the score, so
+	// the verdict does not flip between runs of one seed on it.
 	Flaky bool `json:"flaky,omitempty"`
 	// Replayed lists saved trials that were run again first, and whether
 	// they still fail.
@@ -547,14 +554,48 @@ func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, sp
 		progress(fmt.Sprintf("%s: trial %d of %d failed; shrinking it", spec.Name, p.failed, o.Trials))
 	}
 	minimize(ctx, spec, o, known, seed, res)
-	// Honest: replay the counterexample before reporting it.
-	rec, err := trialRun(ctx, spec, o, seed^0xfeed, *p.last)
-	if err == nil {
-		_, again := Evaluate(rec)
-		again = novelFindings(known, again)
-		res.Flaky = strings.Join(findingChecks(again), ",") != strings.Join(findingChecks(res.Findings), ",")
-	}
+	replayCounterexample(ctx, spec, o, known, seed, res)
 	return res, nil
+}
+
+// counterexampleReplays is how many times a minimal counterexample is run
+// again, each on a fresh target, before it is reported.
+const counterexampleReplays = 3
+
+// replayCounterexample runs res's minimal counterexample again
+// counterexampleReplays times and counts the runs that fail the same
+// checks; none makes it flaky. Honest: a failure is reported with how
+// often it happens.
+func replayCounterexample(ctx context.Context, spec Spec, o Options, known []Finding, seed uint64, res *ScenarioResult) {
+	want := strings.Join(findingChecks(res.Findings), ",")
+	for k := range counterexampleReplays {
+		if ctx.Err() != nil {
+			return
+		}
+		rec, err := trialRun(ctx, spec, o, seed^0xfeed^uint64(k)<<32, *res.Counterexample)
+		if err != nil {
+			continue // a replay that could not run shows nothing either way
+		}
+		res.Replays++
+		_, again := Evaluate(rec)
+		if strings.Join(findingChecks(novelFindings(known, again)), ",") == want {
+			res.Reproduced++
+		}
+	}
+	res.Flaky = res.Replays > 0 && res.Reproduced == 0
+}
+
+// Rate says how often the counterexample failed again when replayed:
+// "failed again in 2 of 3 replays", or, when flaky, that it never did and
+// so counts for nothing; "" before any replay.
+func (sc *ScenarioResult) Rate() string {
+	switch {
+	case sc == nil || sc.Replays == 0:
+		return ""
+	case sc.Flaky:
+		return fmt.Sprintf("flaky: none of %s failed the same way, so it does not count against the score", plural(sc.Replays, "replay", "replays"))
+	}
+	return fmt.Sprintf("failed again in %d of %s", sc.Reproduced, plural(sc.Replays, "replay", "replays"))
 }
 
 // minimize shrinks a failing trial a step at a time: it drops whole steps,

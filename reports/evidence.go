@@ -387,8 +387,8 @@ func trialBlock(t harness.TargetResult) string {
 		return ""
 	}
 	head := "\n\na generated trial failed; its minimal counterexample"
-	if t.Scenario.Flaky {
-		head += " (flaky: its replay did not fail the same way)"
+	if rate := t.Scenario.Rate(); rate != "" {
+		head += " (" + rate + ")"
 	}
 	return head + ":\n" + numbered(steps)
 }
@@ -406,8 +406,8 @@ func mdTrial(t harness.TargetResult) string {
 		b.WriteString(" (`" + strings.Join(ids, "`, `") + "`)")
 	}
 	b.WriteString("; its minimal counterexample")
-	if t.Scenario.Flaky {
-		b.WriteString(" (flaky: its replay did not fail the same way)")
+	if rate := t.Scenario.Rate(); rate != "" {
+		b.WriteString(" (" + rate + ")")
 	}
 	b.WriteString(":\n\n")
 	for i, s := range steps {

@@ -57,7 +57,21 @@ type TargetReport struct {
 	// UnsupportedWhy says, for each fault of Unsupported, why it could
 	// not be injected.
 	UnsupportedWhy map[string]string `json:"unsupported_why,omitempty"`
-	Summary        Summary           `json:"summary"`
+	// Trial is the failing generated trial, if one failed.
+	Trial   *Trial  `json:"trial,omitempty"`
+	Summary Summary `json:"summary"`
+}
+
+// Trial is a target's failing generated trial: its minimal counterexample
+// as readable steps, the checks it made fail, and how often it failed
+// again when replayed.
+type Trial struct {
+	Steps      []string `json:"steps"`
+	Checks     []string `json:"checks"`
+	Replays    int      `json:"replays"`
+	Reproduced int      `json:"reproduced"`
+	// Flaky: none of the replays failed; its findings do not count.
+	Flaky bool `json:"flaky"`
 }
 
 // Finding is a harness finding with the command that replays it.
@@ -147,6 +161,13 @@ func Build(res *harness.Result) Report {
 		}
 		if t.Scenario != nil {
 			tr.Summary.Trials = t.Scenario.Trials
+			if steps := TrialSteps(t); len(steps) > 0 {
+				sc := t.Scenario
+				tr.Trial = &Trial{Steps: steps, Checks: trialChecks(sc), Replays: sc.Replays, Reproduced: sc.Reproduced, Flaky: sc.Flaky}
+				if tr.Trial.Checks == nil {
+					tr.Trial.Checks = []string{}
+				}
+			}
 		}
 		rep.Summary.Targets++
 		rep.Summary.Intents += tr.Summary.Intents

@@ -102,7 +102,7 @@ func Markdown(w io.Writer, res *harness.Result, o Options) error {
 			}
 			flags := ""
 			if f.Flaky {
-				flags = " (flaky: its replay did not fail the same way)"
+				flags = " (flaky: seen once, never again when replayed; not counted)"
 			}
 			fmt.Fprintf(&b, "%d. **%s** %s%s: %s\n", i+1, f.Severity, where, flags, mdText(f.Message))
 			if r := findingReplay(res, f); r != "" {

@@ -188,3 +188,27 @@ func TestHTMLShowsATrialsCounterexample(t *testing.T) {
 	assert.Equal(t, 12, reports.Build(res).Targets[0].Summary.Trials)
 	assert.Equal(t, 12, reports.Build(res).Summary.Trials)
 }
+
+// TestEveryFormatCarriesTheTrialAndItsRate: the minimal counterexample's
+// steps, an overlap among them included, and how often it failed again
+// reach the JSON, text, Markdown and JUnit reports.
+func TestEveryFormatCarriesTheTrialAndItsRate(t *testing.T) {
+	res := fixture(t)
+	tr := &res.Targets[0]
+	tr.Findings[0].Trial = true
+	tr.Scenario = &harness.ScenarioResult{Trials: 40, Replays: 3, Reproduced: 2, Findings: []harness.Finding{tr.Findings[0]},
+		Steps: "1. create-order with a fresh key retrying until done\n2. at the same time as step 1: create-order with a fresh key retrying until done"}
+	rep := reports.Build(res).Targets[0]
+	require.NotNil(t, rep.Trial)
+	assert.Equal(t, []string{"create-order with a fresh key retrying until done", "at the same time as step 1: create-order with a fresh key retrying until done"}, rep.Trial.Steps)
+	assert.Equal(t, 3, rep.Trial.Replays)
+	assert.Equal(t, 2, rep.Trial.Reproduced)
+	assert.False(t, rep.Trial.Flaky)
+	assert.Equal(t, []string{tr.Findings[0].Check}, rep.Trial.Checks)
+	for _, format := range []string{"text", "md", "junit"} {
+		out := render(t, format, res, reports.Options{})
+		assert.Contains(t, out, "failed again in 2 of 3 replays", format)
+		assert.Contains(t, out, "at the same time as step 1", format)
+	}
+	assert.Nil(t, reports.Build(fixture(t)).Targets[0].Trial, "no trial object when no trial failed")
+}

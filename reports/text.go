@@ -121,8 +121,8 @@ func trialText(t harness.TargetResult) string {
 		head += " (" + strings.Join(trialChecks(sc), ", ") + ")"
 	}
 	head += "; its minimal counterexample, " + plural(len(steps), "step", "steps")
-	if t.Scenario.Flaky {
-		head += " (flaky: its replay did not fail the same way)"
+	if rate := t.Scenario.Rate(); rate != "" {
+		head += " (" + rate + ")"
 	}
 	b.WriteString(Wrap(head+":", "  ", "    ", TextWidth))
 	for i, s := range steps {

@@ -99,8 +99,8 @@ func trialNote(w io.Writer, res *harness.Result) {
 		}
 		if sc.Counterexample != nil {
 			flaky := ""
-			if sc.Flaky {
-				flaky = " (flaky: its replay did not fail the same way)"
+			if rate := sc.Rate(); rate != "" {
+				flaky = " (" + rate + ")"
 			}
 			fmt.Fprintf(w, "%s: a generated trial failed%s; minimal counterexample:\n%s", t.Name, flaky, sc.Counterexample)
 		}
