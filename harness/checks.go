@@ -183,6 +183,7 @@ func evaluate(checks []Invariant, rec *Record) ([]CheckResult, []Finding) {
 			continue
 		}
 		fs, applicable := c.Eval(rec)
+		fs = mergeTries(rec, fs)
 		switch {
 		case len(fs) > 0:
 			results = append(results, CheckResult{ID: c.ID, Status: StatusFail, Note: fmt.Sprintf("%d finding(s)", len(fs))})
