@@ -32,6 +32,14 @@ const (
 	// Pass handles the request normally; with OnMatch it marks a fault
 	// point without changing the fake's behaviour.
 	Pass Action = "pass"
+	// AwaitCaller holds the request until its caller gives up on it or
+	// Rule.Delay passes, then handles it normally (the effect is recorded
+	// either way): a downstream that carries out a call its caller has
+	// just abandoned. Waiting for the caller makes the outcome the same
+	// every time: a caller that cancels its call when its own client
+	// leaves has always done so by the time the reply is written. A fake
+	// without per-request callers (SMTP) treats it as Pass.
+	AwaitCaller Action = "await-caller"
 )
 
 // Rule makes a fake misbehave on matching requests.

@@ -651,7 +651,15 @@ func (r *runner) attempt(in *Intent, f faults.Fault, dryRun bool) {
 		ctx = actx
 		gone := make(chan struct{})
 		call.Fault = faults.NotifyForwarded(x, gone)
-		rule := fakes.Rule{Marker: in.Marker, Times: 1, Action: fakes.Pass, OnMatch: func() {
+		// Then it waits (bounded) for the target to give up its own call,
+		// as a target that passes its request's context downstream does:
+		// the effect is recorded after that, whichever way the target
+		// goes, so the same target shows the same outcome every try.
+		grace := disconnectGrace
+		if r.opts.trialPace > 0 {
+			grace = min(grace, r.opts.trialPace)
+		}
+		rule := fakes.Rule{Marker: in.Marker, Times: 1, Action: fakes.AwaitCaller, Delay: grace, OnMatch: func() {
 			reached.Store(true)
 			leave()
 			select {
@@ -740,8 +748,13 @@ func (r *runner) noteSilence(a Attempt) {
 }
 
 // disconnectWait bounds how long a fake holds the downstream call of a
-// client-disconnect attempt for the target to see its client leave.
-const disconnectWait = 2 * time.Second
+// client-disconnect attempt for the proxy to cancel its request to the
+// target; disconnectGrace how long it then waits for the target to cancel
+// its downstream call in turn.
+const (
+	disconnectWait  = 2 * time.Second
+	disconnectGrace = 250 * time.Millisecond
+)
 
 // disarm removes the rules armed for marker from every fake.
 func (r *runner) disarm(marker string) {

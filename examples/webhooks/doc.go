@@ -55,7 +55,11 @@
 // passed downstream. Sequential and concurrent redeliveries are fine; after
 // a restart the memory is empty, so a redelivery after a crash after the
 // charge (or after the reply) charges again (crash.recovery), and so does
-// one after an ambiguous downstream failure (downstream.propagation). An
+// one after an ambiguous downstream failure (downstream.propagation), and
+// one after a sender that gave up mid-delivery: the handler's charge is
+// cancelled with the request, the claim released although the charge
+// landed, and the redelivery charges again (retry.after-fault under
+// client-disconnect). An
 // event redelivered after more than --lru-size others was evicted and is
 // charged again too.
 //

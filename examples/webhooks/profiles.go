@@ -42,7 +42,7 @@ var registry = []profile{
 	},
 	{
 		ProfileInfo: ProfileInfo{Name: "lru-memory", Score: 0, Check: "crash.recovery",
-			Flaw: "remembers seen event ids in process memory (an LRU) and passes no key downstream: after a restart or an eviction a redelivery charges again"},
+			Flaw: "remembers seen event ids in process memory (an LRU) and passes no key downstream: after a restart, an eviction or a delivery its sender abandoned, a redelivery charges again"},
 		verify: true, newDedup: newLRU,
 	},
 	{

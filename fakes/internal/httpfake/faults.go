@@ -23,6 +23,8 @@ const forever = time.Duration(1 << 62)
 //   - Hang: holds the request unhandled until the client or the server
 //     gives up, then resets the connection.
 //   - HangAfter: handled, then held the same way.
+//   - AwaitCaller: waits until the client gives up or Rule.Delay passes,
+//     then handles the request all the same.
 //   - Pass: handled normally.
 //
 // Rule.OnMatch runs first, whatever the action.
@@ -64,6 +66,8 @@ func (f Faults) Serve(w http.ResponseWriter, r *http.Request, markers []string, 
 				}
 				return
 			}
+		case fakes.AwaitCaller:
+			f.Server.Wait(r.Context(), rule.Delay)
 		case fakes.FailAfter, fakes.ResetAfter, fakes.HangAfter, fakes.Pass:
 		default:
 			if f.Custom != nil {

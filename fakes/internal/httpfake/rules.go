@@ -15,7 +15,7 @@ import (
 
 // StandardActions are the fakes.Rule actions every fake understands.
 var StandardActions = []fakes.Action{
-	fakes.FailBefore, fakes.FailAfter, fakes.ResetAfter, fakes.Delay, fakes.Hang, fakes.HangAfter, fakes.Pass,
+	fakes.FailBefore, fakes.FailAfter, fakes.ResetAfter, fakes.Delay, fakes.Hang, fakes.HangAfter, fakes.Pass, fakes.AwaitCaller,
 }
 
 // ruleRequest is the body of POST /_idemcheck/rules: a fakes.Rule, whose
