@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/idemcheck/idemcheck/internal/drain"
 )
 
 // AttemptHeader carries the attempt id from the harness client to the
@@ -68,6 +70,9 @@ type Proxy struct {
 	client  *http.Client
 	timeout time.Duration
 
+	// inflight counts the exchanges in progress, for Close.
+	inflight drain.Tracker
+
 	mu      sync.Mutex
 	pending map[string]*pending
 	closed  bool
@@ -115,8 +120,8 @@ func NewProxy(target string, forwardTimeout time.Duration) (*Proxy, error) {
 		},
 		pending: map[string]*pending{},
 	}
-	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = p.srv.Serve(ln) }()
+	p.srv = &http.Server{Handler: p.inflight.Wrap(p), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = p.srv.Serve(p.inflight.Listener(ln)) }()
 	return p, nil
 }
 
@@ -169,12 +174,7 @@ func (p *Proxy) Close() error {
 	}
 	p.closed = true
 	p.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	err := p.srv.Shutdown(ctx)
-	if err != nil {
-		_ = p.srv.Close()
-	}
+	err := drain.Close(p.srv, &p.inflight, 5*time.Second)
 	p.client.CloseIdleConnections()
 	return err
 }

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/idemcheck/idemcheck/internal/drain"
 )
 
 // CloseTimeout bounds how long Close waits for in-flight requests before it
@@ -58,6 +60,9 @@ type Server struct {
 	serveErr  error
 	ln        net.Listener
 
+	// inflight counts the requests being served, for Close.
+	inflight drain.Tracker
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -85,10 +90,10 @@ func NewServer(name string, ln net.Listener, h http.Handler) *Server {
 		ln:        ln,
 	}
 	s.srv = &http.Server{
-		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
+	s.srv.Handler = s.inflight.Wrap(h)
 	return s
 }
 
@@ -96,7 +101,7 @@ func NewServer(name string, ln net.Listener, h http.Handler) *Server {
 func (s *Server) Start() {
 	go func() {
 		defer close(s.serveDone)
-		if err := s.srv.Serve(s.ln); !errors.Is(err, http.ErrServerClosed) {
+		if err := s.srv.Serve(s.inflight.Listener(s.ln)); !errors.Is(err, http.ErrServerClosed) {
 			s.serveErr = err
 		}
 	}()
@@ -133,16 +138,11 @@ func (s *Server) Wait(ctx context.Context, d time.Duration) bool {
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.closing)
-		ctx, cancel := context.WithTimeout(context.Background(), CloseTimeout)
-		defer cancel()
-		err := s.srv.Shutdown(ctx)
+		err := drain.Close(s.srv, &s.inflight, CloseTimeout)
 		if err != nil {
-			err = fmt.Errorf("%s: requests to %s still in flight after %s (is a ledger observer blocked?): %w", s.name, s.url, CloseTimeout, err)
+			err = fmt.Errorf("%s: closing %s (is a ledger observer blocked?): %w", s.name, s.url, err)
 		}
 		s.cancel()
-		if cerr := s.srv.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("%s: close %s: %w", s.name, s.url, cerr)
-		}
 		<-s.serveDone
 		if err == nil && s.serveErr != nil {
 			err = fmt.Errorf("%s: serve %s: %w", s.name, s.url, s.serveErr)
