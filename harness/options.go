@@ -51,7 +51,8 @@ type Options struct {
 	Faults []faults.Fault
 	// MaxAttempts bounds the attempts at one intent.
 	MaxAttempts int
-	// Backoff is the first wait before retrying a 409/429; it doubles.
+	// Backoff is the first wait before retrying a 409/429, or before the
+	// second retry after failures; it doubles, up to 250ms.
 	Backoff time.Duration
 	// Parallel is how many targets run at once.
 	Parallel int

@@ -572,8 +572,9 @@ func (r *runner) attemptAll(in *Intent, s Step) {
 }
 
 // retryUntilOK retries like a careful client: with the same key, while the
-// reply says it may, at most MaxAttempts times for failures, and waiting
-// out "in progress" answers (409, 425, 429) for at most StuckWait.
+// reply says it may, at most MaxAttempts times for failures (backing off
+// from the second retry on), and waiting out "in progress" answers (409,
+// 425, 429) for at most StuckWait.
 func (r *runner) retryUntilOK(in *Intent, dryRun bool) {
 	if len(in.Attempts) == 0 {
 		r.attempt(in, nil, dryRun)
@@ -585,22 +586,30 @@ func (r *runner) retryUntilOK(in *Intent, dryRun bool) {
 		if last.Outcome == OK || !retryable(last.Reply) {
 			return
 		}
+		var wait time.Duration
 		if busy(last.Status) {
 			if time.Now().After(deadline) {
 				return
 			}
-			wait := min(r.opts.Backoff<<min(waits, 5), 250*time.Millisecond)
+			wait = min(r.opts.Backoff<<min(waits, 5), 250*time.Millisecond)
 			waits++
-			select {
-			case <-time.After(wait):
-			case <-r.ctx.Done():
-				return
-			}
 		} else {
 			failures++
 			if failures >= r.opts.MaxAttempts {
 				return
 			}
+			// The retry right after a failure goes at once (it may
+			// meet the first call still in flight, which is worth
+			// seeing); later ones back off, as a careful client's do:
+			// a target that is still recovering from the failure (its
+			// own downstream call not yet given up) is not called
+			// "never succeeded" for retries a few milliseconds apart.
+			if failures > 1 {
+				wait = min(r.opts.Backoff<<min(failures-2, 5), 250*time.Millisecond)
+			}
+		}
+		if wait > 0 && !r.waitUntil(time.Now().Add(wait)) {
+			return
 		}
 		r.attempt(in, nil, dryRun)
 	}
