@@ -454,16 +454,18 @@ func trialProgress(name string, done, total int, elapsed, budget time.Duration) 
 // A waiting fault (a client timeout, a hang, a delay) waits, in generated
 // trials, at most trialPaceFactor times the target's usual reply time, and
 // at least trialPaceFloor: the probes keep the configured waits, the many
-// trials keep the pace of the target.
+// trials keep the pace of the target. What such a fault shows does not
+// depend on the wait: a client that gives up before the target is done
+// retries while the first call is in flight, which trials want too.
 const (
-	trialPaceFactor = 8
-	trialPaceFloor  = 10 * time.Millisecond
+	trialPaceFactor = 4
+	trialPaceFloor  = 5 * time.Millisecond
 )
 
 // trialPace is the longest wait of a waiting fault in the trials after
-// the probes of rec: trialPaceFactor times the 90th percentile of their
-// unfaulted attempts' times, at least trialPaceFloor; 0 (the configured
-// waits) when the probes timed no such attempt.
+// the probes of rec: trialPaceFactor times the median of their unfaulted
+// attempts' times, at least trialPaceFloor; 0 (the configured waits) when
+// the probes timed no such attempt.
 func trialPace(rec *Record) time.Duration {
 	if rec == nil {
 		return 0
@@ -480,7 +482,7 @@ func trialPace(rec *Record) time.Duration {
 		return 0
 	}
 	slices.Sort(ds)
-	return max(trialPaceFactor*ds[len(ds)*9/10], trialPaceFloor)
+	return max(trialPaceFactor*ds[len(ds)/2], trialPaceFloor)
 }
 
 // pacedFaults returns fs with every waiting fault made to wait at most

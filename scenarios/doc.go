@@ -3,10 +3,12 @@
 // key, the same key again later, the same key with another payload, a
 // twin with another key, no key), which fault on the first attempt, which
 // retry policy (retry until done, or give up), a restart of the target
-// before a step, a burst of copies — that the harness runs against a target
-// and judges with its checks. Fixed probes find the bugs their authors
-// thought of; generated trials find the rest: a key evicted from a small
-// cache by other intents and then retried, a crash that follows a 409.
+// before a step, a burst of copies, steps that start together (Step.With:
+// several intents in flight at once) — that the harness runs against a
+// target and judges with its checks. Fixed probes find the bugs their
+// authors thought of; generated trials find the rest: a key evicted from a
+// small cache by other intents and then retried, a crash that follows a
+// 409, state kept per server that two keys in flight mix up.
 //
 // A [Trial] is plain data (JSON), so a failing one can be saved, replayed and
 // printed as a readable step list. [Gen] draws trials (the harness draws
