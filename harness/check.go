@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/idemcheck/idemcheck/faults"
 )
 
 // TB is what Check needs of a test; *testing.T has it all.
@@ -50,25 +48,43 @@ func Check(t TB, spec Spec, opts ...Option) {
 		fn(&o)
 	}
 	minScore, gated := o.gate()
+	st, canRun := t.(subtester)
 	trials := o.Trials
-	probeOpts := append(append([]Option(nil), opts...), WithTrials(0))
-	res, err := Verify(context.Background(), []Spec{spec}, probeOpts...)
+	switch {
+	case trials < 0 || !canRun:
+		trials = 0
+	case trials == 0:
+		trials = DefaultCheckTrials
+		if testing.Short() {
+			trials /= 5
+		}
+	}
+	// One Verify runs the probes and the trials, as idemcheck run does:
+	// the trials of a target that can have an instance of its own run
+	// while the probes' late retries wait.
+	res, err := Verify(context.Background(), []Spec{spec}, append(append([]Option(nil), opts...), WithTrials(trials))...)
 	if err != nil {
 		t.Fatalf("idemcheck: %v", err)
 		return
 	}
 	tr := res.Targets[0]
+	var trialErr string
+	if tr.trialsFailed {
+		// The probes' record is whole: report it, and the trials' error
+		// in their subtest.
+		trialErr, tr.Error, tr.Scenario = tr.Error, "", nil
+		Score(&tr)
+	}
 	if tr.Error != "" {
 		t.Fatalf("idemcheck could not test %s: %s", spec.Name, tr.Error)
 		return
 	}
 	logScore(t, tr, minScore, gated)
-	st, canRun := t.(subtester)
 	for _, c := range tr.Checks {
 		report := func(t TB) {
 			t.Helper()
 			for _, f := range tr.Findings {
-				if f.Check == c.ID {
+				if f.Check == c.ID && !f.Trial {
 					t.Errorf("%s", describeFinding(f))
 				}
 			}
@@ -85,35 +101,20 @@ func Check(t TB, spec Spec, opts ...Option) {
 			report(t)
 		}
 	}
-	if trials < 0 || !canRun {
+	if trials == 0 {
 		return
 	}
 	st.Run("trials", func(t *testing.T) {
 		t.Helper()
-		o.fill()
-		o.Trials = trials
-		if o.Trials == 0 {
-			o.Trials = DefaultCheckTrials
-			if testing.Short() {
-				o.Trials /= 5
-			}
-		}
-		info := tr.Record.Target
-		sp := space(info, o.Faults, func(f faults.Fault) bool {
-			for _, u := range tr.Record.Unsupported {
-				if u == f.Name() {
-					return false
-				}
-			}
-			return true
-		}, o.Burst)
-		o.trialPace = trialPace(tr.Record)
-		sc, err := runScenarios(context.Background(), spec, o, tr.Findings, sp, targetSeed(o.Seed, spec.Name), nil)
-		if err != nil {
-			t.Fatalf("idemcheck could not run a trial: %v", err)
+		if trialErr != "" {
+			t.Fatalf("idemcheck could not run a trial: %s", trialErr)
 			return
 		}
-		t.Logf("idemcheck: %d generated trials (seed %d)", sc.Trials, o.Seed)
+		sc := tr.Scenario
+		if sc == nil {
+			return
+		}
+		t.Logf("idemcheck: %d generated trials (seed %d)", sc.Trials, res.Seed)
 		if sc.Counterexample == nil {
 			return
 		}
@@ -128,7 +129,7 @@ func Check(t TB, spec Spec, opts ...Option) {
 			report = t.Logf
 		}
 		report("idemcheck: a generated trial found what the probes did not (%s); minimal trial:\n%s\nfindings:%s\nTo reproduce, run with WithSeed(%d), or save it for WithReplay.",
-			sc.Rate(), sc.Counterexample, b.String(), o.Seed)
+			sc.Rate(), sc.Counterexample, b.String(), res.Seed)
 	})
 }
 

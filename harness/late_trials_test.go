@@ -132,7 +132,7 @@ func TestTrialFillAndWaitSteps(t *testing.T) {
 	}}
 	require.NoError(t, tr.Validate())
 	text := tr.String()
-	assert.Contains(t, text, "2. charge with 8 other fresh keys, one after the other")
+	assert.Contains(t, text, "2. charge with 8 other fresh keys")
 	assert.Contains(t, text, "3. wait 1.5s")
 	bad := tr
 	bad.Steps = append(append([]scenarios.Step(nil), tr.Steps...), scenarios.Step{Op: "charge", Key: scenarios.Again, Of: 1})

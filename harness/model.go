@@ -285,6 +285,12 @@ type Spec struct {
 	// Options that concern the whole run (seed, parallelism, shards,
 	// progress) are ignored here.
 	Options []Option
+	// Isolated says that every Start makes an instance of the target of
+	// its own (a process or container idemcheck starts with its own state
+	// directory, a handler built anew), which another instance's calls
+	// cannot reach: the generated trials then start on their own instance
+	// while the probes' last late retries wait, instead of after them.
+	Isolated bool
 }
 
 // Role says why the harness made an intent, so each check judges the

@@ -45,6 +45,25 @@ type Step struct {
 	// Caller is which of the target's callers sends the intent (0 for
 	// the first); Capabilities.Callers says how many there are.
 	Caller int
+	// GiveUp makes the client stop after the step's attempts: an intent
+	// not acknowledged by then is marked GaveUp, and no check expects it
+	// to complete.
+	GiveUp bool
+	// Restart restarts the target before the step (when the harness can).
+	Restart bool
+	// Pause makes the step no intent: the run waits this long (a timer,
+	// cut short when the run ends), time that passes between an intent
+	// and its retry.
+	Pause time.Duration
+	// With starts the step at the same time as the step before it: the
+	// steps of a group joined by With are released together, each on its
+	// own, retries included, and the next step starts once all are done.
+	// A step of a group refers (KeyFrom, InputsFrom) only to steps before
+	// the group.
+	With bool
+	// Label names the step in the intent it makes (Intent.Probe), instead
+	// of the probe's name: "trial step 3".
+	Label string
 }
 
 // Fresh returns a step that makes one attempt with a fresh key and fresh

@@ -108,6 +108,10 @@ type TargetResult struct {
 	// earlier result (see Compare); nil without a baseline, or when the
 	// baseline did not have the target.
 	Baseline *TargetDiff `json:"baseline,omitempty"`
+
+	// trialsFailed says that Error is the generated trials' (a trial
+	// could not run): the probes' record is whole.
+	trialsFailed bool
 }
 
 // Result is a whole run: the record of every target plus the verdicts.

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -98,26 +99,49 @@ func runTarget(ctx context.Context, spec Spec, o Options, progress func(string))
 		}
 	}()
 	o = o.forTarget(spec)
-	tr, sp := probeTarget(ctx, spec, o)
+	// Generated trials run once per run: in the first shard of a split one.
+	wantTrials := (o.Trials > 0 || len(o.Replay) > 0) && o.Shard <= 1
+	var early *earlyTrials
+	var onTails func(*Record, map[string]bool, scenarios.Space)
+	if wantTrials && spec.Isolated {
+		// The trials start on an instance of their own as soon as the
+		// probes are done but their tails (the late retries, which
+		// mostly wait): the run takes the longer of the two, not both.
+		onTails = func(partial *Record, pending map[string]bool, sp scenarios.Space) {
+			if untestable(partial) != "" {
+				return
+			}
+			early = startEarlyTrials(ctx, spec, o, partial, pending, sp, progress)
+		}
+	}
+	tr, sp := probeTarget(ctx, spec, o, onTails)
 	if tr.Error != "" || tr.Record == nil {
+		early.abandon()
 		return tr
 	}
 	if msg := untestable(tr.Record); msg != "" {
 		// No trial can tell more about a target the probes could not test.
+		early.abandon()
 		tr.Error = msg + keyFormatHint(tr.Record, spec.KeyFormat)
 		return tr
 	}
-	// Generated trials run once per run: in the first shard of a split one.
-	if (o.Trials > 0 || len(o.Replay) > 0) && o.Shard <= 1 {
+	if wantTrials {
 		_, known := Evaluate(tr.Record)
-		o.trialPace = trialPace(tr.Record)
-		sc, err := runScenarios(ctx, spec, o, known, sp, targetSeed(o.Seed, spec.Name), progress)
+		var sc *ScenarioResult
+		var err error
+		if early != nil {
+			sc, err = early.finish(known)
+		} else {
+			o.trialPace = trialPace(tr.Record)
+			sc, err = runScenarios(ctx, spec, o, known, nil, sp, targetSeed(o.Seed, spec.Name), progress)
+		}
 		tr.Scenario = sc
 		if err != nil {
 			if ctx.Err() != nil {
 				tr.Error = "interrupted: " + ctx.Err().Error()
 			} else {
 				tr.Error = "generated trials: " + err.Error()
+				tr.trialsFailed = true
 			}
 			return tr
 		}
@@ -126,9 +150,62 @@ func runTarget(ctx context.Context, spec Spec, o Options, progress func(string))
 	return tr
 }
 
+// earlyTrials are generated trials started before the probes' tails were
+// done (see runTarget): they judge what the probes found so far, and
+// learn the rest when the probes are done.
+type earlyTrials struct {
+	cancel context.CancelFunc
+	// known receives the findings of all the probes, or is closed
+	// when the probes could not be done.
+	known chan []Finding
+	done  chan struct{}
+	sc    *ScenarioResult
+	err   error
+}
+
+// startEarlyTrials starts spec's generated trials on an instance of their
+// own, beside the probes' tails: partial is the probes' record but for
+// the tails, whose checks (pending) are judged once the probes are done.
+func startEarlyTrials(ctx context.Context, spec Spec, o Options, partial *Record, pending map[string]bool, sp scenarios.Space, progress func(string)) *earlyTrials {
+	tctx, cancel := context.WithCancel(ctx)
+	e := &earlyTrials{cancel: cancel, known: make(chan []Finding, 1), done: make(chan struct{})}
+	_, known := Evaluate(partial)
+	o.trialPace = trialPace(partial)
+	p := &probeFindings{pending: pending, full: e.known}
+	go func() {
+		defer close(e.done)
+		e.sc, e.err = runScenarios(tctx, spec, o, known, p, sp, targetSeed(o.Seed, spec.Name), progress)
+	}()
+	return e
+}
+
+// finish gives the trials every probe's findings, and returns what they
+// showed once they are done.
+func (e *earlyTrials) finish(known []Finding) (*ScenarioResult, error) {
+	e.known <- known
+	<-e.done
+	e.cancel()
+	return e.sc, e.err
+}
+
+// abandon stops the trials, if any were started, and waits for them: the
+// probes could not be done.
+func (e *earlyTrials) abandon() {
+	if e == nil {
+		return
+	}
+	e.cancel()
+	close(e.known)
+	<-e.done
+}
+
 // probeTarget starts the target and its fakes, runs the fixed probes, and
 // stops everything it started. It also says what trials may contain.
-func probeTarget(ctx context.Context, spec Spec, o Options) (tr TargetResult, sp scenarios.Space) {
+//
+// onTails, if not nil, is called once the probes but their tails have run
+// (and only then, only if the probes have tails), with the record so far,
+// the checks the tails serve, and what trials may contain.
+func probeTarget(ctx context.Context, spec Spec, o Options, onTails func(partial *Record, pending map[string]bool, sp scenarios.Space)) (tr TargetResult, sp scenarios.Space) {
 	tr = TargetResult{Name: spec.Name, Kind: spec.Kind}
 	ledger := fakes.NewLedger()
 	stateDir, err := os.MkdirTemp("", "idemcheck-"+strings.NewReplacer("/", "_", string(os.PathSeparator), "_").Replace(spec.Name)+"-")
@@ -170,6 +247,11 @@ func probeTarget(ctx context.Context, spec Spec, o Options) (tr TargetResult, sp
 	}
 	defer closeObs()
 	r := &runner{ctx: ctx, opts: o, target: target, env: env, ledger: ledger, seed: seed, observers: obs, keyFormat: spec.KeyFormat}
+	if onTails != nil {
+		r.beforeTails = func(partial *Record, pending map[string]bool) {
+			onTails(partial, pending, space(partial.Target, o.Faults, r.supports, o.Burst))
+		}
+	}
 	rec := r.run()
 	rec.Ledger = ledger.Effects()
 	tr.Record = rec
@@ -207,6 +289,26 @@ type runner struct {
 	// keyFormat shapes the keys; the run's nonce (opts.Nonce) makes them
 	// its own.
 	keyFormat keys.Format
+
+	// beforeTails, if set, is called once the probes but their tails
+	// (Probe.Tail) have run, with a copy of the record so far and the
+	// checks the tails serve: what those checks find is not known yet.
+	beforeTails func(partial *Record, pending map[string]bool)
+}
+
+// snapshot returns a copy of the record so far, with the ledger's effects,
+// that the run goes on without touching: its intents in plan order.
+func (r *runner) snapshot() *Record {
+	rec := *r.rec
+	rec.Intents = make([]Intent, len(r.rec.Intents))
+	for i, in := range r.rec.Intents {
+		in.Attempts = slices.Clone(in.Attempts)
+		in.Inputs = copyMap(in.Inputs)
+		rec.Intents[i] = in
+	}
+	sort.SliceStable(rec.Intents, func(i, j int) bool { return rec.Intents[i].ID < rec.Intents[j].ID })
+	rec.Ledger = r.ledger.Effects()
+	return &rec
 }
 
 // newKey makes the next idempotency key. It draws one number from the
@@ -246,6 +348,7 @@ func (r *runner) run() *Record {
 	// have made for those probes.
 	nextID := 1
 	var tails []*probeRun
+	pending := map[string]bool{} // the checks the tails serve
 	for k, p := range planProbesWith(registry, info, enabled, r.opts.Faults, r.supports, r.opts.Burst, r.opts.Bursts, r.opts.LateOptions) {
 		first := nextID
 		nextID += len(p.Steps)
@@ -258,7 +361,13 @@ func (r *runner) run() *Record {
 		r.rng = rand.New(rand.NewPCG(r.seed, probeStream(p.Probe)))
 		if pr := r.runProbe(info, p.Probe, first); pr != nil {
 			tails = append(tails, pr)
+			for _, id := range p.serves {
+				pending[id] = true
+			}
 		}
+	}
+	if len(tails) > 0 && r.beforeTails != nil && r.ctx.Err() == nil && r.fatal == nil {
+		r.beforeTails(r.snapshot(), pending)
 	}
 	// The tails of the probes that asked to finish last: the time the other
 	// probes took counts towards their waits.
@@ -275,16 +384,6 @@ func (r *runner) run() *Record {
 		sort.SliceStable(r.rec.Intents, func(i, j int) bool { return r.rec.Intents[i].ID < r.rec.Intents[j].ID })
 	}
 	return r.rec
-}
-
-// probeRun is a probe being run: the intents its steps made so far.
-type probeRun struct {
-	p     Probe
-	first int
-	// made are the steps' intents (as they were when made), at their
-	// indices in the record.
-	made []*Intent
-	at   []int
 }
 
 // capabilities are what the target declares in info, with the abilities
@@ -339,298 +438,6 @@ type FaultExplainer interface {
 	// WhyUnsupported says why f cannot be injected ("" for no reason
 	// worth more than the harness's own).
 	WhyUnsupported(f faults.Fault) string
-}
-
-// runProbe runs the steps of p, its tail excepted, and returns the probe
-// run when a tail (Probe.Tail) is left to run after the other probes.
-func (r *runner) runProbe(info TargetInfo, p Probe, firstID int) *probeRun {
-	pr := &probeRun{p: p, first: firstID, made: make([]*Intent, 0, len(p.Steps)), at: make([]int, 0, len(p.Steps))}
-	tail := min(max(p.Tail, 0), len(p.Steps))
-	r.runSteps(info, pr, 0, len(p.Steps)-tail)
-	if p.Reversed {
-		r.deliverReversed(len(r.rec.Intents)-len(p.Steps), p.Steps)
-	}
-	if tail > 0 {
-		return pr
-	}
-	return nil
-}
-
-// runSteps runs the steps from, to of a probe.
-func (r *runner) runSteps(info TargetInfo, pr *probeRun, from, to int) {
-	p := pr.p
-	for i := from; i < to; i++ {
-		s := p.Steps[i]
-		if r.ctx.Err() != nil || r.fatal != nil {
-			return
-		}
-		if s.Again && s.KeyFrom >= 0 && s.KeyFrom < len(pr.at) {
-			// Another attempt at an earlier step's intent (by index: the
-			// pointers in made may point at an older copy of the slice).
-			in := &r.rec.Intents[pr.at[s.KeyFrom]]
-			pr.made, pr.at = append(pr.made, in), append(pr.at, pr.at[s.KeyFrom])
-			if ok := in.FirstOK(); ok != nil && r.waitUntil(ok.End.Add(s.WaitSince)) {
-				in.Waited = max(in.Waited, s.WaitSince)
-				r.attempt(in, s.Fault, false)
-			}
-			continue
-		}
-		if j := r.fillerRun(p.Steps, i, to); j > i+1 {
-			r.runFillers(info, pr, i, j)
-			i = j - 1
-			continue
-		}
-		op, _ := info.Operation(s.Op)
-		in := Intent{
-			ID:        pr.first + i,
-			Operation: s.Op,
-			Mutating:  op.Mutating,
-			Role:      s.Role,
-			Probe:     p.Name,
-			Marker:    r.newMarker(),
-			Caller:    s.Caller,
-		}
-		switch {
-		case s.NoKey:
-		case s.KeyFrom >= 0:
-			in.Key = pr.made[s.KeyFrom].Key
-			in.Related = pr.made[s.KeyFrom].ID
-		default:
-			in.Key = r.newKey()
-		}
-		if s.InputsFrom >= 0 {
-			in.Inputs = copyMap(pr.made[s.InputsFrom].Inputs)
-			in.Related = pr.made[s.InputsFrom].ID
-			if s.Change {
-				r.changeInput(op, in.Inputs)
-			}
-		} else {
-			in.Inputs = r.genInputs(op)
-		}
-		if p.Reversed {
-			r.rec.Intents = append(r.rec.Intents, in) // attempted below, together
-		} else {
-			r.attemptAll(&in, s)
-			r.rec.Intents = append(r.rec.Intents, in)
-		}
-		pr.made = append(pr.made, &r.rec.Intents[len(r.rec.Intents)-1])
-		pr.at = append(pr.at, len(r.rec.Intents)-1)
-	}
-}
-
-// fillerWorkers bounds the filler intents attempted at once.
-const fillerWorkers = 8
-
-// isFiller says whether s makes a plain filler intent: a fresh key, one
-// attempt, nothing else.
-func isFiller(s Step) bool {
-	return s.Role == RoleFiller && s.KeyFrom < 0 && s.InputsFrom < 0 && !s.NoKey && !s.DryRun && s.Fault == nil &&
-		s.Repeat <= 1 && !s.UntilOK && s.Burst <= 1 && !s.BadSignature && !s.Again && s.WaitSince == 0
-}
-
-// fillerRun returns the end of the run of filler steps from i (before
-// to), when the target takes concurrent calls (a Burster): they are then
-// attempted together (runFillers); i itself otherwise.
-func (r *runner) fillerRun(steps []Step, i, to int) int {
-	if _, ok := r.target.(Burster); !ok || !isFiller(steps[i]) {
-		return i
-	}
-	j := i
-	for j < to && isFiller(steps[j]) {
-		j++
-	}
-	return j
-}
-
-// runFillers makes the intents of the filler steps from, to (their keys,
-// markers and inputs drawn in order, as one at a time would) and attempts
-// them fillerWorkers at a time: they only have to reach the target before
-// whatever comes next, and a slow target (a process per call) would
-// otherwise spend most of a run on them.
-func (r *runner) runFillers(info TargetInfo, pr *probeRun, from, to int) {
-	base := len(r.rec.Intents)
-	for i := from; i < to; i++ {
-		s := pr.p.Steps[i]
-		op, _ := info.Operation(s.Op)
-		in := Intent{ID: pr.first + i, Operation: s.Op, Mutating: op.Mutating, Role: s.Role, Probe: pr.p.Name, Marker: r.newMarker()}
-		in.Key = r.newKey()
-		in.Inputs = r.genInputs(op)
-		r.rec.Intents = append(r.rec.Intents, in)
-	}
-	ins := r.rec.Intents[base:]
-	work := make(chan *Intent)
-	var wg sync.WaitGroup
-	for w := 0; w < fillerWorkers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for in := range work {
-				id := fmt.Sprintf("%s-%d-1", r.env.RunID[:8], in.ID)
-				a := Attempt{N: 1, ID: id, LedgerBefore: r.ledger.LastSeq(), Start: time.Now()}
-				a.Reply = r.target.Call(r.ctx, Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
-				a.End, a.LedgerAfter = time.Now(), r.ledger.LastSeq()
-				in.Attempts = append(in.Attempts, a)
-			}
-		}()
-	}
-	for k := range ins {
-		if r.ctx.Err() != nil {
-			break
-		}
-		work <- &ins[k]
-	}
-	close(work)
-	wg.Wait()
-	for k := range ins {
-		if len(ins[k].Attempts) > 0 && r.observe(ins[k].Marker) {
-			ins[k].Attempts[0].LedgerAfter = r.ledger.LastSeq()
-		}
-	}
-	for k := range ins {
-		pr.made = append(pr.made, &r.rec.Intents[base+k])
-		pr.at = append(pr.at, base+k)
-	}
-}
-
-// waitUntil waits on a timer until t, and reports false if the run ended
-// first.
-func (r *runner) waitUntil(t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return r.ctx.Err() == nil
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-r.ctx.Done():
-		return false
-	}
-}
-
-// deliverReversed sends the first attempts of the intents from index first
-// on newest first, in one go, then retries each until done.
-func (r *runner) deliverReversed(first int, steps []Step) {
-	ro, ok := r.target.(Reorderer)
-	if !ok {
-		return
-	}
-	ins := r.rec.Intents[first:]
-	calls := make([]Call, len(ins))
-	for i := range ins {
-		calls[i] = Call{ID: fmt.Sprintf("%s-%d-1", r.env.RunID[:8], ins[i].ID), Operation: ins[i].Operation,
-			Key: ins[i].Key, Marker: ins[i].Marker, Inputs: ins[i].Inputs}
-	}
-	before := r.ledger.LastSeq()
-	start := time.Now()
-	replies := ro.OutOfOrder(r.ctx, calls)
-	for i := range ins {
-		r.observe(ins[i].Marker)
-	}
-	end, after := time.Now(), r.ledger.LastSeq()
-	for i := range ins {
-		a := Attempt{N: 1, ID: calls[i].ID, Start: start, End: end, LedgerBefore: before, LedgerAfter: after}
-		if i < len(replies) {
-			a.Reply = replies[i]
-		} else {
-			a.Reply = Reply{Outcome: Info, Error: "no reply from the reordered delivery"}
-		}
-		ins[i].Attempts = append(ins[i].Attempts, a)
-	}
-	for i := range ins {
-		if steps[i].UntilOK {
-			r.retryUntilOK(&ins[i], false)
-		}
-	}
-}
-
-func (r *runner) attemptAll(in *Intent, s Step) {
-	n := s.Repeat
-	if n < 1 {
-		n = 1
-	}
-	if s.Burst > 1 {
-		r.burst(in, s.Burst)
-		n = 0
-	}
-	if s.BadSignature {
-		r.forged(in)
-		n = 0
-	}
-	for i := 0; i < n && r.ctx.Err() == nil && r.fatal == nil; i++ {
-		var f faults.Fault
-		if i == 0 {
-			f = s.Fault
-		}
-		r.attempt(in, f, s.DryRun)
-	}
-	if !s.UntilOK {
-		return
-	}
-	r.retryUntilOK(in, s.DryRun)
-}
-
-// retryUntilOK retries like a careful client: with the same key, while the
-// reply says it may, at most MaxAttempts times for failures (backing off
-// from the second retry on), and waiting out "in progress" answers (409,
-// 425, 429) for at most StuckWait.
-func (r *runner) retryUntilOK(in *Intent, dryRun bool) {
-	if len(in.Attempts) == 0 {
-		r.attempt(in, nil, dryRun)
-	}
-	deadline := time.Now().Add(r.opts.StuckWait)
-	failures, waits := 0, 0
-	for r.ctx.Err() == nil && r.fatal == nil && len(in.Attempts) < maxAttemptsPerIntent {
-		last := in.Attempts[len(in.Attempts)-1]
-		if last.Outcome == OK || !retryable(last.Reply) {
-			return
-		}
-		var wait time.Duration
-		if busy(last.Status) {
-			if time.Now().After(deadline) {
-				return
-			}
-			wait = min(r.opts.Backoff<<min(waits, 5), 250*time.Millisecond)
-			waits++
-		} else {
-			failures++
-			if failures >= r.opts.MaxAttempts {
-				return
-			}
-			// The retry right after a failure goes at once (it may
-			// meet the first call still in flight, which is worth
-			// seeing); later ones back off, as a careful client's do:
-			// a target that is still recovering from the failure (its
-			// own downstream call not yet given up) is not called
-			// "never succeeded" for retries a few milliseconds apart.
-			if failures > 1 {
-				wait = min(r.opts.Backoff<<min(failures-2, 5), 250*time.Millisecond)
-			}
-		}
-		if wait > 0 && !r.waitUntil(time.Now().Add(wait)) {
-			return
-		}
-		r.attempt(in, nil, dryRun)
-	}
-}
-
-// maxAttemptsPerIntent is a hard bound on one intent's attempts.
-const maxAttemptsPerIntent = 200
-
-func busy(status int) bool { return status == 409 || status == 425 || status == 429 }
-
-// retryable says whether a client that follows the usual conventions would
-// retry with the same key.
-func retryable(rep Reply) bool {
-	if rep.Outcome == Info || !rep.Forwarded {
-		return true
-	}
-	switch rep.Status {
-	case 408, 409, 425, 429, 500, 502, 503, 504:
-		return true
-	}
-	return false
 }
 
 func (r *runner) attempt(in *Intent, f faults.Fault, dryRun bool) {

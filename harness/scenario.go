@@ -73,195 +73,87 @@ func space(info TargetInfo, fs []faults.Fault, supports func(faults.Fault) bool,
 	return s
 }
 
-// runTrial runs the trial's steps in order, appending intents to r.rec. A
-// group of steps joined by With is released together (runTogether).
-func (r *runner) runTrial(info TargetInfo, tr scenarios.Trial, byName map[string]faults.Fault) {
-	made := make([]int, len(tr.Steps)) // step → index in r.rec.Intents
-	for i := 0; i < len(tr.Steps); i = tr.GroupEnd(i) {
-		s := tr.Steps[i]
-		if r.ctx.Err() != nil || r.fatal != nil {
-			return
+// compileTrial turns a generated trial into the probe that runs it (a
+// fixed trial and a generated one run through the same interpreter): each
+// step becomes one step of the probe, with the role its key policy gives
+// it, except a step that sends other keys (Fill), which becomes that many
+// fillers. byName resolves fault names; burster says whether the target
+// takes a burst. An intent retried after other keys or a pause is a late
+// one, judged by retry.late.
+func compileTrial(info TargetInfo, tr scenarios.Trial, byName map[string]faults.Fault, burster bool) (Probe, error) {
+	p := Probe{Name: "trial"}
+	at := make([]int, len(tr.Steps)) // trial step → the probe step of its intent, -1 for none
+	ref := func(i, of int) (int, error) {
+		if of < 0 || of >= i || at[of] < 0 {
+			return 0, fmt.Errorf("trial step %d refers to step %d, which made no intent before it", i+1, of+1)
 		}
+		return at[of], nil
+	}
+	for i, s := range tr.Steps {
+		label := fmt.Sprintf("trial step %d", i+1)
+		at[i] = -1
 		if s.Wait > 0 {
-			made[i] = -1
-			if !r.waitUntil(time.Now().Add(s.Wait)) {
-				return
-			}
+			p.Steps = append(p.Steps, Step{Pause: s.Wait, Restart: s.Restart, KeyFrom: -1, InputsFrom: -1, Label: label})
 			continue
 		}
-		if s.Restart && r.canCrash() {
-			if c, ok := r.target.(Crasher); ok {
-				if err := c.Restart(r.ctx); err != nil {
-					r.fatal = fmt.Errorf("restarting the target before step %d: %w", i+1, err)
-					return
-				}
-			}
+		op, ok := info.Operation(s.Op)
+		if !ok {
+			return Probe{}, fmt.Errorf("trial step %d: the target has no operation %q", i+1, s.Op)
 		}
 		if s.Fill > 0 {
-			op, ok := info.Operation(s.Op)
-			if !ok {
-				r.fatal = fmt.Errorf("trial step %d: the target has no operation %q", i+1, s.Op)
-				return
+			for k := range s.Fill {
+				f := Fresh(RoleFiller, s.Op)
+				f.Label, f.Restart = label, s.Restart && k == 0
+				p.Steps = append(p.Steps, f)
 			}
-			made[i] = r.fill(op, s.Fill, i)
+			at[i] = len(p.Steps) - 1
 			continue
 		}
-		end := tr.GroupEnd(i)
-		plans := make([]trialStep, 0, end-i)
-		for j := i; j < end; j++ {
-			p, err := r.planStep(info, tr, j, made, byName, len(plans))
+		fault := byName[s.Fault]
+		if _, crash := fault.(faults.CrashFault); crash && tr.GroupEnd(tr.GroupStart(i))-tr.GroupStart(i) > 1 {
+			return Probe{}, fmt.Errorf("trial step %d: %s kills the target, so it cannot run at the same time as another step", i+1, s.Fault)
+		}
+		st := Fresh(RolePlain, s.Op)
+		st.Fault, st.Label, st.Restart, st.With, st.GiveUp = fault, label, s.Restart, s.With && i > 0, s.GiveUp
+		st.UntilOK = !s.GiveUp
+		switch {
+		case s.Key == scenarios.Again:
+			j, err := ref(i, s.Of)
 			if err != nil {
-				r.fatal = err
-				return
+				return Probe{}, err
 			}
-			plans = append(plans, p)
-		}
-		if len(plans) == 1 {
-			r.perform(&plans[0])
-		} else {
-			r.runTogether(plans)
-		}
-		for k := range plans {
-			made[i+k] = r.commit(&plans[k])
-		}
-	}
-}
-
-// trialStep is one intent step of a trial, planned: its intent (a new one,
-// or the earlier one it retries, at index at of the record) and fault.
-type trialStep struct {
-	step  scenarios.Step
-	fault faults.Fault
-	in    *Intent
-	again bool
-	at    int
-}
-
-// planStep makes the intent of step i (keys, markers and inputs drawn in
-// step order, whether or not the step runs alongside others); pending new
-// intents of its group come before it.
-func (r *runner) planStep(info TargetInfo, tr scenarios.Trial, i int, made []int, byName map[string]faults.Fault, pending int) (trialStep, error) {
-	s := tr.Steps[i]
-	op, ok := info.Operation(s.Op)
-	if !ok {
-		return trialStep{}, fmt.Errorf("trial step %d: the target has no operation %q", i+1, s.Op)
-	}
-	fault := byName[s.Fault]
-	if _, crash := fault.(faults.CrashFault); crash && tr.GroupEnd(tr.GroupStart(i))-tr.GroupStart(i) > 1 {
-		return trialStep{}, fmt.Errorf("trial step %d: %s kills the target, so it cannot run at the same time as another step", i+1, s.Fault)
-	}
-	if s.Key == scenarios.Again {
-		idx := made[s.Of]
-		in := &r.rec.Intents[idx]
-		if in.Role == RolePlain && lateBetween(tr, s.Of, i) {
-			in.Role = RoleLate // retry.late judges it
-			for _, w := range tr.Steps[s.Of+1 : i] {
-				in.Waited += w.Wait
+			st.Again, st.KeyFrom, st.InputsFrom, st.Role = true, j, j, p.Steps[j].Role
+			if p.Steps[j].Role == RolePlain && lateBetween(tr, s.Of, i) {
+				p.Steps[j].Role = RoleLate // retry.late judges it
 			}
+		case !op.Mutating:
+			st.Role, st.UntilOK = RoleRead, false
+		case s.DryRun:
+			st.Role, st.DryRun, st.UntilOK = RoleDryRun, true, false
+		case s.Burst > 1:
+			st.Role = RoleBurst
+			if burster {
+				st.Burst = s.Burst
+			}
+		case s.Key == scenarios.None:
+			st.Role, st.NoKey = RoleNoKey, true
+		case s.Key == scenarios.Twin:
+			j, err := ref(i, s.Of)
+			if err != nil {
+				return Probe{}, err
+			}
+			st.Role, st.InputsFrom = RoleTwin, j
+		case s.Key == scenarios.Changed:
+			j, err := ref(i, s.Of)
+			if err != nil {
+				return Probe{}, err
+			}
+			st.Role, st.KeyFrom, st.InputsFrom, st.Change, st.UntilOK = RoleMismatch, j, j, true, false
 		}
-		return trialStep{step: s, fault: fault, in: in, again: true, at: idx}, nil
+		at[i] = len(p.Steps)
+		p.Steps = append(p.Steps, st)
 	}
-	in := &Intent{ID: len(r.rec.Intents) + pending + 1, Operation: s.Op, Mutating: op.Mutating, Role: RolePlain,
-		Probe: fmt.Sprintf("trial step %d", i+1), Marker: r.newMarker()}
-	key := r.newKey()
-	in.Inputs = r.genInputs(op)
-	switch {
-	case !op.Mutating:
-		in.Role, in.Key = RoleRead, key
-	case s.DryRun:
-		in.Role, in.Key = RoleDryRun, key
-	case s.Burst > 1:
-		in.Role, in.Key = RoleBurst, key
-	case s.Key == scenarios.None:
-		in.Role = RoleNoKey
-	case s.Key == scenarios.Twin:
-		origin := r.rec.Intents[made[s.Of]]
-		in.Role, in.Key, in.Related, in.Inputs = RoleTwin, key, origin.ID, copyMap(origin.Inputs)
-	case s.Key == scenarios.Changed:
-		origin := r.rec.Intents[made[s.Of]]
-		in.Role, in.Key, in.Related, in.Inputs = RoleMismatch, origin.Key, origin.ID, copyMap(origin.Inputs)
-		r.changeInput(op, in.Inputs)
-	default:
-		in.Key = key
-	}
-	return trialStep{step: s, fault: fault, in: in}, nil
-}
-
-// perform makes the attempts of a planned step: the first under its
-// fault, then retries until done unless it gives up.
-func (r *runner) perform(p *trialStep) {
-	s, in := p.step, p.in
-	if p.again {
-		r.attempt(in, p.fault, false)
-		if !s.GiveUp {
-			r.retryUntilOK(in, false)
-		}
-		in.GaveUp = s.GiveUp && !in.Acknowledged()
-		return
-	}
-	if _, ok := r.target.(Burster); ok && in.Role == RoleBurst {
-		r.burst(in, s.Burst)
-	} else {
-		r.attempt(in, p.fault, s.DryRun)
-	}
-	if !s.GiveUp && in.Role != RoleMismatch && in.Role != RoleDryRun && in.Role != RoleRead {
-		r.retryUntilOK(in, s.DryRun)
-	}
-	in.GaveUp = s.GiveUp && !in.Acknowledged()
-}
-
-// commit puts a performed step's intent in the record and returns its
-// index there.
-func (r *runner) commit(p *trialStep) int {
-	if p.again {
-		return p.at
-	}
-	r.rec.Intents = append(r.rec.Intents, *p.in)
-	return len(r.rec.Intents) - 1
-}
-
-// runTogether performs the steps of a group at once: each on its own
-// goroutine, released together, each retrying until done as it would
-// alone. Each works on a copy of the runner's per-attempt state (the
-// silence count, a fatal error), joined back once all are done.
-func (r *runner) runTogether(plans []trialStep) {
-	release := make(chan struct{})
-	subs := make([]*runner, len(plans))
-	var wg sync.WaitGroup
-	for k := range plans {
-		sub := *r
-		sub.rng = nil // attempts draw nothing: the plan did
-		subs[k] = &sub
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-release
-			subs[k].perform(&plans[k])
-		}()
-	}
-	close(release)
-	wg.Wait()
-	for _, sub := range subs {
-		if r.fatal == nil {
-			r.fatal = sub.fatal
-		}
-		if sub.answered {
-			r.answered = true
-		}
-		r.silent, r.silentFor = max(r.silent, sub.silent), max(r.silentFor, sub.silentFor)
-	}
-}
-
-// fill makes n intents of op with fresh keys, one attempt each, and
-// returns the index of the last in r.rec.Intents.
-func (r *runner) fill(op Operation, n, step int) int {
-	for k := 0; k < n && r.ctx.Err() == nil && r.fatal == nil; k++ {
-		in := Intent{ID: len(r.rec.Intents) + 1, Operation: op.Name, Mutating: op.Mutating, Role: RoleFiller,
-			Probe: fmt.Sprintf("trial step %d", step+1), Marker: r.newMarker(), Key: r.newKey(), Inputs: r.genInputs(op)}
-		r.attempt(&in, nil, false)
-		r.rec.Intents = append(r.rec.Intents, in)
-	}
-	return len(r.rec.Intents) - 1
+	return p, nil
 }
 
 // lateBetween says whether a step between steps from and to sent other
@@ -336,6 +228,15 @@ type property struct {
 	lastRec *Record
 	lastFs  []Finding
 	stopped string
+	// pending are checks whose probes were not done when the trials
+	// started (see probeFindings): a trial whose only new findings are of
+	// these checks is deferred (the first such one is kept in deferred,
+	// defTrial, defRec and defFs), not failed, until the probes are done.
+	pending  map[string]bool
+	deferred int
+	defTrial *scenarios.Trial
+	defRec   *Record
+	defFs    []Finding
 	// onTrial is told of each trial as it starts, by its number.
 	onTrial func(n int)
 	// hosts runs the trials, on a target reused from trial to trial.
@@ -379,11 +280,58 @@ func (p *property) check(n int, tr scenarios.Trial) {
 	if len(fs) == 0 {
 		return
 	}
+	decisive := slices.ContainsFunc(fs, func(f Finding) bool { return !p.pending[f.Check] })
 	p.mu.Lock()
-	if p.failed == 0 || n < p.failed {
+	switch {
+	case decisive && (p.failed == 0 || n < p.failed):
 		p.failed, p.last, p.lastRec, p.lastFs = n, &tr, rec, fs
+	case !decisive && (p.deferred == 0 || n < p.deferred):
+		p.deferred, p.defTrial, p.defRec, p.defFs = n, &tr, rec, fs
 	}
 	p.mu.Unlock()
+}
+
+// settle decides, once every probe's findings are known (all), which
+// trial failed: a deferred trial fails if a finding of it is new to them
+// all, and comes first if it was drawn before the failing one; a failing
+// trial whose findings all restate what the probes' tails found fails no
+// more.
+func (p *property) settle(all []Finding) {
+	p.known = all
+	if p.deferred > 0 && (p.failed == 0 || p.deferred < p.failed) {
+		if fs := novelFindings(all, p.defFs); len(fs) > 0 {
+			p.failed, p.last, p.lastRec, p.lastFs = p.deferred, p.defTrial, p.defRec, fs
+		}
+	}
+	if p.failed > 0 {
+		p.lastFs = novelFindings(all, p.lastFs)
+		if len(p.lastFs) == 0 {
+			p.failed, p.last, p.lastRec = 0, nil, nil
+		}
+	}
+}
+
+// probeFindings are the probes' findings for trials that start before
+// the probes are done: the checks still pending then, and where the
+// findings of every probe arrive (closed if the probes could not be
+// done).
+type probeFindings struct {
+	pending map[string]bool
+	full    <-chan []Finding
+
+	got bool
+	all []Finding
+	ok  bool
+}
+
+// wait blocks until the probes are done and returns all their findings;
+// ok is false when the probes could not be done.
+func (pf *probeFindings) wait() (all []Finding, ok bool) {
+	if !pf.got {
+		pf.all, pf.ok = <-pf.full
+		pf.got = true
+	}
+	return pf.all, pf.ok
 }
 
 // done says whether the run must stop: a fatal error, a cancelled
@@ -505,9 +453,21 @@ func pacedFaults(fs []faults.Fault, pace time.Duration) []faults.Fault {
 // it on fresh instances of spec) or o.Trials have passed. The trials share
 // one running target unless o.FreshTrials. A trial fails only on a
 // finding that known, the probes' findings, does not already hold.
-func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, sp scenarios.Space, seed uint64, progress func(string)) (*ScenarioResult, error) {
+//
+// pf, when not nil, says that the probes were not done when the trials
+// started: known holds the findings of those done, and the rest arrive
+// through pf before a failing trial is shrunk.
+func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, pf *probeFindings, sp scenarios.Space, seed uint64, progress func(string)) (*ScenarioResult, error) {
 	res := &ScenarioResult{}
 	o.Faults = pacedFaults(o.Faults, o.trialPace)
+	if pf != nil && len(o.Replay) > 0 {
+		// Saved trials are judged against every probe's findings.
+		all, ok := pf.wait()
+		if !ok {
+			return res, nil
+		}
+		known, pf = all, nil
+	}
 	for _, saved := range o.Replay {
 		if saved.Target != "" && saved.Target != spec.Name {
 			continue
@@ -529,6 +489,14 @@ func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, sp
 	}
 	p := &property{ctx: ctx, spec: spec, opts: o, space: sp, known: known, seed: seed, start: time.Now(), budget: o.Budget,
 		hosts: &hostedTrials{spec: spec}}
+	if pf != nil {
+		p.pending = pf.pending
+		if pf.full != nil {
+			// A host that cannot start beside the probes' instance (a
+			// fake at a fixed address) starts once the probes are done.
+			p.hosts.probesDone = func() { pf.wait() }
+		}
+	}
 	if progress != nil {
 		p.onTrial = func(n int) {
 			if n%25 == 0 {
@@ -538,6 +506,14 @@ func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, sp
 	}
 	explore(p, o.Trials, o.TrialWorkers)
 	p.hosts.close()
+	if pf != nil && (p.failed > 0 || p.deferred > 0) {
+		all, ok := pf.wait()
+		if !ok {
+			return res, nil // the probes could not be done: their error is the target's
+		}
+		p.settle(all)
+		known = all
+	}
 	res.Trials, res.Stopped = p.n, p.stopped
 	if p.failed > 0 {
 		// The trials after the first failing one that were already

@@ -99,7 +99,12 @@ func (h *trialHost) run(ctx context.Context, o Options, seed uint64, tr scenario
 	for _, f := range o.Faults {
 		byName[f.Name()] = f
 	}
-	r.runTrial(info, tr, byName)
+	_, burster := h.target.(Burster)
+	if p, err := compileTrial(info, tr, byName, burster); err != nil {
+		r.fatal = err
+	} else {
+		r.runProbe(info, p, 1)
+	}
 	if solo {
 		r.rec.Ledger = h.ledger.Effects()
 	} else {
@@ -157,6 +162,10 @@ type hostedTrials struct {
 	// trial that runs alone and to replace the host.
 	mu   sync.RWMutex
 	host *trialHost
+	// probesDone, if set, waits until the probes' own instance of the
+	// target is stopped: a host that cannot start beside it (a fake at a
+	// fixed address, a fixed port) is tried once more after.
+	probesDone func()
 }
 
 // run runs tr on the current host, starting one first if there is none or
@@ -201,6 +210,11 @@ func (t *hostedTrials) acquire(ctx context.Context, seed uint64, alone bool) (*t
 		}
 		if t.host == nil {
 			h, err := startHost(ctx, t.spec, seed)
+			if err != nil && t.probesDone != nil && ctx.Err() == nil {
+				t.probesDone()
+				t.probesDone = nil
+				h, err = startHost(ctx, t.spec, seed)
+			}
 			if err != nil {
 				t.mu.Unlock()
 				return nil, err

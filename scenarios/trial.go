@@ -46,8 +46,9 @@ type Step struct {
 	// Restart restarts the target before the step.
 	Restart bool `json:"restart,omitempty"`
 	// Fill, when above 0, makes the step that many intents of Op with
-	// fresh keys, one attempt each, one after the other: other keys that
-	// come between an earlier intent and its retry.
+	// fresh keys, one attempt each (several at once where the target
+	// takes calls at once): other keys that come between an earlier
+	// intent and its retry.
 	Fill int `json:"fill,omitempty"`
 	// Wait, when above 0, makes the step a pause of that long, and
 	// nothing else: time that passes between an intent and its retry.
@@ -108,7 +109,7 @@ func (s Step) describe() string {
 	case s.Wait > 0:
 		return "wait " + s.Wait.String()
 	case s.Fill > 0:
-		return fmt.Sprintf("%s with %s, one after the other", s.Op, plural(s.Fill, "other fresh key", "other fresh keys"))
+		return fmt.Sprintf("%s with %s", s.Op, plural(s.Fill, "other fresh key", "other fresh keys"))
 	case s.DryRun:
 		parts = append(parts, s.Op+" as a dry run with a fresh key")
 	case s.Burst > 1:

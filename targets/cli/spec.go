@@ -25,6 +25,8 @@ func Spec(cfg Config, fakes ...harness.FakeStarter) harness.Spec {
 		Start: func(ctx context.Context, env *harness.Env) (harness.Target, error) {
 			return start(cfg, env)
 		},
+		// Every start has a state directory of its own.
+		Isolated: true,
 	}
 }
 

@@ -88,6 +88,8 @@ func Spec(cfg httptarget.Config, launch Launch, fakes ...harness.FakeStarter) ha
 			}
 			return start(ctx, cfg, launch, env)
 		},
+		// Every start runs a container of its own.
+		Isolated: true,
 	}
 }
 

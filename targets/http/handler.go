@@ -62,6 +62,8 @@ func HandlerSpec(cfg Config, newHandler NewHandler, fakes ...harness.FakeStarter
 		Start: func(_ context.Context, env *harness.Env) (harness.Target, error) {
 			return serveHandler(cfg, newHandler(env))
 		},
+		// Every start builds a handler of its own.
+		Isolated: true,
 	}
 }
 

@@ -40,6 +40,8 @@ func Spec(cfg Config, launch *Launch, fakes ...harness.FakeStarter) harness.Spec
 		Start: func(ctx context.Context, env *harness.Env) (harness.Target, error) {
 			return start(ctx, cfg, launch, env)
 		},
+		// A process idemcheck starts, with a state directory of its own.
+		Isolated: launch != nil,
 	}
 }
 

@@ -39,6 +39,9 @@ func Spec(cfg Config, launch *Launch, fakes ...harness.FakeStarter) harness.Spec
 		Start: func(ctx context.Context, env *harness.Env) (harness.Target, error) {
 			return start(ctx, cfg, launch, env)
 		},
+		// A server idemcheck starts: a stdio process per session, or a
+		// launched HTTP server.
+		Isolated: len(cfg.Command) > 0 || launch != nil,
 	}
 }
 
@@ -60,6 +63,8 @@ func ServerSpec(cfg Config, newServer func(env *harness.Env) (*sdk.Server, error
 			cfg.Server = srv
 			return New(ctx, cfg)
 		},
+		// Every start builds a server of its own.
+		Isolated: true,
 	}
 }
 

@@ -169,6 +169,7 @@ func Spec(cfg Config, launch *httptarget.Launch, fks ...harness.FakeStarter) har
 			}
 			return wrap(cfg, t), nil
 		},
+		Isolated: inner.Isolated,
 	}
 }
 
