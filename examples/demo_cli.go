@@ -18,11 +18,6 @@ type OrdertoolStore struct {
 	// Built is the score the store gets; Failing are the checks it fails.
 	Built   int
 	Failing []string
-	// MayFail are checks the store's flaws also fail when timing lets
-	// them (a client timeout that ends a call after or before its charge,
-	// depending on how busy the machine is): true findings, neither
-	// required nor forbidden.
-	MayFail []string
 	Flaw    string
 }
 
@@ -33,16 +28,13 @@ var OrdertoolStores = []OrdertoolStore{
 	{Store: "none", Built: 0,
 		Flaw: "no idempotency: every call acts; no dry run",
 		Failing: []string{"concurrent.duplicates", "crash.recovery", "downstream.propagation", "dryrun",
-			"key.mismatch", "key.required", "retry.late", "retry.sequential"},
-		MayFail: []string{"retry.after-fault"}},
+			"key.mismatch", "key.required", "retry.after-fault", "retry.late", "retry.sequential"}},
 	{Store: "jsonl", Built: 0,
 		Flaw:    "is_processed, then mark_in_progress: not atomic across processes; in_progress re-run after a crash; no key downstream; keyless calls unguarded; no fingerprint",
-		Failing: []string{"concurrent.duplicates", "crash.recovery", "downstream.propagation", "key.mismatch", "key.required", "key.scope"},
-		MayFail: []string{"retry.after-fault"}},
+		Failing: []string{"concurrent.duplicates", "crash.recovery", "downstream.propagation", "key.mismatch", "key.required", "key.scope"}},
 	{Store: "sqlite", Built: 0,
 		Flaw:    "check-then-set: nothing in progress, so bursts and crashes act twice; no key downstream; no fingerprint",
-		Failing: []string{"concurrent.duplicates", "crash.recovery", "downstream.propagation", "key.mismatch", "key.scope"},
-		MayFail: []string{"retry.after-fault"}},
+		Failing: []string{"concurrent.duplicates", "crash.recovery", "downstream.propagation", "key.mismatch", "key.scope"}},
 	{Store: "correct", Built: 3,
 		Flaw: ""},
 }

@@ -26,17 +26,18 @@ type subtester interface {
 // does not say (a fifth of it with go test -short).
 const DefaultCheckTrials = 100
 
-// Check runs idemcheck on the target spec starts, inside go test: the
-// fixed probes, reported as one subtest per check, then generated trials
-// (drawn by rapid's generators, sharing one started target unless
-// WithFreshTrials)
-// in the subtest "trials", run as Verify runs them. That subtest fails only
-// on a trial finding the probes did not report; the trial is shrunk to a
-// minimal counterexample, printed as a step list with the seed that
-// reproduces it (WithSeed fixes every choice, the trials' included).
-// Options are those of Verify; WithTrials(n) sets how many trials are
-// generated (DefaultCheckTrials otherwise, a fifth of it with -short),
-// WithTrials(-1) runs none.
+// Check runs idemcheck on the target spec starts, inside go test: one
+// Verify runs the fixed probes and the generated trials (drawn by rapid's
+// generators, sharing one started target unless WithFreshTrials; a target
+// whose every start is its own instance runs them while the probes' late
+// retries wait). The probes are reported as one subtest per check, the
+// trials in the subtest "trials", which fails only on a trial finding the
+// probes did not report; the trial is shrunk to a minimal counterexample,
+// printed as a step list with the seed that reproduces it (WithSeed fixes
+// every choice, the trials' included). Options are those of Verify;
+// WithTrials(n) sets how many trials are generated (DefaultCheckTrials
+// otherwise, a fifth of it with -short), WithTrials(-1) runs none; a TB
+// that runs no subtests gets none either.
 //
 // The target's score and its reason are logged (go test -v shows them),
 // and the test fails when the score is below DefaultMinScore, or the one

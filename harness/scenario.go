@@ -460,6 +460,11 @@ func pacedFaults(fs []faults.Fault, pace time.Duration) []faults.Fault {
 func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, pf *probeFindings, sp scenarios.Space, seed uint64, progress func(string)) (*ScenarioResult, error) {
 	res := &ScenarioResult{}
 	o.Faults = pacedFaults(o.Faults, o.trialPace)
+	if o.trialPace > 0 {
+		// The wait before retrying an answer "in progress" keeps the
+		// target's pace too.
+		o.Backoff = min(o.Backoff, o.trialPace)
+	}
 	if pf != nil && len(o.Replay) > 0 {
 		// Saved trials are judged against every probe's findings.
 		all, ok := pf.wait()

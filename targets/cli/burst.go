@@ -75,7 +75,7 @@ func (t *Target) Burst(ctx context.Context, c harness.Call, n int) []harness.Rep
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i] = t.reply(t.wait(ctx, ins[i], cmds[i], t.cfg.Timeout), t.cfg.Timeout, "", false)
+			out[i] = t.reply(t.wait(ctx, ins[i], cmds[i], t.cfg.Timeout), t.cfg.Timeout, "", 0)
 		}()
 	}
 	wg.Wait()

@@ -35,8 +35,8 @@
 // started in one tight loop). Faults: downstream faults (the harness arms
 // the fakes), crash-before-effect and crash-after-effect (the fakes say
 // when), and client-timeout, which for a command means the client gives
-// up: the tool is killed if it is still running when the fault's timeout
-// expires, and its reply is withheld if it finished before. Proxy faults
+// up after the fault's timeout while the tool runs to its end (killed
+// only past the target's own timeout), and its reply is withheld. Proxy faults
 // (503-before, lost-response, reset, hang) and crash-after-reply need a
 // transport between client and target, which a command does not have.
 //

@@ -15,7 +15,7 @@ func FuzzReply(f *testing.F) {
 	f.Add([]byte(`[1,2,3]`), "", 0)
 	t := &Target{cfg: Config{Command: []string{"tool"}, Effect: DefaultEffectJSON, Identity: "data.id.1.a", RetryExitCodes: []int{ExitTempFail}}}
 	f.Fuzz(func(_ *testing.T, stdout []byte, stderr string, code int) {
-		rep := t.reply(result{stdout: stdout, stderr: stderr, exitCode: code}, time.Second, "", false)
+		rep := t.reply(result{stdout: stdout, stderr: stderr, exitCode: code}, time.Second, "", 0)
 		if rep.Outcome == "" {
 			panic("no outcome")
 		}

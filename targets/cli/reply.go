@@ -24,11 +24,12 @@ func (t *Target) notStarted(err error) harness.Reply {
 	}
 }
 
-// reply turns what an invocation did into the attempt's reply. fault
-// names the client fault whose timeout applied ("" for none); withhold
-// is true when that client gave up, so a reply the tool printed in time
-// is lost all the same.
-func (t *Target) reply(res result, timeout time.Duration, fault string, withhold bool) harness.Reply {
+// reply turns what an invocation did into the attempt's reply. timeout
+// is the target's own, after which a tool is killed; fault names the
+// client fault of the call ("" for none), and gaveUp, when above 0, says
+// that its client gave up after that long: the reply the tool printed is
+// lost all the same.
+func (t *Target) reply(res result, timeout time.Duration, fault string, gaveUp time.Duration) harness.Reply {
 	out := harness.Reply{Forwarded: true, Stderr: res.stderr}
 	switch res.killedBy {
 	case killCrash:
@@ -44,10 +45,9 @@ func (t *Target) reply(res result, timeout time.Duration, fault string, withhold
 	case killTimeout:
 		out.Outcome = harness.Info
 		out.ExitSignal = signalName(syscall.SIGKILL)
-		if fault != "" {
-			out.Error = fmt.Sprintf("no reply within %s (%s): the client gave up and killed the tool", timeout, fault)
-		} else {
-			out.Error = fmt.Sprintf("no reply within %s: the tool hung and was killed (SIGKILL to its process group); raise the target's timeout if it is just slow", timeout)
+		out.Error = fmt.Sprintf("no reply within %s: the tool hung and was killed (SIGKILL to its process group); raise the target's timeout if it is just slow", timeout)
+		if gaveUp > 0 {
+			out.Error += fmt.Sprintf(" (its client had given up after %s, %s)", gaveUp, fault)
 		}
 		out.Body = head(res.stdout)
 		return out
@@ -57,12 +57,12 @@ func (t *Target) reply(res result, timeout time.Duration, fault string, withhold
 		out.Error = "cannot tell how the tool ended: " + res.waitErr.Error()
 		return out
 	}
-	if withhold {
+	if gaveUp > 0 {
 		// The client had given up by the time the reply came: the tool
 		// ran to the end but nobody read what it said.
 		out.Outcome = harness.Info
 		out.Withheld = true
-		out.Error = fmt.Sprintf("the client gave up after %s (%s); the tool ran to the end (%s) but its reply was lost", timeout, fault, ending(res))
+		out.Error = fmt.Sprintf("the client gave up after %s (%s); the tool ran to the end (%s) but its reply was lost", gaveUp, fault, ending(res))
 		return out
 	}
 	out.Body = head(res.stdout)
