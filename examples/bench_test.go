@@ -19,6 +19,9 @@ func BenchmarkTrialsProcess(b *testing.B) {
 		b.Fatal(err)
 	}
 	spec := examples.ShopSpec(exe, "correct")
+	// The trials after the probes, not beside their late retries, so that
+	// the probes' time can be taken out.
+	spec.Isolated = false
 	// Verify runs the probes before the trials: time them alone first,
 	// and take that time out of the trials' (trials/s); ns/op keeps it.
 	start := time.Now()
@@ -36,4 +39,23 @@ func BenchmarkTrialsProcess(b *testing.B) {
 		b.Fatalf("unexpected: %+v", sc)
 	}
 	b.ReportMetric(float64(sc.Trials)/max(b.Elapsed()-probing, time.Millisecond).Seconds(), "trials/s")
+}
+
+// BenchmarkRunShopDefault measures a default run of one HTTP target, the
+// correct shop as a real process: every probe and default fault, then the
+// 25 trials idemcheck run generates by default (beside the probes' late
+// retries). Each iteration is one whole run.
+func BenchmarkRunShopDefault(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec := examples.ShopSpec(exe, "correct")
+	for i := 0; i < b.N; i++ {
+		res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(uint64(i+1)), harness.WithTrials(25))
+		if err != nil || res.Targets[0].Error != "" || len(res.Targets[0].Findings) > 0 {
+			b.Fatalf("unexpected: %v %+v", err, res.Targets[0])
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/run")
 }

@@ -98,7 +98,7 @@ func TestEarlyTrialFindingOfAPendingCheckStands(t *testing.T) {
 
 // A trial that only restates what the probes' tails found is no
 // counterexample, and stops no other trial: a cache of 2 keys is found by
-// the late probe; a trial that sees it too (the 19th of this seed) is
+// the late probe; a trial that sees it too (one of this seed's first 60) is
 // judged against it once the probes are done, and adds nothing of the same
 // check, operation and fault.
 func TestEarlyTrialRestatingATailIsNoCounterexample(t *testing.T) {

@@ -407,7 +407,7 @@ func trialProgress(name string, done, total int, elapsed, budget time.Duration) 
 // retries while the first call is in flight, which trials want too.
 const (
 	trialPaceFactor = 4
-	trialPaceFloor  = 5 * time.Millisecond
+	trialPaceFloor  = 2 * time.Millisecond
 )
 
 // trialPace is the longest wait of a waiting fault in the trials after

@@ -116,7 +116,9 @@ func drawStep(t *rapid.T, s Space, before []Step, refs int, taken map[int]bool) 
 	op := rapid.SampledFrom(s.Ops).Draw(t, "op")
 	st := Step{Op: op.Name, Key: Fresh}
 	if s.Restart && len(before) > 0 {
-		st.Restart = rapid.IntRange(0, 5).Draw(t, "restart?") == 5
+		// A restart costs tens of milliseconds against a process: one
+		// step in sixteen, so that most trials keep the target's pace.
+		st.Restart = rapid.IntRange(0, 15).Draw(t, "restart?") == 15
 	}
 	if !op.Mutating {
 		return st
@@ -168,9 +170,30 @@ func drawStep(t *rapid.T, s Space, before []Step, refs int, taken map[int]bool) 
 		}
 	}
 	if len(s.Faults) > 0 && st.Key != Changed {
-		faults := append([]string{""}, s.Faults...)
-		st.Fault = rapid.SampledFrom(faults).Draw(t, "fault")
+		st.Fault = drawFault(t, s)
 	}
 	st.GiveUp = rapid.IntRange(0, 3).Draw(t, "give up?") == 3
 	return st
+}
+
+// drawFault draws a step's fault, or none. A fault that kills the target
+// (Space.Alone) costs a restart: it is drawn a quarter as often as one
+// of the others, which keep the target running.
+func drawFault(t *rapid.T, s Space) string {
+	var cheap, costly []string
+	for _, f := range s.Faults {
+		if slices.Contains(s.Alone, f) {
+			costly = append(costly, f)
+		} else {
+			cheap = append(cheap, f)
+		}
+	}
+	// Four slots for no fault and for each cheap fault, one for each
+	// costly one; the first slot (no fault) is the simplest.
+	choices := append([]string{""}, cheap...)
+	k := rapid.IntRange(0, 4*len(choices)+len(costly)-1).Draw(t, "fault")
+	if k < 4*len(choices) {
+		return choices[k/4]
+	}
+	return costly[k-4*len(choices)]
 }

@@ -25,6 +25,9 @@ func BenchmarkTrialsHandler(b *testing.B) {
 
 func benchHandler(b *testing.B, workers int) {
 	spec := httptarget.HandlerSpec(dryRunConfig, newShop(false), payments.Starter(payments.Options{}))
+	// The trials after the probes, not beside their late retries, so that
+	// the probes' time can be taken out.
+	spec.Isolated = false
 	// Verify runs the probes before the trials: time them alone, untimed
 	// by the benchmark, and take that time out of the trials'.
 	start := time.Now()
@@ -43,4 +46,19 @@ func benchHandler(b *testing.B, workers int) {
 		b.Fatalf("unexpected: %+v", sc)
 	}
 	b.ReportMetric(float64(sc.Trials)/max(b.Elapsed()-probing, time.Millisecond).Seconds(), "trials/s")
+}
+
+// BenchmarkCheckHandlerDefault measures what a default go test check of
+// the careful handler costs: one Verify with DefaultCheckTrials trials,
+// as harness.Check runs it (the trials beside the probes' late retries).
+// Each iteration is one whole check.
+func BenchmarkCheckHandlerDefault(b *testing.B) {
+	spec := httptarget.HandlerSpec(dryRunConfig, newShop(false), payments.Starter(payments.Options{}))
+	for i := 0; i < b.N; i++ {
+		res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(uint64(i+1)), harness.WithTrials(harness.DefaultCheckTrials))
+		if err != nil || res.Targets[0].Error != "" || len(res.Targets[0].Findings) > 0 {
+			b.Fatalf("unexpected: %v %+v", err, res.Targets[0])
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/check")
 }

@@ -11,10 +11,13 @@ import (
 )
 
 // Readiness is polled with a backoff from firstPoll doubling up to maxPoll:
-// quick for servers that start in milliseconds, cheap for slow ones.
+// quick for servers that start in milliseconds. A poll of a server not yet
+// listening is refused at once, so even a slow one costs little; and a
+// restart (a crash fault, a trial's restart step) waits at most maxPoll
+// longer than the server took.
 const (
-	firstPoll = 5 * time.Millisecond
-	maxPoll   = 100 * time.Millisecond
+	firstPoll = 2 * time.Millisecond
+	maxPoll   = 10 * time.Millisecond
 )
 
 // errNotReady is the cause of the readiness context when Ready.Timeout passes.
