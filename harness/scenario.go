@@ -412,14 +412,18 @@ const (
 
 // trialPace is the longest wait of a waiting fault in the trials after
 // the probes of rec: trialPaceFactor times the median of their unfaulted
-// attempts' times, at least trialPaceFloor; 0 (the configured waits) when
-// the probes timed no such attempt.
+// attempts' times (those sent alone: not a burst's copies, not fillers),
+// at least trialPaceFloor; 0 (the configured waits) when the probes timed
+// no such attempt.
 func trialPace(rec *Record) time.Duration {
 	if rec == nil {
 		return 0
 	}
 	var ds []time.Duration
 	for _, in := range rec.Intents {
+		if in.Role == RoleFiller {
+			continue // sent eight at a time: slower each than one alone
+		}
 		for _, a := range in.Attempts {
 			if a.Fault == "" && !a.Burst && !a.End.IsZero() {
 				ds = append(ds, a.End.Sub(a.Start))
