@@ -92,16 +92,17 @@ func targetSeed(seed uint64, name string) uint64 {
 
 func runTarget(ctx context.Context, spec Spec, o Options, progress func(string)) (tr TargetResult) {
 	start := time.Now()
+	var early *earlyTrials
 	defer func() {
 		tr.Duration = time.Since(start)
 		if p := recover(); p != nil {
 			tr.Error = fmt.Sprintf("internal error while testing %s: %v", spec.Name, p)
+			early.abandon() // nothing outlives the target's run
 		}
 	}()
 	o = o.forTarget(spec)
 	// Generated trials run once per run: in the first shard of a split one.
 	wantTrials := (o.Trials > 0 || len(o.Replay) > 0) && o.Shard <= 1
-	var early *earlyTrials
 	var onTails func(*Record, map[string]bool, scenarios.Space)
 	if wantTrials && spec.Isolated {
 		// The trials start on an instance of their own as soon as the
@@ -155,6 +156,8 @@ func runTarget(ctx context.Context, spec Spec, o Options, progress func(string))
 // learn the rest when the probes are done.
 type earlyTrials struct {
 	cancel context.CancelFunc
+	// ended is set once finish or abandon has run.
+	ended bool
 	// known receives the findings of all the probes, or is closed
 	// when the probes could not be done.
 	known chan []Finding
@@ -171,10 +174,15 @@ func startEarlyTrials(ctx context.Context, spec Spec, o Options, partial *Record
 	e := &earlyTrials{cancel: cancel, known: make(chan []Finding, 1), done: make(chan struct{})}
 	_, known := Evaluate(partial)
 	o.trialPace = trialPace(partial)
-	p := &probeFindings{pending: pending, full: e.known}
+	pf := &probeFindings{pending: pending, full: e.known}
 	go func() {
 		defer close(e.done)
-		e.sc, e.err = runScenarios(tctx, spec, o, known, p, sp, targetSeed(o.Seed, spec.Name), progress)
+		defer func() {
+			if x := recover(); x != nil {
+				e.err = fmt.Errorf("internal error while running trials against %s: %v", spec.Name, x)
+			}
+		}()
+		e.sc, e.err = runScenarios(tctx, spec, o, known, pf, sp, targetSeed(o.Seed, spec.Name), progress)
 	}()
 	return e
 }
@@ -182,6 +190,7 @@ func startEarlyTrials(ctx context.Context, spec Spec, o Options, partial *Record
 // finish gives the trials every probe's findings, and returns what they
 // showed once they are done.
 func (e *earlyTrials) finish(known []Finding) (*ScenarioResult, error) {
+	e.ended = true
 	e.known <- known
 	<-e.done
 	e.cancel()
@@ -191,9 +200,10 @@ func (e *earlyTrials) finish(known []Finding) (*ScenarioResult, error) {
 // abandon stops the trials, if any were started, and waits for them: the
 // probes could not be done.
 func (e *earlyTrials) abandon() {
-	if e == nil {
+	if e == nil || e.ended {
 		return
 	}
+	e.ended = true
 	e.cancel()
 	close(e.known)
 	<-e.done

@@ -68,8 +68,9 @@ func readFile(t *testing.T, path string) string {
 // format (json first, so stdout is the JSON report): the JSON against its
 // schema, the JUnit XML, the Markdown, the HTML in a real browser, and that
 // idemcheck report makes the same verdicts again from the saved result.
-// TestDemoScoresEveryReferenceTargetAsBuilt calls it on its demo run, so
-// that the demo (the slowest thing the tests do) runs once.
+// TestDemoSameSeedTwice calls it (through checkDemoAsBuilt) on its first
+// demo run, so that no other test runs the demo (the slowest thing the
+// tests do) again.
 func checkDemoReports(t *testing.T, ctx context.Context, dir, stdout string) {
 	for _, f := range []string{"report.txt", "report.json", "report.xml", "report.md", "report.html", "result.json"} {
 		_, err := os.Stat(filepath.Join(dir, f))
