@@ -35,7 +35,7 @@ var downstreamPropagation = Invariant{
 func evalCrashRecovery(r *Record) ([]Finding, bool) {
 	var fs []Finding
 	applicable := false
-	for _, in := range intentsByRole(r, RolePlain) {
+	for _, in := range intentsByRole(r, keyedRoles...) {
 		if !in.Mutating || in.Owner() != CheckCrashRecovery {
 			continue
 		}
@@ -69,7 +69,7 @@ func evalCrashRecovery(r *Record) ([]Finding, bool) {
 func evalDownstream(r *Record) ([]Finding, bool) {
 	var fs []Finding
 	applicable := false
-	for _, in := range intentsByRole(r, RolePlain) {
+	for _, in := range intentsByRole(r, keyedRoles...) {
 		if !in.Mutating || in.Owner() != CheckDownstream {
 			continue
 		}

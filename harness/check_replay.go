@@ -13,7 +13,7 @@ var replayConsistent = Invariant{
 func evalReplayConsistent(r *Record) ([]Finding, bool) {
 	var fs []Finding
 	applicable := false
-	for _, in := range intentsByRole(r, RolePlain, RoleNoKey) {
+	for _, in := range intentsByRole(r, append(keyedRoles, RoleNoKey)...) {
 		if !in.Mutating || repeated(r.EffectsOf(in)) > 1 {
 			// Retries that acted again are not replays: the duplicate is
 			// the retry checks' (or key.required's) finding.

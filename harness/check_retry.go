@@ -27,7 +27,7 @@ var retryAfterFault = Invariant{
 func evalRetrySequential(r *Record) ([]Finding, bool) {
 	var fs []Finding
 	applicable := false
-	for _, in := range intentsByRole(r, RolePlain) {
+	for _, in := range intentsByRole(r, keyedRoles...) {
 		if in.Owner() != CheckRetrySequential || len(in.Attempts) < 2 || !in.Mutating {
 			continue
 		}
@@ -66,7 +66,7 @@ func evalRetrySequential(r *Record) ([]Finding, bool) {
 func evalRetryAfterFault(r *Record) ([]Finding, bool) {
 	var fs []Finding
 	applicable := false
-	for _, in := range intentsByRole(r, RolePlain) {
+	for _, in := range intentsByRole(r, keyedRoles...) {
 		if !in.Mutating || in.Owner() != CheckRetryAfterFault {
 			continue
 		}

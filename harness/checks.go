@@ -285,6 +285,12 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
+// keyedRoles are the roles of intents sent, and retried, with a key of
+// their own: a plain intent, and a twin (a plain intent whose inputs are
+// another's). The retry checks judge them alike: a twin retried after a
+// fault that acts twice is as much a duplicate as a plain intent.
+var keyedRoles = []Role{RolePlain, RoleTwin}
+
 // intentsByRole returns pointers to the record's intents with the role.
 func intentsByRole(r *Record, roles ...Role) []*Intent {
 	var out []*Intent

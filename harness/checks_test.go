@@ -207,6 +207,32 @@ func sequentialOK() *harness.Record {
 func retryAfterFaultCases() []checkCase {
 	return []checkCase{
 		{
+			why: "regression: a twin (a new key, another intent's inputs) retried after a lost reply that charged again is a duplicate like any keyed intent's; generated trials make such twins",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, ok(201, "created", "ord_1"), mine())
+				tw := b.intent(twin, opCharge, i)
+				b.try(tw, under(faults.NameLostResponse, unknown(503)), markedBy(markerOf(tw))).try(tw, ok(201, "created", "ord_3"), markedBy(markerOf(tw)))
+				return b.done()
+			}(),
+			fail: map[string][]harness.Severity{harness.CheckRetryAfterFault: {critical}},
+			msgs: map[string][]string{harness.CheckRetryAfterFault: {"after lost-response, retrying with the same key caused 2 effects"}},
+			pass: []string{harness.CheckKeyDistinct},
+		},
+		{
+			why: "the same twin, its retry replayed: one effect of its own, nothing to report",
+			rec: func() *harness.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, ok(201, "created", "ord_1"), mine())
+				tw := b.intent(twin, opCharge, i)
+				b.try(tw, under(faults.NameLostResponse, unknown(503)), markedBy(markerOf(tw))).try(tw, ok(201, "noop", "ord_2"))
+				return b.done()
+			}(),
+			pass: []string{harness.CheckRetryAfterFault, harness.CheckKeyDistinct, harness.CheckExactlyOnce},
+		},
+		{
 			why: "a retry after a lost reply that charged again (critical) and an intent that never succeeded after 503-before (major)",
 			rec: func() *harness.Record {
 				b := newRec()

@@ -342,8 +342,8 @@ func (p *property) done() bool {
 	return p.fatal != nil || p.ctx.Err() != nil || p.stopped != "" || p.failed > 0
 }
 
-// explore runs up to n generated trials through p, workers at a time, and
-// stops at the first that fails. Trial i is drawn by rapid's generator
+// explore runs generated trials from number from+1 up to n through p,
+// workers at a time, and stops at the first that fails. Trial i is drawn by rapid's generator
 // from a seed of its own, derived from p.seed: the same seed draws the
 // same trials, and no process-wide setting (flags, rapid's own seed) is
 // read or changed, so several targets explore at once. Trials start in
@@ -351,10 +351,10 @@ func (p *property) done() bool {
 // it still running finish, and the first failing one is kept: the same
 // seed keeps the same counterexample whatever the order the trials
 // finished in.
-func explore(p *property, n, workers int) {
+func explore(p *property, from, n, workers int) {
 	gen := scenarios.Gen(p.opts.lateSpace(p.space))
 	var mu sync.Mutex
-	next := 0
+	next := from
 	take := func() (int, scenarios.Trial, bool) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -513,36 +513,74 @@ func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, pf
 			}
 		}
 	}
-	explore(p, o.Trials, o.TrialWorkers)
-	p.hosts.close()
-	if pf != nil && (p.failed > 0 || p.deferred > 0) {
-		all, ok := pf.wait()
-		if !ok {
-			return res, nil // the probes could not be done: their error is the target's
+	defer p.hosts.close()
+	from := 0
+	for round := 1; ; round++ {
+		explore(p, from, o.Trials, o.TrialWorkers)
+		if pf != nil && (p.failed > 0 || p.deferred > 0) {
+			all, ok := pf.wait()
+			if !ok {
+				return res, nil // the probes could not be done: their error is the target's
+			}
+			p.settle(all)
+			known = all
 		}
-		p.settle(all)
-		known = all
+		res.Trials, res.Stopped = p.n, p.stopped
+		if p.failed > 0 {
+			// The trials after the first failing one that were already
+			// running when it failed do not count: the same seed reports
+			// the same number.
+			res.Trials = p.failed
+		}
+		if p.fatal != nil {
+			return res, p.fatal
+		}
+		if p.last == nil {
+			return res, nil
+		}
+		if progress != nil {
+			progress(fmt.Sprintf("%s: trial %d of %d failed; shrinking it", spec.Name, p.failed, o.Trials))
+		}
+		confirmed := confirm(ctx, spec, o, known, seed, p.last, p.lastRec, p.lastFs)
+		res.Counterexample, res.Record, res.Findings = confirmed.Counterexample, confirmed.Record, confirmed.Findings
+		res.Replays, res.Reproduced, res.Flaky = confirmed.Replays, confirmed.Reproduced, confirmed.Flaky
+		if !res.Flaky || round == flakyRounds || p.failed >= o.Trials || p.stopped != "" || ctx.Err() != nil {
+			return res, nil
+		}
+		// Seen once and never again: the trials go on from the next one,
+		// for a failure that happens again, so that whether a flaw that
+		// shows only now and then counts does not hang on one trial.
+		if progress != nil {
+			progress(fmt.Sprintf("%s: trial %d failed once and never again on replay; the trials go on", spec.Name, p.failed))
+		}
+		from = p.failed
+		p.failed, p.last, p.lastRec, p.lastFs = 0, nil, nil, nil
+		p.deferred, p.defTrial, p.defRec, p.defFs = 0, nil, nil, nil
 	}
-	res.Trials, res.Stopped = p.n, p.stopped
-	if p.failed > 0 {
-		// The trials after the first failing one that were already
-		// running when it failed do not count: the same seed reports the
-		// same number.
-		res.Trials = p.failed
-	}
-	if p.fatal != nil {
-		return res, p.fatal
-	}
-	if p.last == nil {
-		return res, nil
-	}
-	res.Counterexample, res.Record, res.Findings = p.last, p.lastRec, p.lastFs
-	if progress != nil {
-		progress(fmt.Sprintf("%s: trial %d of %d failed; shrinking it", spec.Name, p.failed, o.Trials))
-	}
+}
+
+// flakyRounds bounds how many failing trials the trials go on past when
+// each, once shrunk, never fails again on replay.
+const flakyRounds = 3
+
+// confirm shrinks a failing trial (tr, which made rec and the new
+// findings fs) and replays the minimal one: the result says how often it
+// failed again. When the minimal trial never does, the trial as drawn is
+// replayed too, since shrinking may have dropped what made the failure
+// likely (an overlap, a burst): if it fails again, it is what is reported.
+func confirm(ctx context.Context, spec Spec, o Options, known []Finding, seed uint64, tr *scenarios.Trial, rec *Record, fs []Finding) *ScenarioResult {
+	res := &ScenarioResult{Counterexample: tr, Record: rec, Findings: fs}
 	minimize(ctx, spec, o, known, seed, res)
 	replayCounterexample(ctx, spec, o, known, seed, res)
-	return res, nil
+	if !res.Flaky || ctx.Err() != nil {
+		return res
+	}
+	whole := &ScenarioResult{Counterexample: tr, Record: rec, Findings: fs}
+	replayCounterexample(ctx, spec, o, known, seed, whole)
+	if !whole.Flaky {
+		return whole
+	}
+	return res
 }
 
 // counterexampleReplays is how many times a minimal counterexample is run

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -110,4 +111,31 @@ func TestChildCheck(t *testing.T) {
 		n = 2
 	}
 	harness.Check(t, plainSpec(n), harness.WithSeed(3), harness.WithTrials(300), harness.WithMinScore(0))
+}
+
+// A failure seen once and never again on replay does not end the trials:
+// they go on from the next one, so that a flaw that comes and goes is
+// judged on every trial the run asked for. Here the shop forgets one key,
+// once in the whole test, during the trials: the trial that met it is
+// reported flaky, every trial still ran, and the score stands.
+func TestTrialsGoOnPastAFailureSeenOnce(t *testing.T) {
+	var starts atomic.Int32
+	var fired atomic.Bool
+	cfg := shopConfig{
+		onStart: func(context.Context) error { starts.Add(1); return nil },
+		// Armed once the trials' own shop has started (the second).
+		forget: func() bool { return starts.Load() >= 2 && fired.CompareAndSwap(false, true) },
+	}
+	spec, _ := shopSpec("once", cfg)
+	res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(3), harness.WithTrials(150))
+	require.NoError(t, err)
+	tr := res.Targets[0]
+	require.Empty(t, tr.Error)
+	require.True(t, fired.Load(), "a trial met the flaw")
+	sc := tr.Scenario
+	require.NotNil(t, sc)
+	require.NotNil(t, sc.Counterexample, "the trial that met it is reported")
+	assert.True(t, sc.Flaky, sc.Rate())
+	assert.Equal(t, 150, sc.Trials, "the trials went on past it to the last")
+	assert.Equal(t, 3, tr.Score.Level, tr.Score.Reason)
 }
