@@ -36,11 +36,13 @@ type Step struct {
 	// BadSignature sends the first attempt with a wrong signature.
 	BadSignature bool
 	// Again makes no new intent: the step attempts the intent of step
-	// KeyFrom once more (its key, inputs and marker), with Fault if any.
+	// KeyFrom once more (its key, inputs and marker), with Fault if any,
+	// Repeat times, then until done if UntilOK.
 	Again bool
 	// WaitSince waits, before the step, until this long has passed since
 	// the intent of step KeyFrom was acknowledged: a timer, cut short
-	// when the run ends.
+	// when the run ends. An Again step that waits retries only an
+	// acknowledged intent; one that does not retries it however it went.
 	WaitSince time.Duration
 	// Caller is which of the target's callers sends the intent (0 for
 	// the first); Capabilities.Callers says how many there are.
