@@ -120,7 +120,8 @@ func NewProxy(target string, forwardTimeout time.Duration) (*Proxy, error) {
 		},
 		pending: map[string]*pending{},
 	}
-	p.srv = &http.Server{Handler: p.inflight.Wrap(p), ReadHeaderTimeout: 10 * time.Second}
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	p.inflight.Track(p.srv)
 	go func() { _ = p.srv.Serve(p.inflight.Listener(ln)) }()
 	return p, nil
 }

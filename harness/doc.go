@@ -10,6 +10,14 @@
 // attribute every side effect (an effect in the ledger) to the intent that
 // caused it.
 //
+// One interpreter (interpret.go) runs every intent: the fixed probes the
+// checks declare, lists of [Step], and the trials the scenarios package
+// generates, which are compiled into such lists; so a key reused, a fault,
+// a retry, a restart or a pause means one thing wherever it comes from.
+// The probes run on an instance of the target of their own; the trials
+// share another (trialhost.go), which starts while the probes' last late
+// retries wait when every start of the target is its own ([Spec.Isolated]).
+//
 // Programs call [Verify] (or [Check] from a test) with one [Spec] per
 // target; adapters (targets/http, targets/cli, …) implement [Target] and
 // say what the target can do in [TargetInfo.Capabilities]. The checks are

@@ -215,6 +215,12 @@ func (r *runner) runGroup(info TargetInfo, pr *probeRun, from, to int) {
 		}
 		in, at, again := r.stepIntent(info, pr, i)
 		if again {
+			for _, m := range ms {
+				if m.at == at {
+					r.fatal = fmt.Errorf("%s retries an intent another step of its group retries at the same time", pr.label(s))
+					return
+				}
+			}
 			in := &r.rec.Intents[at]
 			ms = append(ms, member{in: in, at: at, skip: !r.retryStart(pr, in, s)})
 		} else {

@@ -84,10 +84,10 @@ func canJoin(s Space, tr Trial) bool {
 // step of the group retries, and takes no fault that must run alone.
 func drawJoined(t *rapid.T, s Space, tr Trial) Step {
 	start := tr.GroupStart(len(tr.Steps) - 1)
-	taken := map[int]bool{}
+	taken := map[int]bool{} // the origins of the intents the group retries
 	for _, st := range tr.Steps[start:] {
 		if st.Key == Again {
-			taken[st.Of] = true
+			taken[tr.Origin(st.Of)] = true
 		}
 	}
 	inner := s
@@ -108,7 +108,8 @@ func drawJoined(t *rapid.T, s Space, tr Trial) Step {
 }
 
 // drawStep draws the step after before. Key policies refer only to the
-// steps before index refs, and a retry (Again) never to one in taken.
+// steps before index refs, and a retry (Again) never to a step whose
+// intent's origin is in taken.
 func drawStep(t *rapid.T, s Space, before []Step, refs int, taken map[int]bool) Step {
 	if s.Wait > 0 && len(before) > 0 && rapid.IntRange(0, 9).Draw(t, "wait?") == 9 {
 		return Step{Wait: time.Duration(rapid.IntRange(1, 10).Draw(t, "wait")) * s.Wait / 10}
@@ -135,7 +136,9 @@ func drawStep(t *rapid.T, s Space, before []Step, refs int, taken map[int]bool) 
 			}
 		}
 	}
-	retryable := slices.DeleteFunc(slices.Clone(keyed), func(i int) bool { return taken[i] })
+	// A step's intent may itself be a retry: two steps of one group must
+	// not retry one intent, whichever step they name.
+	retryable := slices.DeleteFunc(slices.Clone(keyed), func(i int) bool { return taken[Trial{Steps: before}.Origin(i)] })
 	policies := []KeyPolicy{Fresh}
 	if len(retryable) > 0 {
 		policies = append(policies, Again)

@@ -144,9 +144,11 @@ func TestValidateRefusesUnsafeGroups(t *testing.T) {
 		"first step":      {{Op: "charge", Key: scenarios.Fresh, With: true}},
 		"into the group":  {charge(scenarios.Fresh, 0, false), charge(scenarios.Again, 0, true)},
 		"one retry twice": {charge(scenarios.Fresh, 0, false), charge(scenarios.Fresh, 0, false), charge(scenarios.Again, 0, true), charge(scenarios.Again, 0, true)},
-		"a wait":          {charge(scenarios.Fresh, 0, false), {Wait: 1, With: true}},
-		"after a fill":    {{Op: "charge", Key: scenarios.Fresh, Fill: 3}, charge(scenarios.Fresh, 0, true)},
-		"a restart":       {charge(scenarios.Fresh, 0, false), {Op: "charge", Key: scenarios.Fresh, Restart: true, With: true}},
+		// Step 2 retries step 1's intent: retrying step 2 retries it too.
+		"one intent through two steps": {charge(scenarios.Fresh, 0, false), charge(scenarios.Again, 0, false), charge(scenarios.Again, 0, false), charge(scenarios.Again, 1, true)},
+		"a wait":                       {charge(scenarios.Fresh, 0, false), {Wait: 1, With: true}},
+		"after a fill":                 {{Op: "charge", Key: scenarios.Fresh, Fill: 3}, charge(scenarios.Fresh, 0, true)},
+		"a restart":                    {charge(scenarios.Fresh, 0, false), {Op: "charge", Key: scenarios.Fresh, Restart: true, With: true}},
 	} {
 		err := scenarios.Trial{Steps: steps}.Validate()
 		if err == nil {

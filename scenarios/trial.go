@@ -199,12 +199,22 @@ func (t Trial) validateWith(i int) error {
 	}
 	if s.Key == Again {
 		for j := start; j < i; j++ {
-			if o := t.Steps[j]; o.Key == Again && o.Of == s.Of {
-				return fmt.Errorf("trial step %d: retries step %d at the same time as step %d does", i+1, s.Of+1, j+1)
+			if o := t.Steps[j]; o.Key == Again && t.Origin(o.Of) == t.Origin(s.Of) {
+				return fmt.Errorf("trial step %d: retries the intent of step %d at the same time as step %d does", i+1, t.Origin(s.Of)+1, j+1)
 			}
 		}
 	}
 	return nil
+}
+
+// Origin returns the step that made the intent step i makes or retries:
+// i itself, or, for a retry (Again), the step its chain of retries leads
+// back to. Two retries of one intent have one origin.
+func (t Trial) Origin(i int) int {
+	for i >= 0 && i < len(t.Steps) && t.Steps[i].Key == Again && t.Steps[i].Of < i {
+		i = t.Steps[i].Of
+	}
+	return i
 }
 
 func plural(n int, one, many string) string {

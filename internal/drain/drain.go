@@ -11,15 +11,48 @@ import (
 	"time"
 )
 
-// Tracker counts the requests in flight through the handlers it wraps,
-// and stops the listeners it wraps from accepting when Close begins. The
-// zero value is ready to use.
+// Tracker counts the requests in flight on the servers it tracks, and
+// stops the listeners it wraps from accepting when Close begins. A request
+// is in flight from the moment its connection starts reading it until its
+// reply is written whole (the connection's state goes from active to idle
+// or closed): a handler that has returned may still have its reply to
+// flush. The zero value is ready to use.
 type Tracker struct {
 	mu sync.Mutex
 	n  int
 	// idle is closed when n falls to 0; nil while n is 0.
 	idle chan struct{}
-	lns  []*listener
+	// active are the connections serving a request.
+	active map[net.Conn]bool
+	lns    []*listener
+}
+
+// Track makes t count srv's requests in flight, through srv.ConnState
+// (a ConnState already set is called after).
+func (t *Tracker) Track(srv *http.Server) {
+	next := srv.ConnState
+	srv.ConnState = func(c net.Conn, st http.ConnState) {
+		t.mu.Lock()
+		switch st {
+		case http.StateActive:
+			if !t.active[c] {
+				if t.active == nil {
+					t.active = map[net.Conn]bool{}
+				}
+				t.active[c] = true
+				t.enterLocked()
+			}
+		case http.StateIdle, http.StateClosed, http.StateHijacked:
+			if t.active[c] {
+				delete(t.active, c)
+				t.leaveLocked()
+			}
+		}
+		t.mu.Unlock()
+		if next != nil {
+			next(c, st)
+		}
+	}
 }
 
 // Listener returns ln for the server's Serve: Close stops it accepting
@@ -69,33 +102,19 @@ func (l *listener) Close() error {
 	return nil
 }
 
-// Wrap returns h, counted: a request is in flight from the call of h's
-// ServeHTTP until it returns.
-func (t *Tracker) Wrap(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		t.enter()
-		defer t.leave()
-		h.ServeHTTP(w, r)
-	})
-}
-
-func (t *Tracker) enter() {
-	t.mu.Lock()
+func (t *Tracker) enterLocked() {
 	if t.n == 0 {
 		t.idle = make(chan struct{})
 	}
 	t.n++
-	t.mu.Unlock()
 }
 
-func (t *Tracker) leave() {
-	t.mu.Lock()
+func (t *Tracker) leaveLocked() {
 	t.n--
 	if t.n == 0 {
 		close(t.idle)
 		t.idle = nil
 	}
-	t.mu.Unlock()
 }
 
 // InFlight is how many requests are in flight.
@@ -123,9 +142,9 @@ func (t *Tracker) Wait(ctx context.Context) error {
 	}
 }
 
-// Close stops srv, whose handler (and listener, if any) t wraps: it stops
-// the listener accepting, ends keep-alives, waits up to timeout for the
-// requests in flight, then closes every connection. It returns an error when requests were still in flight at
+// Close stops srv, which t tracks (and whose listener, if any, it wraps):
+// it stops the listener accepting, ends keep-alives, waits up to timeout
+// for the requests in flight, then closes every connection. It returns an error when requests were still in flight at
 // the timeout (they were cut), or when closing failed.
 func Close(srv *http.Server, t *Tracker, timeout time.Duration) error {
 	t.mu.Lock()

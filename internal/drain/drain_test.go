@@ -20,7 +20,8 @@ func serve(t *testing.T, h http.Handler) (*http.Server, *drain.Tracker, string) 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	tr := &drain.Tracker{}
-	srv := &http.Server{Handler: tr.Wrap(h), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	tr.Track(srv)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(tr.Listener(ln)) }()
 	t.Cleanup(func() {

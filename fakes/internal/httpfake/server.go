@@ -93,7 +93,8 @@ func NewServer(name string, ln net.Listener, h http.Handler) *Server {
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
-	s.srv.Handler = s.inflight.Wrap(h)
+	s.srv.Handler = h
+	s.inflight.Track(s.srv)
 	return s
 }
 
