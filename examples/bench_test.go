@@ -11,8 +11,9 @@ import (
 )
 
 // BenchmarkTrialsProcess measures generated trials per second against the
-// correct shop run as a real process: each trial starts fresh fakes and a
-// fresh process, and may kill and restart it. Each iteration is one trial.
+// correct shop run as a real process: the trials share one process and
+// its fakes, and a trial may kill and restart it. Each iteration is one
+// trial.
 func BenchmarkTrialsProcess(b *testing.B) {
 	exe, err := os.Executable()
 	if err != nil {

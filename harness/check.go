@@ -30,18 +30,22 @@ const DefaultCheckTrials = 100
 // Verify runs the fixed probes and the generated trials (drawn by rapid's
 // generators, sharing one started target unless WithFreshTrials; a target
 // whose every start is its own instance runs them while the probes' late
-// retries wait). The probes are reported as one subtest per check, the
-// trials in the subtest "trials", which fails only on a trial finding the
-// probes did not report; the trial is shrunk to a minimal counterexample,
-// printed as a step list with the seed that reproduces it (WithSeed fixes
-// every choice, the trials' included). Options are those of Verify;
-// WithTrials(n) sets how many trials are generated (DefaultCheckTrials
-// otherwise, a fifth of it with -short), WithTrials(-1) runs none; a TB
-// that runs no subtests gets none either.
+// retries wait). The probes are reported as one subtest per check, which
+// fails on every probe finding of its check; the trials in the subtest
+// "trials", which fails only on a trial finding the probes did not report
+// and that happened again on replay (one seen once is logged): the trial
+// is shrunk to a minimal counterexample, printed as a step list with the
+// seed that reproduces it (WithSeed fixes every choice, the trials'
+// included). Options are those of Verify; WithTrials(n) sets how many
+// trials are generated (DefaultCheckTrials otherwise, a fifth of it with
+// -short), WithTrials(-1) runs none; a TB that runs no subtests gets none
+// either.
 //
 // The target's score and its reason are logged (go test -v shows them),
 // and the test fails when the score is below DefaultMinScore, or the one
-// WithMinScore gives; WithSkip leaves checks out.
+// WithMinScore gives. WithSkip and WithChecks leave checks out; a run
+// without every check shows no full score, so without WithMinScore its
+// score is logged, not required.
 func Check(t TB, spec Spec, opts ...Option) {
 	t.Helper()
 	var o Options
@@ -129,7 +133,7 @@ func Check(t TB, spec Spec, opts ...Option) {
 			// come and go between runs of the same seed.
 			report = t.Logf
 		}
-		report("idemcheck: a generated trial found what the probes did not (%s); minimal trial:\n%s\nfindings:%s\nTo reproduce, run with WithSeed(%d), or save it for WithReplay.",
+		report("idemcheck: a generated trial found what the probes did not (%s); the trial:\n%s\nfindings:%s\nTo reproduce, run with WithSeed(%d), or save it for WithReplay.",
 			sc.Rate(), sc.Counterexample, b.String(), res.Seed)
 	})
 }

@@ -21,10 +21,10 @@ type probeRun struct {
 	// indices in the record; a pause makes none (nil, -1).
 	made []*Intent
 	at   []int
-	// paused is the time the probe's pauses took so far; pausedAt, the
-	// value of paused when each step ran.
+	// paused is the time the probe's pauses took so far; pausedAt, its
+	// value when each intent (by index in the record) was made.
 	paused   time.Duration
-	pausedAt []time.Duration
+	pausedAt map[int]time.Duration
 	// retried says which intents (by index in the record) a step retried
 	// already.
 	retried map[int]bool
@@ -33,7 +33,9 @@ type probeRun struct {
 // add records the intent a step made or retried, at index at of the record.
 func (pr *probeRun) add(in *Intent, at int) {
 	pr.made, pr.at = append(pr.made, in), append(pr.at, at)
-	pr.pausedAt = append(pr.pausedAt, pr.paused)
+	if _, ok := pr.pausedAt[at]; !ok && at >= 0 {
+		pr.pausedAt[at] = pr.paused
+	}
 }
 
 // label is what the intents of step s are called: its own label, or the
@@ -48,7 +50,8 @@ func (pr *probeRun) label(s Step) string {
 // runProbe runs the steps of p, its tail excepted, and returns the probe
 // run when a tail (Probe.Tail) is left to run after the other probes.
 func (r *runner) runProbe(info TargetInfo, p Probe, firstID int) *probeRun {
-	pr := &probeRun{p: p, first: firstID, made: make([]*Intent, 0, len(p.Steps)), at: make([]int, 0, len(p.Steps)), retried: map[int]bool{}}
+	pr := &probeRun{p: p, first: firstID, made: make([]*Intent, 0, len(p.Steps)), at: make([]int, 0, len(p.Steps)),
+		pausedAt: map[int]time.Duration{}, retried: map[int]bool{}}
 	tail := min(max(p.Tail, 0), len(p.Steps))
 	r.runSteps(info, pr, 0, len(p.Steps)-tail)
 	if p.Reversed {
@@ -177,7 +180,7 @@ func (r *runner) retryStart(pr *probeRun, in *Intent, s Step) bool {
 		}
 		in.Waited = max(in.Waited, s.WaitSince)
 	} else if in.Role == RoleLate && !pr.retried[at] {
-		in.Waited = max(in.Waited, pr.paused-pr.pausedAt[s.KeyFrom])
+		in.Waited = max(in.Waited, pr.paused-pr.pausedAt[at])
 	}
 	pr.retried[at] = true
 	return true
@@ -198,7 +201,9 @@ func (r *runner) perform(in *Intent, s Step) {
 // goroutine, all released together, each retrying as it would alone; the
 // intents join the record, in step order, once all are done. Each works
 // on a copy of the runner's per-attempt state (the silence count, a fatal
-// error), joined back after.
+// error), joined back after. A group with a fault that kills the target,
+// or two steps retrying one intent, stops the run (r.fatal): neither can
+// run at once.
 func (r *runner) runGroup(info TargetInfo, pr *probeRun, from, to int) {
 	type member struct {
 		in *Intent

@@ -162,3 +162,25 @@ func TestTrialProgressCountsTrialsNotShrinkSteps(t *testing.T) {
 		}
 	}
 }
+
+// A retry of a retry is a retry of the intent the first step made: after
+// other keys, it is a late retry of that intent, judged by retry.late.
+// (The probe here retries after a single other key, which a cache of two
+// keeps: only the trial shows the eviction.)
+func TestLateRetryOfARetryIsJudgedLate(t *testing.T) {
+	tr := scenarios.Trial{Steps: []scenarios.Step{
+		{Op: "charge", Key: scenarios.Fresh},
+		{Op: "charge", Key: scenarios.Again, Of: 0},
+		{Op: "charge", Key: scenarios.Fresh, Fill: 3},
+		{Op: "charge", Key: scenarios.Again, Of: 1},
+	}}
+	require.NoError(t, tr.Validate())
+	res, err := harness.Verify(context.Background(), []harness.Spec{lruSpec(2)}, harness.WithSeed(3), harness.WithTrials(0),
+		harness.WithLateRetry(1, -1), harness.WithChecks(harness.CheckRetryLate), harness.WithReplay(scenarios.Saved{Trial: tr}))
+	require.NoError(t, err)
+	sc := res.Targets[0].Scenario
+	require.NotNil(t, sc)
+	require.Len(t, sc.Replayed, 1)
+	assert.True(t, sc.Replayed[0].StillFail, "the cache forgot the intent after 3 other keys")
+	assert.Equal(t, []string{harness.CheckRetryLate}, sc.Replayed[0].Checks)
+}

@@ -51,8 +51,8 @@ type Options struct {
 	Faults []faults.Fault
 	// MaxAttempts bounds the attempts at one intent.
 	MaxAttempts int
-	// Backoff is the first wait before retrying a 409/429, or before the
-	// second retry after failures; it doubles, up to 250ms.
+	// Backoff is the first wait before retrying a 409, 425 or 429, or
+	// before the second retry after failures; it doubles, up to 250ms.
 	Backoff time.Duration
 	// Parallel is how many targets run at once.
 	Parallel int
@@ -67,7 +67,8 @@ type Options struct {
 	// serialises the copies) it loses on later bursts.
 	Bursts int
 	// Trials is how many generated trials (see package scenarios) each
-	// target gets after the probes; 0 runs none.
+	// target gets after the probes (beside their late retries, for a
+	// target whose every start is its own: Spec.Isolated); 0 runs none.
 	Trials int
 	// FreshTrials starts a fresh target, fakes and state directory for
 	// every generated trial, as the shrinking of a failing one always

@@ -61,7 +61,9 @@ type Step struct {
 	// steps of a group joined by With are released together, each on its
 	// own, retries included, and the next step starts once all are done.
 	// A step of a group refers (KeyFrom, InputsFrom) only to steps before
-	// the group.
+	// the group; the interpreter refuses a group two of whose steps retry
+	// one intent, or one of whose steps takes a fault that kills the
+	// target.
 	With bool
 	// Label names the step in the intent it makes (Intent.Probe), instead
 	// of the probe's name: "trial step 3".

@@ -18,7 +18,8 @@ type ScenarioResult struct {
 	// Trials is how many generated trials ran (the runs that shrank a
 	// failing one aside).
 	Trials int `json:"trials"`
-	// Counterexample is the minimal failing trial, if any.
+	// Counterexample is the failing trial, if any: shrunk to a minimal
+	// one, or as drawn when only that failed again on replay.
 	Counterexample *scenarios.Trial `json:"counterexample,omitempty"`
 	// Steps is the counterexample as a readable step list.
 	Steps string `json:"steps,omitempty"`
@@ -26,7 +27,7 @@ type ScenarioResult struct {
 	Findings []Finding `json:"findings,omitempty"`
 	// Record is the counterexample's run, for evidence and re-scoring.
 	Record *Record `json:"record,omitempty"`
-	// Replays is how many times the minimal counterexample was run again
+	// Replays is how many times the counterexample was run again
 	// before it was reported, and Reproduced how many of those runs failed
 	// the same checks: a timing-dependent failure shows its rate.
 	Replays    int `json:"replays,omitempty"`
@@ -77,9 +78,9 @@ func space(info TargetInfo, fs []faults.Fault, supports func(faults.Fault) bool,
 // fixed trial and a generated one run through the same interpreter): each
 // step becomes one step of the probe, with the role its key policy gives
 // it, except a step that sends other keys (Fill), which becomes that many
-// fillers. byName resolves fault names; burster says whether the target
-// takes a burst. An intent retried after other keys or a pause is a late
-// one, judged by retry.late.
+// fillers, and a wait a pause. byName resolves fault names; burster says
+// whether the target takes a burst. A plain intent retried after other
+// keys or a pause is a late one, judged by retry.late.
 func compileTrial(info TargetInfo, tr scenarios.Trial, byName map[string]faults.Fault, burster bool) (Probe, error) {
 	p := Probe{Name: "trial"}
 	at := make([]int, len(tr.Steps)) // trial step → the probe step of its intent, -1 for none
@@ -123,8 +124,11 @@ func compileTrial(info TargetInfo, tr scenarios.Trial, byName map[string]faults.
 				return Probe{}, err
 			}
 			st.Again, st.KeyFrom, st.InputsFrom, st.Role = true, j, j, p.Steps[j].Role
-			if p.Steps[j].Role == RolePlain && lateBetween(tr, s.Of, i) {
-				p.Steps[j].Role = RoleLate // retry.late judges it
+			// The intent retried is the one its first step made (step Of
+			// may itself be a retry): a plain one, with other keys or a
+			// pause since it was made, is a late one.
+			if o := tr.Origin(s.Of); at[o] >= 0 && p.Steps[at[o]].Role == RolePlain && lateBetween(tr, o, i) {
+				p.Steps[at[o]].Role = RoleLate // retry.late judges it
 			}
 		case !op.Mutating:
 			st.Role, st.UntilOK = RoleRead, false
@@ -453,10 +457,15 @@ func pacedFaults(fs []faults.Fault, pace time.Duration) []faults.Fault {
 	return out
 }
 
-// runScenarios generates trials against spec until one fails (then shrinks
-// it on fresh instances of spec) or o.Trials have passed. The trials share
-// one running target unless o.FreshTrials. A trial fails only on a
-// finding that known, the probes' findings, does not already hold.
+// runScenarios runs the saved trials of o.Replay first (one that still
+// fails is the counterexample, and nothing is generated), then generates
+// trials against spec until one fails (then shrinks it on fresh instances
+// of spec and replays it: see confirm) or o.Trials have passed; past a
+// failure that never happens again on replay the trials go on, up to
+// flakyRounds failures in all. The trials share one running target unless
+// o.FreshTrials. A trial fails only on a finding that known, the probes'
+// findings, does not already hold. Waiting faults, and the waits before a
+// retry, keep the target's pace (o.trialPace).
 //
 // pf, when not nil, says that the probes were not done when the trials
 // started: known holds the findings of those done, and the rest arrive
@@ -465,8 +474,8 @@ func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, pf
 	res := &ScenarioResult{}
 	o.Faults = pacedFaults(o.Faults, o.trialPace)
 	if o.trialPace > 0 {
-		// The wait before retrying an answer "in progress" keeps the
-		// target's pace too.
+		// The first wait before a retry (after "in progress", or after
+		// failures) keeps the target's pace too.
 		o.Backoff = min(o.Backoff, o.trialPace)
 	}
 	if pf != nil && len(o.Replay) > 0 {
@@ -559,8 +568,8 @@ func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, pf
 	}
 }
 
-// flakyRounds bounds how many failing trials the trials go on past when
-// each, once shrunk, never fails again on replay.
+// flakyRounds bounds the failing trials that never fail again on replay:
+// the trials go on past the first two; the third ends them.
 const flakyRounds = 3
 
 // confirm shrinks a failing trial (tr, which made rec and the new
@@ -728,14 +737,15 @@ func without(tr scenarios.Trial, i int) (scenarios.Trial, bool) {
 	return out, len(out.Steps) > 0
 }
 
-// FailingTrials lists the minimal failing trials of res, one per target
-// whose generated trials failed, as trials to save and run again first
-// (WithReplay).
+// FailingTrials lists the failing trials of res, one per target whose
+// generated trials failed, as trials to save and run again first
+// (WithReplay). A flaky one (it never failed again on replay) is left
+// out: run again once, it would count in full if it happened to fail.
 func (res *Result) FailingTrials() []scenarios.Saved {
 	var out []scenarios.Saved
 	for _, t := range res.Targets {
 		sc := t.Scenario
-		if sc == nil || sc.Counterexample == nil {
+		if sc == nil || sc.Counterexample == nil || sc.Flaky {
 			continue
 		}
 		var checks []string

@@ -153,6 +153,6 @@ func TestTrialString(t *testing.T) {
 	assert.Equal(t, []string{
 		"1. charge with a fresh key under lost-response retrying until done",
 		"2. charge again with the key and payload of step 1 and give up after one attempt",
-		"3. restart the target, then charge with the key of step 1 and a changed payload retrying until done",
+		"3. restart the target, then charge with the key of step 1 and a changed payload",
 	}, lines)
 }

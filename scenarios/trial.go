@@ -58,7 +58,8 @@ type Step struct {
 	// step of it is in flight, retries included, until all are done. A
 	// step of a group refers (Of) only to a step before the group, no two
 	// steps of a group retry the same intent, and none restarts the
-	// target, waits or fills.
+	// target, waits, fills or takes a fault that must run alone
+	// (Space.Alone).
 	With bool `json:"with,omitempty"`
 }
 
@@ -128,17 +129,25 @@ func (s Step) describe() string {
 	if s.Fault != "" {
 		parts = append(parts, "under "+s.Fault)
 	}
-	if s.GiveUp {
+	switch {
+	case s.DryRun || s.Key == Changed:
+		// Sent once: a dry run has nothing to complete, and a changed
+		// payload is one the key's first use should refuse.
+	case s.GiveUp:
 		parts = append(parts, "and give up after one attempt")
-	} else {
+	default:
 		parts = append(parts, "retrying until done")
 	}
 	return strings.Join(parts, " ")
 }
 
-// Validate checks that every reference points back at an earlier step of
-// the same operation, as generated trials do; a hand-edited trial file may
-// not.
+// Validate checks a trial as generated trials are: every reference points
+// back at an earlier step of the same operation that made an intent (with
+// a key, for a retry or a changed payload); no wait or fill is negative;
+// every key policy is known; and every group (steps joined by With) can
+// run at once: it joins no wait, fill or restart, refers only to steps
+// before it, and retries no intent twice (followed back through Origin).
+// A hand-edited trial file may break any of these.
 func (t Trial) Validate() error {
 	if len(t.Steps) == 0 {
 		return fmt.Errorf("trial: no steps")
