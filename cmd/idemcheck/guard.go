@@ -44,6 +44,12 @@ func programMain(args []string) int {
 	os.Setenv(process.OwnerVar, owner)
 	dir, err := os.MkdirTemp("", runDirPrefix)
 	if err == nil {
+		// Others may pass through, not list: a server run as another
+		// user (the demo's PostgreSQL, when idemcheck runs as root) gets
+		// a directory of its own in here, which it must reach.
+		err = os.Chmod(dir, 0o711)
+	}
+	if err == nil {
 		if err = os.WriteFile(filepath.Join(dir, ownerFile), []byte(owner), 0o600); err == nil {
 			os.Setenv("TMPDIR", dir)
 		}
