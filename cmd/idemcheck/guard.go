@@ -38,6 +38,14 @@ const (
 // or by the guard, which waits for the end of a pipe the kernel closes
 // when the program dies.
 func programMain(args []string) int {
+	return guarded(func(ctx context.Context) int {
+		return run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
+	})
+}
+
+// guarded runs body as programMain runs the program: with its signals,
+// its tag, its run directory and its guard.
+func guarded(body func(ctx context.Context) int) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	owner := process.OwnerID()
@@ -55,7 +63,7 @@ func programMain(args []string) int {
 		}
 	}
 	release := startGuard(owner, dir)
-	code := run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
+	code := body(ctx)
 	process.KillTagged(process.OwnerVar + "=" + owner)
 	if dir != "" {
 		_ = os.RemoveAll(dir)

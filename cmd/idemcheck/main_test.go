@@ -38,6 +38,9 @@ func TestMain(m *testing.M) {
 		if len(os.Args) > 1 && os.Args[1] == guardSubcommand {
 			os.Exit(guardMain(os.Args[2:]))
 		}
+		if len(os.Args) > 1 && os.Args[1] == ordersDBProbe {
+			os.Exit(guarded(probeOrdersDB))
+		}
 		os.Exit(programMain(os.Args[1:]))
 	}
 	kv := strings.SplitN(testTag, "=", 2)
