@@ -137,6 +137,14 @@ func (p *Proxy) Arm(id string, f ProxyFault) {
 	p.mu.Unlock()
 }
 
+// Forget drops the attempt with id, armed but never sent: should a
+// request carrying its id arrive after all, it passes through unreported.
+func (p *Proxy) Forget(id string) {
+	p.mu.Lock()
+	delete(p.pending, id)
+	p.mu.Unlock()
+}
+
 // Report waits (up to wait, or until ctx is done) until the exchange of attempt id is over and
 // returns, and forgets, what the proxy did with it. ok is false when the
 // attempt was not armed or never reached the proxy in time.

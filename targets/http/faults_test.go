@@ -300,3 +300,27 @@ func TestCloseWithoutHook(t *testing.T) {
 	require.NoError(t, err)
 	assert.NoError(t, tg.Close())
 }
+
+// TestCallGivenUpBeforeSentIsNotSent: a client that gives up before its
+// request was written (here a timeout already over when the call starts,
+// as a short paced timeout on a busy machine) reports that the request was
+// never sent, at once: it neither waits for a report the proxy will never
+// make nor leaves the attempt armed.
+func TestCallGivenUpBeforeSentIsNotSent(t *testing.T) {
+	srv := newServer(t, nil, nil)
+	tg := mustNew(t, oneOp(srv.srv.URL, httptarget.Operation{Path: "/x"}))
+	for _, f := range []faults.Fault{&faults.ClientTimeout{Timeout: 1}, &faults.Hang{Timeout: 1}} {
+		got := make(chan harness.Reply, 1)
+		go func() {
+			got <- tg.Call(context.Background(), harness.Call{ID: "run-1-" + f.Name(), Operation: "create", Key: "k", Fault: f})
+		}()
+		select {
+		case rep := <-got:
+			assert.Equal(t, harness.Fail, rep.Outcome, "%s: %+v", f.Name(), rep)
+			assert.Contains(t, rep.Error, "not sent", f.Name())
+		case <-time.After(2 * time.Second):
+			t.Fatalf("%s: the call still waits for the proxy's report of a request never sent", f.Name())
+		}
+	}
+	assert.Empty(t, srv.seenAll(), "the target saw a request that was never sent")
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	nethttp "net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -99,7 +100,6 @@ type Config struct {
 type Target struct {
 	cfg    Config
 	ops    map[string]*Operation
-	client *nethttp.Client
 	info   harness.TargetInfo
 	onStop func() error
 	// insts are the instances serving the target, each behind its own
@@ -140,13 +140,7 @@ func New(cfg Config) (*Target, error) {
 		cfg:   cfg,
 		ops:   map[string]*Operation{},
 		insts: insts,
-		client: &nethttp.Client{
-			// No keep-alive: net/http would silently re-send a keyed request
-			// whose reused connection a fault reset.
-			Transport:     &nethttp.Transport{Proxy: nil, DisableCompression: true, DisableKeepAlives: true},
-			CheckRedirect: func(*nethttp.Request, []*nethttp.Request) error { return nethttp.ErrUseLastResponse },
-		},
-		info: harness.TargetInfo{Name: cfg.Name, Kind: "http", Capabilities: capabilities()},
+		info:  harness.TargetInfo{Name: cfg.Name, Kind: "http", Capabilities: capabilities()},
 	}
 	t.info.Capabilities.Callers = len(cfg.Callers)
 	t.info.Capabilities.Profile = cfg.Profile
@@ -238,7 +232,6 @@ func (t *Target) Restart(ctx context.Context) error {
 	if !t.started() {
 		return fmt.Errorf("target %s: not started by idemcheck, cannot be restarted", t.cfg.Name)
 	}
-	t.client.CloseIdleConnections()
 	for _, in := range t.insts {
 		in.proxy.CloseIdleConnections()
 		if err := in.proc.Restart(ctx); err != nil {
@@ -250,7 +243,6 @@ func (t *Target) Restart(ctx context.Context) error {
 
 // Close stops the proxies and whatever OnClose registered.
 func (t *Target) Close() error {
-	t.client.CloseIdleConnections()
 	var err error
 	for _, in := range t.insts {
 		err = errors.Join(err, in.proxy.Close())
@@ -291,11 +283,24 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 	proxy.Arm(c.ID, pf)
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	resp, err := t.client.Do(req.WithContext(cctx))
+	// The request is sent on a connection of its own, watched: one given
+	// up before it was written whole never reaches the target, and the
+	// proxy's report of it need not be waited for.
+	wc := &watchedConn{closed: make(chan struct{})}
+	var gotConn atomic.Bool
+	cctx = httptrace.WithClientTrace(cctx, &httptrace.ClientTrace{
+		GotConn: func(httptrace.GotConnInfo) { gotConn.Store(true) },
+	})
+	resp, err := callClient(wc).Do(req.WithContext(cctx))
 	var body []byte
 	if err == nil {
 		body, err = io.ReadAll(io.LimitReader(resp.Body, maxReply))
 		resp.Body.Close()
+	} else if !gotConn.Load() || !wc.sentWhole(ctx, timeout+5*time.Second) {
+		// Given up before the request was written whole (a short client
+		// timeout while the machine is busy): the target never saw it.
+		proxy.Forget(c.ID)
+		return harness.Reply{Outcome: harness.Fail, Error: "not sent: " + describe(cctx, err, timeout)}
 	}
 	rep, got := proxy.Report(ctx, c.ID, timeout+5*time.Second)
 	out := harness.Reply{Forwarded: rep.Forwarded, Withheld: rep.Withheld}
