@@ -2,6 +2,7 @@ package examples_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -12,9 +13,15 @@ import (
 
 // BenchmarkTrialsProcess measures generated trials per second against the
 // correct shop run as a real process: the trials share one process and
-// its fakes, and a trial may kill and restart it. Each iteration is one
-// trial.
+// its fakes, and a trial may kill and restart it; one at a time (the
+// default) or four side by side. Each iteration is one trial.
 func BenchmarkTrialsProcess(b *testing.B) {
+	for _, workers := range []int{1, 4} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) { benchProcess(b, workers) })
+	}
+}
+
+func benchProcess(b *testing.B, workers int) {
 	exe, err := os.Executable()
 	if err != nil {
 		b.Fatal(err)
@@ -31,7 +38,7 @@ func BenchmarkTrialsProcess(b *testing.B) {
 	}
 	probing := time.Since(start)
 	b.ResetTimer()
-	res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(1), harness.WithTrials(b.N))
+	res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(1), harness.WithTrials(b.N), harness.WithTrialWorkers(workers))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,14 +10,15 @@ import (
 	"time"
 )
 
-// Readiness is polled with a backoff from firstPoll doubling up to maxPoll:
-// quick for servers that start in milliseconds. A poll of a server not yet
-// listening is refused at once, so even a slow one costs little; and a
-// restart (a crash fault, a trial's restart step) waits at most maxPoll
-// longer than the server took.
+// Readiness is polled every firstPoll for the first quickPolls, then with
+// a backoff doubling up to maxPoll: quick for servers that start in
+// milliseconds (a restart, from a crash fault or a trial's restart step,
+// waits at most a millisecond longer than the server took), cheap for a
+// slow one (a poll of a server not yet listening is refused at once).
 const (
-	firstPoll = 2 * time.Millisecond
-	maxPoll   = 10 * time.Millisecond
+	firstPoll  = time.Millisecond
+	quickPolls = 100 * time.Millisecond
+	maxPoll    = 10 * time.Millisecond
 )
 
 // errNotReady is the cause of the readiness context when Ready.Timeout passes.
@@ -109,6 +110,7 @@ func (p *Process) awaitReady(ctx context.Context, in *incarnation) error {
 		}
 	}()
 
+	started := time.Now()
 	delay := firstPoll
 	timer := time.NewTimer(delay)
 	defer timer.Stop()
@@ -146,7 +148,9 @@ func (p *Process) awaitReady(ctx context.Context, in *incarnation) error {
 			}
 		case <-timer.C:
 		}
-		delay = min(2*delay, maxPoll)
+		if time.Since(started) > quickPolls {
+			delay = min(2*delay, maxPoll)
+		}
 	}
 }
 
