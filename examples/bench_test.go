@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/examples"
+	mcpexample "github.com/idemcheck/idemcheck/examples/mcp"
 	"github.com/idemcheck/idemcheck/harness"
 )
 
@@ -66,4 +67,42 @@ func BenchmarkRunShopDefault(b *testing.B) {
 		}
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/run")
+}
+
+// BenchmarkTrialsMCP measures generated trials per second against the
+// correct reference MCP server, over stdio (a process per session) and
+// over streamable HTTP (one process, restarted for a crash): the trials
+// share the server and its fakes, one at a time. Each iteration is one
+// trial; the probes' time is measured apart and taken out.
+func BenchmarkTrialsMCP(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"correct", "correct-http"} {
+		b.Run(name, func(b *testing.B) {
+			var spec harness.Spec
+			for _, p := range mcpexample.Profiles {
+				if p.Name == name {
+					spec = examples.MCPSpec(exe, p)
+				}
+			}
+			spec.Isolated = false
+			start := time.Now()
+			if _, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(1)); err != nil {
+				b.Fatal(err)
+			}
+			probing := time.Since(start)
+			b.ResetTimer()
+			res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(1), harness.WithTrials(b.N))
+			if err != nil {
+				b.Fatal(err)
+			}
+			sc := res.Targets[0].Scenario
+			if sc == nil || sc.Counterexample != nil {
+				b.Fatalf("unexpected: %+v", sc)
+			}
+			b.ReportMetric(float64(sc.Trials)/max(b.Elapsed()-probing, time.Millisecond).Seconds(), "trials/s")
+		})
+	}
 }

@@ -352,11 +352,24 @@ func (t *Target) callOn(ctx context.Context, s *session, p *plan, id string, par
 		}
 	} else if t.proxy != nil {
 		r = <-done
+		if neverSent(r.err) {
+			// The proxy will never see it: no report to wait for.
+			t.proxy.Forget(id)
+			return callReply{Reply: harness.Reply{Outcome: harness.Fail, Error: "not sent: " + r.err.Error()}, sessionLost: true}
+		}
 		rep, got = t.proxy.Report(ctx, id, timeout+5*time.Second)
 	} else {
 		r = <-done
 	}
 	return t.reply(p, r.res, r.err, cctx, timeout, rep, got, s)
+}
+
+// neverSent says whether a call failed before its request was written: the
+// SDK refuses a call on a session already closing (as when a burst copy's
+// reset closed the session the other copies share) before sending it, and
+// says so only in its message.
+func neverSent(err error) bool {
+	return err != nil && errors.Is(err, sdk.ErrConnectionClosed) && strings.Contains(err.Error(), "client is closing")
 }
 
 func resolve(name, dir string) (string, error) {
