@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/idemcheck/idemcheck/examples"
 	mcpexample "github.com/idemcheck/idemcheck/examples/mcp"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/trialbench"
 )
 
 // BenchmarkTrialsProcess measures generated trials per second against the
@@ -27,27 +27,7 @@ func benchProcess(b *testing.B, workers int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	spec := examples.ShopSpec(exe, "correct")
-	// The trials after the probes, not beside their late retries, so that
-	// the probes' time can be taken out.
-	spec.Isolated = false
-	// Verify runs the probes before the trials: time them alone first,
-	// and take that time out of the trials' (trials/s); ns/op keeps it.
-	start := time.Now()
-	if _, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(1)); err != nil {
-		b.Fatal(err)
-	}
-	probing := time.Since(start)
-	b.ResetTimer()
-	res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(1), harness.WithTrials(b.N), harness.WithTrialWorkers(workers))
-	if err != nil {
-		b.Fatal(err)
-	}
-	sc := res.Targets[0].Scenario
-	if sc == nil || sc.Counterexample != nil {
-		b.Fatalf("unexpected: %+v", sc)
-	}
-	b.ReportMetric(float64(sc.Trials)/max(b.Elapsed()-probing, time.Millisecond).Seconds(), "trials/s")
+	trialbench.Run(b, examples.ShopSpec(exe, "correct"), harness.WithTrialWorkers(workers))
 }
 
 // BenchmarkRunShopDefault measures a default run of one HTTP target, the
@@ -81,28 +61,11 @@ func BenchmarkTrialsMCP(b *testing.B) {
 	}
 	for _, name := range []string{"correct", "correct-http"} {
 		b.Run(name, func(b *testing.B) {
-			var spec harness.Spec
 			for _, p := range mcpexample.Profiles {
 				if p.Name == name {
-					spec = examples.MCPSpec(exe, p)
+					trialbench.Run(b, examples.MCPSpec(exe, p))
 				}
 			}
-			spec.Isolated = false
-			start := time.Now()
-			if _, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(1)); err != nil {
-				b.Fatal(err)
-			}
-			probing := time.Since(start)
-			b.ResetTimer()
-			res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(1), harness.WithTrials(b.N))
-			if err != nil {
-				b.Fatal(err)
-			}
-			sc := res.Targets[0].Scenario
-			if sc == nil || sc.Counterexample != nil {
-				b.Fatalf("unexpected: %+v", sc)
-			}
-			b.ReportMetric(float64(sc.Trials)/max(b.Elapsed()-probing, time.Millisecond).Seconds(), "trials/s")
 		})
 	}
 }

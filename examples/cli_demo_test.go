@@ -17,6 +17,7 @@ import (
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/trialbench"
 	clitarget "github.com/idemcheck/idemcheck/targets/cli"
 )
 
@@ -144,26 +145,7 @@ func TestCLIDemoTargets(t *testing.T) {
 // out.
 func BenchmarkTrialsCLI(b *testing.B) {
 	exe := buildOrdertool(b)
-	spec := examples.OrdertoolSpec([]string{exe}, "correct")
-	// The trials after the probes, not beside their late retries, so that
-	// the probes' time can be taken out.
-	spec.Isolated = false
-	start := time.Now()
-	if _, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(1)); err != nil {
-		b.Fatal(err)
-	}
-	probing := time.Since(start)
-	b.ResetTimer()
-	res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(1), harness.WithTrials(b.N))
-	if err != nil {
-		b.Fatal(err)
-	}
-	tr := res.Targets[0]
-	sc := tr.Scenario
-	if tr.Error != "" || sc == nil || sc.Counterexample != nil {
-		b.Fatalf("unexpected: %s %+v", tr.Error, sc)
-	}
-	b.ReportMetric(float64(sc.Trials)/max(b.Elapsed()-probing, time.Millisecond).Seconds(), "trials/s")
+	trialbench.Run(b, examples.OrdertoolSpec([]string{exe}, "correct"))
 }
 
 // BenchmarkCLICall measures single calls of the reference tool through

@@ -1,11 +1,10 @@
 package harness_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/trialbench"
 )
 
 // BenchmarkTrialsInProcess measures generated trials per second against
@@ -17,21 +16,5 @@ import (
 // target passes them all.
 func BenchmarkTrialsInProcess(b *testing.B) {
 	b.ReportAllocs()
-	start := time.Now()
-	noWait := harness.WithLateRetry(0, -1)
-	if _, err := harness.Verify(context.Background(), []harness.Spec{lruSpec(0)}, harness.WithSeed(1), noWait); err != nil {
-		b.Fatal(err)
-	}
-	probing := time.Since(start)
-	b.ResetTimer()
-	res, err := harness.Verify(context.Background(), []harness.Spec{lruSpec(0)},
-		harness.WithSeed(1), harness.WithTrials(b.N), noWait)
-	if err != nil {
-		b.Fatal(err)
-	}
-	sc := res.Targets[0].Scenario
-	if sc == nil || sc.Counterexample != nil {
-		b.Fatalf("unexpected: %+v", sc)
-	}
-	b.ReportMetric(float64(sc.Trials)/max(b.Elapsed()-probing, time.Millisecond).Seconds(), "trials/s")
+	trialbench.Run(b, lruSpec(0), harness.WithLateRetry(0, -1))
 }

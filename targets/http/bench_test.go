@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/idemcheck/idemcheck/fakes/payments"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/trialbench"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
 )
 
@@ -25,27 +25,7 @@ func BenchmarkTrialsHandler(b *testing.B) {
 
 func benchHandler(b *testing.B, workers int) {
 	spec := httptarget.HandlerSpec(dryRunConfig, newShop(false), payments.Starter(payments.Options{}))
-	// The trials after the probes, not beside their late retries, so that
-	// the probes' time can be taken out.
-	spec.Isolated = false
-	// Verify runs the probes before the trials: time them alone, untimed
-	// by the benchmark, and take that time out of the trials'.
-	start := time.Now()
-	probes, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(1))
-	if err != nil || probes.Targets[0].Error != "" {
-		b.Fatalf("probes: %v %s", err, probes.Targets[0].Error)
-	}
-	probing := time.Since(start)
-	b.ResetTimer()
-	res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(1), harness.WithTrials(b.N), harness.WithTrialWorkers(workers))
-	if err != nil {
-		b.Fatal(err)
-	}
-	sc := res.Targets[0].Scenario
-	if sc == nil || sc.Counterexample != nil {
-		b.Fatalf("unexpected: %+v", sc)
-	}
-	b.ReportMetric(float64(sc.Trials)/max(b.Elapsed()-probing, time.Millisecond).Seconds(), "trials/s")
+	trialbench.Run(b, spec, harness.WithTrialWorkers(workers))
 }
 
 // BenchmarkCheckHandlerDefault measures what a default go test check of
