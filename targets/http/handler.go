@@ -95,5 +95,6 @@ func serveHandler(cfg Config, h nethttp.Handler) (harness.Target, error) {
 		return nil, err
 	}
 	t.OnClose(stop)
+	t.inProcess = true
 	return t, nil
 }

@@ -2,6 +2,7 @@ package http_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,7 +13,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/idemcheck/idemcheck/fakes/payments"
 	"github.com/idemcheck/idemcheck/harness"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
 )
@@ -191,3 +194,21 @@ func (r *checkRecorder) Fatalf(f string, args ...any) {
 	r.errors = append(r.errors, fmt.Sprintf(f, args...))
 }
 func (r *checkRecorder) Failed() bool { return len(r.errors) > 0 }
+
+// An in-process handler cannot be crashed, and the run says so in those
+// words: crash.recovery is skipped with that reason.
+func TestInProcessHandlerSaysWhyItCannotCrash(t *testing.T) {
+	spec := httptarget.HandlerSpec(dryRunConfig, newShop(false), payments.Starter(payments.Options{}))
+	res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(1), harness.WithChecks(harness.CheckCrashRecovery))
+	require.NoError(t, err)
+	tr := res.Targets[0]
+	require.Empty(t, tr.Error)
+	for _, c := range tr.Checks {
+		if c.ID == harness.CheckCrashRecovery {
+			assert.Equal(t, harness.StatusSkip, c.Status)
+			assert.Contains(t, c.Note, "an in-process handler cannot be crashed")
+			return
+		}
+	}
+	t.Fatalf("no crash.recovery verdict in %+v", tr.Checks)
+}

@@ -102,6 +102,8 @@ type Target struct {
 	ops    map[string]*Operation
 	info   harness.TargetInfo
 	onStop func() error
+	// inProcess is set for a handler served in this process (HandlerSpec).
+	inProcess bool
 	// insts are the instances serving the target, each behind its own
 	// fault proxy: one, or one per replica (replicas.go).
 	insts []*instance
@@ -199,6 +201,9 @@ func (t *Target) WhyUnsupported(f faults.Fault) string {
 	case faults.CrashFault:
 		if t.cfg.Remote {
 			return "a remote target takes only what a client can do: idemcheck cannot kill it"
+		}
+		if t.inProcess {
+			return "an in-process handler cannot be crashed: serve it as a process of its own (a start command) to test crash recovery"
 		}
 		if !t.started() {
 			return "the target has no start command: idemcheck did not start it, so it cannot kill it"
