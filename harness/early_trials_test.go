@@ -52,11 +52,8 @@ func TestTrialsRunWhileTheLateRetriesWait(t *testing.T) {
 	spec := harness.Spec{Name: "lru", Kind: "func", Isolated: true, Start: func(_ context.Context, env *harness.Env) (harness.Target, error) {
 		return &timedShop{lruShop: &lruShop{ledger: env.Ledger, cache: map[string]harness.Reply{}, inputs: map[string]string{}}, calls: &c, i: c.instance()}, nil
 	}}
-	res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(6), harness.WithTrials(40),
+	tr := verifyTarget(t, context.Background(), spec, harness.WithSeed(6), harness.WithTrials(40),
 		harness.WithLateRetry(10, 400*time.Millisecond))
-	require.NoError(t, err)
-	tr := res.Targets[0]
-	require.Empty(t, tr.Error)
 	assert.Empty(t, tr.Findings)
 	require.NotNil(t, tr.Scenario)
 	assert.Equal(t, 40, tr.Scenario.Trials)
@@ -78,12 +75,9 @@ func TestTrialsRunWhileTheLateRetriesWait(t *testing.T) {
 func TestEarlyTrialFindingOfAPendingCheckStands(t *testing.T) {
 	spec := ttlSpec(150 * time.Millisecond)
 	spec.Isolated = true
-	res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(4),
+	tr := verifyTarget(t, context.Background(), spec, harness.WithSeed(4),
 		harness.WithLateRetry(20, -1), harness.WithTrials(100), harness.WithTrialWaits(400*time.Millisecond),
 		harness.WithBudget(8*time.Second))
-	require.NoError(t, err)
-	tr := res.Targets[0]
-	require.Empty(t, tr.Error)
 	sc := tr.Scenario
 	require.NotNil(t, sc)
 	require.NotNil(t, sc.Counterexample, "trials that may wait find the expiry")
@@ -105,11 +99,8 @@ func TestEarlyTrialRestatingATailIsNoCounterexample(t *testing.T) {
 	for _, isolated := range []bool{false, true} {
 		spec := lruSpec(2)
 		spec.Isolated = isolated
-		res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(10), harness.WithTrials(60),
+		tr := verifyTarget(t, context.Background(), spec, harness.WithSeed(10), harness.WithTrials(60),
 			harness.WithLateRetry(10, -1), harness.WithChecks(harness.CheckRetryLate))
-		require.NoError(t, err)
-		tr := res.Targets[0]
-		require.Empty(t, tr.Error)
 		require.NotEmpty(t, tr.Findings, "the late probe finds the cache")
 		for _, f := range tr.Findings {
 			assert.False(t, f.Trial, "isolated %v: a trial restated the probe: %s", isolated, f.Message)

@@ -20,11 +20,8 @@ import (
 // other keys it forgot, and by generated trials, shrunk to a history that
 // says after how many other keys.
 func TestLateRetryProbeAndTrialsFindABoundedCache(t *testing.T) {
-	res, err := harness.Verify(context.Background(), []harness.Spec{lruSpec(8)}, harness.WithSeed(3), harness.WithTrials(300),
+	tr := verifyTarget(t, context.Background(), lruSpec(8), harness.WithSeed(3), harness.WithTrials(300),
 		harness.WithLateRetry(20, -1))
-	require.NoError(t, err)
-	tr := res.Targets[0]
-	require.Empty(t, tr.Error)
 	var late []string
 	for _, f := range tr.Findings {
 		if f.Check == harness.CheckRetryLate {
@@ -82,12 +79,9 @@ func ttlSpec(ttl time.Duration) harness.Spec {
 // by age (after a single other key) by the probe, and trials allowed to
 // wait find it with a wait step in the shrunk history.
 func TestLateRetryFindsAnExpiringCache(t *testing.T) {
-	res, err := harness.Verify(context.Background(), []harness.Spec{ttlSpec(200 * time.Millisecond)}, harness.WithSeed(4),
+	tr := verifyTarget(t, context.Background(), ttlSpec(200*time.Millisecond), harness.WithSeed(4),
 		harness.WithLateRetry(20, 300*time.Millisecond), harness.WithTrials(100), harness.WithTrialWaits(400*time.Millisecond),
 		harness.WithBudget(8*time.Second))
-	require.NoError(t, err)
-	tr := res.Targets[0]
-	require.Empty(t, tr.Error)
 	var late []string
 	for _, f := range tr.Findings {
 		if f.Check == harness.CheckRetryLate {
@@ -106,11 +100,8 @@ func TestLateRetryFindsAnExpiringCache(t *testing.T) {
 // TestLateRetryQuietOnAnUnboundedCache: the correct cache has no
 // retry.late finding, from the probe or from trials with fills and waits.
 func TestLateRetryQuietOnAnUnboundedCache(t *testing.T) {
-	res, err := harness.Verify(context.Background(), []harness.Spec{lruSpec(0)}, harness.WithSeed(5),
+	tr := verifyTarget(t, context.Background(), lruSpec(0), harness.WithSeed(5),
 		harness.WithLateRetry(100, 50*time.Millisecond), harness.WithTrials(200), harness.WithTrialWaits(20*time.Millisecond))
-	require.NoError(t, err)
-	tr := res.Targets[0]
-	require.Empty(t, tr.Error)
 	assert.Empty(t, tr.Findings)
 	for _, c := range tr.Checks {
 		if c.ID == harness.CheckRetryLate {

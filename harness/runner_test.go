@@ -654,3 +654,15 @@ func TestVerifyBurstWithoutReplies(t *testing.T) {
 	}
 	assert.Empty(t, tr.Error)
 }
+
+// verifyTarget runs Verify on one spec under ctx (no deadline of its own:
+// trials take their time) and returns its result, which must hold no
+// error.
+func verifyTarget(t *testing.T, ctx context.Context, spec harness.Spec, opts ...harness.Option) harness.TargetResult {
+	t.Helper()
+	res, err := harness.Verify(ctx, []harness.Spec{spec}, opts...)
+	require.NoError(t, err)
+	require.Len(t, res.Targets, 1)
+	require.Empty(t, res.Targets[0].Error)
+	return res.Targets[0]
+}

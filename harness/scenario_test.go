@@ -90,10 +90,7 @@ func TestTrialsFindWhatOnlyASequenceShows(t *testing.T) {
 		assert.NotEqual(t, harness.CheckRetrySequential, f.Check, "the fixed probes cannot see the eviction")
 	}
 
-	res, err := harness.Verify(ctx, []harness.Spec{lruSpec(2)}, harness.WithSeed(3), harness.WithTrials(300))
-	require.NoError(t, err)
-	tr := res.Targets[0]
-	require.Empty(t, tr.Error)
+	tr := verifyTarget(t, ctx, lruSpec(2), harness.WithSeed(3), harness.WithTrials(300))
 	sc := tr.Scenario
 	require.NotNil(t, sc)
 	require.NotNil(t, sc.Counterexample, "300 trials find the eviction")
@@ -167,10 +164,7 @@ func TestTrialsNeverJudgeAKeylessStepAsKeyReuse(t *testing.T) {
 		return &lruShop{ledger: env.Ledger, deriveKeys: true, cache: map[string]harness.Reply{}, inputs: map[string]string{}}, nil
 	}}
 	for _, seed := range []uint64{1, 2, 3} {
-		res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(seed), harness.WithTrials(200))
-		require.NoError(t, err)
-		tr := res.Targets[0]
-		require.Empty(t, tr.Error)
+		tr := verifyTarget(t, context.Background(), spec, harness.WithSeed(seed), harness.WithTrials(200))
 		require.NotNil(t, tr.Scenario)
 		for _, f := range tr.Findings {
 			assert.NotEqual(t, harness.CheckKeyMismatch, f.Check, "seed %d: %s\n%v", seed, f.Message, tr.Scenario.Counterexample)

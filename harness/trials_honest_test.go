@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -42,10 +41,7 @@ func plainSpec(capacity int) harness.Spec {
 // are found once, by the probes; the generated trials, which would show
 // them again in every trial, report nothing of their own.
 func TestTrialsDoNotRestateProbeFindings(t *testing.T) {
-	res, err := harness.Verify(context.Background(), []harness.Spec{plainSpec(0)}, harness.WithSeed(4), harness.WithTrials(100))
-	require.NoError(t, err)
-	tr := res.Targets[0]
-	require.Empty(t, tr.Error)
+	tr := verifyTarget(t, context.Background(), plainSpec(0), harness.WithSeed(4), harness.WithTrials(100))
 	seen := map[string]int{}
 	for _, f := range tr.Findings {
 		assert.False(t, f.Trial, "a trial restated a probe finding: %s %s", f.Check, f.Message)
@@ -62,10 +58,7 @@ func TestTrialsDoNotRestateProbeFindings(t *testing.T) {
 // two-entry key cache is still found by the trials, and only the eviction
 // is their finding.
 func TestTrialsStillReportWhatOnlyTheyFind(t *testing.T) {
-	res, err := harness.Verify(context.Background(), []harness.Spec{plainSpec(2)}, harness.WithSeed(3), harness.WithTrials(300))
-	require.NoError(t, err)
-	tr := res.Targets[0]
-	require.Empty(t, tr.Error)
+	tr := verifyTarget(t, context.Background(), plainSpec(2), harness.WithSeed(3), harness.WithTrials(300))
 	require.NotNil(t, tr.Scenario)
 	require.NotNil(t, tr.Scenario.Counterexample, "300 trials find the eviction")
 	var trial []string
@@ -111,31 +104,4 @@ func TestChildCheck(t *testing.T) {
 		n = 2
 	}
 	harness.Check(t, plainSpec(n), harness.WithSeed(3), harness.WithTrials(300), harness.WithMinScore(0))
-}
-
-// A failure seen once and never again on replay does not end the trials:
-// they go on from the next one, so that a flaw that comes and goes is
-// judged on every trial the run asked for. Here the shop forgets one key,
-// once in the whole test, during the trials: the trial that met it is
-// reported flaky, every trial still ran, and the score stands.
-func TestTrialsGoOnPastAFailureSeenOnce(t *testing.T) {
-	var starts atomic.Int32
-	var fired atomic.Bool
-	cfg := shopConfig{
-		onStart: func(context.Context) error { starts.Add(1); return nil },
-		// Armed once the trials' own shop has started (the second).
-		forget: func() bool { return starts.Load() >= 2 && fired.CompareAndSwap(false, true) },
-	}
-	spec, _ := shopSpec("once", cfg)
-	res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(3), harness.WithTrials(150))
-	require.NoError(t, err)
-	tr := res.Targets[0]
-	require.Empty(t, tr.Error)
-	require.True(t, fired.Load(), "a trial met the flaw")
-	sc := tr.Scenario
-	require.NotNil(t, sc)
-	require.NotNil(t, sc.Counterexample, "the trial that met it is reported")
-	assert.True(t, sc.Flaky, sc.Rate())
-	assert.Equal(t, 150, sc.Trials, "the trials went on past it to the last")
-	assert.Equal(t, 3, tr.Score.Level, tr.Score.Reason)
 }
