@@ -183,6 +183,12 @@ type Target struct {
 	// key to another (a rate limit, a quota, a global counter) needs a
 	// fresh one per trial.
 	FreshTrials bool `yaml:"fresh_trials,omitempty"`
+	// TrialWorkers is how many generated trials run at once on the
+	// target (every kind), 1 to 64. Default: 4 for a target idemcheck
+	// starts (each worker on an instance of its own, so a seed finds the
+	// same counterexample whatever the timing), 1 for one reached at a
+	// URL it was not started from (more then share its one instance).
+	TrialWorkers int `yaml:"trial_workers,omitempty"`
 
 	// The fields below are for cli targets.
 
@@ -616,3 +622,7 @@ var fakeNames = []string{"payments", "email", "webhooks"}
 
 // methods are the HTTP methods an operation may use.
 var methods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
+
+// MaxTrialWorkers bounds trial_workers: each worker of a target that
+// idemcheck starts runs an instance of its own.
+const MaxTrialWorkers = 64

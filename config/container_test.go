@@ -98,7 +98,7 @@ func TestContainerParseErrors(t *testing.T) {
 		{
 			why:  "a misspelt target field lists the fields of every kind (kinds share one schema)",
 			yaml: strings.Replace(minimalContainer, "    image: shop:1.4\n", "    imgae: shop:1.4\n    image: shop:1.4\n", 1),
-			want: []want{{6, 5, "targets[0].imgae", `unknown field "imgae" (did you mean "image"? known fields: name, kind, url, start, key_header, key_format, effect, identity, dry_run, timeout, operations, allow_remote, limits, observe, replicas, callers, profile, fresh_trials, command, env, dir, key_flag, dry_run_flag, retry_exit_codes, signature, id_header, events, image, build, cmd, port, user, ready, key_argument, key_meta, dry_run_argument, tools)`}},
+			want: []want{{6, 5, "targets[0].imgae", `unknown field "imgae" (did you mean "image"? known fields: name, kind, url, start, key_header, key_format, effect, identity, dry_run, timeout, operations, allow_remote, limits, observe, replicas, callers, profile, fresh_trials, trial_workers, command, env, dir, key_flag, dry_run_flag, retry_exit_codes, signature, id_header, events, image, build, cmd, port, user, ready, key_argument, key_meta, dry_run_argument, tools)`}},
 		},
 		{
 			why:  "a build's name and tag are an image's",

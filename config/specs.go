@@ -73,6 +73,9 @@ func (f *File) Specs() ([]harness.Spec, []harness.Option, error) {
 		if t.FreshTrials {
 			specs[len(specs)-1].Options = append(specs[len(specs)-1].Options, harness.WithFreshTrials())
 		}
+		if t.TrialWorkers > 0 {
+			specs[len(specs)-1].Options = append(specs[len(specs)-1].Options, harness.WithTrialWorkers(t.TrialWorkers))
+		}
 	}
 	if len(errs) > 0 {
 		return nil, nil, errs

@@ -357,3 +357,35 @@ targets:
 		assert.Equal(t, fresh, o.FreshTrials)
 	}
 }
+
+// trial_workers gives the target's spec the option; out of range, it is
+// an error that names the file, the line and the field.
+func TestTrialWorkersFromConfig(t *testing.T) {
+	src := func(n int) string {
+		return fmt.Sprintf(`version: 1
+targets:
+  - name: tool
+    kind: cli
+    command: [./tool]
+    trial_workers: %d
+    operations: [{name: create, mutating: true, args: [create, "{{marker}}"]}]
+`, n)
+	}
+	f, err := config.Parse("workers.yaml", []byte(src(8)))
+	require.NoError(t, err)
+	specs, _, err := f.Specs()
+	require.NoError(t, err)
+	var o harness.Options
+	for _, opt := range specs[0].Options {
+		opt(&o)
+	}
+	assert.Equal(t, 8, o.TrialWorkers)
+
+	for _, n := range []int{-1, config.MaxTrialWorkers + 1} {
+		_, err := config.Parse("workers.yaml", []byte(src(n)))
+		require.Error(t, err, "%d workers", n)
+		assert.ErrorContains(t, err, "workers.yaml:6")
+		assert.ErrorContains(t, err, "targets[0].trial_workers")
+		assert.ErrorContains(t, err, "out of range")
+	}
+}

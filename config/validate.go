@@ -153,6 +153,9 @@ func (v *validator) target(p string, t *Target, fakes map[string]bool) {
 	if t.Timeout < 0 {
 		v.errorf(pathField(p, "timeout"), "must not be negative, got %s", t.Timeout)
 	}
+	if t.TrialWorkers < 0 || t.TrialWorkers > MaxTrialWorkers {
+		v.errorf(pathField(p, "trial_workers"), "%d trial workers is out of range; want 1 to %d", t.TrialWorkers, MaxTrialWorkers)
+	}
 	if fieldOf("observe", t.Kind) {
 		v.observers(pathField(p, "observe"), t.Observe)
 	}

@@ -13,11 +13,11 @@ import (
 )
 
 // BenchmarkTrialsProcess measures generated trials per second against the
-// correct shop run as a real process: the trials share one process and
-// its fakes, and a trial may kill and restart it; one at a time (the
-// default) or four side by side. Each iteration is one trial.
+// correct shop run as a real process: each worker's trials share one
+// process and its fakes, and a trial may kill and restart it; one worker,
+// four (the default) or eight. Each iteration is one trial.
 func BenchmarkTrialsProcess(b *testing.B) {
-	for _, workers := range []int{1, 4} {
+	for _, workers := range []int{1, 4, 8} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) { benchProcess(b, workers) })
 	}
 }
@@ -51,9 +51,9 @@ func BenchmarkRunShopDefault(b *testing.B) {
 
 // BenchmarkTrialsMCP measures generated trials per second against the
 // correct reference MCP server, over stdio (a process per session) and
-// over streamable HTTP (one process, restarted for a crash): the trials
-// share the server and its fakes, one at a time. Each iteration is one
-// trial; the probes' time is measured apart and taken out.
+// over streamable HTTP (one process, restarted for a crash): each of the
+// default four workers' trials share a server and its fakes. Each
+// iteration is one trial; the probes' time is left out.
 func BenchmarkTrialsMCP(b *testing.B) {
 	exe, err := os.Executable()
 	if err != nil {

@@ -488,11 +488,32 @@ func (f *firing) synchronized() {
 	// ours park in Read; the writers that help with the release start
 	// spinning burstWriterLead before it.
 	rel := newRelease(live, f.wire.tail)
-	if !f.pause(settle - burstWriterLead) {
+	var sent []time.Time
+	var errs []error
+	if f.pause(settle - burstWriterLead) {
+		sent, errs = rel.run()
+	} else {
+		// One release spins at a time in this process: two bursts
+		// spinning at once on a small machine starve each other's timers
+		// and writers, and both lose their synchronization.
+		held := false
+		select {
+		case releasing <- struct{}{}:
+			held = true
+		case <-f.ctx.Done():
+		}
 		rel.startHelpers(burstWriters(len(live)) - 1)
-		f.pause(min(settle, burstWriterLead))
+		// The release spins out the lead too, rather than park on a
+		// timer: a spinning helper never enters the scheduler, and a
+		// timer on its processor would fire only once the helper is
+		// preempted, ~10ms later.
+		for lead := time.Now().Add(min(settle, burstWriterLead)); time.Now().Before(lead) && f.ctx.Err() == nil; {
+		}
+		sent, errs = rel.run()
+		if held {
+			<-releasing
+		}
 	}
-	sent, errs := rel.run()
 	close(released)
 	readers.Wait()
 
@@ -583,6 +604,10 @@ type release struct {
 func newRelease(conns []net.Conn, tail []byte) *release {
 	return &release{conns: conns, tail: tail, sent: make([]time.Time, len(conns)), errs: make([]error, len(conns))}
 }
+
+// releasing holds the one release that may spin at a time (see
+// synchronized).
+var releasing = make(chan struct{}, 1)
 
 // startHelpers starts n goroutines that spin until the release, then
 // write their share.

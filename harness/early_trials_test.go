@@ -61,11 +61,13 @@ func TestTrialsRunWhileTheLateRetriesWait(t *testing.T) {
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	require.Len(t, c.at, 2, "one instance for the probes, one for the trials")
-	probes, trials := c.at[0], c.at[1]
+	require.Len(t, c.at, 1+harness.DefaultTrialWorkers, "one instance for the probes, one per trial worker")
+	probes := c.at[0]
 	require.NotEmpty(t, probes)
-	require.NotEmpty(t, trials)
-	assert.True(t, trials[0].Before(probes[len(probes)-1]), "the trials started before the probes' last late retry")
+	for w, trials := range c.at[1:] {
+		require.NotEmpty(t, trials, "worker %d's instance took calls", w)
+		assert.True(t, trials[0].Before(probes[len(probes)-1]), "worker %d's trials started before the probes' last late retry", w)
+	}
 }
 
 // A trial whose only new finding is of a check the probes' tails serve

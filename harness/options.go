@@ -20,12 +20,14 @@ const (
 	DefaultBurst       = 20
 	DefaultBursts      = 10
 	// DefaultTrialWorkers is how many generated trials run at once on a
-	// target: one, so that a seed always finds the same counterexample.
-	// Trials that run side by side share the target's state, and a
-	// flaw that shows only under the load of other keys (a bounded store
-	// evicting them) then shows in one trial or another as the timing
-	// falls.
-	DefaultTrialWorkers = 1
+	// target whose every start is its own instance (Spec.Isolated), each
+	// worker on an instance of its own, running its share of the trials
+	// in order: a seed finds the same counterexample whatever the timing.
+	// It is a fixed number, not the machine's processors, so that a seed
+	// draws the same trials for each instance everywhere. A target
+	// reached where it runs (not Isolated) runs one trial at a time
+	// unless asked for more: trials side by side would share its state.
+	DefaultTrialWorkers = 4
 	// DefaultMinScore is the score a run asks of every target unless told
 	// otherwise (Check without WithMinScore; idemcheck run and report
 	// without --min-score): the rubric's top level.
@@ -77,12 +79,17 @@ type Options struct {
 	// asks for it: a target whose state leaks from one key to another
 	// (a rate limit, a global counter) needs a fresh one per trial.
 	FreshTrials bool
-	// TrialWorkers is how many generated trials run at once on a
-	// target (DefaultTrialWorkers when 0). Trials that restart or crash
-	// the target run alone. More than one is faster against a target
-	// whose calls mostly wait, at the cost of the counterexample: which
-	// trial fails first may then depend on timing (the shrinking and the
-	// confirmation of a failing trial still run it alone).
+	// TrialWorkers is how many generated trials run at once on a target;
+	// 0 means DefaultTrialWorkers for a target whose every start is its
+	// own instance (Spec.Isolated), one for any other. Such a target
+	// gets an instance per worker, and worker w runs trials w+1,
+	// w+1+TrialWorkers, … in order on its own: the same seed and number
+	// of workers find the same counterexample. Trials of any other target
+	// share its one instance, each worker taking the next trial; those
+	// that restart or crash it run alone, and which trial fails first may
+	// then depend on timing (trials side by side load a bounded store with
+	// each other's keys). The shrinking and the confirmation of a failing
+	// trial always run it alone on a fresh instance.
 	TrialWorkers int
 	// Budget bounds the time trials may take per target (0: no bound).
 	Budget time.Duration
@@ -156,7 +163,8 @@ func WithTrials(n int) Option { return func(o *Options) { o.Trials = n } }
 func WithFreshTrials() Option { return func(o *Options) { o.FreshTrials = true } }
 
 // WithTrialWorkers sets how many generated trials run at once on a target
-// (see Options.TrialWorkers); 1 runs them one after another.
+// (see Options.TrialWorkers); 1 runs them one after another on one
+// instance.
 func WithTrialWorkers(n int) Option { return func(o *Options) { o.TrialWorkers = n } }
 
 // WithBudget bounds the time generated trials may take per target.
@@ -212,9 +220,6 @@ func (o *Options) fill() {
 	}
 	if o.Parallel <= 0 {
 		o.Parallel = DefaultParallel
-	}
-	if o.TrialWorkers <= 0 {
-		o.TrialWorkers = DefaultTrialWorkers
 	}
 	if o.StuckWait <= 0 {
 		o.StuckWait = DefaultStuckWait

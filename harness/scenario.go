@@ -37,6 +37,10 @@ type ScenarioResult struct {
 	// labelled flaky, and do not fail their checks or lower the score, so
 	// the verdict does not flip between runs of one seed on it.
 	Flaky bool `json:"flaky,omitempty"`
+	// Elapsed is how long the generated trials ran, from the first's
+	// start to the last's end (the shrinking and replays of a failing one
+	// aside).
+	Elapsed time.Duration `json:"elapsed_ns,omitempty"`
 	// Replayed lists saved trials that were run again first, and whether
 	// they still fail.
 	Replayed []ReplayedTrial `json:"replayed,omitempty"`
@@ -243,8 +247,49 @@ type property struct {
 	defFs    []Finding
 	// onTrial is told of each trial as it starts, by its number.
 	onTrial func(n int)
-	// hosts runs the trials, on a target reused from trial to trial.
-	hosts *hostedTrials
+	// hosts run the trials, each on a target reused from trial to
+	// trial: one shared by every worker, or one per worker (see
+	// explore).
+	hosts []*hostedTrials
+	// probesDone, if set, waits until the probes are done (see
+	// hostedTrials.probesDone).
+	probesDone func()
+}
+
+// trialWorkers is how many trials run at once on spec (see
+// Options.TrialWorkers).
+func trialWorkers(spec Spec, o Options) int {
+	switch {
+	case o.TrialWorkers > 0:
+		return o.TrialWorkers
+	case spec.Isolated:
+		return DefaultTrialWorkers
+	}
+	return 1
+}
+
+// hostsFor returns the hosts that workers trials at once run on: one per
+// worker when every start of the target is its own instance (its trials
+// then never meet another worker's), else one they share.
+func (p *property) hostsFor(workers int) []*hostedTrials {
+	if !p.spec.Isolated || workers < 1 {
+		workers = 1
+	}
+	if len(p.hosts) != workers {
+		p.closeHosts()
+		for range workers {
+			p.hosts = append(p.hosts, &hostedTrials{spec: p.spec, probesDone: p.probesDone})
+		}
+	}
+	return p.hosts
+}
+
+// closeHosts stops every host's target, if started.
+func (p *property) closeHosts() {
+	for _, h := range p.hosts {
+		h.close()
+	}
+	p.hosts = nil
 }
 
 // begin says whether trial number n (from 1) may start: not after a fatal
@@ -264,13 +309,13 @@ func (p *property) begin(n int) bool {
 	return true
 }
 
-// check runs tr, trial number n, and records it in p when it fails and no
-// earlier trial did.
-func (p *property) check(n int, tr scenarios.Trial) {
+// check runs tr, trial number n, on h and records it in p when it fails
+// and no earlier trial did.
+func (p *property) check(h *hostedTrials, n int, tr scenarios.Trial) {
 	if p.onTrial != nil {
 		p.onTrial(n)
 	}
-	rec, err := p.hosts.run(p.ctx, p.opts, p.seed+uint64(n)*0x9e3779b97f4a7c15, tr)
+	rec, err := h.run(p.ctx, p.opts, p.seed+uint64(n)*0x9e3779b97f4a7c15, tr)
 	if err != nil {
 		p.mu.Lock()
 		if p.fatal == nil && p.ctx.Err() == nil {
@@ -347,41 +392,62 @@ func (p *property) done() bool {
 }
 
 // explore runs generated trials from number from+1 up to n through p,
-// workers at a time, and stops at the first that fails. Trial i is drawn by rapid's generator
-// from a seed of its own, derived from p.seed: the same seed draws the
-// same trials, and no process-wide setting (flags, rapid's own seed) is
-// read or changed, so several targets explore at once. Trials start in
-// order; when one fails, the trials after it stop starting, those before
-// it still running finish, and the first failing one is kept: the same
-// seed keeps the same counterexample whatever the order the trials
-// finished in.
+// workers at a time, and stops at the first that fails. Trial i is drawn
+// by rapid's generator from a seed of its own, derived from p.seed: the
+// same seed draws the same trials, and no process-wide setting (flags,
+// rapid's own seed) is read or changed, so several targets explore at
+// once. When one fails, the trials after it stop starting, those before
+// it still running finish, and the first failing one is kept.
+//
+// A target whose every start is its own instance (Spec.Isolated) gets an
+// instance per worker, and worker w runs the trials from+1+w,
+// from+1+w+workers, … in that order on its own: what a trial finds
+// depends only on the trials before it on its instance, which every run
+// of the seed runs the same, so the same seed keeps the same
+// counterexample whatever the number of processors or the order the
+// trials finish in. Other targets are one instance that the workers
+// share, each taking the next trial: which fails first may then depend
+// on timing.
 func explore(p *property, from, n, workers int) {
 	gen := scenarios.Gen(p.opts.lateSpace(p.space))
+	draw := func(i int) scenarios.Trial {
+		s := p.seed + uint64(i)*0xbf58476d1ce4e5b9
+		return gen.Example(int(s >> 1))
+	}
+	hosts := p.hostsFor(workers)
+	var wg sync.WaitGroup
+	if len(hosts) > 1 {
+		for w, h := range hosts {
+			wg.Go(func() {
+				for i := from + 1 + w; i <= n && p.begin(i); i += len(hosts) {
+					p.check(h, i, draw(i))
+				}
+			})
+		}
+		wg.Wait()
+		return
+	}
 	var mu sync.Mutex
 	next := from
-	take := func() (int, scenarios.Trial, bool) {
+	take := func() (int, bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		if next >= n || !p.begin(next+1) {
-			return 0, scenarios.Trial{}, false
+			return 0, false
 		}
 		next++
-		s := p.seed + uint64(next)*0xbf58476d1ce4e5b9
-		return next, gen.Example(int(s >> 1)), true
+		return next, true
 	}
-	var wg sync.WaitGroup
 	for range max(workers, 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for {
-				i, tr, ok := take()
+				i, ok := take()
 				if !ok {
 					return
 				}
-				p.check(i, tr)
+				p.check(hosts[0], i, draw(i))
 			}
-		}()
+		})
 	}
 	wg.Wait()
 }
@@ -505,14 +571,14 @@ func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, pf
 	if o.Trials <= 0 || res.Counterexample != nil {
 		return res, nil
 	}
-	p := &property{ctx: ctx, spec: spec, opts: o, space: sp, known: known, seed: seed, start: time.Now(), budget: o.Budget,
-		hosts: &hostedTrials{spec: spec}}
+	p := &property{ctx: ctx, spec: spec, opts: o, space: sp, known: known, seed: seed, start: time.Now(), budget: o.Budget}
 	if pf != nil {
 		p.pending = pf.pending
 		if pf.full != nil {
 			// A host that cannot start beside the probes' instance (a
 			// fake at a fixed address) starts once the probes are done.
-			p.hosts.probesDone = func() { pf.wait() }
+			var once sync.Once
+			p.probesDone = func() { once.Do(func() { pf.wait() }) }
 		}
 	}
 	if progress != nil {
@@ -522,10 +588,12 @@ func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, pf
 			}
 		}
 	}
-	defer p.hosts.close()
+	defer p.closeHosts()
 	from := 0
 	for round := 1; ; round++ {
-		explore(p, from, o.Trials, o.TrialWorkers)
+		began := time.Now()
+		explore(p, from, o.Trials, trialWorkers(spec, o))
+		res.Elapsed += time.Since(began)
 		if pf != nil && (p.failed > 0 || p.deferred > 0) {
 			all, ok := pf.wait()
 			if !ok {
@@ -562,6 +630,9 @@ func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, pf
 		if progress != nil {
 			progress(fmt.Sprintf("%s: trial %d failed once and never again on replay; the trials go on", spec.Name, p.failed))
 		}
+		// Fresh instances: what the trials after it find must not hang
+		// on those that ran past it before it failed.
+		p.closeHosts()
 		from = p.failed
 		p.failed, p.last, p.lastRec, p.lastFs = 0, nil, nil, nil
 		p.deferred, p.defTrial, p.defRec, p.defFs = 0, nil, nil, nil

@@ -143,6 +143,30 @@ func TestTrialsAreDeterministic(t *testing.T) {
 	}
 }
 
+// TestTrialWorkersKeepTheCounterexample: trials run four at a time, each
+// worker on an instance of its own (the target is Isolated), find the
+// same first failing trial and the same counterexample every run of a
+// seed, whatever order they finish in. (Four workers sharing one
+// instance of this 24-key cache evict each other's keys, and which trial
+// fails first changes from run to run.)
+func TestTrialWorkersKeepTheCounterexample(t *testing.T) {
+	spec := lruSpec(24)
+	spec.Isolated = true
+	run := func() *harness.ScenarioResult {
+		res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(5), harness.WithTrials(300), harness.WithTrialWorkers(4))
+		require.NoError(t, err)
+		require.NotNil(t, res.Targets[0].Scenario)
+		return res.Targets[0].Scenario
+	}
+	first := run()
+	require.NotNil(t, first.Counterexample)
+	for range 2 {
+		again := run()
+		assert.Equal(t, first.Trials, again.Trials, "the same trial fails first")
+		assert.Equal(t, first.Counterexample, again.Counterexample)
+	}
+}
+
 // TestTrialsFindNothingOnACorrectTarget: no false positive from any
 // generated sequence.
 func TestTrialsFindNothingOnACorrectTarget(t *testing.T) {

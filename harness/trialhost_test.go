@@ -46,7 +46,18 @@ func TestTrialsShareOneTarget(t *testing.T) {
 // after the probes' own), the first call waits until a second is in
 // flight beside it. Run one at a time, they would never meet, and the
 // test fails once that call's deadline has passed.
+//
+// A target whose every start is its own instance (Spec.Isolated) gets one
+// per worker: their calls meet across instances.
 func TestTrialsRunSideBySide(t *testing.T) {
+	for _, isolated := range []bool{false, true} {
+		t.Run(map[bool]string{false: "shared", true: "isolated"}[isolated], func(t *testing.T) {
+			trialsRunSideBySide(t, isolated)
+		})
+	}
+}
+
+func trialsRunSideBySide(t *testing.T, isolated bool) {
 	ctx := context.Background()
 	// A shop that cannot be crashed: no trial runs alone, so none waits
 	// for the others to finish while one of them waits for a second call.
@@ -91,6 +102,7 @@ func TestTrialsRunSideBySide(t *testing.T) {
 		},
 	}
 	spec, _ := shopSpec("shop", cfg)
+	spec.Isolated = isolated
 	spec.Options = []harness.Option{harness.WithTrialWorkers(2)}
 	res, err := harness.Verify(ctx, []harness.Spec{spec}, harness.WithSeed(4), harness.WithTrials(20), harness.WithChecks(harness.CheckRetrySequential))
 	require.NoError(t, err)
