@@ -120,8 +120,12 @@ type Burst struct {
 
 // Fire sends b.N copies of req and returns one reply per copy, in request
 // order. Each copy goes on its own new connection to req.URL.Host (http
-// only, no TLS; port 80 if none is given) and is written with Connection:
-// close and a Content-Length. The body is taken from req.GetBody when set,
+// only, no TLS; port 80 if none is given) and is written with a
+// Content-Length, without Connection: close: Fire closes each connection
+// once its reply is read, so that the connection's TIME_WAIT is on this
+// side (a server that closes first leaves its own, and a later connection
+// given the same client port then waits a second for its SYN to be sent
+// again). The body is taken from req.GetBody when set,
 // otherwise req.Body is read (and closed) once; req is not modified.
 //
 // A misbehaving server gives per-reply errors, never a panic; cancelling
@@ -272,7 +276,7 @@ func newBurstWire(req *http.Request) (*burstWire, error) {
 	}
 	out := req.Clone(context.Background())
 	out.Header.Del("Connection")
-	out.Close = true
+	out.Close = false
 	out.TransferEncoding = nil
 	out.Trailer = nil
 	out.GetBody = nil

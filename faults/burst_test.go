@@ -199,7 +199,7 @@ func TestBurstDeliversIdenticalCopiesAndEveryReplyInOrder(t *testing.T) {
 				assert.Equal(t, "/orders", e.Path)
 				assert.Equal(t, burstOrder, e.Body)
 				assert.Equal(t, int64(len(burstOrder)), e.Length)
-				assert.True(t, e.Close, "written with Connection: close")
+				assert.False(t, e.Close, "written without Connection: close: Fire closes first")
 			}
 
 			// The request is not consumed: GetBody gave Fire its own copy.

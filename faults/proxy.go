@@ -67,7 +67,6 @@ type Proxy struct {
 	target  *url.URL
 	ln      net.Listener
 	srv     *http.Server
-	client  *http.Client
 	timeout time.Duration
 
 	// inflight counts the exchanges in progress, for Close.
@@ -106,18 +105,6 @@ func NewProxy(target string, forwardTimeout time.Duration) (*Proxy, error) {
 		target:  u,
 		ln:      ln,
 		timeout: forwardTimeout,
-		client: &http.Client{
-			// One connection per request: net/http silently re-sends a
-			// request with an Idempotency-Key (or a GET) when a reused
-			// connection dies before the reply, and the target would see
-			// it twice. A fresh connection is never retried.
-			Transport: &http.Transport{
-				Proxy:              nil,
-				DisableCompression: true,
-				DisableKeepAlives:  true,
-			},
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		},
 		pending: map[string]*pending{},
 	}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
@@ -171,8 +158,30 @@ func (p *Proxy) Report(ctx context.Context, id string, wait time.Duration) (r Re
 }
 
 // CloseIdleConnections drops the proxy's idle connections to the target,
-// e.g. after the target was restarted.
-func (p *Proxy) CloseIdleConnections() { p.client.CloseIdleConnections() }
+// e.g. after the target was restarted. The proxy keeps none (each
+// request is forwarded on a connection of its own, closed once its reply
+// is read), so there is nothing to drop; it stays for callers that
+// restart a target.
+func (p *Proxy) CloseIdleConnections() {}
+
+// forwardClient returns a client for one forwarded request, on a
+// connection of its own: net/http silently re-sends a request with an
+// Idempotency-Key (or a GET) when a reused connection dies before the
+// reply, and the target would see it twice; a fresh connection is never
+// retried. The request asks to keep the connection open all the same, and
+// the caller closes it (CloseIdleConnections) once the reply is read, so
+// that the proxy closes first and keeps the connection's TIME_WAIT: a
+// target that closes first keeps its own, and a later connection given
+// the same client port then waits a second for its SYN to be sent again.
+func forwardClient() *http.Client {
+	return &http.Client{
+		Transport: &http.Transport{
+			Proxy:              nil,
+			DisableCompression: true,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
 
 // Close stops the proxy, waiting up to 5s for exchanges in progress.
 func (p *Proxy) Close() error {
@@ -183,9 +192,7 @@ func (p *Proxy) Close() error {
 	}
 	p.closed = true
 	p.mu.Unlock()
-	err := drain.Close(p.srv, &p.inflight, 5*time.Second)
-	p.client.CloseIdleConnections()
-	return err
+	return drain.Close(p.srv, &p.inflight, 5*time.Second)
 }
 
 // ServeHTTP implements http.Handler.
@@ -293,7 +300,9 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 	for _, h := range hopHeaders {
 		out.Header.Del(h)
 	}
-	resp, err := ex.p.client.Do(out)
+	client := forwardClient()
+	defer client.CloseIdleConnections()
+	resp, err := client.Do(out)
 	if err != nil {
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {

@@ -296,11 +296,13 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 	cctx = httptrace.WithClientTrace(cctx, &httptrace.ClientTrace{
 		GotConn: func(httptrace.GotConnInfo) { gotConn.Store(true) },
 	})
-	resp, err := callClient(wc).Do(req.WithContext(cctx))
+	client := callClient(wc)
+	resp, err := client.Do(req.WithContext(cctx))
 	var body []byte
 	if err == nil {
 		body, err = io.ReadAll(io.LimitReader(resp.Body, maxReply))
 		resp.Body.Close()
+		client.CloseIdleConnections()
 	} else if !gotConn.Load() || !wc.sentWhole(ctx, timeout+5*time.Second) {
 		// Given up before the request was written whole (a short client
 		// timeout while the machine is busy): the target never saw it.

@@ -10,12 +10,17 @@ import (
 
 // callClient returns a client that sends one call on a connection of its
 // own, watched by wc, and follows no redirect. A connection is never
-// reused: net/http would silently re-send a keyed request whose reused
-// connection a fault had reset.
+// reused (net/http would silently re-send a keyed request whose reused
+// connection a fault had reset): the client is for one call, and its
+// caller closes it (CloseIdleConnections) once the reply is read. The
+// request asks to keep the connection open all the same, so that this
+// side closes it first and keeps its TIME_WAIT: a server that closes
+// first keeps its own, and a later connection given the same client port
+// then waits a second for its SYN to be sent again.
 func callClient(wc *watchedConn) *nethttp.Client {
 	var d net.Dialer
 	return &nethttp.Client{
-		Transport: &nethttp.Transport{Proxy: nil, DisableCompression: true, DisableKeepAlives: true,
+		Transport: &nethttp.Transport{Proxy: nil, DisableCompression: true,
 			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 				c, err := d.DialContext(ctx, network, addr)
 				if err != nil {
