@@ -139,10 +139,10 @@ func TestCLIDemoTargets(t *testing.T) {
 }
 
 // BenchmarkTrialsCLI measures generated trials per second against the
-// reference CLI tool with the correct store: the trials share their fakes
-// and state directory, and every call of a trial is a new process. Each
-// iteration is one trial; the probes' time is measured apart and taken
-// out.
+// reference CLI tool with the correct store: each of the default four
+// workers' trials share their fakes and state directory, and every call
+// of a trial is a new process. Each iteration is one trial; the probes'
+// time is left out.
 func BenchmarkTrialsCLI(b *testing.B) {
 	exe := buildOrdertool(b)
 	trialbench.Run(b, examples.OrdertoolSpec([]string{exe}, "correct"))

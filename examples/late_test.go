@@ -114,17 +114,29 @@ func (r *recordingTB) Errorf(f string, a ...any) {
 }
 
 // TestForgetfulStoreFailsCheck: harness.Check, as a go test of the
-// target would call it, fails on a store bounded to 8 keys with the
-// retention it observed, and passes the correct shop.
+// target would call it, fails on a store bounded to 8 or 64 keys, and on
+// one that keeps keys 1s, with the retention it observed, and passes the
+// correct shop.
 func TestForgetfulStoreFailsCheck(t *testing.T) {
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	bounded := &recordingTB{}
-	harness.Check(bounded, examples.BoundedShopSpec(exe, 8), harness.WithSeed(5), harness.WithChecks(harness.CheckRetryLate, harness.CheckRetrySequential))
-	require.True(t, bounded.Failed())
-	assert.Contains(t, strings.Join(bounded.errors, "\n"), "retry.late")
-	assert.Contains(t, strings.Join(bounded.errors, "\n"), "after 8 other keys")
-	assert.Contains(t, strings.Join(bounded.errors, "\n"), "somewhere between 5 and 8 keys")
+	for _, tc := range []struct {
+		spec harness.Spec
+		want []string
+	}{
+		{examples.BoundedShopSpec(exe, 8), []string{"after 8 other keys", "somewhere between 5 and 8 keys"}},
+		{examples.BoundedShopSpec(exe, 64), []string{"other keys still replayed", "somewhere between"}},
+		{examples.ExpiringShopSpec(exe, time.Second), []string{"even after a single other key"}},
+	} {
+		forgetful := &recordingTB{}
+		harness.Check(forgetful, tc.spec, harness.WithSeed(5), harness.WithChecks(harness.CheckRetryLate, harness.CheckRetrySequential))
+		require.True(t, forgetful.Failed(), tc.spec.Name)
+		out := strings.Join(forgetful.errors, "\n")
+		assert.Contains(t, out, "retry.late", tc.spec.Name)
+		for _, w := range tc.want {
+			assert.Contains(t, out, w, tc.spec.Name)
+		}
+	}
 
 	correct := &recordingTB{}
 	harness.Check(correct, examples.ShopSpec(exe, "correct"), harness.WithSeed(5), harness.WithChecks(harness.CheckRetryLate, harness.CheckRetrySequential))

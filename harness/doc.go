@@ -15,8 +15,10 @@
 // generates, which are compiled into such lists; so a key reused, a fault,
 // a retry, a restart or a pause means one thing wherever it comes from.
 // The probes run on an instance of the target of their own; the trials
-// share another (trialhost.go), which starts while the probes' last late
-// retries wait when every start of the target is its own ([Spec.Isolated]).
+// share another (trialhost.go), or, when every start of the target is its
+// own ([Spec.Isolated]), one per trial worker, each running its share of
+// the trials in order, and those start while the probes' last late
+// retries wait.
 //
 // Programs call [Verify] (or [Check] from a test) with one [Spec] per
 // target; adapters (targets/http, targets/cli, …) implement [Target] and

@@ -18,7 +18,9 @@ import (
 // TestLateRetryProbeAndTrialsFindABoundedCache: a key cache of 8 entries
 // is found by retry.late's probe, which says between which two counts of
 // other keys it forgot, and by generated trials, shrunk to a history that
-// says after how many other keys.
+// says after how many other keys (their retry.late finding restates the
+// probe's, so what they report is the changed payload the forgotten key
+// then takes as new).
 func TestLateRetryProbeAndTrialsFindABoundedCache(t *testing.T) {
 	tr := verifyTarget(t, context.Background(), lruSpec(8), harness.WithSeed(3), harness.WithTrials(300),
 		harness.WithLateRetry(20, -1))
@@ -29,7 +31,6 @@ func TestLateRetryProbeAndTrialsFindABoundedCache(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, late)
-	// The probe's finding first, then the trials' counterexample's.
 	assert.Contains(t, late[0], "after 8 other keys")
 	assert.Contains(t, late[0], "somewhere between 5 and 8 keys")
 

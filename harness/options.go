@@ -74,8 +74,9 @@ type Options struct {
 	Trials int
 	// FreshTrials starts a fresh target, fakes and state directory for
 	// every generated trial, as the shrinking of a failing one always
-	// does. By default trials share one running target, told apart by
-	// their keys and markers, and the target restarts only when a trial
+	// does. By default trials share a running target (one per worker:
+	// see TrialWorkers), told apart by their keys and markers, and the
+	// target restarts only when a trial
 	// asks for it: a target whose state leaks from one key to another
 	// (a rate limit, a global counter) needs a fresh one per trial.
 	FreshTrials bool

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/idemcheck/idemcheck/faults"
@@ -245,8 +246,11 @@ type property struct {
 	defTrial *scenarios.Trial
 	defRec   *Record
 	defFs    []Finding
-	// onTrial is told of each trial as it starts, by its number.
-	onTrial func(n int)
+	// onTrial is told of each trial as it ends; ended counts the trials
+	// ended since the round's first, from is the number before it.
+	onTrial func()
+	ended   int
+	from    int
 	// hosts run the trials, each on a target reused from trial to
 	// trial: one shared by every worker, or one per worker (see
 	// explore).
@@ -313,7 +317,7 @@ func (p *property) begin(n int) bool {
 // and no earlier trial did.
 func (p *property) check(h *hostedTrials, n int, tr scenarios.Trial) {
 	if p.onTrial != nil {
-		p.onTrial(n)
+		defer p.onTrial()
 	}
 	rec, err := h.run(p.ctx, p.opts, p.seed+uint64(n)*0x9e3779b97f4a7c15, tr)
 	if err != nil {
@@ -452,6 +456,10 @@ func explore(p *property, from, n, workers int) {
 	wg.Wait()
 }
 
+// progressEvery is the longest time between two progress lines of a
+// target's trials.
+const progressEvery = 2 * time.Second
+
 // trialProgress is the progress line after done of total trials took
 // elapsed: how many, the time left at this pace, and the budget left.
 func trialProgress(name string, done, total int, elapsed, budget time.Duration) string {
@@ -528,8 +536,8 @@ func pacedFaults(fs []faults.Fault, pace time.Duration) []faults.Fault {
 // trials against spec until one fails (then shrinks it on fresh instances
 // of spec and replays it: see confirm) or o.Trials have passed; past a
 // failure that never happens again on replay the trials go on, up to
-// flakyRounds failures in all. The trials share one running target unless
-// o.FreshTrials. A trial fails only on a finding that known, the probes'
+// flakyRounds failures in all. The trials share a running target (one per
+// worker: see explore) unless o.FreshTrials. A trial fails only on a finding that known, the probes'
 // findings, does not already hold. Waiting faults, and the waits before a
 // retry, keep the target's pace (o.trialPace).
 //
@@ -538,6 +546,14 @@ func pacedFaults(fs []faults.Fault, pace time.Duration) []faults.Fault {
 // through pf before a failing trial is shrunk.
 func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, pf *probeFindings, sp scenarios.Space, seed uint64, progress func(string)) (*ScenarioResult, error) {
 	res := &ScenarioResult{}
+	defer func() {
+		if res.Counterexample != nil {
+			res.Steps = res.Counterexample.String()
+		}
+	}()
+	// The shrinking and replay runs are numbered per target, one after
+	// another: the same seed and nonce number them the same.
+	o.trialRuns = new(atomic.Uint64)
 	o.Faults = pacedFaults(o.Faults, o.trialPace)
 	if o.trialPace > 0 {
 		// The first wait before a retry (after "in progress", or after
@@ -556,7 +572,7 @@ func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, pf
 		if saved.Target != "" && saved.Target != spec.Name {
 			continue
 		}
-		rec, err := trialRun(ctx, spec, o, seed, saved.Trial)
+		rec, err := trialRun(ctx, spec, o.trialNonce(), seed, saved.Trial)
 		if err != nil {
 			return res, err
 		}
@@ -582,8 +598,15 @@ func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, pf
 		}
 	}
 	if progress != nil {
-		p.onTrial = func(n int) {
-			if n%25 == 0 {
+		// A line every 25 trials done, and at least every two seconds.
+		var last time.Time
+		p.onTrial = func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.ended++
+			n := min(p.from+p.ended, o.Trials)
+			if n%25 == 0 || time.Since(last) >= progressEvery {
+				last = time.Now()
 				progress(trialProgress(spec.Name, n, o.Trials, time.Since(p.start), o.Budget))
 			}
 		}
@@ -592,6 +615,9 @@ func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, pf
 	from := 0
 	for round := 1; ; round++ {
 		began := time.Now()
+		p.mu.Lock()
+		p.from, p.ended = from, 0
+		p.mu.Unlock()
 		explore(p, from, o.Trials, trialWorkers(spec, o))
 		res.Elapsed += time.Since(began)
 		if pf != nil && (p.failed > 0 || p.deferred > 0) {
@@ -677,7 +703,7 @@ func replayCounterexample(ctx context.Context, spec Spec, o Options, known []Fin
 		if ctx.Err() != nil {
 			return
 		}
-		rec, err := trialRun(ctx, spec, o, seed^0xfeed^uint64(k)<<32, *res.Counterexample)
+		rec, err := trialRun(ctx, spec, o.trialNonce(), seed^0xfeed^uint64(k)<<32, *res.Counterexample)
 		if err != nil {
 			continue // a replay that could not run shows nothing either way
 		}
@@ -713,7 +739,7 @@ func minimize(ctx context.Context, spec Spec, o Options, known []Finding, seed u
 		if ctx.Err() != nil || tr.Validate() != nil {
 			return false
 		}
-		rec, err := trialRun(ctx, spec, o, seed^0x5eed, tr)
+		rec, err := trialRun(ctx, spec, o.trialNonce(), seed^0x5eed, tr)
 		if err != nil {
 			return false
 		}

@@ -133,10 +133,7 @@ func TestTrialsAreDeterministic(t *testing.T) {
 	a, b := run(5), run(5)
 	require.NotNil(t, a.Counterexample)
 	assert.Equal(t, a.Counterexample, b.Counterexample)
-	// The count includes shrinking, whose work is bounded in time, so on a
-	// loaded machine it may differ; the counterexample and the verdict may
-	// not.
-	t.Logf("trials, shrinking included: %d and %d", a.Trials, b.Trials)
+	assert.Equal(t, a.Trials, b.Trials, "the same trial fails first")
 	assert.Equal(t, len(a.Findings), len(b.Findings))
 	for i := range a.Findings {
 		assert.Equal(t, a.Findings[i].Message, b.Findings[i].Message)
@@ -200,4 +197,46 @@ func TestTrialsNeverJudgeAKeylessStepAsKeyReuse(t *testing.T) {
 // takes no faults, so it cannot show more than level 1.
 func TestCheckInGoTest(t *testing.T) {
 	harness.Check(t, lruSpec(0), harness.WithSeed(1), harness.WithTrials(50), harness.WithMinScore(1))
+}
+
+// keyLog records every key a target's instances were sent.
+type keyLog struct {
+	mu   sync.Mutex
+	keys map[string]bool
+}
+
+// keyedShop is an lruShop that logs the keys of its calls.
+type keyedShop struct {
+	*lruShop
+	log *keyLog
+}
+
+func (s *keyedShop) Call(ctx context.Context, c harness.Call) harness.Reply {
+	s.log.mu.Lock()
+	s.log.keys[c.Key] = true
+	s.log.mu.Unlock()
+	return s.lruShop.Call(ctx, c)
+}
+
+// TestTrialKeysRepeatWithTheNonce: trials run four at a time, on instances
+// of their own, send byte for byte the same keys in two runs with the
+// same seed and nonce, whichever worker ran which trial first; another
+// nonce sends none of them.
+func TestTrialKeysRepeatWithTheNonce(t *testing.T) {
+	run := func(nonce uint64) map[string]bool {
+		log := &keyLog{keys: map[string]bool{}}
+		spec := harness.Spec{Name: "lru", Kind: "func", Isolated: true, Start: func(_ context.Context, env *harness.Env) (harness.Target, error) {
+			return &keyedShop{lruShop: &lruShop{ledger: env.Ledger, cache: map[string]harness.Reply{}, inputs: map[string]string{}}, log: log}, nil
+		}}
+		tr := verifyTarget(t, context.Background(), spec, harness.WithSeed(8), harness.WithNonce(nonce), harness.WithTrials(60), harness.WithTrialWorkers(4))
+		require.Nil(t, tr.Scenario.Counterexample)
+		delete(log.keys, "")
+		return log.keys
+	}
+	a, b, c := run(77), run(77), run(78)
+	require.NotEmpty(t, a)
+	assert.Equal(t, a, b, "the same seed and nonce: the same keys")
+	for k := range c {
+		assert.False(t, a[k], "key %s sent again with another nonce", k)
+	}
 }

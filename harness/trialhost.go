@@ -130,11 +130,10 @@ func (h *trialHost) run(ctx context.Context, o Options, seed uint64, tr scenario
 // failing trial run this way, so that nothing an earlier trial left
 // behind can make or unmake the failure.
 //
-// Every trial run gets a nonce of its own, the run's mixed with the trial
-// run's number: a shrunk trial tried again starts from the same seed, and
-// its keys must still be new to a store that outlives the target.
+// o.Nonce is the trial run's own (see trialNonce and hostedNonce): a
+// shrunk trial tried again starts from the same seed, and its keys must
+// still be new to a store that outlives the target.
 func trialRun(ctx context.Context, spec Spec, o Options, seed uint64, tr scenarios.Trial) (*Record, error) {
-	o = o.trialNonce()
 	h, err := startHost(ctx, spec, seed)
 	if err != nil {
 		return nil, err
@@ -143,7 +142,10 @@ func trialRun(ctx context.Context, spec Spec, o Options, seed uint64, tr scenari
 	return h.run(ctx, o, seed, tr, true)
 }
 
-// trialNonce returns o with a nonce of its own for one trial run.
+// trialNonce returns o with a nonce of its own for one run of the
+// shrinking or the replays of a failing trial, the run's mixed with the
+// trial run's number: those runs are made one after another, so the same
+// seed and nonce number them the same.
 func (o Options) trialNonce() Options {
 	if o.trialRuns != nil {
 		o.Nonce ^= (o.trialRuns.Add(1)) * 0x9e3779b97f4a7c15
@@ -151,9 +153,25 @@ func (o Options) trialNonce() Options {
 	return o
 }
 
+// hostedNonce returns o with the nonce of a generated trial drawn from
+// seed (each trial's own), run for the attempt-th time: the same seed
+// and nonce give the trial the same keys whichever worker runs it and
+// when, and no two trials, nor a trial and a shrinking run, share one.
+func (o Options) hostedNonce(seed uint64, attempt int) Options {
+	x := seed ^ 0x6a09e667f3bcc909 + uint64(attempt+1)*0x9e3779b97f4a7c15
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	o.Nonce ^= x
+	return o
+}
+
 // hostedTrials runs generated trials on one started target, reused from
-// trial to trial and shared by the trials that run at once (see
-// trialHost), unless the target asked for a fresh one per trial
+// trial to trial and shared by the trials that run at once on it (see
+// trialHost; a target whose every start is its own gets one per worker,
+// see explore), unless the target asked for a fresh one per trial
 // (WithFreshTrials). A trial that restarts or crashes the target runs
 // alone: the others wait for it, and it for them.
 type hostedTrials struct {
@@ -174,7 +192,7 @@ type hostedTrials struct {
 // trial runs once more, on a fresh host, and that run's error counts.
 func (t *hostedTrials) run(ctx context.Context, o Options, seed uint64, tr scenarios.Trial) (*Record, error) {
 	if o.FreshTrials {
-		return trialRun(ctx, t.spec, o, seed, tr)
+		return trialRun(ctx, t.spec, o.hostedNonce(seed, 0), seed, tr)
 	}
 	alone := runsAlone(tr, o.Faults)
 	for attempt := 0; ; attempt++ {
@@ -182,7 +200,7 @@ func (t *hostedTrials) run(ctx context.Context, o Options, seed uint64, tr scena
 		if err != nil {
 			return nil, err
 		}
-		rec, err := h.run(ctx, o.trialNonce(), seed, tr, false)
+		rec, err := h.run(ctx, o.hostedNonce(seed, attempt), seed, tr, false)
 		t.release(alone)
 		if err == nil || ctx.Err() != nil || attempt > 0 {
 			return rec, err

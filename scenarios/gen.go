@@ -41,8 +41,10 @@ type Space struct {
 }
 
 // Gen returns a generator of trials over s. Every choice draws its
-// simplest value first (no fault, a fresh key, retry until done), so rapid
-// shrinks a failing trial towards the plainest one that still fails.
+// simplest value first (no fault, a fresh key, retry until done), so that
+// a generator used under rapid's own test runner (rapid.Check) shrinks a
+// failing trial towards the plainest one that still fails; the harness
+// draws trials with Example and shrinks them itself.
 func Gen(s Space) *rapid.Generator[Trial] {
 	maxSteps := s.MaxSteps
 	if maxSteps <= 0 {

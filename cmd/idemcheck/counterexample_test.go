@@ -53,6 +53,21 @@ func TestEveryReportCarriesTheCounterexample(t *testing.T) {
 		assert.Contains(t, flat, "1. create-order with a fresh key", name)
 		assert.Contains(t, flat, "2. restart the target, then create-order again with the key and payload of step 1", name)
 	}
+	var rep struct {
+		Targets []struct {
+			Name  string `json:"name"`
+			Trial *struct {
+				Steps []string `json:"steps"`
+			} `json:"trial"`
+		} `json:"targets"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(readFile(t, filepath.Join(out, "report.json"))), &rep))
+	require.NotEmpty(t, rep.Targets)
+	require.NotNil(t, rep.Targets[0].Trial, "report.json carries the trial")
+	assert.Equal(t, []string{
+		"create-order with a fresh key retrying until done",
+		"restart the target, then create-order again with the key and payload of step 1 retrying until done",
+	}, rep.Targets[0].Trial.Steps, "report.json: the steps, the restart included")
 	assert.Equal(t, readFile(t, filepath.Join(out, "report.txt")), stdout, "the first format goes to stdout, uncoloured off a terminal")
 	for i, line := range strings.Split(stdout, "\n") {
 		assert.LessOrEqual(t, utf8.RuneCountInString(line), reports.TextWidth, "line %d: %q", i+1, line)
