@@ -644,7 +644,14 @@ func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, pf
 		if progress != nil {
 			progress(fmt.Sprintf("%s: trial %d of %d failed; shrinking it", spec.Name, p.failed, o.Trials))
 		}
-		confirmed := confirm(ctx, spec, o, known, seed, p.last, p.lastRec, p.lastFs)
+		var shrinking func(runs, steps int)
+		if progress != nil {
+			n := p.failed
+			shrinking = func(runs, steps int) {
+				progress(fmt.Sprintf("%s: shrinking trial %d: %d runs, down to %d steps so far", spec.Name, n, runs, steps))
+			}
+		}
+		confirmed := confirm(ctx, spec, o, known, seed, p.last, p.lastRec, p.lastFs, shrinking)
 		res.Counterexample, res.Record, res.Findings = confirmed.Counterexample, confirmed.Record, confirmed.Findings
 		res.Replays, res.Reproduced, res.Flaky = confirmed.Replays, confirmed.Reproduced, confirmed.Flaky
 		if !res.Flaky || round == flakyRounds || p.failed >= o.Trials || p.stopped != "" || ctx.Err() != nil {
@@ -674,9 +681,10 @@ const flakyRounds = 3
 // failed again. When the minimal trial never does, the trial as drawn is
 // replayed too, since shrinking may have dropped what made the failure
 // likely (an overlap, a burst): if it fails again, it is what is reported.
-func confirm(ctx context.Context, spec Spec, o Options, known []Finding, seed uint64, tr *scenarios.Trial, rec *Record, fs []Finding) *ScenarioResult {
+// shrinking, if not nil, is told how the shrinking goes (see minimize).
+func confirm(ctx context.Context, spec Spec, o Options, known []Finding, seed uint64, tr *scenarios.Trial, rec *Record, fs []Finding, shrinking func(runs, steps int)) *ScenarioResult {
 	res := &ScenarioResult{Counterexample: tr, Record: rec, Findings: fs}
-	minimize(ctx, spec, o, known, seed, res)
+	minimize(ctx, spec, o, known, seed, res, shrinking)
 	replayCounterexample(ctx, spec, o, known, seed, res)
 	if !res.Flaky || ctx.Err() != nil {
 		return res
@@ -733,11 +741,20 @@ func (sc *ScenarioResult) Rate() string {
 // lowers the number of other keys and the length of waits (by bisection),
 // then drops faults, restarts, give-ups and overlaps, keeping each change
 // while the trial still fails the same checks.
-func minimize(ctx context.Context, spec Spec, o Options, known []Finding, seed uint64, res *ScenarioResult) {
+//
+// shrinking, if not nil, is told at least every progressEvery how many
+// runs the shrinking made and how many steps the trial has left.
+func minimize(ctx context.Context, spec Spec, o Options, known []Finding, seed uint64, res *ScenarioResult, shrinking func(runs, steps int)) {
 	want := strings.Join(findingChecks(res.Findings), ",")
+	runs, last := 0, time.Now()
 	try := func(tr scenarios.Trial) bool {
 		if ctx.Err() != nil || tr.Validate() != nil {
 			return false
+		}
+		runs++
+		if shrinking != nil && time.Since(last) >= progressEvery {
+			last = time.Now()
+			shrinking(runs, len(res.Counterexample.Steps))
 		}
 		rec, err := trialRun(ctx, spec, o.trialNonce(), seed^0x5eed, tr)
 		if err != nil {

@@ -15,9 +15,10 @@ import (
 // NewHandler builds the handler under test for one target: env holds the
 // running fakes (env.Fakes["payments"].URL() is the payments fake's base
 // URL) and a fresh state directory. It is called again for every fresh
-// instance of the target: the probes', the one the generated trials share
-// (each trial with keys of its own), and one per run of a failing trial's
-// shrinking and replays (and per trial with harness.WithFreshTrials).
+// instance of the target: the probes', one per trial worker (whose
+// trials share it, each with keys of its own), and one per run of a
+// failing trial's shrinking and replays (and per trial with
+// harness.WithFreshTrials).
 type NewHandler func(env *harness.Env) nethttp.Handler
 
 // CheckHandler runs idemcheck on an http.Handler inside go test: it starts
