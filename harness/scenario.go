@@ -598,14 +598,15 @@ func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, pf
 		}
 	}
 	if progress != nil {
-		// A line every 25 trials done, and at least every two seconds.
-		var last time.Time
+		// A line every 25 trials done, at least every two seconds, and
+		// for the last.
+		last := time.Now()
 		p.onTrial = func() {
 			p.mu.Lock()
 			defer p.mu.Unlock()
 			p.ended++
 			n := min(p.from+p.ended, o.Trials)
-			if n%25 == 0 || time.Since(last) >= progressEvery {
+			if n%25 == 0 || n == o.Trials || time.Since(last) >= progressEvery {
 				last = time.Now()
 				progress(trialProgress(spec.Name, n, o.Trials, time.Since(p.start), o.Budget))
 			}

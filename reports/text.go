@@ -64,6 +64,13 @@ func Text(w io.Writer, res *harness.Result, o Options) error {
 			b.WriteString(strings.Replace(line, sev, o.paintSeverity(f.Severity, sev), 1))
 		}
 		b.WriteString(trialText(t))
+		if sc := t.Scenario; sc != nil && sc.Trials > 0 && len(TrialSteps(t)) == 0 {
+			line := fmt.Sprintf("%s found nothing the probes did not", plural(sc.Trials, "generated trial", "generated trials"))
+			if sc.Stopped != "" {
+				line += " (" + sc.Stopped + ")"
+			}
+			b.WriteString(Wrap(line, "  ", "    ", TextWidth))
+		}
 	}
 	b.WriteString("\n")
 	for _, line := range strings.Split(GateText(res, o), "\n") {
@@ -128,6 +135,14 @@ func trialText(t harness.TargetResult) string {
 	for i, s := range steps {
 		num := fmt.Sprintf("%d. ", i+1)
 		b.WriteString(Wrap(num+s, "    ", strings.Repeat(" ", 4+len(num)), TextWidth))
+	}
+	// The command that runs the saved trial again, when it was saved: on
+	// a line of its own, never wrapped, so that it can be copied whole.
+	for _, f := range t.Findings {
+		if f.Trial && f.Replay != "" {
+			b.WriteString("  replay it:\n    " + f.Replay + "\n")
+			break
+		}
 	}
 	return b.String()
 }

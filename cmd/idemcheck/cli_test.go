@@ -92,6 +92,13 @@ func writeConfigWith(t *testing.T, extra string, profiles ...string) string {
 	var b strings.Builder
 	b.WriteString("version: 1\n" + extra + "fakes:\n  payments: {}\ntargets:\n")
 	for _, p := range profiles {
+		// A profile may be followed by its own flags: "bounded-keys --keys 8".
+		args := strings.Fields(p)
+		p = args[0]
+		extraArgs := ""
+		for _, a := range args[1:] {
+			extraArgs += fmt.Sprintf(", %q", a)
+		}
 		dry := ""
 		if p != "nokey" && p != "nodryrun" {
 			dry = "    dry_run: {query: dry_run}\n"
@@ -100,7 +107,7 @@ func writeConfigWith(t *testing.T, extra string, profiles ...string) string {
     kind: http
     url: "http://127.0.0.1:{{port}}"
     start:
-      command: [%q, "__example", "shop", "--profile", %q, "--listen", "127.0.0.1:{{port}}", "--state", "{{state_dir}}"]
+      command: [%q, "__example", "shop", "--profile", %q%s, "--listen", "127.0.0.1:{{port}}", "--state", "{{state_dir}}"]
       env: {PAYMENTS_URL: "{{fakes.payments.url}}"}
       ready: {path: /healthz}
 %s    operations:
@@ -118,7 +125,7 @@ func writeConfigWith(t *testing.T, extra string, profiles ...string) string {
         path: "/orders?customer={{input.customer}}&trace={{marker}}"
         inputs:
           customer: {string: {prefix: cus_}}
-`, p, exe, p, dry)
+`, p, exe, p, extraArgs, dry)
 	}
 	path := filepath.Join(t.TempDir(), "idemcheck.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
@@ -311,20 +318,20 @@ func TestKilledHarnessLeavesNoOrphan(t *testing.T) {
 	requireNoTargetsLeft(t)
 }
 
-// TestTrialsAreSavedAndReplayed: generated trials find the mismatch flaw,
-// the minimal counterexample is kept under --out with a replay command, the
+// TestTrialsAreSavedAndReplayed: generated trials find what the probes of
+// key.mismatch cannot (a store of 8 keys takes a changed payload under a
+// key it forgot after 8 others as new), the minimal counterexample is kept
+// under --out with a replay command that the text report shows too, the
 // next run with the same --out runs it first, and `replay` runs it alone.
 func TestTrialsAreSavedAndReplayed(t *testing.T) {
-	t.Skip("needs a target whose flaw only generated trials find under --only: a trial that restates a probe's finding is no longer a failing trial, so the mismatch shop saves none")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	// No faults: each trial is a fresh process and a few requests.
-	cfg := writeConfigWith(t, "faults: []\n", "mismatch")
+	cfg := writeConfigWith(t, "faults: []\n", "bounded-keys --keys 8")
 	// --out names a directory that does not exist yet, as a CI job's first
 	// run does: it is made, and no report is lost to the failing trial.
 	dir := filepath.Join(t.TempDir(), "idemcheck-reports", "run-1")
-	code, out, errs := runCLI(t, ctx, "run", "-c", cfg, "--only", "key.mismatch", "--trials", "60", "--budget", "60s", "--seed", "3", "--format", "json,junit,md,html", "--out", dir, "--min-score", "2")
-	require.Equal(t, exitOK, code, errs)
+	code, out, errs := runCLI(t, ctx, "run", "-c", cfg, "--trials", "400", "--budget", "60s", "--seed", "2", "--format", "json,junit,md,html,text", "--out", dir)
+	require.Equal(t, exitBelow, code, errs)
 	saved := filepath.Join(dir, failingTrialsFile)
 	require.FileExists(t, saved)
 	for _, f := range []string{"result.json", "report.json", "report.xml", "report.md", "report.html"} {
@@ -342,14 +349,27 @@ func TestTrialsAreSavedAndReplayed(t *testing.T) {
 		}
 	}
 	assert.True(t, trialFinding, "the trial's finding is in the report")
+	text := strings.Join(strings.Fields(readFile(t, filepath.Join(dir, "report.txt"))), " ")
+	assert.Contains(t, text, "replay it: idemcheck replay -c "+cfg+" "+saved, "the text report says how to replay the trial, unwrapped")
 
-	code, _, errs = runCLI(t, ctx, "run", "-c", cfg, "--only", "key.mismatch", "--trials", "0", "--seed", "3", "--out", dir, "--min-score", "2")
-	require.Equal(t, exitOK, code, errs)
+	code, _, errs = runCLI(t, ctx, "run", "-c", cfg, "--trials", "0", "--seed", "3", "--out", dir)
+	require.Equal(t, exitBelow, code, errs)
 	assert.Contains(t, errs, "a saved failing trial still fails", "the next run replays it first")
 
+	// replay's verdict is the saved trial's: it fails while the trial does
+	// (whatever else the probes find), and passes against the correct
+	// store, which keeps every key.
 	code, _, errs = runCLI(t, ctx, "replay", "-c", cfg, saved)
-	require.Equal(t, exitOK, code, errs)
+	require.Equal(t, exitBelow, code, errs)
 	assert.Contains(t, errs, "still fails ([key.mismatch])")
+	assert.Contains(t, errs, "a saved trial still fails")
+	fixed := writeConfigWith(t, "faults: []\n", "correct")
+	doc := strings.ReplaceAll(readFile(t, saved), `"target": "bounded-keys"`, `"target": "correct"`)
+	fixedSaved := filepath.Join(t.TempDir(), "failing-trials.json")
+	require.NoError(t, os.WriteFile(fixedSaved, []byte(doc), 0o644))
+	code, _, errs = runCLI(t, ctx, "replay", "-c", fixed, fixedSaved)
+	require.Equal(t, exitOK, code, errs)
+	assert.Contains(t, errs, "passes now: fixed")
 
 	code, _, errs = runCLI(t, ctx, "replay", "-c", cfg, filepath.Join(dir, "nope.json"))
 	assert.Equal(t, exitUsage, code)

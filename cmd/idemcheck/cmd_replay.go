@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strings"
 
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/reports"
@@ -82,6 +83,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return ctx.Err()
 	}
 	res.Meta = meta
+	stillFail := map[string]bool{}
 	for _, t := range res.Targets {
 		if t.Scenario == nil {
 			continue
@@ -90,11 +92,13 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			state := "passes now: fixed"
 			if r.StillFail {
 				state = fmt.Sprintf("still fails (%v)", r.Checks)
+				stillFail[t.Name] = true
 			}
 			fmt.Fprintf(stderr, "%s: the saved trial %s\n%s", t.Name, state, r.Trial)
 		}
 	}
 	res.ApplyGate(c.minScore, "")
+	replayGate(res, stillFail)
 	if err := c.emit(res, formats, stdout, reports.Options{}); err != nil {
 		return err
 	}
@@ -104,4 +108,42 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		gateNote(stderr, red)
 	}
 	return err
+}
+
+// replayGate makes replay's verdict the saved trials': a target fails
+// while a saved trial of it still fails, and passes once they all pass,
+// whatever else its probes found (run judges those). A target that could
+// not be tested keeps its gate.
+func replayGate(res *harness.Result, stillFail map[string]bool) {
+	var failing []string
+	for i := range res.Targets {
+		t := &res.Targets[i]
+		if t.Error != "" {
+			continue
+		}
+		if stillFail[t.Name] {
+			t.Gate = &harness.TargetGate{Reason: "a saved trial still fails"}
+			failing = append(failing, t.Name)
+		} else {
+			t.Gate = &harness.TargetGate{Met: true, Reason: "every saved trial passes now"}
+		}
+	}
+	if res.Gate == nil {
+		return
+	}
+	if len(failing) > 0 {
+		res.Gate.Met, res.Gate.Reason = false, strings.Join(failing, ", ")+": a saved trial still fails"
+	} else if res.Gate.Met || allTested(res) {
+		res.Gate.Met, res.Gate.Reason = true, "every saved trial passes now"
+	}
+}
+
+// allTested says whether every target of res could be tested.
+func allTested(res *harness.Result) bool {
+	for _, t := range res.Targets {
+		if t.Error != "" {
+			return false
+		}
+	}
+	return true
 }

@@ -56,7 +56,7 @@ func resolveConfig(command, path string) (string, error) {
 	wd, _ := os.Getwd()
 	return "", &exitError{code: exitUsage,
 		err:  fmt.Errorf("%s: no configuration: there is no %s in %s and no -c FILE was given", command, defaultConfig, wd),
-		hint: "give one with -c FILE, or write a starter with idemcheck init -o " + defaultConfig + " -- COMMAND"}
+		hint: "give one with -c FILE, or write a starter with idemcheck init -o " + defaultConfig + " and --openapi SPEC (an HTTP API), --mcp -- COMMAND or --mcp-url URL (an MCP server), or -- COMMAND (a command-line tool)"}
 }
 
 // commandHelp is a subcommand's help, in the style of idemcheck help: its

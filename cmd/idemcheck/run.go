@@ -28,7 +28,9 @@ Usage:
         first next time; with --only, only those checks' probes run (no
         trials unless --trials is given) and the score is partial
   idemcheck replay [-c FILE] TRIALS.json
-        run saved failing trials again and say whether they still fail
+        run saved failing trials again and say whether they still fail: exit
+        1 while one does, 0 once they all pass (the probes run too, and are
+        reported, but the verdict is the saved trials')
   idemcheck report [--format F,…] [--out DIR] [--min-score N]
                    [--baseline OLD/result.json] RESULT.json…
         re-score and re-render saved results (result.json); merge the shards
