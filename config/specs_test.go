@@ -346,15 +346,7 @@ targets:
     fresh_trials: %v
     operations: [{name: create, mutating: true, args: [create, "{{marker}}"]}]
 `, fresh)
-		f, err := config.Parse("fresh.yaml", []byte(src))
-		require.NoError(t, err)
-		specs, _, err := f.Specs()
-		require.NoError(t, err)
-		var o harness.Options
-		for _, opt := range specs[0].Options {
-			opt(&o)
-		}
-		assert.Equal(t, fresh, o.FreshTrials)
+		assert.Equal(t, fresh, firstTargetOptions(t, "fresh.yaml", src).FreshTrials)
 	}
 }
 
@@ -371,15 +363,7 @@ targets:
     operations: [{name: create, mutating: true, args: [create, "{{marker}}"]}]
 `, n)
 	}
-	f, err := config.Parse("workers.yaml", []byte(src(8)))
-	require.NoError(t, err)
-	specs, _, err := f.Specs()
-	require.NoError(t, err)
-	var o harness.Options
-	for _, opt := range specs[0].Options {
-		opt(&o)
-	}
-	assert.Equal(t, 8, o.TrialWorkers)
+	assert.Equal(t, 8, firstTargetOptions(t, "workers.yaml", src(8)).TrialWorkers)
 
 	for _, n := range []int{-1, config.MaxTrialWorkers + 1} {
 		_, err := config.Parse("workers.yaml", []byte(src(n)))
@@ -388,4 +372,19 @@ targets:
 		assert.ErrorContains(t, err, "targets[0].trial_workers")
 		assert.ErrorContains(t, err, "out of range")
 	}
+}
+
+// firstTargetOptions parses the configuration src (named name) and
+// returns the options its first target's spec carries.
+func firstTargetOptions(t *testing.T, name, src string) harness.Options {
+	t.Helper()
+	f, err := config.Parse(name, []byte(src))
+	require.NoError(t, err)
+	specs, _, err := f.Specs()
+	require.NoError(t, err)
+	var o harness.Options
+	for _, opt := range specs[0].Options {
+		opt(&o)
+	}
+	return o
 }
