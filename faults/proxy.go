@@ -157,13 +157,6 @@ func (p *Proxy) Report(ctx context.Context, id string, wait time.Duration) (r Re
 	}
 }
 
-// CloseIdleConnections drops the proxy's idle connections to the target,
-// e.g. after the target was restarted. The proxy keeps none (each
-// request is forwarded on a connection of its own, closed once its reply
-// is read), so there is nothing to drop; it stays for callers that
-// restart a target.
-func (p *Proxy) CloseIdleConnections() {}
-
 // forwardClient returns a client for one forwarded request, on a
 // connection of its own: net/http silently re-sends a request with an
 // Idempotency-Key (or a GET) when a reused connection dies before the

@@ -371,6 +371,10 @@ func TestTrialsAreSavedAndReplayed(t *testing.T) {
 	require.Equal(t, exitOK, code, errs)
 	assert.Contains(t, errs, "passes now: fixed")
 
+	code, _, errs = runCLI(t, ctx, "replay", "-c", cfg, "--min-score", "3", saved)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, "min-score", "replay has no --min-score: its verdict is the saved trials'")
+
 	code, _, errs = runCLI(t, ctx, "replay", "-c", cfg, filepath.Join(dir, "nope.json"))
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errs, "nope.json does not exist")

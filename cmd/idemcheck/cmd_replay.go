@@ -22,6 +22,8 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var path string
 	fset.StringVar(&path, "c", "", configUsage)
 	fset.StringVar(&path, "config", "", configUsage)
+	// The verdict is the saved trials', not a score's: no --min-score.
+	c.noMinScore = true
 	c.register(fset)
 	if err := fset.Parse(args); err != nil {
 		return flagError(fset, err, stdout)

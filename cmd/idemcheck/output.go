@@ -21,12 +21,17 @@ type output struct {
 	minScore int
 	quiet    bool
 	secrets  []string // redacted from every report
+	// noMinScore leaves --min-score out: a command whose verdict is not
+	// the score's (replay).
+	noMinScore bool
 }
 
 func (o *output) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.format, "format", "text", "the report formats `F,…`, comma-separated: "+reports.FormatNames()+" (the first goes to stdout)")
 	fs.StringVar(&o.out, "out", "", "write every report, and the raw result (result.json), to `DIR`")
-	fs.IntVar(&o.minScore, "min-score", 0, "the score every target must reach (0-3)")
+	if !o.noMinScore {
+		fs.IntVar(&o.minScore, "min-score", 0, "the score every target must reach (0-3)")
+	}
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress lines on stderr")
 }
 

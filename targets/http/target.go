@@ -238,7 +238,6 @@ func (t *Target) Restart(ctx context.Context) error {
 		return fmt.Errorf("target %s: not started by idemcheck, cannot be restarted", t.cfg.Name)
 	}
 	for _, in := range t.insts {
-		in.proxy.CloseIdleConnections()
 		if err := in.proc.Restart(ctx); err != nil {
 			return err
 		}

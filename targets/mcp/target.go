@@ -234,7 +234,6 @@ func (t *Target) Restart(ctx context.Context) error {
 		t.drop(old)
 	}
 	if t.proc != nil {
-		t.proxy.CloseIdleConnections()
 		t.httpTransport.CloseIdleConnections()
 		if err := t.proc.Restart(ctx); err != nil {
 			return err
