@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/targets/process"
@@ -32,51 +31,34 @@ func Spec(cfg Config, fakes ...harness.FakeStarter) harness.Spec {
 
 func start(cfg Config, env *harness.Env) (harness.Target, error) {
 	vars := env.Vars()
-	if usesPort(cfg) {
+	if process.Mentions("port", append(append([]string{cfg.Dir}, cfg.Command...), envValues(cfg.Env)...)...) {
 		port, err := process.FreePort()
 		if err != nil {
 			return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
 		}
 		vars["port"] = strconv.Itoa(port)
 	}
-	command := make([]string, 0, len(cfg.Command))
-	for _, arg := range cfg.Command {
-		x, err := harness.Expand(arg, vars)
-		if err != nil {
-			return nil, fmt.Errorf("target %s: command: %w", cfg.Name, err)
-		}
-		command = append(command, x)
+	expand := func(s string) (string, error) { return harness.Expand(s, vars) }
+	var err error
+	if cfg.Command, err = process.ExpandArgs("command", cfg.Command, expand); err != nil {
+		return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
 	}
-	dir, err := harness.Expand(cfg.Dir, vars)
-	if err != nil {
+	if cfg.Dir, err = expand(cfg.Dir); err != nil {
 		return nil, fmt.Errorf("target %s: dir: %w", cfg.Name, err)
 	}
-	envs := make(map[string]string, len(cfg.Env)+1)
-	for k, v := range cfg.Env {
-		x, err := harness.Expand(v, vars)
-		if err != nil {
-			return nil, fmt.Errorf("target %s: env %s: %w", cfg.Name, k, err)
-		}
-		envs[k] = x
+	if cfg.Env, err = process.ExpandMap("env", cfg.Env, expand); err != nil {
+		return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
 	}
 	if env.RunID != "" {
-		envs["IDEMCHECK_RUN_ID"] = env.RunID
+		cfg.Env[process.RunIDVar] = env.RunID
 	}
-	cfg.Command, cfg.Dir, cfg.Env = command, dir, envs
 	return New(cfg)
 }
 
-func usesPort(cfg Config) bool {
-	has := func(s string) bool { return strings.Contains(s, "port") && strings.Contains(s, "{{") }
-	for _, a := range cfg.Command {
-		if has(a) {
-			return true
-		}
+func envValues(env map[string]string) []string {
+	out := make([]string, 0, len(env))
+	for _, v := range env {
+		out = append(out, v)
 	}
-	for _, v := range cfg.Env {
-		if has(v) {
-			return true
-		}
-	}
-	return has(cfg.Dir)
+	return out
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -157,28 +156,15 @@ func start(ctx context.Context, cfg httptarget.Config, launch Launch, env *harne
 		ready = "/"
 	}
 	spec.readyURL = strings.TrimSuffix(base, "/") + ready
-	for _, arg := range launch.Cmd {
-		x, err := harness.Expand(arg, vars)
-		if err != nil {
-			return nil, fmt.Errorf("target %s: container cmd: %w", cfg.Name, err)
-		}
-		spec.cmd = append(spec.cmd, x)
+	expand := func(s string) (string, error) { return harness.Expand(s, vars) }
+	if spec.cmd, err = process.ExpandArgs("container cmd", launch.Cmd, expand); err != nil {
+		return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
 	}
-	keys := make([]string, 0, len(launch.Env))
-	for k := range launch.Env {
-		keys = append(keys, k)
+	envs, err := process.ExpandMap("container env", launch.Env, expand)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		v, err := harness.Expand(launch.Env[k], vars)
-		if err != nil {
-			return nil, fmt.Errorf("target %s: container env %s: %w", cfg.Name, k, err)
-		}
-		spec.env = append(spec.env, k+"="+v)
-	}
-	if env.RunID != "" {
-		spec.env = append(spec.env, "IDEMCHECK_RUN_ID="+env.RunID)
-	}
+	spec.env = process.EnvList(envs, env.RunID)
 
 	pool, err := Connect(ctx, "")
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -13,22 +12,15 @@ import (
 	"github.com/idemcheck/idemcheck/targets/process"
 )
 
-// Launch says how to start the process that serves an HTTP target. Command,
-// Env values, Dir and the Config's BaseURL may use {{port}} (a free
-// loopback port picked for this start), {{state_dir}}, {{fakes.NAME.url}}
-// and, for a fake with an SMTP server, {{fakes.NAME.smtp}} (host:port).
-type Launch struct {
-	Command      []string
-	Env          map[string]string
-	Dir          string
-	ReadyPath    string
-	ReadyTimeout time.Duration
-	// Replicas is how many instances of the process are started (0 or 1
-	// for one): each on a port of its own ({{port}} differs, {{replica}}
-	// is 0, 1, …, and IDEMCHECK_REPLICA is set to it), all with the same
-	// state directory, environment and fakes (see replicas.go).
-	Replicas int
-}
+// Launch says how to start the process that serves an HTTP target (see
+// process.Launch). Command, Env values, Dir and the Config's BaseURL may
+// use {{port}} (a free loopback port picked for this start),
+// {{state_dir}}, {{fakes.NAME.url}} and, for a fake with an SMTP server,
+// {{fakes.NAME.smtp}} (host:port). Replicas is how many instances are
+// started (0 or 1 for one): each on a port of its own ({{port}} differs,
+// {{replica}} is 0, 1, …, and IDEMCHECK_REPLICA is set to it), all with
+// the same state directory, environment and fakes (see replicas.go).
+type Launch = process.Launch
 
 // Spec returns a harness.Spec that starts the fakes, then the target's
 // process (when launch is not nil), then the adapter in front of it.
@@ -105,14 +97,15 @@ func start(ctx context.Context, cfg Config, launch *Launch, env *harness.Env) (h
 func startOne(ctx context.Context, name, urlTmpl string, launch *Launch, env *harness.Env, i, n int) (string, *process.Process, error) {
 	vars := env.Vars()
 	vars["replica"] = strconv.Itoa(i)
-	if launch != nil || strings.Contains(urlTmpl, "port") {
+	if launch != nil || process.Mentions("port", urlTmpl) {
 		port, err := process.FreePort()
 		if err != nil {
 			return "", nil, fmt.Errorf("target %s: %w", name, err)
 		}
 		vars["port"] = strconv.Itoa(port)
 	}
-	base, err := harness.Expand(urlTmpl, vars)
+	expand := func(s string) (string, error) { return harness.Expand(s, vars) }
+	base, err := expand(urlTmpl)
 	if err != nil {
 		return "", nil, fmt.Errorf("target %s: url: %w", name, err)
 	}
@@ -122,38 +115,13 @@ func startOne(ctx context.Context, name, urlTmpl string, launch *Launch, env *ha
 	if n > 1 {
 		name = fmt.Sprintf("%s#%d", name, i)
 	}
-	spec := process.Spec{Name: name, Ready: process.Ready{Timeout: launch.ReadyTimeout}}
-	for _, arg := range launch.Command {
-		x, err := harness.Expand(arg, vars)
-		if err != nil {
-			return "", nil, fmt.Errorf("target %s: start command: %w", name, err)
-		}
-		spec.Command = append(spec.Command, x)
+	spec, err := launch.Spec(name, base, env.RunID, expand)
+	if err != nil {
+		return "", nil, fmt.Errorf("target %s: %w", name, err)
 	}
-	if spec.Dir, err = harness.Expand(launch.Dir, vars); err != nil {
-		return "", nil, fmt.Errorf("target %s: start dir: %w", name, err)
-	}
-	keys := make([]string, 0, len(launch.Env))
-	for k := range launch.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		v, err := harness.Expand(launch.Env[k], vars)
-		if err != nil {
-			return "", nil, fmt.Errorf("target %s: start env %s: %w", name, k, err)
-		}
-		spec.Env = append(spec.Env, k+"="+v)
-	}
-	spec.Env = append(spec.Env, "IDEMCHECK_RUN_ID="+env.RunID)
 	if n > 1 {
 		spec.Env = append(spec.Env, "IDEMCHECK_REPLICA="+strconv.Itoa(i))
 	}
-	ready := launch.ReadyPath
-	if ready == "" {
-		ready = "/"
-	}
-	spec.Ready.URL = strings.TrimSuffix(base, "/") + ready
 	proc, err := process.Start(ctx, spec)
 	if err != nil {
 		return "", nil, err

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -15,16 +14,11 @@ import (
 )
 
 // Launch says how to start the process that serves a streamable HTTP
-// target, as for an HTTP target: Command, Env values and Dir may use
-// {{port}}, {{state_dir}} and {{fakes.NAME.url}}; ReadyPath is polled
-// until the server answers.
-type Launch struct {
-	Command      []string
-	Env          map[string]string
-	Dir          string
-	ReadyPath    string
-	ReadyTimeout time.Duration
-}
+// target, as for an HTTP target (see process.Launch): Command, Env values
+// and Dir may use {{port}}, {{state_dir}} and {{fakes.NAME.url}};
+// ReadyPath is polled under the URL's origin until the server answers. An
+// MCP server runs as one instance: Replicas must be 0 or 1.
+type Launch = process.Launch
 
 // Spec returns a harness.Spec that starts the fakes, then the target: a
 // stdio server (cfg.Command, one process per session), a streamable HTTP
@@ -69,78 +63,40 @@ func ServerSpec(cfg Config, newServer func(env *harness.Env) (*sdk.Server, error
 }
 
 func start(ctx context.Context, cfg Config, launch *Launch, env *harness.Env) (harness.Target, error) {
+	if launch != nil && launch.Replicas > 1 {
+		return nil, fmt.Errorf("target %s: an MCP server runs as one instance, not %d replicas", cfg.Name, launch.Replicas)
+	}
 	vars := env.Vars()
-	if launch != nil || strings.Contains(cfg.URL, "{{port}}") || anyPort(cfg.Command) {
+	if launch != nil || process.Mentions("port", append([]string{cfg.URL}, cfg.Command...)...) {
 		port, err := process.FreePort()
 		if err != nil {
 			return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
 		}
 		vars["port"] = strconv.Itoa(port)
 	}
-	expand := func(what string, xs []string) ([]string, error) {
-		out := make([]string, 0, len(xs))
-		for _, x := range xs {
-			v, err := harness.Expand(x, vars)
-			if err != nil {
-				return nil, fmt.Errorf("target %s: %s: %w", cfg.Name, what, err)
-			}
-			out = append(out, v)
-		}
-		return out, nil
-	}
+	expand := func(s string) (string, error) { return harness.Expand(s, vars) }
 	var err error
-	if cfg.Command, err = expand("command", cfg.Command); err != nil {
-		return nil, err
+	if cfg.Command, err = process.ExpandArgs("command", cfg.Command, expand); err != nil {
+		return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
 	}
-	if cfg.URL, err = harness.Expand(cfg.URL, vars); err != nil {
+	if cfg.URL, err = expand(cfg.URL); err != nil {
 		return nil, fmt.Errorf("target %s: url: %w", cfg.Name, err)
 	}
-	if cfg.Dir, err = harness.Expand(cfg.Dir, vars); err != nil {
+	if cfg.Dir, err = expand(cfg.Dir); err != nil {
 		return nil, fmt.Errorf("target %s: dir: %w", cfg.Name, err)
 	}
-	envs := map[string]string{}
-	for k, v := range cfg.Env {
-		if envs[k], err = harness.Expand(v, vars); err != nil {
-			return nil, fmt.Errorf("target %s: env %s: %w", cfg.Name, k, err)
-		}
+	if cfg.Env, err = process.ExpandMap("env", cfg.Env, expand); err != nil {
+		return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
 	}
 	if env.RunID != "" {
-		envs["IDEMCHECK_RUN_ID"] = env.RunID
+		cfg.Env[process.RunIDVar] = env.RunID
 	}
-	cfg.Env = envs
 	var proc *process.Process
 	if launch != nil {
-		spec := process.Spec{Name: cfg.Name, Ready: process.Ready{Timeout: launch.ReadyTimeout}}
-		if spec.Command, err = expand("start command", launch.Command); err != nil {
-			return nil, err
+		spec, err := launch.Spec(cfg.Name, origin(cfg.URL), env.RunID, expand)
+		if err != nil {
+			return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
 		}
-		if spec.Dir, err = harness.Expand(launch.Dir, vars); err != nil {
-			return nil, fmt.Errorf("target %s: start dir: %w", cfg.Name, err)
-		}
-		keys := make([]string, 0, len(launch.Env))
-		for k := range launch.Env {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			v, err := harness.Expand(launch.Env[k], vars)
-			if err != nil {
-				return nil, fmt.Errorf("target %s: start env %s: %w", cfg.Name, k, err)
-			}
-			spec.Env = append(spec.Env, k+"="+v)
-		}
-		spec.Env = append(spec.Env, "IDEMCHECK_RUN_ID="+env.RunID)
-		base := cfg.URL
-		if i := strings.Index(base, "://"); i >= 0 {
-			if j := strings.IndexByte(base[i+3:], '/'); j >= 0 {
-				base = base[:i+3+j]
-			}
-		}
-		ready := launch.ReadyPath
-		if ready == "" {
-			ready = "/"
-		}
-		spec.Ready.URL = base + ready
 		if proc, err = process.Start(ctx, spec); err != nil {
 			return nil, err
 		}
@@ -153,6 +109,17 @@ func start(ctx context.Context, cfg Config, launch *Launch, env *harness.Env) (h
 		return nil, err
 	}
 	return t, nil
+}
+
+// origin is url up to its path: the readiness path is fetched under the
+// server's origin, not under its MCP endpoint.
+func origin(url string) string {
+	if i := strings.Index(url, "://"); i >= 0 {
+		if j := strings.IndexByte(url[i+3:], '/'); j >= 0 {
+			return url[:i+3+j]
+		}
+	}
+	return url
 }
 
 // newStarted is New for a target whose HTTP server idemcheck started.
@@ -168,13 +135,4 @@ func newStarted(ctx context.Context, cfg Config, proc *process.Process) (*Target
 		return proc.Stop(ctx)
 	}
 	return t, nil
-}
-
-func anyPort(xs []string) bool {
-	for _, x := range xs {
-		if strings.Contains(x, "{{port}}") {
-			return true
-		}
-	}
-	return false
 }
