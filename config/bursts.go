@@ -1,6 +1,9 @@
 package config
 
-import "github.com/idemcheck/idemcheck/harness"
+import (
+	"github.com/idemcheck/idemcheck/config/schema"
+	"github.com/idemcheck/idemcheck/harness"
+)
 
 // Bursts says how concurrent.duplicates races a target: Count bursts per
 // mutating operation (spread over the run, each with a fresh key, after a
@@ -25,16 +28,10 @@ const (
 	MaxBurstSize  = 200
 )
 
-func (v *validator) bursts(b *Bursts) {
-	if b == nil {
-		return
-	}
-	if b.Count < 0 || b.Count > MaxBurstCount {
-		v.errorf("bursts.count", "must be from 1 to %d, got %d", MaxBurstCount, b.Count)
-	}
-	if b.Size < 0 || b.Size == 1 || b.Size > MaxBurstSize {
-		v.errorf("bursts.size", "must be from 2 to %d, got %d", MaxBurstSize, b.Size)
-	}
+// Rules implements schema.Ruler.
+func (Bursts) Rules(r *schema.Rules) {
+	r.Field("count").Range(0, MaxBurstCount, schema.Sprintf("must be from 1 to 100, got %v"))
+	r.Field("size").Range(0, MaxBurstSize, schema.Sprintf("must be from 2 to 200, got %v"), 1)
 }
 
 // options are the harness options b sets; none for nil or zero fields.

@@ -1,8 +1,11 @@
 package config
 
 import (
+	"fmt"
 	"time"
 
+	"github.com/idemcheck/idemcheck/config/schema"
+	"github.com/idemcheck/idemcheck/config/section"
 	"github.com/idemcheck/idemcheck/harness"
 )
 
@@ -13,13 +16,16 @@ const (
 	maxLateDelay = time.Minute
 )
 
-// late checks retry.late_keys and retry.late_delay.
-func (v *validator) late(r Retry) {
-	if r.LateKeys < 0 || r.LateKeys > maxLateKeys {
-		v.errorf("retry.late_keys", "%d is out of range: use 1 to %d other keys between an intent and its late retry (default %d)", r.LateKeys, maxLateKeys, harness.DefaultLateKeys)
-	}
-	if r.LateDelay < 0 || r.LateDelay.Std() > maxLateDelay {
-		v.errorf("retry.late_delay", "%s is out of range: use 0s to %s (default %s)", r.LateDelay, maxLateDelay, harness.DefaultLateDelay)
+// lateKeys are the rules of retry.late_keys.
+func lateKeys(f *schema.Field) {
+	f.Range(0, maxLateKeys, schema.Sprintf(fmt.Sprintf("%%v is out of range: use 1 to %d other keys between an intent and its late retry (default %d)", maxLateKeys, harness.DefaultLateKeys)))
+}
+
+// checkLate checks retry.late_delay against its bound, which a schema
+// cannot say of a duration written as a string.
+func checkLate(c *section.Checker, r Retry) {
+	if r.LateDelay.Std() > maxLateDelay {
+		c.Field("late_delay").Errorf("%s is out of range: use 0s to %s (default %s)", r.LateDelay, maxLateDelay, harness.DefaultLateDelay)
 	}
 }
 

@@ -3,37 +3,42 @@ package config
 import (
 	"fmt"
 	"net"
-	"strconv"
 )
 
 // FixedAddress is one fake's fixed listen address and where the file
 // sets it.
 type FixedAddress struct {
-	// Fake names it: "payments", "email", "email smtp", "webhooks".
+	// Fake names it: "payments", "email", "email smtp", "webhooks": the
+	// fake's name, and the endpoint's placeholder after its first.
 	Fake string
 	// Addr is host:port.
 	Addr string
 	// Path is the field, e.g. "fakes.payments.listen".
 	Path string
+
+	fake, field string
 }
 
-// FixedAddresses returns the fakes' fixed addresses, in a stable order.
+// FixedAddresses returns the fakes' fixed addresses, in the order of the
+// registry's fakes and of their endpoints.
 func (f *File) FixedAddresses() []FixedAddress {
 	var out []FixedAddress
-	add := func(fake, addr, path string) {
-		if addr != "" {
-			out = append(out, FixedAddress{Fake: fake, Addr: addr, Path: path})
+	for _, d := range f.registry().Fakes {
+		s, ok := f.Fakes[d.Name]
+		if !ok {
+			continue
 		}
-	}
-	if p := f.Fakes.Payments; p != nil {
-		add("payments", p.Listen, "fakes.payments.listen")
-	}
-	if e := f.Fakes.Email; e != nil {
-		add("email", e.Listen, "fakes.email.listen")
-		add("email smtp", e.SMTP, "fakes.email.smtp")
-	}
-	if w := f.Fakes.Webhooks; w != nil {
-		add("webhooks", w.Listen, "fakes.webhooks.listen")
+		for i, addr := range s.Addresses() {
+			if *addr == "" || i >= len(d.Endpoints) {
+				continue
+			}
+			e := d.Endpoints[i]
+			name := d.Name
+			if i > 0 {
+				name += " " + e.Placeholder
+			}
+			out = append(out, FixedAddress{Fake: name, Addr: *addr, Path: "fakes." + d.Name + "." + e.Field, fake: d.Name, field: e.Field})
+		}
 	}
 	return out
 }
@@ -57,35 +62,14 @@ func (f *File) CheckFree() error {
 	return nil
 }
 
-// listen checks a fake's fixed address: loopback host, a port, and not
-// the address of another fake.
-func (v *validator) listen(path, addr string, seen map[string]string) {
-	if addr == "" {
-		return
-	}
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		v.errorf(path, "invalid address %q: write host:port, such as 127.0.0.1:4242", addr)
-		return
-	}
-	if !isLoopback(host) {
-		v.errorf(path, "host %q is not a loopback address: a fake only listens on this machine (127.0.0.1, ::1 or localhost)", host)
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		v.errorf(path, "invalid port %q: write a number from 1 to 65535 (leave listen out for a free port)", port)
-	}
-	if other, dup := seen[addr]; dup {
-		v.errorf(path, "%s is also %s: each fake needs its own address", addr, other)
-	}
-	seen[addr] = path
-}
-
-func (v *validator) fakeAddresses(f *File) {
-	seen := map[string]string{}
-	for _, a := range f.FixedAddresses() {
-		v.listen(a.Path, a.Addr, seen)
-	}
-}
-
 // String shows a fixed address for messages.
 func (a FixedAddress) String() string { return fmt.Sprintf("%s at %s", a.Fake, a.Addr) }
+
+// registry is the registry f was parsed with; Builtin's for a File made
+// in Go.
+func (f *File) registry() *Registry {
+	if f.reg == nil {
+		f.reg = Builtin()
+	}
+	return f.reg
+}

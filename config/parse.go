@@ -9,19 +9,29 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"reflect"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/idemcheck/idemcheck/config/section"
 )
+
+// Load reads and parses the configuration file at path with the builtin
+// registry; see Registry.Load.
+func Load(path string) (*File, error) { return Builtin().Load(path) }
+
+// Parse parses a configuration with the builtin registry; see
+// Registry.Parse.
+func Parse(name string, data []byte) (*File, error) { return Builtin().Parse(name, data) }
 
 // Load reads and parses the configuration file at path; see Parse. An
 // error reading the file names the file and wraps the cause, so that
 // errors.Is(err, fs.ErrNotExist) works.
-func Load(path string) (*File, error) {
+func (r *Registry) Load(path string) (*File, error) {
 	data, err := readCapped(path, MaxConfigSize)
 	if err != nil {
 		var pe *fs.PathError
@@ -30,7 +40,7 @@ func Load(path string) (*File, error) {
 		}
 		return nil, fmt.Errorf("%s: cannot read the configuration: %w", path, err)
 	}
-	return Parse(path, data)
+	return r.Parse(path, data)
 }
 
 // MaxConfigSize bounds the configuration file Load reads: a real one is a
@@ -56,34 +66,29 @@ func readCapped(path string, limit int64) ([]byte, error) {
 }
 
 // Parse parses, validates and fills in the defaults of a configuration;
-// name is the file name that errors report. When the configuration is
-// invalid, Parse returns a nil File and an Errors value listing every
-// problem found, sorted by position. A YAML syntax error is reported
-// alone, since nothing after it can be read.
-func Parse(name string, data []byte) (*File, error) {
+// name is the file name that errors report. The file is checked first by
+// the registry's JSON Schema (see Schema), then decoded into the structs
+// of its fakes and of its targets' kinds, unknown fields refused, and
+// then checked by hand for what a schema cannot say. When the
+// configuration is invalid, Parse returns a nil File and an Errors value
+// listing every problem found, sorted by position. A YAML syntax error is
+// reported alone, since nothing after it can be read.
+func (r *Registry) Parse(name string, data []byte) (*File, error) {
 	root, errs := parseYAML(name, data)
-	d := newDecoder(name)
-	d.errs = errs
-	d.pos[""] = pos{1, 1}
 	if root == nil && len(errs) > 0 {
 		return nil, errs.asError()
 	}
-	f := &File{}
-	if root != nil {
-		d.decode(root, reflect.ValueOf(f).Elem(), "")
+	p, err := r.newParser(name, root, errs)
+	if err != nil {
+		return nil, err
 	}
-	if !d.stop { // after a runaway expansion, more errors would be noise
-		v := &validator{file: name, pos: d.pos, bad: d.bad, errs: d.errs}
-		v.validateFile(f)
-		d.errs = v.errs
-		f.env = v.env
-	}
-	if len(d.errs) > 0 {
-		d.errs.sort()
-		return nil, d.errs
+	f, errs := p.file()
+	if len(errs) > 0 {
+		errs.sort()
+		return nil, errs
 	}
 	f.applyDefaults()
-	f.name, f.pos = name, d.pos
+	f.name, f.pos = name, p.tree.pos
 	f.base = baseDir(name)
 	sum := sha256.Sum256(data)
 	f.digest = hex.EncodeToString(sum[:])
@@ -107,6 +112,33 @@ func (f *File) Source() string { return f.name }
 func (f *File) Errorf(path, format string, args ...any) *Error {
 	at := lookupPos(f.pos, path)
 	return &Error{File: f.name, Line: at.line, Column: at.col, Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// baseDir is the directory of the file called name, made absolute now, so
+// that a later change of working directory does not move it.
+func baseDir(name string) string {
+	dir, err := filepath.Abs(filepath.Dir(name))
+	if err != nil {
+		return filepath.Dir(name)
+	}
+	return dir
+}
+
+// BaseDir returns the directory that relative paths in the file are taken
+// from: the absolute directory of the file given to Load or Parse. It is
+// "" for a File that was not parsed (built in Go), whose paths are taken
+// from the working directory.
+func (f *File) BaseDir() string { return f.base }
+
+// lookupPos returns the position recorded for path or for its nearest
+// ancestor that has one: a missing field is reported where its parent is.
+func lookupPos(m map[string]pos, path string) pos {
+	for p, ok := path, true; ok; p, ok = section.PathParent(p) {
+		if at, found := m[p]; found {
+			return at
+		}
+	}
+	return pos{}
 }
 
 // parseYAML parses data into a node tree and returns its root value, or

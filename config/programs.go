@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/config/section"
 )
 
 // CheckPrograms checks, before anything runs, what Parse cannot check
@@ -18,14 +20,17 @@ import (
 // not checked. The errors are Errors, located at the field.
 func (f *File) CheckPrograms() error {
 	var errs Errors
-	for i := range f.Targets {
-		t := &f.Targets[i]
-		p := pathIndex("targets", i)
-		switch {
-		case t.Start != nil:
-			errs = append(errs, f.checkProgram(pathField(p, "start"), t.Start.Command, t.Start.Dir)...)
-		case t.Kind == KindCLI, t.Kind == KindMCP && len(t.Command) > 0:
-			errs = append(errs, f.checkProgram(p, t.Command, t.Dir)...)
+	for i, t := range f.Targets {
+		c, ok := t.(section.Commander)
+		if !ok {
+			continue
+		}
+		for _, cmd := range c.Commands() {
+			p := section.PathField(section.PathIndex("targets", i), cmd.Field)
+			if cmd.Field == "" {
+				p = section.PathIndex("targets", i)
+			}
+			errs = append(errs, f.checkProgram(p, cmd.Command, cmd.Dir)...)
 		}
 	}
 	if len(errs) > 0 {
@@ -38,25 +43,25 @@ func (f *File) CheckPrograms() error {
 // checkProgram checks the command and dir written at p.
 func (f *File) checkProgram(p string, command []string, dir string) Errors {
 	if dir != "" && !strings.Contains(dir, "{{") {
-		st, err := os.Stat(f.path(dir))
+		st, err := os.Stat(f.file(dir))
 		switch {
 		case err != nil:
-			return Errors{f.Errorf(pathField(p, "dir"), "the directory %q does not exist%s", dir, relativeNote(dir, f.base))}
+			return Errors{f.Errorf(section.PathField(p, "dir"), "the directory %q does not exist%s", dir, section.RelativeNote(dir, f.base))}
 		case !st.IsDir():
-			return Errors{f.Errorf(pathField(p, "dir"), "%q is not a directory", dir)}
+			return Errors{f.Errorf(section.PathField(p, "dir"), "%q is not a directory", dir)}
 		}
 	}
 	if len(command) == 0 || strings.Contains(command[0], "{{") || strings.Contains(dir, "{{") {
 		return nil
 	}
-	name, at := command[0], pathIndex(pathField(p, "command"), 0)
+	name, at := command[0], section.PathIndex(section.PathField(p, "command"), 0)
 	if !strings.Contains(name, "/") {
 		if _, err := exec.LookPath(name); err != nil {
 			return Errors{f.Errorf(at, "the program %q is not on PATH: install it, or give its path (with a slash, e.g. ./%s, taken from the directory of the configuration file)", name, name)}
 		}
 		return nil
 	}
-	path := f.program(command, f.path(dir))[0]
+	path := section.Program(f.base, command, f.file(dir))[0]
 	where := ""
 	if !filepath.IsAbs(name) {
 		where = fmt.Sprintf(" (looked for at %s: a relative path is taken from the target's dir, else from the directory of the configuration file)", path)
@@ -71,4 +76,9 @@ func (f *File) checkProgram(p string, command []string, dir string) Errors {
 		return Errors{f.Errorf(at, "the program %q is not executable (chmod +x it)", name)}
 	}
 	return nil
+}
+
+// file resolves a file path written in the configuration.
+func (f *File) file(p string) string {
+	return section.NewBuilder(f.base, nil, nil, "").File(p)
 }

@@ -4,21 +4,34 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/idemcheck/idemcheck/config"
 	"github.com/idemcheck/idemcheck/fakes"
-	"github.com/idemcheck/idemcheck/fakes/email"
-	"github.com/idemcheck/idemcheck/fakes/payments"
-	"github.com/idemcheck/idemcheck/fakes/webhooks"
 )
 
-// cmdFakes runs every fake on loopback, sharing one ledger, until
-// interrupted: to point a tool at them by hand.
+// cmdFakes runs every fake the registry knows on loopback, sharing one
+// ledger, until interrupted: to point a tool at them by hand. Each
+// endpoint of each fake has a flag that fixes its address.
 func cmdFakes(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	reg := config.Builtin()
 	fs := newFlagSet("fakes")
-	payAddr := fs.String("payments", "127.0.0.1:0", "listen address of the payments fake (loopback)")
-	mailAddr := fs.String("email", "127.0.0.1:0", "listen address of the email fake's HTTP API (loopback)")
-	smtpAddr := fs.String("smtp", "127.0.0.1:0", "listen address of the email fake's SMTP server (loopback)")
-	hookAddr := fs.String("webhooks", "127.0.0.1:0", "listen address of the webhook sink (loopback)")
+	type addr struct {
+		d     fakes.Descriptor
+		flags []*string
+	}
+	var addrs []addr
+	for _, d := range reg.Fakes {
+		a := addr{d: d}
+		for _, e := range d.Endpoints {
+			what := "the " + d.Name + " fake"
+			if len(d.Endpoints) > 1 {
+				what += "'s " + e.Serves
+			}
+			a.flags = append(a.flags, fs.String(e.Flag, "127.0.0.1:0", "listen address of "+what+" (loopback)"))
+		}
+		addrs = append(addrs, a)
+	}
 	var cfgPath string
 	fs.StringVar(&cfgPath, "config", "", "run exactly the fakes configuration `FILE` declares, at their listen addresses")
 	fs.StringVar(&cfgPath, "c", "", "same as --config")
@@ -31,27 +44,77 @@ func cmdFakes(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cfgPath != "" {
 		return fakesFromConfig(ctx, cfgPath, stdout)
 	}
-	ledger := fakes.NewLedger()
-	p, err := payments.New(payments.Options{Addr: *payAddr, Ledger: ledger})
+	var set []configured
+	for _, a := range addrs {
+		s := a.d.New()
+		for i, p := range s.Addresses() {
+			*p = *a.flags[i]
+		}
+		s.Defaults()
+		set = append(set, configured{a.d, s})
+	}
+	running, stop, err := startFakes(ctx, set)
 	if err != nil {
 		return usageErr("fakes: %v", err)
 	}
-	defer p.Close()
-	m, err := email.New(email.Options{Addr: *mailAddr, SMTPAddr: *smtpAddr, Ledger: ledger})
-	if err != nil {
-		return usageErr("fakes: %v", err)
+	defer stop()
+	for _, r := range running {
+		for i, e := range r.d.Endpoints {
+			fmt.Fprintf(stdout, "%-11s %-28s (%s)\n", endpointLabel(r.d, i), e.Value(r.f), e.Serves)
+		}
 	}
-	defer m.Close()
-	w, err := webhooks.New(webhooks.Options{Addr: *hookAddr, Ledger: ledger})
-	if err != nil {
-		return usageErr("fakes: %v", err)
-	}
-	defer w.Close()
-	fmt.Fprintf(stdout, "payments  %s  (POST /v1/charges, GET /v1/charges)\n", p.URL())
-	fmt.Fprintf(stdout, "email     %s  (POST /v3/mail/send, GET /v3/messages)  smtp %s\n", m.URL(), m.SMTPAddr())
-	fmt.Fprintf(stdout, "webhooks  %s  (POST /hooks/…)\n", w.URL())
 	fmt.Fprintln(stdout, "each fake's ledger: GET /_idemcheck/ledger; fault rules: POST /_idemcheck/rules")
 	fmt.Fprintln(stdout, "press Ctrl-C to stop")
 	<-ctx.Done()
 	return nil
+}
+
+// configured is a fake and its settings.
+type configured struct {
+	d fakes.Descriptor
+	s fakes.Settings
+}
+
+// started is a running fake.
+type started struct {
+	d fakes.Descriptor
+	f fakes.Fake
+}
+
+// startFakes starts the fakes with one ledger; stop closes them.
+func startFakes(ctx context.Context, set []configured) (_ []started, stop func(), _ error) {
+	ledger := fakes.NewLedger()
+	var out []started
+	stop = func() {
+		for _, r := range out {
+			_ = r.f.Close()
+		}
+	}
+	for _, c := range set {
+		f, err := c.s.Starter()(ctx, ledger)
+		if err != nil {
+			stop()
+			return nil, nil, fmt.Errorf("fakes.%s: %w", c.d.Name, err)
+		}
+		out = append(out, started{c.d, f})
+	}
+	return out, stop, nil
+}
+
+// endpointLabel names endpoint i of d: the fake's name, then the
+// endpoint's placeholder after the first ("email smtp").
+func endpointLabel(d fakes.Descriptor, i int) string {
+	if i == 0 {
+		return d.Name
+	}
+	return d.Name + " " + d.Endpoints[i].Placeholder
+}
+
+// fakeNames lists the fakes a file may configure.
+func fakeNames(reg *config.Registry) string {
+	var names []string
+	for _, d := range reg.Fakes {
+		names = append(names, d.Name)
+	}
+	return strings.Join(names, ", ")
 }

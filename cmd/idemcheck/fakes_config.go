@@ -8,57 +8,42 @@ import (
 	"strings"
 
 	"github.com/idemcheck/idemcheck/config"
-	"github.com/idemcheck/idemcheck/fakes"
-	"github.com/idemcheck/idemcheck/fakes/email"
-	"github.com/idemcheck/idemcheck/fakes/payments"
-	"github.com/idemcheck/idemcheck/fakes/webhooks"
+	"github.com/idemcheck/idemcheck/config/section"
 )
 
 // fakesFromConfig runs the fakes a configuration declares, at their fixed
-// addresses (a free port for those without one), and prints for each its
-// address and the environment line to give a service started by hand.
+// addresses (a free port for those without one), and prints for each
+// endpoint its address and the environment line to give a service
+// started by hand.
 func fakesFromConfig(ctx context.Context, path string, stdout io.Writer) error {
-	f, err := config.Load(path)
+	reg := config.Builtin()
+	f, err := reg.Load(path)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err, hint: "see the configuration section of the README"}
 	}
 	if err := f.CheckFree(); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	ledger := fakes.NewLedger()
-	type line struct{ name, addr, env string }
-	var lines []line
+	var set []configured
+	for _, d := range reg.Fakes {
+		if s, ok := f.Fakes[d.Name]; ok {
+			set = append(set, configured{d, s})
+		}
+	}
+	if len(set) == 0 {
+		return usageErr("fakes: %s declares no fakes (fakes: %s)", path, fakeNames(reg))
+	}
+	running, stop, err := startFakes(ctx, set)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	defer stop()
 	names := envNames(f)
-	if p := f.Fakes.Payments; p != nil {
-		s, err := payments.New(payments.Options{Addr: p.Listen, Ledger: ledger, IgnoreIdempotencyKeys: !*p.HonourKeys})
-		if err != nil {
-			return &exitError{code: exitUsage, err: fmt.Errorf("fakes.payments: %w", err)}
+	for _, r := range running {
+		for i, e := range r.d.Endpoints {
+			value := e.Value(r.f)
+			fmt.Fprintf(stdout, "%-11s %-28s %s\n", endpointLabel(r.d, i), value, names.line(r.d.Name+"."+e.Placeholder, e.Env, value))
 		}
-		defer s.Close()
-		lines = append(lines, line{"payments", s.URL(), names.line("payments.url", "PAYMENTS_URL", s.URL())})
-	}
-	if e := f.Fakes.Email; e != nil {
-		s, err := email.New(email.Options{Addr: e.Listen, SMTPAddr: e.SMTP, Ledger: ledger, IgnoreIdempotencyKeys: !*e.HonourKeys})
-		if err != nil {
-			return &exitError{code: exitUsage, err: fmt.Errorf("fakes.email: %w", err)}
-		}
-		defer s.Close()
-		lines = append(lines, line{"email", s.URL(), names.line("email.url", "EMAIL_URL", s.URL())},
-			line{"email smtp", s.SMTPAddr(), names.line("email.smtp", "SMTP_ADDR", s.SMTPAddr())})
-	}
-	if w := f.Fakes.Webhooks; w != nil {
-		s, err := webhooks.New(webhooks.Options{Addr: w.Listen, Ledger: ledger, IgnoreIdempotencyKeys: !*w.HonourKeys, KeyHeader: w.KeyHeader})
-		if err != nil {
-			return &exitError{code: exitUsage, err: fmt.Errorf("fakes.webhooks: %w", err)}
-		}
-		defer s.Close()
-		lines = append(lines, line{"webhooks", s.URL(), names.line("webhooks.url", "WEBHOOKS_URL", s.URL())})
-	}
-	if len(lines) == 0 {
-		return usageErr("fakes: %s declares no fakes (fakes: payments, email, webhooks)", path)
-	}
-	for _, l := range lines {
-		fmt.Fprintf(stdout, "%-11s %-28s %s\n", l.name, l.addr, l.env)
 	}
 	fmt.Fprintln(stdout, "each fake's ledger: GET /_idemcheck/ledger; press Ctrl-C to stop (stop it before idemcheck run, which starts these fakes itself)")
 	<-ctx.Done()
@@ -74,18 +59,18 @@ type envNamer map[string]string // placeholder (payments.url) → variable
 func envNames(f *config.File) envNamer {
 	n := envNamer{}
 	for _, t := range f.Targets {
-		envs := []map[string]string{t.Env}
-		if t.Start != nil {
-			envs = append(envs, t.Start.Env)
+		c, ok := t.(section.Commander)
+		if !ok {
+			continue
 		}
-		for _, env := range envs {
-			keys := make([]string, 0, len(env))
-			for k := range env {
+		for _, cmd := range c.Commands() {
+			keys := make([]string, 0, len(cmd.Env))
+			for k := range cmd.Env {
 				keys = append(keys, k)
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				v := strings.TrimSpace(env[k])
+				v := strings.TrimSpace(cmd.Env[k])
 				if strings.HasPrefix(v, "{{fakes.") && strings.HasSuffix(v, "}}") {
 					ph := strings.TrimSuffix(strings.TrimPrefix(v, "{{fakes."), "}}")
 					if _, seen := n[ph]; !seen {

@@ -12,10 +12,11 @@ import (
 // target that may be remote.
 func printRemote(w io.Writer, f *config.File) {
 	for _, t := range f.Targets {
-		if !t.Remote || t.Limits == nil {
+		s, ok := t.(*httptarget.Section)
+		if !ok || !s.Remote || s.Limits == nil {
 			continue
 		}
 		fmt.Fprintf(w, "idemcheck: %s (%s) may be remote: at most %d requests, %g per second, each with User-Agent %q; only the faults a client can cause (timeouts, lost replies, duplicates), no crash or downstream fault\n",
-			t.Name, t.URL, t.Limits.Requests, t.Limits.PerSecond, httptarget.UserAgent)
+			s.Name, s.URL, s.Limits.Requests, s.Limits.PerSecond, httptarget.UserAgent)
 	}
 }

@@ -1,0 +1,86 @@
+package section
+
+import (
+	"regexp"
+	"strings"
+)
+
+// {{env.NAME}} takes a value from idemcheck's environment, so that a
+// secret (an API token, a database password) need not be written in the
+// file. It is allowed where a secret belongs and nowhere else: a target's
+// url, its request headers (operations, events, read-backs), the env of
+// its process (start.env, and env for cli, mcp and container targets) and
+// an sql observer's dsn. The checks read every variable once, and refuse
+// one that is not set; the Builder fills the values in. Every value is a
+// secret: reports and logs never show it.
+
+// envName is a portable environment variable name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// envAllowed says where {{env.NAME}} may be used, for messages.
+const envAllowed = "a target's url, headers, env, start.env and an sql observer's dsn"
+
+// EnvRefs checks the {{env.NAME}} placeholders of s, a string where they
+// are allowed, records the values of the variables, and returns s without
+// them, for the checks of its other placeholders.
+func (c *Checker) EnvRefs(s string) string {
+	if !strings.Contains(s, phEnvPrefix) {
+		return s
+	}
+	return expandSome(s, func(name string) (string, bool) {
+		vr, ok := strings.CutPrefix(name, phEnvPrefix)
+		if !ok {
+			return "", false
+		}
+		switch value, set := c.file.LookupEnv(vr); {
+		case !envName.MatchString(vr):
+			c.Errorf("invalid environment variable name %q in {{%s}}: use letters, digits and '_', not starting with a digit", vr, name)
+		case !set:
+			c.Errorf("{{%s}}: the environment variable %s is not set: export it before running idemcheck (its value is used, never printed)", name, vr)
+		case strings.Contains(value, "{{"):
+			c.Errorf("{{%s}}: the value of %s contains \"{{\", which would be read as a placeholder", name, vr)
+		default:
+			if c.file.env == nil {
+				c.file.env = map[string]string{}
+			}
+			c.file.env[vr] = value
+		}
+		return "", true
+	})
+}
+
+// envNotAllowed reports an {{env.NAME}} where it is not allowed; ok is
+// false when name is not one.
+func (c *Checker) envNotAllowed(name string) (ok bool) {
+	if !strings.HasPrefix(name, phEnvPrefix) {
+		return false
+	}
+	c.Errorf("{{%s}} is not allowed here: an environment variable may be used in %s, so that a secret never reaches a command line or a request body", name, envAllowed)
+	return true
+}
+
+// expandSome replaces the placeholders of s for which value says ok, and
+// keeps the others as written.
+func expandSome(s string, value func(name string) (string, bool)) string {
+	return Expand(s, func(name string) string {
+		if x, ok := value(name); ok {
+			return x
+		}
+		return "{{" + name + "}}"
+	})
+}
+
+// FillEnv fills in the {{env.NAME}} placeholders of s from env.
+func FillEnv(s string, env map[string]string) string {
+	if !strings.Contains(s, phEnvPrefix) {
+		return s
+	}
+	return expandSome(s, func(name string) (string, bool) {
+		vr, ok := strings.CutPrefix(name, phEnvPrefix)
+		if !ok {
+			return "", false
+		}
+		x, ok := env[vr]
+		return x, ok
+	})
+}

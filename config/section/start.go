@@ -1,0 +1,92 @@
+package section
+
+import (
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/config/schema"
+)
+
+// Start is a command that starts a target. The harness runs it in its own
+// process group, so that it can kill and restart the whole target.
+type Start struct {
+	// Command is the program and its arguments. Required, non-empty. It may
+	// use {{port}}, {{state_dir}} and {{fakes.NAME.url}}. A program
+	// given as a relative path (./server) is taken from Dir, else from the
+	// configuration file's directory.
+	Command []string `yaml:"command,flow"`
+	// Env holds extra environment variables; values may use placeholders
+	// as Command does, and {{env.NAME}}, a variable of idemcheck's own
+	// environment, never printed.
+	Env map[string]string `yaml:"env,omitempty"`
+	// Dir is the working directory, relative to the configuration file's
+	// directory; empty means the one idemcheck runs in.
+	Dir string `yaml:"dir,omitempty"`
+	// Ready is how the harness knows that the target is up.
+	Ready Ready `yaml:"ready"`
+}
+
+// Ready is a readiness probe: an HTTP GET that must answer 2xx.
+type Ready struct {
+	// Path is requested under the target's URL. Default DefaultReadyPath.
+	Path string `yaml:"path"`
+	// Timeout bounds the wait for readiness. Default DefaultReadyTimeout.
+	Timeout Duration `yaml:"timeout"`
+}
+
+// Defaults of readiness.
+const (
+	DefaultReadyPath    = "/"
+	DefaultReadyTimeout = 10 * time.Second
+)
+
+// Rules implements schema.Ruler.
+func (Start) Rules(r *schema.Rules) {
+	r.Field("command").Required(`the program that starts the target and its arguments, as a list, such as ["./server", "--port", "{{port}}"]`)
+	r.Field("env").Keys().Pattern(EnvName, BadEnvName)
+}
+
+// Rules implements schema.Ruler.
+func (Ready) Rules(r *schema.Rules) {
+	r.Field("path").Pattern(SlashPath, BadSlashPath)
+}
+
+// Check checks the start command's program and placeholders.
+func (s *Start) Check(c *Checker) {
+	CheckCommand(c.Field("command"), s.Command)
+	CheckEnv(c.Field("env"), s.Env)
+	c.Field("dir").TargetTemplate(s.Dir)
+}
+
+// Defaults fills in the readiness probe's defaults.
+func (r *Ready) Defaults() {
+	if r.Path == "" {
+		r.Path = DefaultReadyPath
+	}
+	if r.Timeout == 0 {
+		r.Timeout = Duration(DefaultReadyTimeout)
+	}
+}
+
+// CheckCommand checks a command a target is started with: a program name,
+// and the placeholders of a target. It says whether it uses {{port}}.
+func CheckCommand(c *Checker, command []string) (usesPort bool) {
+	for i, arg := range command {
+		if i == 0 && strings.TrimSpace(arg) == "" {
+			c.Index(i).Errorf("the program name must not be empty")
+		}
+		usesPort = c.Index(i).TargetTemplate(arg) || usesPort
+	}
+	return usesPort
+}
+
+// CheckEnv checks the environment of a target's process: the
+// placeholders of a target, and {{env.NAME}}. It says whether it uses
+// {{port}}.
+func CheckEnv(c *Checker, env map[string]string) (usesPort bool) {
+	for _, k := range SortedKeys(env) {
+		kc := c.Key(k)
+		usesPort = kc.TargetTemplate(kc.EnvRefs(env[k])) || usesPort
+	}
+	return usesPort
+}
