@@ -16,8 +16,8 @@ func TestCallers(t *testing.T) {
 `
 	f, err := config.Parse("idemcheck.yaml", []byte(good))
 	require.NoError(t, err)
-	require.Len(t, f.Targets[0].Callers, 2)
-	assert.Equal(t, "Bearer b", f.Targets[0].Callers[1].Headers["Authorization"])
+	require.Len(t, httpAt(t, f, 0).Callers, 2)
+	assert.Equal(t, "Bearer b", httpAt(t, f, 0).Callers[1].Headers["Authorization"])
 
 	// Rows: each way callers can be wrong, reported at its line and field.
 	rows := []struct{ why, yaml, want string }{

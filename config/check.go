@@ -197,7 +197,7 @@ func (p *parser) file() (*File, Errors) {
 		}
 	}
 	targetsC.Unique("target", "name", names, "")
-	p.checkListen(root, f)
+	checkListen(sf, f)
 	if len(f.Checks.Only) > 0 && len(f.Checks.Skip) > 0 {
 		root.Field("checks").Errorf("set only or skip, not both: only runs just the listed checks, skip runs all but the listed ones")
 	}
@@ -238,10 +238,10 @@ func (p *parser) isRefused(path string) bool {
 
 // checkListen checks the fakes' fixed addresses: loopback host, a port,
 // and not the address of another fake.
-func (p *parser) checkListen(root *section.Checker, f *File) {
+func checkListen(sf *section.File, f *File) {
 	seen := map[string]string{}
 	for _, a := range f.FixedAddresses() {
-		c := root.Field("fakes").Field(a.fake).Field(a.field)
+		c := section.NewChecker(sf, a.Path)
 		host, port, err := net.SplitHostPort(a.Addr)
 		if err != nil {
 			c.Errorf("invalid address %q: write host:port, such as 127.0.0.1:4242", a.Addr)

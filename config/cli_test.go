@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/config"
+	"github.com/idemcheck/idemcheck/fakes/email"
 )
 
 // minimalCLI is a valid file with one cli target, for the rows below to
@@ -29,7 +30,7 @@ targets:
 func TestMinimalCLIDefaults(t *testing.T) {
 	f, err := config.Parse("idemcheck.yaml", []byte(minimalCLI))
 	require.NoError(t, err)
-	tg := f.Targets[0]
+	tg := cliAt(t, f, 0)
 	assert.Equal(t, "--idempotency-key", tg.KeyFlag)
 	require.NotNil(t, tg.DryRunFlag)
 	assert.Equal(t, "--dry-run", *tg.DryRunFlag)
@@ -37,14 +38,13 @@ func TestMinimalCLIDefaults(t *testing.T) {
 	assert.Equal(t, config.Locator{JSON: "data.id"}, tg.Identity)
 	assert.Equal(t, config.Locator{JSON: "effect"}, tg.Effect)
 	assert.Equal(t, 10*time.Second, tg.Timeout.Std())
-	assert.Empty(t, tg.KeyHeader, "an http default does not leak into a cli target")
 }
 
 func TestCLIWithoutDryRun(t *testing.T) {
 	f, err := config.Parse("idemcheck.yaml", []byte(strings.Replace(minimalCLI, "    operations:", "    dry_run_flag: \"\"\n    operations:", 1)))
 	require.NoError(t, err)
-	require.NotNil(t, f.Targets[0].DryRunFlag)
-	assert.Equal(t, "", *f.Targets[0].DryRunFlag, `"" says the tool has no dry run`)
+	require.NotNil(t, cliAt(t, f, 0).DryRunFlag)
+	assert.Equal(t, "", *cliAt(t, f, 0).DryRunFlag, `"" says the tool has no dry run`)
 }
 
 func TestEmailFake(t *testing.T) {
@@ -52,9 +52,10 @@ func TestEmailFake(t *testing.T) {
 		strings.Replace(minimalCLI, "fakes: {payments: {}}", "fakes: {payments: {}, email: {}}", 1),
 		`STATE_DIR: "{{state_dir}}"`, `STATE_DIR: "{{state_dir}}", EMAIL_URL: "{{fakes.email.url}}", SMTP: "{{fakes.email.smtp}}"`, 1)))
 	require.NoError(t, err)
-	require.NotNil(t, f.Fakes.Email)
-	require.NotNil(t, f.Fakes.Email.HonourKeys)
-	assert.True(t, *f.Fakes.Email.HonourKeys, "honour_keys defaults to true")
+	require.IsType(t, &email.Settings{}, f.Fakes["email"])
+	mail := f.Fakes["email"].(*email.Settings)
+	require.NotNil(t, mail.HonourKeys)
+	assert.True(t, *mail.HonourKeys, "honour_keys defaults to true")
 }
 
 func TestCLIParseErrors(t *testing.T) {
@@ -78,8 +79,8 @@ func TestCLIParseErrors(t *testing.T) {
 			yaml: strings.Replace(minimalCLI, "        args: [create-order, --memo, \"order {{marker}}\"]\n", "        method: POST\n        path: /orders/{{marker}}\n", 1),
 			want: []want{
 				{9, 9, "targets[0].operations[0].args", "missing: the command's arguments"},
-				{11, 17, "targets[0].operations[0].method", "method is for an http target; this is a cli target (see kind)"},
-				{12, 15, "targets[0].operations[0].path", "path is for an http target; this is a cli target"},
+				{11, 17, "targets[0].operations[0].method", "method is for http and container targets; this is a cli target (see kind)"},
+				{12, 15, "targets[0].operations[0].path", "path is for http and container targets; this is a cli target"},
 			},
 		},
 		{

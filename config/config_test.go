@@ -15,6 +15,14 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/idemcheck/idemcheck/config"
+	"github.com/idemcheck/idemcheck/config/section"
+	"github.com/idemcheck/idemcheck/fakes/email"
+	"github.com/idemcheck/idemcheck/fakes/payments"
+	"github.com/idemcheck/idemcheck/fakes/webhooks"
+	clitarget "github.com/idemcheck/idemcheck/targets/cli"
+	"github.com/idemcheck/idemcheck/targets/container"
+	httptarget "github.com/idemcheck/idemcheck/targets/http"
+	"github.com/idemcheck/idemcheck/targets/webhook"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -39,83 +47,92 @@ func validFile() config.File {
 		Version: 1,
 		Seed:    ptr(uint64(42)),
 		Fakes: config.Fakes{
-			Payments: &config.Payments{HonourKeys: ptr(true)},
-			Email:    &config.Email{HonourKeys: ptr(false)},
-			Webhooks: &config.Webhooks{HonourKeys: ptr(true), KeyHeader: "X-Delivery-Key"},
+			"payments": &payments.Settings{HonourKeys: ptr(true)},
+			"email":    &email.Settings{HonourKeys: ptr(false)},
+			"webhooks": &webhooks.Settings{HonourKeys: ptr(true), KeyHeader: "X-Delivery-Key"},
 		},
 		Targets: []config.Target{
-			{
-				Name: "shop",
-				Kind: "http",
-				URL:  "http://127.0.0.1:{{port}}/api",
+			&httptarget.Section{
+				Common: section.Common{
+					Name: "shop", Kind: "http",
+					Identity: config.Locator{JSON: "data.id"},
+					Timeout:  config.Duration(2 * time.Second),
+				},
+				Fields: httptarget.Fields{
+					URL:       "http://127.0.0.1:{{port}}/api",
+					KeyHeader: "X-Idempotency-Key",
+					Effect:    config.Locator{Header: "X-Effect"},
+					DryRun:    &config.DryRun{Query: "dry_run", Value: "true"},
+					Operations: []config.Operation{
+						{
+							Name:     "charge",
+							Mutating: ptr(true),
+							Method:   "POST",
+							Path:     "/charges",
+							Headers:  map[string]string{"Content-Type": "application/json"},
+							Body:     `{"amount": {{input.amount}}, "currency": "{{input.currency}}", "customer": "{{input.customer}}", "description": "{{marker}}"}`,
+							Inputs: map[string]config.Input{
+								"amount":   {Int: []int{100, 5000}},
+								"currency": {Choice: []string{"eur", "usd"}},
+								"customer": {String: &config.StringGen{Prefix: "cus_", Length: 8}},
+							},
+						},
+						{
+							Name:     "refund",
+							Mutating: ptr(true),
+							Method:   "POST",
+							Path:     "/charges/{{input.charge}}/refunds?ref={{marker}}",
+							Inputs: map[string]config.Input{
+								"charge": {String: &config.StringGen{Prefix: "ch_", Length: 12}},
+							},
+							DryRun:   &config.DryRun{Header: "X-Dry-Run", Value: "1"},
+							Effect:   &config.Locator{JSON: "result.effect"},
+							Identity: &config.Locator{JSON: "result.id"},
+						},
+						{
+							Name:     "get-charge",
+							Mutating: ptr(false),
+							Method:   "GET",
+							Path:     "/charges/{{marker}}",
+						},
+					},
+				},
 				Start: &config.Start{
 					Command: []string{"go", "run", "./examples/shop", "--addr", "127.0.0.1:{{port}}", "--state", "{{ state_dir }}"},
 					Env:     map[string]string{"PAYMENTS_URL": "{{fakes.payments.url}}"},
 					Dir:     "../examples",
 					Ready:   config.Ready{Path: "/healthz", Timeout: config.Duration(10 * time.Second)},
 				},
-				KeyHeader: "X-Idempotency-Key",
-				Effect:    config.Locator{Header: "X-Effect"},
-				Identity:  config.Locator{JSON: "data.id"},
-				DryRun:    &config.DryRun{Query: "dry_run", Value: "true"},
-				Timeout:   config.Duration(2 * time.Second),
-				Operations: []config.Operation{
-					{
-						Name:     "charge",
-						Mutating: ptr(true),
-						Method:   "POST",
-						Path:     "/charges",
-						Headers:  map[string]string{"Content-Type": "application/json"},
-						Body:     `{"amount": {{input.amount}}, "currency": "{{input.currency}}", "customer": "{{input.customer}}", "description": "{{marker}}"}`,
-						Inputs: map[string]config.Input{
-							"amount":   {Int: []int{100, 5000}},
-							"currency": {Choice: []string{"eur", "usd"}},
-							"customer": {String: &config.StringGen{Prefix: "cus_", Length: 8}},
+			},
+			&httptarget.Section{
+				Common: section.Common{
+					Name: "mailer.staging", Kind: "http",
+					Identity: config.Locator{JSON: "data.id"},
+					Timeout:  config.Duration(10 * time.Second),
+				},
+				Fields: httptarget.Fields{
+					URL:       "https://mailer.staging.example.com",
+					KeyHeader: "Idempotency-Key",
+					Effect:    config.Locator{JSON: "effect"},
+					Operations: []config.Operation{
+						{
+							Name:     "send",
+							Mutating: ptr(true),
+							Method:   "PUT",
+							Path:     "/emails/{{key}}",
+							Headers:  map[string]string{"X-Trace": "{{marker}}"},
 						},
 					},
-					{
-						Name:     "refund",
-						Mutating: ptr(true),
-						Method:   "POST",
-						Path:     "/charges/{{input.charge}}/refunds?ref={{marker}}",
-						Inputs: map[string]config.Input{
-							"charge": {String: &config.StringGen{Prefix: "ch_", Length: 12}},
-						},
-						DryRun:   &config.DryRun{Header: "X-Dry-Run", Value: "1"},
-						Effect:   &config.Locator{JSON: "result.effect"},
-						Identity: &config.Locator{JSON: "result.id"},
-					},
-					{
-						Name:     "get-charge",
-						Mutating: ptr(false),
-						Method:   "GET",
-						Path:     "/charges/{{marker}}",
-					},
 				},
+				Remote: true,
+				Limits: &section.Limits{Requests: httptarget.DefaultRemoteLimits.Requests, PerSecond: httptarget.DefaultRemoteLimits.PerSecond},
 			},
-			{
-				Name:      "mailer.staging",
-				Kind:      "http",
-				URL:       "https://mailer.staging.example.com",
-				KeyHeader: "Idempotency-Key",
-				Effect:    config.Locator{JSON: "effect"},
-				Identity:  config.Locator{JSON: "data.id"},
-				Timeout:   config.Duration(10 * time.Second),
-				Remote:    true,
-				Limits:    &config.Limits{Requests: config.DefaultRemoteRequests, PerSecond: config.DefaultRemotePerSecond},
-				Operations: []config.Operation{
-					{
-						Name:     "send",
-						Mutating: ptr(true),
-						Method:   "PUT",
-						Path:     "/emails/{{key}}",
-						Headers:  map[string]string{"X-Trace": "{{marker}}"},
-					},
+			&clitarget.Section{
+				Common: section.Common{
+					Name: "orders", Kind: "cli",
+					Identity: config.Locator{JSON: "data.id"},
+					Timeout:  config.Duration(3 * time.Second),
 				},
-			},
-			{
-				Name:    "orders",
-				Kind:    "cli",
 				Command: []string{"./ordertool", "--store", "jsonl", "--port", "{{port}}"},
 				Env: map[string]string{
 					"STATE_DIR": "{{state_dir}}",
@@ -126,9 +143,7 @@ func validFile() config.File {
 				DryRunFlag:     ptr(""),
 				RetryExitCodes: []int{75, 69},
 				Effect:         config.Locator{JSON: "result.effect"},
-				Identity:       config.Locator{JSON: "data.id"},
-				Timeout:        config.Duration(3 * time.Second),
-				Operations: []config.Operation{
+				Operations: []clitarget.OperationSection{
 					{
 						Name:     "send-email",
 						Mutating: ptr(true),
@@ -144,19 +159,20 @@ func validFile() config.File {
 					},
 				},
 			},
-			{
-				Name: "payment-events",
-				Kind: "webhook",
-				URL:  "http://127.0.0.1:{{port}}",
+			&webhook.Section{
+				Common: section.Common{
+					Name: "payment-events", Kind: "webhook",
+					Identity: config.Locator{JSON: "id"},
+					Timeout:  config.Duration(5 * time.Second),
+				},
+				URL: "http://127.0.0.1:{{port}}",
 				Start: &config.Start{
 					Command: []string{"./webhooks", "--listen", "127.0.0.1:{{port}}", "--payments", "{{fakes.payments.url}}", "--state", "{{state_dir}}"},
 					Ready:   config.Ready{Path: "/healthz", Timeout: config.Duration(config.DefaultReadyTimeout)},
 				},
-				Signature: &config.Signature{Secret: "whsec_valid_yaml", Header: "X-Hub-Signature-256", Scheme: "hex", Prefix: "sha256="},
+				Signature: &webhook.SignatureSection{Secret: "whsec_valid_yaml", Header: "X-Hub-Signature-256", Scheme: "hex", Prefix: "sha256="},
 				IDHeader:  "X-GitHub-Delivery",
-				Identity:  config.Locator{JSON: "id"},
-				Timeout:   config.Duration(5 * time.Second),
-				Events: []config.Event{
+				Events: []webhook.EventSection{
 					{
 						Name:    "invoice.due",
 						Path:    "/webhooks/{{input.account}}",
@@ -170,41 +186,47 @@ func validFile() config.File {
 					{Name: "ping", Safe: true, Path: "/webhooks/ping", Body: `{"trace":"{{marker}}"}`},
 				},
 			},
-			{
-				Name:  "shop-in-docker",
-				Kind:  "container",
-				URL:   config.DefaultContainerURL,
-				Build: &config.Build{Binary: "./bin/shop", Name: "idemcheck/shop", Tag: "test"},
+			&container.Section{
+				Common: section.Common{
+					Name: "shop-in-docker", Kind: "container",
+					Identity: config.Locator{JSON: "data.id"},
+					Timeout:  config.Duration(10 * time.Second),
+				},
+				Fields: httptarget.Fields{
+					URL:       container.DefaultURL,
+					KeyHeader: "X-Idempotency-Key",
+					Effect:    config.Locator{JSON: "effect"},
+					DryRun:    &config.DryRun{Header: "X-Dry-Run", Value: "true"},
+					Operations: []config.Operation{
+						{Name: "create-order", Mutating: ptr(true), Method: "POST", Path: "/orders", Body: `{"memo":"order {{marker}}"}`},
+					},
+				},
+				Build: &container.BuildSection{Binary: "./bin/shop", Name: "idemcheck/shop", Tag: "test"},
 				Cmd:   []string{"--listen", "127.0.0.1:{{port}}", "--payments", "{{fakes.payments.url}}", "--state", "{{state_dir}}"},
 				Env: map[string]string{
 					"SMTP_ADDR": "{{fakes.email.smtp}}",
 					"HOOKS_URL": "{{fakes.webhooks.url}}",
 				},
-				User:      "1000:1000",
-				Ready:     &config.Ready{Path: "/healthz", Timeout: config.Duration(30 * time.Second)},
-				KeyHeader: "X-Idempotency-Key",
-				Effect:    config.Locator{JSON: "effect"},
-				Identity:  config.Locator{JSON: "data.id"},
-				DryRun:    &config.DryRun{Header: "X-Dry-Run", Value: "true"},
-				Timeout:   config.Duration(10 * time.Second),
-				Operations: []config.Operation{
-					{Name: "create-order", Mutating: ptr(true), Method: "POST", Path: "/orders", Body: `{"memo":"order {{marker}}"}`},
-				},
+				User:  "1000:1000",
+				Ready: &config.Ready{Path: "/healthz", Timeout: config.Duration(30 * time.Second)},
 			},
-			{
-				Name:      "legacy-in-docker",
-				Kind:      "container",
-				Image:     "registry.example.com:5000/team/legacy:2.1",
-				Port:      "8080",
-				URL:       "http://localhost:8080",
-				Ready:     &config.Ready{Path: "/", Timeout: config.Duration(config.DefaultReadyTimeout)},
-				KeyHeader: "Idempotency-Key",
-				Effect:    config.Locator{JSON: "effect"},
-				Identity:  config.Locator{JSON: "data.id"},
-				Timeout:   config.Duration(10 * time.Second),
-				Operations: []config.Operation{
-					{Name: "charge", Mutating: ptr(true), Method: "POST", Path: "/charges?memo={{marker}}"},
+			&container.Section{
+				Common: section.Common{
+					Name: "legacy-in-docker", Kind: "container",
+					Identity: config.Locator{JSON: "data.id"},
+					Timeout:  config.Duration(10 * time.Second),
 				},
+				Fields: httptarget.Fields{
+					URL:       "http://localhost:8080",
+					KeyHeader: "Idempotency-Key",
+					Effect:    config.Locator{JSON: "effect"},
+					Operations: []config.Operation{
+						{Name: "charge", Mutating: ptr(true), Method: "POST", Path: "/charges?memo={{marker}}"},
+					},
+				},
+				Image: "registry.example.com:5000/team/legacy:2.1",
+				Port:  "8080",
+				Ready: &config.Ready{Path: "/", Timeout: config.Duration(config.DefaultReadyTimeout)},
 			},
 		},
 		Checks: config.Checks{Skip: []string{"dryrun"}},
@@ -272,15 +294,15 @@ func TestKeyFormats(t *testing.T) {
 	for _, format := range []string{"uuid", "token", `"order-{{hex 16}}"`, `"{{uuid}}"`} {
 		f, err := config.Parse("idemcheck.yaml", []byte(strings.Replace(minimal, "    url: http://127.0.0.1:8080\n", "    url: http://127.0.0.1:8080\n    key_format: "+format+"\n", 1)))
 		require.NoError(t, err, format)
-		assert.Equal(t, strings.Trim(format, `"`), f.Targets[0].KeyFormat)
+		assert.Equal(t, strings.Trim(format, `"`), f.Targets[0].Base().KeyFormat)
 	}
 }
 
 func TestMinimalIsValid(t *testing.T) {
 	f, err := config.Parse("idemcheck.yaml", []byte(minimal))
 	require.NoError(t, err)
-	assert.Equal(t, config.DefaultKeyHeader, f.Targets[0].KeyHeader)
-	assert.Len(t, f.Faults, len(config.DefaultFaults), "no faults section means the default faults")
+	assert.Equal(t, config.DefaultKeyHeader, httpAt(t, f, 0).KeyHeader)
+	assert.Len(t, f.Faults, len(config.Builtin().DefaultFaults), "no faults section means the default faults")
 	assert.Equal(t, config.DefaultMaxAttempts, f.Retry.MaxAttempts)
 	assert.Equal(t, config.DefaultBackoff, f.Retry.Backoff.Std())
 }
@@ -314,7 +336,7 @@ targets:
         path: /charges/{{marker}}
 `,
 			want: []want{{9, 9, "targets[0].operations[0].methdo",
-				`unknown field "methdo" (did you mean "method"? known fields: name, mutating, method, path, headers, body, inputs, dry_run, effect, identity, args)`}},
+				`unknown field "methdo" (did you mean "method"? known fields: name, mutating, method, path, headers, body, inputs, dry_run, effect, identity)`}},
 		},
 		{
 			why: "a value of the wrong type says what was expected and what was seen",
@@ -438,10 +460,10 @@ targets:
 			want: []want{{13, 10, "checks.only[0]", `unknown check "retry.sequental" (did you mean "retry.sequential"? known checks: retry.sequential,`}},
 		},
 		{
-			why:  "a fault name is checked against KnownFaults, in both forms",
+			why:  "a fault name is checked against the fault registry, in both forms",
 			yaml: minimal + "faults:\n  - lost_response\n  - {name: client-timeuot, timeout: 1s}\n",
 			want: []want{
-				{13, 5, "faults[0]", `unknown fault "lost_response" (did you mean "lost-response"? known faults: client-timeout, 503-before, lost-response, reset, latency, hang, downstream-503, downstream-503-after, downstream-reset-after, downstream-timeout-after, crash-before-effect, crash-after-effect, crash-after-reply, client-disconnect)`},
+				{13, 5, "faults[0]", `unknown fault "lost_response" (did you mean "lost-response"? known faults: 503-before, client-disconnect, client-timeout, crash-after-effect, crash-after-reply, crash-before-effect, downstream-503, downstream-503-after, downstream-reset-after, downstream-timeout-after, hang, latency, lost-response, reset)`},
 				{14, 12, "faults[1].name", `unknown fault "client-timeuot" (did you mean "client-timeout"?`},
 			},
 		},
@@ -689,7 +711,7 @@ targets:
         method: PUT
 `))
 	require.NoError(t, err)
-	ops := f.Targets[0].Operations
+	ops := httpAt(t, f, 0).Operations
 	require.Len(t, ops, 2)
 	assert.Equal(t, []string{"a", "POST", "/a", "{{marker}}"}, []string{ops[0].Name, ops[0].Method, ops[0].Path, ops[0].Body})
 	assert.Equal(t, []string{"b", "PUT", "/b", "{{marker}}"}, []string{ops[1].Name, ops[1].Method, ops[1].Path, ops[1].Body}, "a key written beside << wins over the merged one")

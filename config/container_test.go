@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/config"
+	"github.com/idemcheck/idemcheck/targets/container"
 )
 
 // minimalContainer is a valid file with one container target, for the
@@ -32,7 +33,7 @@ targets:
 func TestMinimalContainerDefaults(t *testing.T) {
 	f, err := config.Parse("idemcheck.yaml", []byte(minimalContainer))
 	require.NoError(t, err)
-	tg := f.Targets[0]
+	tg := containerAt(t, f, 0)
 	assert.Equal(t, "shop:1.4", tg.Image)
 	assert.Equal(t, "http://127.0.0.1:{{port}}", tg.URL, "the container listens on the host's loopback")
 	assert.Equal(t, &config.Ready{Path: "/", Timeout: config.Duration(10 * time.Second)}, tg.Ready)
@@ -40,15 +41,14 @@ func TestMinimalContainerDefaults(t *testing.T) {
 	assert.Equal(t, config.Locator{JSON: "effect"}, tg.Effect)
 	assert.Equal(t, config.Locator{JSON: "data.id"}, tg.Identity)
 	assert.Equal(t, 10*time.Second, tg.Timeout.Std())
-	assert.Nil(t, tg.Start)
 }
 
 func TestContainerBuildDefaults(t *testing.T) {
 	f, err := config.Parse("idemcheck.yaml", []byte(strings.Replace(minimalContainer, "image: shop:1.4", "build: {binary: ./bin/shop}", 1)))
 	require.NoError(t, err)
-	assert.Equal(t, &config.Build{Binary: "./bin/shop", Name: "idemcheck-shop", Tag: "latest"}, f.Targets[0].Build,
+	assert.Equal(t, &container.BuildSection{Binary: "./bin/shop", Name: "idemcheck-shop", Tag: "latest"}, containerAt(t, f, 0).Build,
 		"the image is named after the target, with a prefix that keeps it off the user's own images")
-	assert.Empty(t, f.Targets[0].Image)
+	assert.Empty(t, containerAt(t, f, 0).Image)
 }
 
 func TestContainerWithAFixedPort(t *testing.T) {
@@ -62,8 +62,8 @@ func TestContainerWithAFixedPort(t *testing.T) {
 		`    cmd: [--listen, "127.0.0.1:{{port}}", --payments, "{{fakes.payments.url}}"]`,
 		"    port: 8080\n    env: {PAYMENTS_URL: \"{{fakes.payments.url}}\"}", 1)))
 	require.NoError(t, err, "an image that always listens on 8080 needs no {{port}}")
-	assert.Equal(t, "8080", f.Targets[0].Port)
-	assert.Nil(t, f.Targets[0].Cmd)
+	assert.Equal(t, "8080", containerAt(t, f, 0).Port)
+	assert.Nil(t, containerAt(t, f, 0).Cmd)
 }
 
 func TestContainerParseErrors(t *testing.T) {
@@ -96,9 +96,9 @@ func TestContainerParseErrors(t *testing.T) {
 			},
 		},
 		{
-			why:  "a misspelt target field lists the fields of every kind (kinds share one schema)",
+			why:  "a misspelt target field lists the fields of its kind",
 			yaml: strings.Replace(minimalContainer, "    image: shop:1.4\n", "    imgae: shop:1.4\n    image: shop:1.4\n", 1),
-			want: []want{{6, 5, "targets[0].imgae", `unknown field "imgae" (did you mean "image"? known fields: name, kind, url, start, key_header, key_format, effect, identity, dry_run, timeout, operations, allow_remote, limits, observe, replicas, callers, profile, fresh_trials, trial_workers, command, env, dir, key_flag, dry_run_flag, retry_exit_codes, signature, id_header, events, image, build, cmd, port, user, ready, key_argument, key_meta, dry_run_argument, tools)`}},
+			want: []want{{6, 5, "targets[0].imgae", `unknown field "imgae" (did you mean "image"? known fields: name, kind, key_format, timeout, identity, fresh_trials, trial_workers, observe, url, key_header, effect, dry_run, operations, callers, profile, image, build, cmd, env, port, user, ready)`}},
 		},
 		{
 			why:  "a build's name and tag are an image's",
@@ -174,7 +174,7 @@ func TestContainerParseErrors(t *testing.T) {
 			yaml: strings.Replace(minimalContainer, "        method: POST\n", "        method: post\n        args: [x]\n", 1),
 			want: []want{
 				{11, 17, "targets[0].operations[0].method", `write it in upper case: "POST"`},
-				{12, 15, "targets[0].operations[0].args", "args is for a cli target; this is an http target"},
+				{12, 15, "targets[0].operations[0].args", "args is for a cli target; this is a container target"},
 			},
 		},
 	} {

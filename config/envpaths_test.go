@@ -42,7 +42,7 @@ targets:
 	require.NoError(t, err)
 	assert.Equal(t, dir, f.BaseDir())
 	require.NoError(t, f.CheckPrograms(), "./bin/tool is next to the file, not in the working directory")
-	assert.Equal(t, "{{env.IDEMCHECK_TEST_TOKEN}}", f.Targets[0].Env["TOKEN"], "the File keeps what was written")
+	assert.Equal(t, "{{env.IDEMCHECK_TEST_TOKEN}}", cliAt(t, f, 0).Env["TOKEN"], "the File keeps what was written")
 	assert.Contains(t, f.Secrets(), "tok_3f9a8b7c6d5e")
 
 	specs, _, err := f.Specs()

@@ -5,6 +5,10 @@ import (
 	"fmt"
 
 	"github.com/idemcheck/idemcheck/config"
+	clitarget "github.com/idemcheck/idemcheck/targets/cli"
+	"github.com/idemcheck/idemcheck/targets/container"
+	httptarget "github.com/idemcheck/idemcheck/targets/http"
+	"github.com/idemcheck/idemcheck/targets/webhook"
 )
 
 // A bad configuration is reported in full, each error with its file, line,
@@ -42,18 +46,18 @@ func ExampleLoad() {
 		return
 	}
 	for _, t := range f.Targets {
-		switch t.Kind {
-		case config.KindCLI:
+		switch t := t.(type) {
+		case *clitarget.Section:
 			fmt.Printf("%s: key flag %s, timeout %s, %d operations\n", t.Name, t.KeyFlag, t.Timeout, len(t.Operations))
-		case config.KindWebhook:
+		case *webhook.Section:
 			fmt.Printf("%s: %s signature in %s, timeout %s, %d events\n", t.Name, t.Signature.Scheme, t.Signature.Header, t.Timeout, len(t.Events))
-		case config.KindContainer:
+		case *container.Section:
 			image := t.Image
 			if t.Build != nil {
 				image = t.Build.Name + ":" + t.Build.Tag + " built from " + t.Build.Binary
 			}
 			fmt.Printf("%s: image %s at %s, %d operations\n", t.Name, image, t.URL, len(t.Operations))
-		default:
+		case *httptarget.Section:
 			fmt.Printf("%s: key header %s, timeout %s, %d operations\n", t.Name, t.KeyHeader, t.Timeout, len(t.Operations))
 		}
 	}

@@ -1,28 +1,37 @@
 package config
 
 import (
-	"slices"
+	"reflect"
+	"strings"
 	"testing"
 )
 
-// The table of which field belongs to which kind names fields by their
-// YAML names: a misspelt entry would silently allow a field everywhere.
-func TestTargetFieldsNameRealFieldsAndKinds(t *testing.T) {
-	for field, ks := range targetFields {
-		if !slices.Contains(targetFieldNames, field) {
-			t.Errorf("targetFields names %q, which Target does not have (fields: %v)", field, targetFieldNames)
-		}
-		for _, k := range ks {
-			if !slices.Contains(kinds, k) {
-				t.Errorf("targetFields[%q] names kind %q, which is not one of %v", field, k, kinds)
+// A kind's hints name fields of other kinds by their YAML paths: a hint
+// for a field the kind has itself, or that no other kind has, is never
+// shown.
+func TestKindHintsNameOtherKindsFields(t *testing.T) {
+	reg := Builtin()
+	for _, k := range reg.Kinds {
+		for field := range k.Hints {
+			rel := strings.Split(field, ".")
+			if hasField(reflect.TypeOf(k.New()), rel) {
+				t.Errorf("%s's hint for %q: an %s target has that field, so the hint is never shown", k.Name, field, k.Name)
+			}
+			other := false
+			for _, o := range reg.Kinds {
+				other = other || o.Name != k.Name && hasField(reflect.TypeOf(o.New()), rel)
+			}
+			if !other {
+				t.Errorf("%s's hint for %q: no other kind has that field, so the hint is never shown", k.Name, field)
 			}
 		}
 	}
-	for field, byKind := range kindHints {
-		for k := range byKind {
-			if fieldOf(field, k) {
-				t.Errorf("kindHints[%q][%q]: the field belongs to that kind, so the hint is never shown", field, k)
-			}
+}
+
+func TestArticle(t *testing.T) {
+	for kind, want := range map[string]string{"http": "an http", "mcp": "an mcp", "cli": "a cli", "webhook": "a webhook", "container": "a container", "consumer": "a consumer", "sql": "an sql"} {
+		if got := article(kind); got != want {
+			t.Errorf("article(%q) = %q, want %q", kind, got, want)
 		}
 	}
 }

@@ -15,8 +15,6 @@ type FixedAddress struct {
 	Addr string
 	// Path is the field, e.g. "fakes.payments.listen".
 	Path string
-
-	fake, field string
 }
 
 // FixedAddresses returns the fakes' fixed addresses, in the order of the
@@ -37,7 +35,7 @@ func (f *File) FixedAddresses() []FixedAddress {
 			if i > 0 {
 				name += " " + e.Placeholder
 			}
-			out = append(out, FixedAddress{Fake: name, Addr: *addr, Path: "fakes." + d.Name + "." + e.Field, fake: d.Name, field: e.Field})
+			out = append(out, FixedAddress{Fake: name, Addr: *addr, Path: "fakes." + d.Name + "." + e.Field})
 		}
 	}
 	return out

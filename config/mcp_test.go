@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/config"
+	mcptarget "github.com/idemcheck/idemcheck/targets/mcp"
 )
 
 // minimalMCP is a valid file with one stdio mcp target, for the rows below
@@ -32,8 +33,8 @@ targets:
 func TestMinimalMCP(t *testing.T) {
 	f, err := config.Parse("idemcheck.yaml", []byte(minimalMCP))
 	require.NoError(t, err)
-	tg := f.Targets[0]
-	assert.Equal(t, config.KindMCP, tg.Kind)
+	tg := mcpAt(t, f, 0)
+	assert.Equal(t, mcptarget.Kind, tg.Kind)
 	assert.Equal(t, []string{"./mcpserver", "--profile", "correct"}, tg.Command)
 	require.Len(t, tg.Tools, 2)
 	assert.Equal(t, "description", tg.Tools[0].Marker)
@@ -58,7 +59,7 @@ targets:
     dry_run_argument: ""
 `))
 	require.NoError(t, err)
-	tg := f.Targets[0]
+	tg := mcpAt(t, f, 0)
 	assert.Equal(t, "idempotency-key", tg.KeyMeta)
 	require.NotNil(t, tg.DryRunArgument)
 	assert.Equal(t, "", *tg.DryRunArgument, `"" says the tools have no dry run`)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/config"
+	"github.com/idemcheck/idemcheck/config/section"
 )
 
 // withObserve is minimal with an observe section written after its url.
@@ -25,11 +26,11 @@ func TestObserveParses(t *testing.T) {
         settle: {within: 5s}
 `)))
 	require.NoError(t, err)
-	obs := f.Targets[0].Observe
+	obs := f.Targets[0].Base().Observe
 	require.Len(t, obs, 2)
 	assert.Equal(t, config.Observer{Name: "orders-api", Kind: "order",
 		HTTP:   &config.ObserveHTTP{Path: "/v1/orders?search={{marker}}", Method: "GET", Items: "data", ID: "id"},
-		Settle: config.Settle{Quiet: config.Duration(config.DefaultSettleQuietHTTP), Within: config.Duration(config.DefaultSettleWithin), Interval: config.Duration(config.DefaultSettleInterval)},
+		Settle: config.Settle{Quiet: config.Duration(section.DefaultSettleQuietHTTP), Within: config.Duration(section.DefaultSettleWithin), Interval: config.Duration(section.DefaultSettleInterval)},
 	}, obs[0], "defaults filled in")
 	assert.Equal(t, "sql", obs[1].Name, "named after its source by default")
 	assert.Equal(t, "row", obs[1].Kind)

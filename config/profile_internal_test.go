@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/idemcheck/idemcheck/config/section"
 	"github.com/idemcheck/idemcheck/harness"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
 )
@@ -24,7 +25,8 @@ targets:
 `
 	c, err := Parse("idemcheck.yaml", []byte(yaml))
 	require.NoError(t, err)
-	cfg := httpConfig(c.Targets[0])
+	s := c.Targets[0].(*httptarget.Section)
+	cfg := s.Fields.Config(&s.Common, section.NewBuilder("", nil, nil, "targets[0]"))
 	assert.Equal(t, harness.ProfileIETFDraft, cfg.Profile)
 	tgt, err := httptarget.New(cfg)
 	require.NoError(t, err)

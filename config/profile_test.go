@@ -22,7 +22,7 @@ targets:
 `
 	c, err := config.Parse("idemcheck.yaml", []byte(strings.Replace(cfg, "%s", "ietf-draft", 1)))
 	require.NoError(t, err)
-	assert.Equal(t, "ietf-draft", c.Targets[0].Profile)
+	assert.Equal(t, "ietf-draft", httpAt(t, c, 0).Profile)
 
 	_, err = config.Parse("idemcheck.yaml", []byte(strings.Replace(cfg, "%s", "rfc9999", 1)))
 	require.Error(t, err)

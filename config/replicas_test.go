@@ -43,5 +43,5 @@ targets:
 	}
 	f, err := config.Parse("idemcheck.yaml", []byte(strings.Replace(good, "%s", "2", 1)))
 	require.NoError(t, err)
-	assert.Equal(t, 2, f.Targets[0].Replicas)
+	assert.Equal(t, 2, httpAt(t, f, 0).Replicas)
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/config"
 	"github.com/idemcheck/idemcheck/openapi"
+	httptarget "github.com/idemcheck/idemcheck/targets/http"
 )
 
 var update = flag.Bool("update", false, "rewrite idemcheck.schema.json from the config structs")
@@ -38,14 +39,15 @@ func TestSchemaIsGeneratedFromTheStructs(t *testing.T) {
 
 // TestSchemaPropertiesMatchTheYAMLFields walks the structs and the
 // committed schema side by side: every yaml field is a property, and
-// every property a yaml field, at every level.
+// every property a yaml field, at every level, for the file, every kind
+// of target and every fake.
 func TestSchemaPropertiesMatchTheYAMLFields(t *testing.T) {
 	var schema map[string]any
 	require.NoError(t, json.Unmarshal(config.Schema(), &schema))
 	defs := schema["$defs"].(map[string]any)
-	var walk func(where string, typ reflect.Type, s map[string]any)
+	var walk func(where string, typ reflect.Type)
 	seen := map[reflect.Type]bool{}
-	walk = func(where string, typ reflect.Type, s map[string]any) {
+	walk = func(where string, typ reflect.Type) {
 		for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice || typ.Kind() == reflect.Map {
 			typ = typ.Elem()
 		}
@@ -53,28 +55,68 @@ func TestSchemaPropertiesMatchTheYAMLFields(t *testing.T) {
 			return
 		}
 		seen[typ] = true
-		def, ok := defs[typ.Name()].(map[string]any)
-		require.True(t, ok, "%s: no $defs/%s", where, typ.Name())
+		def, ok := defs[defName(typ)].(map[string]any)
+		require.True(t, ok, "%s: no $defs/%s", where, defName(typ))
 		props, _ := def["properties"].(map[string]any)
-		var fields, keys []string
-		for i := range typ.NumField() {
-			f := typ.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-			if !f.IsExported() || name == "" || name == "-" {
-				continue
-			}
-			fields = append(fields, name)
-			walk(where+"."+name, f.Type, s)
+		var keys []string
+		fields := yamlFields(typ)
+		for _, f := range fields {
+			walk(where+"."+f.name, f.typ)
 		}
 		for k := range props {
 			keys = append(keys, k)
 		}
-		slices.Sort(fields)
+		var names []string
+		for _, f := range fields {
+			names = append(names, f.name)
+		}
+		slices.Sort(names)
 		slices.Sort(keys)
-		assert.Equal(t, fields, keys, "%s (%s): the schema's properties and the yaml fields differ", where, typ.Name())
+		assert.Equal(t, names, keys, "%s (%s): the schema's properties and the yaml fields differ", where, typ.Name())
 	}
-	walk("file", reflect.TypeFor[config.File](), schema)
+	walk("file", reflect.TypeFor[config.File]())
+	reg := config.Builtin()
+	for _, k := range reg.Kinds {
+		walk("targets["+k.Name+"]", reflect.TypeOf(k.New()))
+	}
+	for _, d := range reg.Fakes {
+		walk("fakes."+d.Name, reflect.TypeOf(d.New()))
+	}
 	assert.Equal(t, map[string]any{"$ref": "#/$defs/File"}, map[string]any{"$ref": schema["$ref"]})
+}
+
+type yamlField struct {
+	name string
+	typ  reflect.Type
+}
+
+// yamlFields are a struct's fields by their yaml names, inline ones
+// flattened.
+func yamlFields(typ reflect.Type) []yamlField {
+	var out []yamlField
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		switch {
+		case f.Anonymous && strings.Contains(opts, "inline"):
+			out = append(out, yamlFields(f.Type)...)
+		case f.IsExported() && name != "" && name != "-":
+			if f.Type == reflect.TypeFor[[]config.Target]() || f.Type == reflect.TypeFor[config.Fakes]() {
+				out = append(out, yamlField{name, reflect.TypeFor[int]()})
+				continue
+			}
+			out = append(out, yamlField{name, f.Type})
+		}
+	}
+	return out
+}
+
+// defName is the name of a struct's definition in the schema.
+func defName(typ reflect.Type) string {
+	if strings.Contains(typ.PkgPath(), "/config") {
+		return typ.Name()
+	}
+	return filepath.Base(typ.PkgPath()) + "." + typ.Name()
 }
 
 // TestSchemaAcceptsEveryExample validates every configuration in the
@@ -114,7 +156,9 @@ func TestSchemaAcceptsEveryExample(t *testing.T) {
 
 	starter := config.Starter("ordertool", []string{"./ordertool", "--store", "jsonl"}, []string{"create-order", "refund"},
 		"Usage: ordertool [--idempotency-key KEY] [--dry-run]\n  $STATE_DIR  $PAYMENTS_URL\n")
-	assert.NoError(t, sch.Validate(yamlAsJSON(t, []byte(starter))), "what idemcheck init writes")
+	assert.ErrorContains(t, sch.Validate(yamlAsJSON(t, []byte(starter))), "/mutating", "what idemcheck init writes is refused at its TODOs, as Parse refuses it")
+	filled := strings.ReplaceAll(starter, "mutating: null", "mutating: true")
+	assert.NoError(t, sch.Validate(yamlAsJSON(t, []byte(filled))), "what idemcheck init writes, filled in")
 	api, err := openapi.Load(context.Background(), "../examples/orders/openapi.yaml")
 	require.NoError(t, err)
 	generated := openapi.Generate(api, openapi.Options{Name: "orders", Source: "openapi.yaml"}).YAML
@@ -154,167 +198,52 @@ func yamlAsJSON(t *testing.T, data []byte) any {
 	return out
 }
 
-// generateSchema builds the schema from the structs, by reflection, and
-// their doc comments, read from the package's source.
+// generateSchema builds the schema from the registry's structs, with the
+// doc comments of their packages as descriptions.
 func generateSchema(t *testing.T) []byte {
 	t.Helper()
-	g := &schemaGen{docs: fieldDocs(t), defs: map[string]any{}}
-	root := map[string]any{
-		"$schema":     "https://json-schema.org/draft/2020-12/schema",
-		"$id":         config.SchemaURL,
-		"title":       "idemcheck configuration",
-		"description": "An idemcheck configuration file (version 1). Top-level keys that start with x- are ignored, to hold YAML anchors.",
-		"$ref":        "#/$defs/File",
-		"$defs":       g.defs,
-	}
-	g.schema(reflect.TypeFor[config.File]())
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	require.NoError(t, enc.Encode(root))
-	return b.Bytes()
-}
-
-type schemaGen struct {
-	docs map[string]string // "Type.Field" and "Type" → doc comment
-	defs map[string]any
-}
-
-// required lists the fields a file must write, by struct.
-var required = map[string][]string{
-	"File":        {"version", "targets"},
-	"Target":      {"name", "kind"},
-	"Operation":   {"name", "mutating"},
-	"Event":       {"name", "path", "body"},
-	"Start":       {"command"},
-	"MCPTool":     {"name"},
-	"Build":       {"binary"},
-	"ObserveHTTP": {"path"},
-	"ObserveSQL":  {"dsn", "query"},
-}
-
-// enums are the values some fields may take.
-func enums() map[string][]string {
-	return map[string][]string{
-		"Target.kind":      {config.KindHTTP, config.KindCLI, config.KindWebhook, config.KindContainer, config.KindMCP},
-		"Operation.method": {"GET", "POST", "PUT", "PATCH", "DELETE"},
-		"Signature.scheme": config.SignatureSchemes,
-		"Checks.only":      config.KnownChecks,
-		"Checks.skip":      config.KnownChecks,
-	}
-}
-
-var durationSchema = map[string]any{
-	"type":        "string",
-	"pattern":     `^([0-9]+(\.[0-9]*)?(ns|us|µs|ms|s|m|h))+$`,
-	"description": "A duration: a number and a unit (ns, us, ms, s, m, h), such as \"250ms\" or \"10s\"; at most 24h.",
-}
-
-func (g *schemaGen) schema(typ reflect.Type) map[string]any {
-	switch typ {
-	case reflect.TypeFor[config.Duration]():
-		return durationSchema
-	case reflect.TypeFor[config.FaultSpec]():
-		name := map[string]any{"type": "string", "enum": config.KnownFaults}
-		return map[string]any{
-			"description": "A fault: its name, or a mapping with its name and settings, such as {name: client-timeout, timeout: 300ms}.",
-			"anyOf": []any{name, map[string]any{
-				"type": "object", "properties": map[string]any{"name": name}, "required": []string{"name"},
-			}},
+	docs := map[string]string{}
+	var read func(typ reflect.Type)
+	done := map[string]bool{}
+	read = func(typ reflect.Type) {
+		for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice || typ.Kind() == reflect.Map {
+			typ = typ.Elem()
 		}
-	}
-	switch typ.Kind() {
-	case reflect.Pointer:
-		return map[string]any{"anyOf": []any{g.schema(typ.Elem()), map[string]any{"type": "null"}}}
-	case reflect.Struct:
-		name := typ.Name()
-		if _, done := g.defs[name]; !done {
-			g.defs[name] = nil // a placeholder against recursion
-			props := map[string]any{}
-			for i := range typ.NumField() {
-				f := typ.Field(i)
-				key, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-				if !f.IsExported() || key == "" || key == "-" {
-					continue
-				}
-				s := g.schema(f.Type)
-				if vals, ok := enums()[name+"."+key]; ok {
-					s = withEnum(s, vals)
-				}
-				if d := g.docs[name+"."+f.Name]; d != "" {
-					s = withDescription(s, d)
-				}
-				props[key] = s
-			}
-			def := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
-			if name == "File" {
-				def["patternProperties"] = map[string]any{"^x-": map[string]any{}}
-			}
-			if r := required[name]; r != nil {
-				def["required"] = r
-			}
-			if d := g.docs[name]; d != "" {
-				def["description"] = d
-			}
-			g.defs[name] = def
+		if typ.PkgPath() == "" || done[typ.PkgPath()] {
+			return
 		}
-		return map[string]any{"$ref": "#/$defs/" + name}
-	case reflect.Map:
-		return map[string]any{"type": "object", "additionalProperties": g.schema(typ.Elem())}
-	case reflect.Slice:
-		return map[string]any{"type": "array", "items": g.schema(typ.Elem())}
-	case reflect.String:
-		// Parse takes any scalar as a string (port: 8080), as YAML reads it.
-		return map[string]any{"type": []string{"string", "number", "boolean"}}
-	case reflect.Bool:
-		return map[string]any{"type": "boolean"}
-	case reflect.Int, reflect.Int64:
-		return map[string]any{"type": "integer"}
-	case reflect.Uint64:
-		return map[string]any{"type": "integer", "minimum": 0}
-	case reflect.Float64:
-		return map[string]any{"type": "number"}
-	case reflect.Interface:
-		return map[string]any{}
+		done[typ.PkgPath()] = true
+		dir := filepath.Join("..", strings.TrimPrefix(typ.PkgPath(), module))
+		packageDocs(t, dir, typ.PkgPath(), docs)
 	}
-	panic("schema: no rule for " + typ.String())
-}
-
-// withEnum puts the values on s, or on its items for a list.
-func withEnum(s map[string]any, vals []string) map[string]any {
-	out := map[string]any{}
-	for k, v := range s {
-		out[k] = v
+	read(reflect.TypeFor[config.File]())
+	read(reflect.TypeFor[config.Duration]())
+	reg := config.Builtin()
+	for _, k := range reg.Kinds {
+		read(reflect.TypeOf(k.New()))
+		read(reflect.TypeFor[httptarget.Fields]())
 	}
-	if items, ok := out["items"].(map[string]any); ok {
-		out["items"] = withEnum(items, vals)
-		return out
+	for _, d := range reg.Fakes {
+		read(reflect.TypeOf(d.New()))
 	}
-	out["enum"] = vals
-	out["type"] = "string"
-	return out
-}
-
-// withDescription adds a description beside a $ref (allowed in 2020-12)
-// or to the schema itself.
-func withDescription(s map[string]any, d string) map[string]any {
-	out := map[string]any{"description": d}
-	for k, v := range s {
-		if k != "description" {
-			out[k] = v
+	return reg.Document(func(typ reflect.Type, field string) string {
+		key := typ.PkgPath() + "." + typ.Name()
+		if field != "" {
+			key += "." + field
 		}
-	}
-	return out
+		return docs[key]
+	})
 }
 
-// fieldDocs reads the doc comments of the package's types and fields.
-func fieldDocs(t *testing.T) map[string]string {
+const module = "github.com/idemcheck/idemcheck/"
+
+// packageDocs reads the doc comments of the struct types and fields of
+// the package in dir, by "PKGPATH.Type" and "PKGPATH.Type.Field".
+func packageDocs(t *testing.T, dir, pkgPath string, out map[string]string) {
 	t.Helper()
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, ".", func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.ParseComments)
+	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.ParseComments)
 	require.NoError(t, err)
-	out := map[string]string{}
 	for _, p := range pkgs {
 		for _, f := range p.Files {
 			for _, decl := range f.Decls {
@@ -332,17 +261,17 @@ func fieldDocs(t *testing.T) map[string]string {
 					if typeDoc == nil {
 						typeDoc = gd.Doc
 					}
-					out[ts.Name.Name] = firstParagraph(typeDoc)
+					key := pkgPath + "." + ts.Name.Name
+					out[key] = firstParagraph(typeDoc)
 					for _, fld := range st.Fields.List {
 						for _, n := range fld.Names {
-							out[ts.Name.Name+"."+n.Name] = firstParagraph(fld.Doc)
+							out[key+"."+n.Name] = firstParagraph(fld.Doc)
 						}
 					}
 				}
 			}
 		}
 	}
-	return out
 }
 
 // firstParagraph is a doc comment's first paragraph, on one line.

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/config"
+	"github.com/idemcheck/idemcheck/config/section"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/fakes/email"
 	"github.com/idemcheck/idemcheck/fakes/payments"
@@ -120,18 +121,16 @@ func TestBuildKinds(t *testing.T) {
 	assert.Len(t, specs, 7)
 }
 
-// The configuration's validation names the adapters' kinds and defaults
-// itself; this keeps the two in step.
-func TestConfigKnowsTheAdapters(t *testing.T) {
-	assert.Equal(t, webhook.Kind, config.KindWebhook)
-	assert.Equal(t, container.Kind, config.KindContainer)
-	assert.Equal(t, clitarget.Kind, config.KindCLI)
-	assert.Equal(t, mcptarget.Kind, config.KindMCP)
+// Each kind of the registry is its adapter's: the name a file writes is
+// the kind its specs report.
+func TestConfigKindsAreTheAdapters(t *testing.T) {
+	var names []string
+	for _, k := range config.Builtin().Kinds {
+		names = append(names, k.Name)
+	}
+	assert.Equal(t, []string{"http", clitarget.Kind, webhook.Kind, container.Kind, mcptarget.Kind}, names)
 	assert.Equal(t, mcptarget.DefaultEffectJSON, config.DefaultEffectJSON)
 	assert.Equal(t, mcptarget.DefaultIdentityJSON, config.DefaultIdentityJSON)
-	assert.Equal(t, webhook.DefaultSignatureHeader, config.DefaultSignatureHeader)
-	assert.Equal(t, webhook.SchemeStripe, config.DefaultSignatureScheme)
-	assert.Equal(t, []string{webhook.SchemeStripe, webhook.SchemeHex, webhook.SchemeBase64, webhook.SchemeNone}, config.SignatureSchemes)
 }
 
 // TestWebhooksFakeFromConfig: the sink starts as fakes.webhooks says:
@@ -305,8 +304,12 @@ targets:
 // TestConfigKnowsWhatTheHarnessDoes keeps the configuration's lists of
 // names in step with the code that gives them meaning.
 func TestConfigKnowsWhatTheHarnessDoes(t *testing.T) {
-	assert.ElementsMatch(t, faults.Builtin().Names(), config.KnownFaults, "every registered fault, and only those, can be configured")
-	assert.Equal(t, harness.DefaultFaultNames, config.DefaultFaults, "a file without faults gets the harness's defaults")
+	reg := config.Builtin()
+	assert.Equal(t, faults.Builtin().Names(), reg.Faults.Names(), "every registered fault, and only those, can be configured")
+	assert.Equal(t, harness.DefaultFaultNames, reg.DefaultFaults, "a file without faults gets the harness's defaults")
+	for _, name := range reg.DefaultFaults {
+		assert.Contains(t, reg.Faults.Names(), name, "a default fault is a registered one")
+	}
 	for _, c := range harness.Checks() {
 		assert.Contains(t, config.KnownChecks, c.ID)
 	}
@@ -365,7 +368,7 @@ targets:
 	}
 	assert.Equal(t, 8, firstTargetOptions(t, "workers.yaml", src(8)).TrialWorkers)
 
-	for _, n := range []int{-1, config.MaxTrialWorkers + 1} {
+	for _, n := range []int{-1, section.MaxTrialWorkers + 1} {
 		_, err := config.Parse("workers.yaml", []byte(src(n)))
 		require.Error(t, err, "%d workers", n)
 		assert.ErrorContains(t, err, "workers.yaml:6")

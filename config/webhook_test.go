@@ -11,6 +11,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/idemcheck/idemcheck/config"
+	"github.com/idemcheck/idemcheck/fakes/webhooks"
+	"github.com/idemcheck/idemcheck/targets/webhook"
 )
 
 // minimalWebhook is a valid file with one webhook target, for the rows
@@ -35,13 +37,11 @@ const secret = "whsec_minimal"
 func TestMinimalWebhookDefaults(t *testing.T) {
 	f, err := config.Parse("idemcheck.yaml", []byte(minimalWebhook))
 	require.NoError(t, err)
-	tg := f.Targets[0]
-	assert.Equal(t, &config.Signature{Secret: secret, Header: "Idemcheck-Signature", Scheme: "stripe"}, tg.Signature)
+	tg := webhookAt(t, f, 0)
+	assert.Equal(t, &webhook.SignatureSection{Secret: secret, Header: "Idemcheck-Signature", Scheme: "stripe"}, tg.Signature)
 	assert.Equal(t, config.Locator{JSON: "data.id"}, tg.Identity)
 	assert.Equal(t, 10*time.Second, tg.Timeout.Std())
-	assert.Empty(t, tg.KeyHeader, "a webhook has no idempotency-key header")
-	assert.Empty(t, tg.Effect, "a webhook's acknowledgement has no effect field")
-	assert.Equal(t, []config.Event{{Name: "invoice.due", Path: "/webhooks", Body: `{"id":"{{key}}","memo":"{{marker}}"}`}}, tg.Events)
+	assert.Equal(t, []webhook.EventSection{{Name: "invoice.due", Path: "/webhooks", Body: `{"id":"{{key}}","memo":"{{marker}}"}`}}, tg.Events)
 }
 
 func TestWebhookEventIDInAHeader(t *testing.T) {
@@ -49,13 +49,13 @@ func TestWebhookEventIDInAHeader(t *testing.T) {
 		strings.Replace(minimalWebhook, `"id":"{{key}}",`, "", 1),
 		"    events:", "    id_header: webhook-id\n    events:", 1)))
 	require.NoError(t, err, "with id_header the body need not carry {{key}}")
-	assert.Equal(t, "webhook-id", f.Targets[0].IDHeader)
+	assert.Equal(t, "webhook-id", webhookAt(t, f, 0).IDHeader)
 }
 
 func TestUnsignedWebhookNeedsNoSecret(t *testing.T) {
 	f, err := config.Parse("idemcheck.yaml", []byte(strings.Replace(minimalWebhook, "{secret: whsec_minimal}", "{scheme: none}", 1)))
 	require.NoError(t, err)
-	assert.Equal(t, "none", f.Targets[0].Signature.Scheme)
+	assert.Equal(t, "none", webhookAt(t, f, 0).Signature.Scheme)
 }
 
 func TestWebhookParseErrors(t *testing.T) {
@@ -228,7 +228,7 @@ func TestWebhookSecretIsNeverPrinted(t *testing.T) {
 
 	f, err := config.Parse("idemcheck.yaml", []byte(minimalWebhook))
 	require.NoError(t, err)
-	tg := f.Targets[0]
+	tg := webhookAt(t, f, 0)
 	for _, format := range []string{"%v", "%+v", "%#v", "%s"} {
 		assert.NotContains(t, fmt.Sprintf(format, tg), secret, format)
 		assert.NotContains(t, fmt.Sprintf(format, *tg.Signature), secret, format)
@@ -244,7 +244,7 @@ func TestWebhooksFake(t *testing.T) {
 	yml = strings.Replace(yml, "    events:", "    start: {command: [./hooks, --notify, \"{{fakes.webhooks.url}}\"]}\n    events:", 1)
 	f, err := config.Parse("idemcheck.yaml", []byte(yml))
 	require.NoError(t, err)
-	assert.Equal(t, &config.Webhooks{HonourKeys: ptr(true), KeyHeader: "Idempotency-Key"}, f.Fakes.Webhooks, "defaults: de-duplicate by Idempotency-Key")
+	assert.Equal(t, &webhooks.Settings{HonourKeys: ptr(true), KeyHeader: "Idempotency-Key"}, f.Fakes["webhooks"], "defaults: de-duplicate by Idempotency-Key")
 
 	_, err = config.Parse("idemcheck.yaml", []byte(strings.Replace(yml, "webhooks: {}", "webhooks: {honour_keys: nope, key_header: 'a b'}", 1)))
 	var errs config.Errors

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/config"
+	mcptarget "github.com/idemcheck/idemcheck/targets/mcp"
 	"github.com/idemcheck/idemcheck/examples"
 	mcpexample "github.com/idemcheck/idemcheck/examples/mcp"
 	"github.com/idemcheck/idemcheck/targets/process"
@@ -32,8 +33,8 @@ func TestInitMCPOnTheReferenceServers(t *testing.T) {
 			require.Equal(t, exitOK, code, errs)
 			f, err := config.Parse("starter.yaml", []byte(out))
 			require.NoError(t, err, out)
-			tg := f.Targets[0]
-			assert.Equal(t, config.KindMCP, tg.Kind)
+			tg, ok := f.Targets[0].(*mcptarget.Section)
+			require.True(t, ok, "an mcp target: %T", f.Targets[0])
 			require.Len(t, tg.Tools, 2, out)
 			assert.Contains(t, out, "- name: create_payment")
 			assert.Contains(t, out, "marker: description")

@@ -73,8 +73,8 @@ func TestInitOnTheReferenceTool(t *testing.T) {
 	done = strings.ReplaceAll(done, "   # TODO: add its flags", "   # add its flags")
 	f, err := config.Parse("done.yaml", []byte(done))
 	require.NoError(t, err, done)
-	assert.Equal(t, "cli", f.Targets[0].Kind)
-	assert.Equal(t, "ordertool", f.Targets[0].Name)
+	assert.Equal(t, "cli", f.Targets[0].Base().Kind)
+	assert.Equal(t, "ordertool", f.Targets[0].Base().Name)
 }
 
 func TestInitWritesAFileButNeverOverwrites(t *testing.T) {

@@ -330,15 +330,15 @@ func (g *Generator) apply(s map[string]any, f *Field, loc string) map[string]any
 		out[key] = g.apply(out[key].(map[string]any), f.items, loc+"/"+key)
 	}
 	if f.keys != nil {
-		names := map[string]any{}
-		for i, p := range f.keys.patterns {
-			if i > 0 {
-				panic("schema: one pattern for a map's keys, at " + loc)
-			}
-			names["pattern"] = p.re
-			g.Message(loc+"/propertyNames", p.msg)
+		// Keys are checked with patternProperties rather than
+		// propertyNames, whose errors do not say reliably where they are.
+		if f.items != nil || len(f.keys.patterns) != 1 {
+			panic("schema: a map's keys take one pattern, and its values no rules, at " + loc)
 		}
-		out["propertyNames"] = names
+		p := f.keys.patterns[0]
+		out["patternProperties"] = map[string]any{p.re: out["additionalProperties"]}
+		out["additionalProperties"] = false
+		g.msgs.keys[loc] = p.msg
 	}
 	return out
 }

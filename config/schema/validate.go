@@ -18,10 +18,11 @@ type Messages struct {
 	at     map[string]Message  // by keyword location
 	hints  map[string]string   // required hints, by property location
 	fields map[string][]string // field names in order, by object location
+	keys   map[string]Message  // what an invalid key is, by map location
 }
 
 func newMessages() *Messages {
-	return &Messages{at: map[string]Message{}, hints: map[string]string{}, fields: map[string][]string{}}
+	return &Messages{at: map[string]Message{}, hints: map[string]string{}, fields: map[string][]string{}, keys: map[string]Message{}}
 }
 
 // Schema is a compiled schema that says what is wrong in the words of
@@ -141,17 +142,20 @@ func (s *Schema) walk(e *jsonschema.ValidationError, root any, unknown Explain, 
 			add(Problem{At: append(slices.Clone(at), m), Msg: msg, Missing: true})
 		}
 		return
+	case *kind.Not:
+		kw = "not" // the library gives it no keyword path
 	case *kind.AdditionalProperties:
+		if m, ok := s.msgs.keys[loc]; ok {
+			for _, p := range k.Properties {
+				add(Problem{At: append(slices.Clone(at), p), Msg: m(p)})
+			}
+			return
+		}
 		for _, p := range k.Properties {
 			msg, atKey := unknown(at, p, s.msgs.fields[loc])
 			add(Problem{At: append(slices.Clone(at), p), Key: atKey, Unknown: true, Msg: msg})
 		}
 		return
-	case *kind.PropertyNames:
-		if m, ok := s.msgs.at[loc+"/"+kw]; ok {
-			add(Problem{At: append(slices.Clone(at), k.Property), Msg: m(k.Property)})
-			return
-		}
 	}
 	if m, ok := s.msgs.at[loc+"/"+kw]; ok {
 		if msg := m(got); msg != "" {
@@ -179,6 +183,9 @@ func generic(e *jsonschema.ValidationError, got any) string {
 		var want []string
 		for _, w := range k.Want {
 			want = append(want, typeNames[w])
+		}
+		if slices.Contains(k.Want, "string") {
+			want = []string{typeNames["string"]} // a YAML scalar of any kind is one
 		}
 		return fmt.Sprintf("expected %s, got %s", strings.Join(want, " or "), Describe(got))
 	case *kind.Format:

@@ -101,7 +101,7 @@ var imageName = regexp.MustCompile(`^` + refName + `$`)
 
 // Rules implements schema.Ruler.
 func (Section) Rules(r *schema.Rules) {
-	r.Field("image").Pattern(`^`+refName+`(?::`+refTag+`)?(?:@`+refDigest+`)?$`, schema.Sprintf(`invalid image reference %q: write NAME:TAG, such as "shop:1.4", with the name in lower case`))
+	r.Field("image").Pattern(`^(`+refName+`(?::`+refTag+`)?(?:@`+refDigest+`)?)?$`, schema.Sprintf(`invalid image reference %q: write NAME:TAG, such as "shop:1.4", with the name in lower case`))
 	r.Field("env").Keys().Pattern(section.EnvName, section.BadEnvName)
 	r.Field("user").Pattern(`^[A-Za-z0-9_.-]+(?::[A-Za-z0-9_.-]+)?$`, schema.Sprintf(`invalid user %q: write uid:gid, such as "1000:1000", or a user name the image knows`))
 }
