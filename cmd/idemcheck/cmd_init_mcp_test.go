@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/config"
-	mcptarget "github.com/idemcheck/idemcheck/targets/mcp"
 	"github.com/idemcheck/idemcheck/examples"
 	mcpexample "github.com/idemcheck/idemcheck/examples/mcp"
+	mcptarget "github.com/idemcheck/idemcheck/targets/mcp"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
 
