@@ -126,3 +126,37 @@ func TestSpecsWireObservers(t *testing.T) {
 	require.Len(t, specs, 1)
 	assert.Len(t, specs[0].Observers, 2)
 }
+
+// Every kind of target may observe its effects in its own data: an sql
+// source for any kind, passed through to its spec; an http read-back only
+// for a kind reached at a URL, which the read-back is taken under.
+func TestObserveOnEveryKind(t *testing.T) {
+	const sqlSource = "    observe: [{sql: {dsn: \"sqlite:{{state_dir}}/o.db\", query: \"SELECT id FROM o WHERE note = {{marker}}\"}}]\n"
+	const readBack = "    observe: [{http: {path: \"/orders?q={{marker}}\"}}]\n"
+	for _, tc := range []struct {
+		kind, yaml, after string
+		readBack          bool
+	}{
+		{"http", minimal, "    url: http://127.0.0.1:8080\n", true},
+		{"cli", minimalCLI, "    command: [./ordertool, --store, jsonl]\n", false},
+		{"webhook", minimalWebhook, "    signature: {secret: whsec_minimal}\n", true},
+		{"container", minimalContainer, "    image: shop:1.4\n", true},
+		{"mcp", minimalMCP, "    command: [./mcpserver, --profile, correct]\n", false},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			require.Contains(t, tc.yaml, tc.after)
+			f, err := config.Parse("idemcheck.yaml", []byte(strings.Replace(tc.yaml, tc.after, tc.after+sqlSource, 1)))
+			require.NoError(t, err)
+			specs, _, err := f.Specs()
+			require.NoError(t, err)
+			assert.Len(t, specs[0].Observers, 1, "the sql source reaches the %s target's spec", tc.kind)
+
+			_, err = config.Parse("idemcheck.yaml", []byte(strings.Replace(tc.yaml, tc.after, tc.after+readBack, 1)))
+			if tc.readBack {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorContains(t, err, "targets[0].observe[0].http: a read-back is taken under the target's url, and this target has none")
+			}
+		})
+	}
+}

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/targets/process"
@@ -31,34 +30,16 @@ func Spec(cfg Config, fakes ...harness.FakeStarter) harness.Spec {
 
 func start(cfg Config, env *harness.Env) (harness.Target, error) {
 	vars := env.Vars()
-	if process.Mentions("port", append(append([]string{cfg.Dir}, cfg.Command...), envValues(cfg.Env)...)...) {
-		port, err := process.FreePort()
-		if err != nil {
+	prog := process.Program{Command: cfg.Command, Env: cfg.Env, Dir: cfg.Dir}
+	if prog.Mentions("port") {
+		if err := process.AddPort(vars); err != nil {
 			return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
 		}
-		vars["port"] = strconv.Itoa(port)
 	}
-	expand := func(s string) (string, error) { return harness.Expand(s, vars) }
-	var err error
-	if cfg.Command, err = process.ExpandArgs("command", cfg.Command, expand); err != nil {
+	prog, err := prog.Expand(func(s string) (string, error) { return harness.Expand(s, vars) }, env.RunID)
+	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
 	}
-	if cfg.Dir, err = expand(cfg.Dir); err != nil {
-		return nil, fmt.Errorf("target %s: dir: %w", cfg.Name, err)
-	}
-	if cfg.Env, err = process.ExpandMap("env", cfg.Env, expand); err != nil {
-		return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
-	}
-	if env.RunID != "" {
-		cfg.Env[process.RunIDVar] = env.RunID
-	}
+	cfg.Command, cfg.Env, cfg.Dir = prog.Command, prog.Env, prog.Dir
 	return New(cfg)
-}
-
-func envValues(env map[string]string) []string {
-	out := make([]string, 0, len(env))
-	for _, v := range env {
-		out = append(out, v)
-	}
-	return out
 }

@@ -2,19 +2,16 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/targets/process"
 )
 
 // Defaults for Config.
@@ -121,14 +118,14 @@ func New(cfg Config) (*Target, error) {
 		cfg.RetryExitCodes = []int{ExitTempFail}
 	}
 	cfg.Command = slices.Clone(cfg.Command)
-	path, err := resolve(cfg.Command[0], cfg.Dir)
+	path, err := process.Resolve(cfg.Command[0], cfg.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("cli target %s: %w", cfg.Name, err)
 	}
 	t := &Target{
 		cfg:  cfg,
 		path: path,
-		env:  append(os.Environ(), sortedEnv(cfg.Env)...),
+		env:  append(os.Environ(), process.EnvList(cfg.Env, "")...),
 		ops:  map[string]*Operation{},
 		info: harness.TargetInfo{Name: cfg.Name, Kind: Kind, Request: "arguments",
 			// A tool takes its key as a flag, says its effect on stdout and
@@ -148,45 +145,6 @@ func New(cfg Config) (*Target, error) {
 		})
 	}
 	return t, nil
-}
-
-// resolve finds the executable the way exec.Cmd will run it: a name
-// without a slash on the harness's PATH, a relative path under dir.
-func resolve(name, dir string) (string, error) {
-	if !strings.Contains(name, "/") {
-		p, err := exec.LookPath(name)
-		if err != nil {
-			return "", fmt.Errorf("command %q: not found on PATH: install it, or give its path (with a slash, e.g. ./%s)", name, name)
-		}
-		return p, nil
-	}
-	p := name
-	if !filepath.IsAbs(p) && dir != "" {
-		p = filepath.Join(dir, p)
-	}
-	st, err := os.Stat(p)
-	switch {
-	case err != nil:
-		return "", fmt.Errorf("command %q: %v (a relative path is taken from the target's dir, else from the directory of the configuration file)", name, errors.Unwrap(err))
-	case st.IsDir():
-		return "", fmt.Errorf("command %q is a directory, not an executable", name)
-	case st.Mode()&0o111 == 0:
-		return "", fmt.Errorf("command %q is not executable (chmod +x it)", name)
-	}
-	return name, nil // exec.Cmd resolves it against Dir itself
-}
-
-func sortedEnv(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]string, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, k+"="+m[k])
-	}
-	return out
 }
 
 // Info implements harness.Target.

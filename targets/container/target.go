@@ -29,6 +29,9 @@ var (
 // Info implements harness.Target: the HTTP adapter's, with kind "container".
 func (t *Target) Info() harness.TargetInfo { return t.info }
 
+// BaseURL is the container's URL, where an http read-back is taken.
+func (t *Target) BaseURL() string { return t.http.BaseURL() }
+
 // Call implements harness.Target.
 func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply { return t.http.Call(ctx, c) }
 

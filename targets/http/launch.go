@@ -98,11 +98,9 @@ func startOne(ctx context.Context, name, urlTmpl string, launch *Launch, env *ha
 	vars := env.Vars()
 	vars["replica"] = strconv.Itoa(i)
 	if launch != nil || process.Mentions("port", urlTmpl) {
-		port, err := process.FreePort()
-		if err != nil {
+		if err := process.AddPort(vars); err != nil {
 			return "", nil, fmt.Errorf("target %s: %w", name, err)
 		}
-		vars["port"] = strconv.Itoa(port)
 	}
 	expand := func(s string) (string, error) { return harness.Expand(s, vars) }
 	base, err := expand(urlTmpl)

@@ -116,9 +116,6 @@ func (ToolSection) Rules(r *schema.Rules) {
 	r.Field("inputs").Keys().Pattern(argName, schema.Sprintf("invalid argument name %q: use the schema's property name, dotted for a nested object's (address.city)"))
 }
 
-// TargetURL implements section.Reached.
-func (s *Section) TargetURL() string { return s.URL }
-
 // Check implements section.Target: exactly one of command (stdio) and
 // url (streamable HTTP), where the key and the dry-run flag go, and the
 // tools.

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -67,29 +66,20 @@ func start(ctx context.Context, cfg Config, launch *Launch, env *harness.Env) (h
 		return nil, fmt.Errorf("target %s: an MCP server runs as one instance, not %d replicas", cfg.Name, launch.Replicas)
 	}
 	vars := env.Vars()
-	if launch != nil || process.Mentions("port", append([]string{cfg.URL}, cfg.Command...)...) {
-		port, err := process.FreePort()
-		if err != nil {
+	prog := process.Program{Command: cfg.Command, Env: cfg.Env, Dir: cfg.Dir}
+	if launch != nil || prog.Mentions("port") || process.Mentions("port", cfg.URL) {
+		if err := process.AddPort(vars); err != nil {
 			return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
 		}
-		vars["port"] = strconv.Itoa(port)
 	}
 	expand := func(s string) (string, error) { return harness.Expand(s, vars) }
-	var err error
-	if cfg.Command, err = process.ExpandArgs("command", cfg.Command, expand); err != nil {
+	prog, err := prog.Expand(expand, env.RunID)
+	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
 	}
+	cfg.Command, cfg.Env, cfg.Dir = prog.Command, prog.Env, prog.Dir
 	if cfg.URL, err = expand(cfg.URL); err != nil {
 		return nil, fmt.Errorf("target %s: url: %w", cfg.Name, err)
-	}
-	if cfg.Dir, err = expand(cfg.Dir); err != nil {
-		return nil, fmt.Errorf("target %s: dir: %w", cfg.Name, err)
-	}
-	if cfg.Env, err = process.ExpandMap("env", cfg.Env, expand); err != nil {
-		return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
-	}
-	if env.RunID != "" {
-		cfg.Env[process.RunIDVar] = env.RunID
 	}
 	var proc *process.Process
 	if launch != nil {

@@ -7,9 +7,6 @@ import (
 	nethttp "net/http"
 	"net/url"
 	"os"
-	"os/exec"
-	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -101,12 +98,12 @@ func newTarget(cfg Config) (*Target, error) {
 	}
 	switch {
 	case len(cfg.Command) > 0:
-		path, err := resolve(cfg.Command[0], cfg.Dir)
+		path, err := process.Resolve(cfg.Command[0], cfg.Dir)
 		if err != nil {
 			return nil, fmt.Errorf("mcp target %s: %w", cfg.Name, err)
 		}
 		t.path = path
-		t.env = append(os.Environ(), sortedEnv(cfg.Env)...)
+		t.env = append(os.Environ(), process.EnvList(cfg.Env, "")...)
 	case cfg.URL != "":
 		u, err := url.Parse(cfg.URL)
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
@@ -369,28 +366,4 @@ func (t *Target) callOn(ctx context.Context, s *session, p *plan, id string, par
 // says so only in its message.
 func neverSent(err error) bool {
 	return err != nil && errors.Is(err, sdk.ErrConnectionClosed) && strings.Contains(err.Error(), "client is closing")
-}
-
-func resolve(name, dir string) (string, error) {
-	if !strings.Contains(name, "/") {
-		p, err := exec.LookPath(name)
-		if err != nil {
-			return "", fmt.Errorf("command %q: not found on PATH: install it, or give its path (with a slash, e.g. ./%s)", name, name)
-		}
-		return p, nil
-	}
-	return name, nil // exec.Cmd resolves it against Dir
-}
-
-func sortedEnv(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]string, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, k+"="+m[k])
-	}
-	return slices.Clip(out)
 }

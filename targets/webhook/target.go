@@ -189,6 +189,14 @@ func wrap(cfg Config, inner harness.Target) *Target {
 // Info implements harness.Target.
 func (t *Target) Info() harness.TargetInfo { return t.info }
 
+// BaseURL is the handler's URL, where an http read-back is taken.
+func (t *Target) BaseURL() string {
+	if b, ok := t.inner.(interface{ BaseURL() string }); ok {
+		return b.BaseURL()
+	}
+	return ""
+}
+
 // Supports implements harness.Target: what the wrapped HTTP target
 // supports (proxy, client and downstream faults; crashes when started by
 // the harness).
