@@ -133,12 +133,14 @@ func validFile() config.File {
 					Identity: config.Locator{JSON: "data.id"},
 					Timeout:  config.Duration(3 * time.Second),
 				},
-				Command: []string{"./ordertool", "--store", "jsonl", "--port", "{{port}}"},
-				Env: map[string]string{
-					"STATE_DIR": "{{state_dir}}",
-					"EMAIL_URL": "{{fakes.email.url}}",
+				Program: section.Program{
+					Command: []string{"./ordertool", "--store", "jsonl", "--port", "{{port}}"},
+					Env: map[string]string{
+						"STATE_DIR": "{{state_dir}}",
+						"EMAIL_URL": "{{fakes.email.url}}",
+					},
+					Dir: "../examples",
 				},
-				Dir:            "../examples",
 				KeyFlag:        "--request-id",
 				DryRunFlag:     ptr(""),
 				RetryExitCodes: []int{75, 69},

@@ -61,7 +61,7 @@ func (f *File) checkProgram(p string, command []string, dir string) Errors {
 		}
 		return nil
 	}
-	path := section.Program(f.base, command, f.file(dir))[0]
+	path := section.ResolveProgram(f.base, command, f.file(dir))[0]
 	where := ""
 	if !filepath.IsAbs(name) {
 		where = fmt.Sprintf(" (looked for at %s: a relative path is taken from the target's dir, else from the directory of the configuration file)", path)

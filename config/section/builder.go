@@ -65,11 +65,11 @@ func (b *Builder) File(p string) string {
 // from the file's directory. A name without a slash is looked up on PATH
 // and stays as written. command is not modified.
 func (b *Builder) Program(command []string, dir string) []string {
-	return Program(b.base, command, dir)
+	return ResolveProgram(b.base, command, dir)
 }
 
-// Program is Builder.Program for a file in the directory base.
-func Program(base string, command []string, dir string) []string {
+// ResolveProgram is Builder.Program for a file in the directory base.
+func ResolveProgram(base string, command []string, dir string) []string {
 	if len(command) == 0 || base == "" {
 		return command
 	}

@@ -90,3 +90,40 @@ func CheckEnv(c *Checker, env map[string]string) (usesPort bool) {
 	}
 	return usesPort
 }
+
+// Program is what a target that idemcheck runs as it is called writes,
+// inline in its section: a cli tool's command (run once per call), a
+// stdio mcp server's (run once per session).
+type Program struct {
+	// Command is the program and its leading arguments, such as
+	// ["./ordertool", "--store", "jsonl"] (a cli tool's; each call appends
+	// its operation's args) or ["./mcpserver"] (a stdio mcp server's). It
+	// may use {{port}}, {{state_dir}} and {{fakes.NAME.url}}, as Env and
+	// Dir may.
+	Command []string `yaml:"command,omitempty,flow"`
+	// Env holds variables added to the program's environment; values may
+	// use the placeholders Command may, and {{env.NAME}}, a variable of
+	// idemcheck's own environment.
+	Env map[string]string `yaml:"env,omitempty"`
+	// Dir is the program's working directory, relative to the
+	// configuration file's directory; empty means the one idemcheck runs
+	// in. A relative program in Command is taken from it.
+	Dir string `yaml:"dir,omitempty"`
+}
+
+// Rules implements schema.Ruler.
+func (Program) Rules(r *schema.Rules) {
+	r.Field("env").Keys().Pattern(EnvName, BadEnvName)
+}
+
+// Check checks the program's name and placeholders.
+func (p *Program) Check(c *Checker) {
+	CheckCommand(c.Field("command"), p.Command)
+	CheckEnv(c.Field("env"), p.Env)
+	c.Field("dir").TargetTemplate(p.Dir)
+}
+
+// Commands implements Commander.
+func (p *Program) Commands() []Command {
+	return []Command{{Command: p.Command, Env: p.Env, Dir: p.Dir}}
+}

@@ -19,22 +19,11 @@ var ConfigKind = section.Kind{
 	},
 }
 
-// Section is a cli target's section of the configuration file.
+// Section is a cli target's section of the configuration file: the
+// tool's command, env and dir (section.Program), and how it is called.
 type Section struct {
 	section.Common `yaml:",inline"`
-	// Command is the tool's argv prefix, e.g. ["./ordertool", "--store",
-	// "jsonl"]: every call runs it with the operation's args appended.
-	// Required. It may use {{port}}, {{state_dir}} and {{fakes.NAME.url}},
-	// as Env and Dir may.
-	Command []string `yaml:"command,omitempty,flow"`
-	// Env holds variables added to the tool's environment; values may use
-	// the placeholders Command may, and {{env.NAME}}, a variable of
-	// idemcheck's own environment.
-	Env map[string]string `yaml:"env,omitempty"`
-	// Dir is the tool's working directory, relative to the configuration
-	// file's directory; empty means the one idemcheck runs in. A relative
-	// program in Command is taken from it.
-	Dir string `yaml:"dir,omitempty"`
+	section.Program `yaml:",inline"`
 	// KeyFlag is the flag that carries the idempotency key; a call with a
 	// key appends it and the key as two arguments. Default DefaultKeyFlag.
 	KeyFlag string `yaml:"key_flag,omitempty"`
@@ -77,7 +66,6 @@ func flagRules(f *schema.Field, example string) {
 // Rules implements schema.Ruler.
 func (Section) Rules(r *schema.Rules) {
 	r.Field("command").Required(`the tool's program and leading arguments, as a list, such as ["./ordertool", "--store", "jsonl"]; every call appends an operation's args`)
-	r.Field("env").Keys().Pattern(section.EnvName, section.BadEnvName)
 	flagRules(r.Field("key_flag"), DefaultKeyFlag)
 	flagRules(r.Field("dry_run_flag"), DefaultDryRunFlag)
 	r.Field("retry_exit_codes").Count(1, 255, func(any) string {
@@ -97,9 +85,7 @@ func (OperationSection) Rules(r *schema.Rules) {
 // Check implements section.Target.
 func (s *Section) Check(c *section.Checker) {
 	s.Common.Check(c, s)
-	section.CheckCommand(c.Field("command"), s.Command)
-	section.CheckEnv(c.Field("env"), s.Env)
-	c.Field("dir").TargetTemplate(s.Dir)
+	s.Program.Check(c)
 	noHeaders := `a command's reply has no headers: use json, a path in the JSON it prints on stdout, such as "data.id"`
 	s.Effect.Check(c.Field("effect"), false)
 	s.Effect.NoHeader(c.Field("effect"), noHeaders)
@@ -174,9 +160,4 @@ func (s *Section) Spec(b *section.Builder) harness.Spec {
 		})
 	}
 	return Spec(cfg, b.Fakes()...)
-}
-
-// Commands implements section.Commander.
-func (s *Section) Commands() []section.Command {
-	return []section.Command{{Command: s.Command, Env: s.Env, Dir: s.Dir}}
 }

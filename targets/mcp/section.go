@@ -24,18 +24,7 @@ const argName = `^[A-Za-z0-9_$@-]+(\.[A-Za-z0-9_$@-]+)*$`
 // one of Command (a stdio server) and URL (a streamable HTTP server).
 type Section struct {
 	section.Common `yaml:",inline"`
-	// Command is the argv of a stdio server, such as ["./mcpserver"]:
-	// idemcheck starts one process per session. It may use {{port}},
-	// {{state_dir}} and {{fakes.NAME.url}}, as Env and Dir may.
-	Command []string `yaml:"command,omitempty,flow"`
-	// Env holds variables added to a stdio server's environment; values
-	// may use the placeholders Command may, and {{env.NAME}}, a variable
-	// of idemcheck's own environment.
-	Env map[string]string `yaml:"env,omitempty"`
-	// Dir is a stdio server's working directory, relative to the
-	// configuration file's directory; empty means the one idemcheck runs
-	// in. A relative program in Command is taken from it.
-	Dir string `yaml:"dir,omitempty"`
+	section.Program `yaml:",inline"`
 	// URL is the endpoint of a streamable HTTP server, such as
 	// "http://127.0.0.1:{{port}}/mcp"; it may use {{env.NAME}}. Its host
 	// must be loopback unless the target allows remote hosts; {{port}}
@@ -103,7 +92,6 @@ func placementRules(r *schema.Rules) {
 
 // Rules implements schema.Ruler.
 func (Section) Rules(r *schema.Rules) {
-	r.Field("env").Keys().Pattern(section.EnvName, section.BadEnvName)
 	placementRules(r)
 }
 
@@ -128,7 +116,7 @@ func (s *Section) Check(c *section.Checker) {
 	case len(s.Command) > 0 && s.URL != "":
 		cmd.Errorf("set command (a stdio server) or url (a streamable HTTP server), not both")
 	}
-	section.CheckCommand(cmd, s.Command)
+	s.Program.Check(c)
 	if len(s.Command) > 0 && s.Start != nil {
 		c.Field("start").Errorf("a stdio server is started from command, one process per session; start is for a streamable HTTP server (url)")
 	}
@@ -136,11 +124,9 @@ func (s *Section) Check(c *section.Checker) {
 	if s.Start != nil {
 		s.Start.Check(c.Field("start"))
 	}
-	section.CheckEnv(c.Field("env"), s.Env)
 	if s.URL != "" && len(s.Env) > 0 {
 		c.Field("env").Errorf("env is for a stdio server (command); a streamable HTTP server's environment goes under start: {env: …}")
 	}
-	c.Field("dir").TargetTemplate(s.Dir)
 	placements(c, s.KeyArgument, s.KeyMeta)
 	noHeaders := "a tool result has no headers: use json, a path in its structuredContent (or its text, parsed as JSON), such as \"data.id\""
 	s.Effect.Check(c.Field("effect"), false)
@@ -261,5 +247,5 @@ func (s *Section) Commands() []section.Command {
 	if s.Start != nil {
 		return section.StartCommands(s.Start)
 	}
-	return []section.Command{{Command: s.Command, Env: s.Env, Dir: s.Dir}}
+	return s.Program.Commands()
 }
