@@ -24,7 +24,7 @@ func Unknown(thing string, known []string) Message {
 func DidYouMean(got string, known []string) string {
 	best, bestDist := "", 3
 	for _, k := range known {
-		if dist := editDistance(strings.ToLower(got), k); dist < bestDist && dist < len(k)/2+1 {
+		if dist := editDistance(strings.ToLower(got), strings.ToLower(k)); dist < bestDist && dist < len(k)/2+1 {
 			best, bestDist = k, dist
 		}
 	}
