@@ -23,10 +23,10 @@ func cmdFakes(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var addrs []addr
 	for _, d := range reg.Fakes {
 		a := addr{d: d}
-		for _, e := range d.Endpoints {
+		for i, e := range d.Endpoints {
 			what := "the " + d.Name + " fake"
-			if len(d.Endpoints) > 1 {
-				what += "'s " + e.Serves
+			if i > 0 {
+				what += "'s " + e.Serves // a further endpoint: another protocol
 			}
 			a.flags = append(a.flags, fs.String(e.Flag, "127.0.0.1:0", "listen address of "+what+" (loopback)"))
 		}
