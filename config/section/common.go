@@ -22,9 +22,8 @@ type Common struct {
 	// Required: lower-case letters, digits, '.', '_' and '-', starting with
 	// a letter or digit.
 	Name string `yaml:"name"`
-	// Kind says what the target is and how idemcheck reaches it: one of
-	// the kinds this idemcheck knows (http, cli, webhook, container, mcp),
-	// each with fields of its own. Required.
+	// Kind says what the target is and how idemcheck reaches it, and so
+	// which fields it has: one of the registry's kinds. Required.
 	Kind string `yaml:"kind"`
 	// KeyFormat is the shape of the keys idemcheck sends: "token" (the
 	// default, idk- and 16 hex digits), "uuid" (a version 4 UUID, for a
