@@ -12,11 +12,9 @@ import (
 	"github.com/idemcheck/idemcheck/targets/process"
 )
 
-// Launch says how to start the process that serves a streamable HTTP
-// target, as for an HTTP target (see process.Launch): Command, Env values
-// and Dir may use {{port}}, {{state_dir}} and {{fakes.NAME.url}};
-// ReadyPath is polled under the URL's origin until the server answers. An
-// MCP server runs as one instance: Replicas must be 0 or 1.
+// Launch is how a streamable HTTP server is started (process.Launch); its
+// readiness is fetched under the URL's origin, and it runs as one
+// instance.
 type Launch = process.Launch
 
 // Spec returns a harness.Spec that starts the fakes, then the target: a
