@@ -1,7 +1,7 @@
 package docs_test
 
 import (
-		"fmt"
+	"fmt"
 	"reflect"
 	"regexp"
 	"slices"

@@ -40,7 +40,7 @@ func faultsPage(t *testing.T) string {
 	var rows [][]string
 	type entry struct {
 		name, text string
-		settings  []string
+		settings   []string
 	}
 	var entries []entry
 	for _, n := range names {

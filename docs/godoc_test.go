@@ -71,29 +71,6 @@ func fieldDocs(ty *doc.Type) map[string]string {
 	return out
 }
 
-// valueDoc returns the doc comment of the named constant or variable.
-func valueDoc(ty *doc.Type, pkg *doc.Package, name string) string {
-	var values []*doc.Value
-	values = append(values, pkg.Consts...)
-	if ty != nil {
-		values = append(values, ty.Consts...)
-	}
-	for _, v := range values {
-		for _, spec := range v.Decl.Specs {
-			vs, ok := spec.(*ast.ValueSpec)
-			if !ok {
-				continue
-			}
-			for _, n := range vs.Names {
-				if n.Name == name {
-					return oneLine(vs.Doc.Text())
-				}
-			}
-		}
-	}
-	return ""
-}
-
 // oneLine joins a comment's lines into one paragraph.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 

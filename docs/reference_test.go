@@ -3,7 +3,6 @@ package docs_test
 import (
 	"bytes"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,6 +123,3 @@ func list(items []string) string {
 	}
 	return strings.Join(out, ", ")
 }
-
-// ordinal names a level: "level 2".
-func level(n int) string { return fmt.Sprintf("level %d", n) }
