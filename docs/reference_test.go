@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -92,14 +93,15 @@ func code(s string) string {
 	return fence + s + fence
 }
 
-// anchor is the GitHub anchor of a heading.
+// anchor is the anchor GitHub gives a heading: lower case, without
+// punctuation but hyphens and underscores, spaces as hyphens.
 func anchor(heading string) string {
 	var b bytes.Buffer
 	for _, r := range strings.ToLower(heading) {
 		switch {
-		case r == ' ':
+		case r == ' ' || r == '-':
 			b.WriteRune('-')
-		case r == '-' || r == '_' || ('a' <= r && r <= 'z') || ('0' <= r && r <= '9') || r > 127:
+		case r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r):
 			b.WriteRune(r)
 		}
 	}
