@@ -6,10 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/idemcheck/idemcheck/deps"
@@ -43,12 +43,12 @@ type conn struct {
 	toClient   *bufio.Writer
 
 	// Owned by the target's side.
-	stmts     map[string]*prepared
-	portals   map[string]*portal
-	view      txView
-	cur       *batch // the batch being sent, until its Sync or Query
-	faults    int
-	tooLarge  bool
+	stmts    map[string]*prepared
+	portals  map[string]*portal
+	view     txView
+	cur      *batch // the batch being sent, until its Sync or Query
+	faults   int
+	tooLarge bool
 
 	// Shared by both sides.
 	mu     sync.Mutex
@@ -61,6 +61,11 @@ type conn struct {
 	held    bytes.Buffer
 	holding bool
 	first   bool // the database's first message has been seen
+
+	// authAsked is set while the database waits for the target's answer
+	// to an authentication request: a startup that times out then is the
+	// target's doing.
+	authAsked atomic.Bool
 
 	shutOnce sync.Once
 }
@@ -79,8 +84,12 @@ func newConn(p *Proxy, id uint64, client, up net.Conn) *conn {
 	}
 }
 
-// run serves the connection until either side ends it.
+// run serves the connection until either side ends it. The startup's
+// deadline stays on the database's side only: the target waits for the
+// database, and the database waits for the target when it asks it to
+// authenticate, which the database's side tells apart when time is up.
 func (c *conn) run() {
+	_ = c.client.SetDeadline(time.Time{})
 	done := make(chan struct{})
 	c.p.srv.Go(func() {
 		defer close(done)
@@ -93,11 +102,7 @@ func (c *conn) run() {
 // end reports why a side stopped, when that is worth knowing, and closes
 // both connections (resetting the target's for errReset).
 func (c *conn) end(err error) {
-	switch {
-	case err == nil, errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), errors.Is(err, errInjectedFatal),
-		errors.Is(err, errReset), errors.Is(err, context.Canceled), c.ctx.Err() != nil:
-	case errors.Is(err, deps.ErrUpstreamProtocol), errors.Is(err, deps.ErrClientProtocol),
-		errors.Is(err, deps.ErrUpstreamSilent), errors.Is(err, deps.ErrTooLarge):
+	if errors.Is(err, deps.ErrUpstreamProtocol) || errors.Is(err, deps.ErrClientProtocol) || errors.Is(err, deps.ErrUpstreamSilent) {
 		c.p.problem(c.id, err)
 	}
 	c.shutOnce.Do(func() {

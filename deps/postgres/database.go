@@ -1,6 +1,9 @@
 package postgres
 
 import (
+	"bufio"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -21,17 +24,27 @@ func (c *conn) fromDatabase() error {
 			}
 		}
 		typ, n, err := c.fromUp.next()
-		if err != nil {
-			if isTimeout(err) {
-				return c.failStartup(fmt.Errorf("%w: the database at %s did not complete the startup within %s", deps.ErrUpstreamSilent, c.p.cfg.Upstream, c.p.cfg.StartupTimeout))
-			}
-			return err
-		}
-		if !c.first {
+		if !c.first && (err == nil || typ != 0) {
 			c.first = true
 			if typ != 'R' && typ != 'E' && typ != 'v' {
 				return c.failStartup(fmt.Errorf("%w: %s answered a PostgreSQL startup message with a %q message, where PostgreSQL asks for authentication ('R'); is it PostgreSQL?", deps.ErrUpstreamProtocol, c.p.cfg.Upstream, typ))
 			}
+		}
+		if err != nil {
+			switch {
+			case isTimeout(err) && c.authAsked.Load():
+				err = fmt.Errorf("%w: the target did not answer the database's authentication request within %s", deps.ErrClientProtocol, c.p.cfg.StartupTimeout)
+			case isTimeout(err):
+				err = fmt.Errorf("%w: the database at %s did not complete the startup within %s", deps.ErrUpstreamSilent, c.p.cfg.Upstream, c.p.cfg.StartupTimeout)
+			case !errors.Is(err, deps.ErrUpstreamProtocol):
+				return err
+			}
+			return c.failStartup(err)
+		}
+		if !c.ready && typ == 'R' {
+			// An authentication request other than AuthenticationOk (0)
+			// and SASLFinal (12) waits for the target's answer.
+			c.authAsked.Store(n >= 4 && authWaits(c.fromUp.br))
 		}
 		b, startHold := c.head()
 		if startHold {
@@ -59,6 +72,17 @@ func (c *conn) fromDatabase() error {
 			return err
 		}
 	}
+}
+
+// authWaits peeks at an authentication message's code and says whether
+// the database now waits for the target.
+func authWaits(br *bufio.Reader) bool {
+	b, err := br.Peek(4)
+	if err != nil {
+		return false
+	}
+	code := binary.BigEndian.Uint32(b)
+	return code != 0 && code != 12
 }
 
 // failStartup tells the target why its connection cannot be made.

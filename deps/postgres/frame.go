@@ -9,9 +9,9 @@ import (
 	"github.com/idemcheck/idemcheck/deps"
 )
 
-// maxWireBody is the largest message body PostgreSQL itself accepts
-// (PG_LARGE_MESSAGE_LIMIT); a longer length is not the protocol.
-const maxWireBody = 0x3fffffff - 1
+// maxWireBody is the largest body a message's length field (a signed
+// 32-bit count that includes itself) can announce.
+const maxWireBody = 0x7fffffff - 4
 
 // keptBuffer is the largest body buffer a connection keeps between
 // messages; a larger message gets a buffer of its own, dropped after it.
@@ -38,14 +38,15 @@ func newFrames(r io.Reader, max int, side string) *frames {
 func (f *frames) buffered() int { return f.br.Buffered() }
 
 // next reads the next message's header and returns its type and body
-// length.
+// length; with a length the protocol cannot have, it returns the type read
+// and an error.
 func (f *frames) next() (byte, int, error) {
 	if _, err := io.ReadFull(f.br, f.hdr[:]); err != nil {
 		return 0, 0, err
 	}
 	n := int(binary.BigEndian.Uint32(f.hdr[1:])) - 4
 	if n < 0 || n > maxWireBody {
-		return 0, 0, fmt.Errorf("%w: the %s sent a %q message of length %d, outside 4..%d", protocolErr(f.side), f.side, f.hdr[0], n+4, maxWireBody+4)
+		return f.hdr[0], 0, fmt.Errorf("%w: the %s sent a %q message of length %d, outside 4..%d", protocolErr(f.side), f.side, f.hdr[0], n+4, maxWireBody+4)
 	}
 	return f.hdr[0], n, nil
 }

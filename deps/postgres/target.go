@@ -21,11 +21,9 @@ func (c *conn) fromTarget() error {
 		}
 		typ, n, err := c.fromClient.next()
 		if err != nil {
-			if isTimeout(err) {
-				return fmt.Errorf("%w: the target did not finish its startup within %s", deps.ErrClientProtocol, c.p.cfg.StartupTimeout)
-			}
 			return err
 		}
+		c.authAsked.Store(false)
 		if !c.fromClient.fits(n) {
 			if err := c.forwardLarge(typ, n); err != nil {
 				return err
