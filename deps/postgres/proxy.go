@@ -93,6 +93,7 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 		return nil, err
 	}
 	p.srv = srv
+	srv.Start()
 	return p, nil
 }
 

@@ -40,8 +40,8 @@ type Server struct {
 	closeMu sync.Once
 }
 
-// Listen listens on addr (127.0.0.1:0 when empty) and serves connections
-// with h until Close.
+// Listen listens on addr (127.0.0.1:0 when empty); once Start is called
+// it serves connections with h until Close.
 func Listen(addr string, h Handler) (*Server, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"
@@ -51,10 +51,13 @@ func Listen(addr string, h Handler) (*Server, error) {
 		return nil, fmt.Errorf("dependency proxy: listen on %s: %w", addr, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{ln: ln, h: h, ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}
+	return &Server{ln: ln, h: h, ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}, nil
+}
+
+// Start accepts connections, once the Handler is ready for them.
+func (s *Server) Start() {
 	s.wg.Add(1)
 	go s.accept()
-	return s, nil
 }
 
 // Addr returns the host:port the Server listens on.
