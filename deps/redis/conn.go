@@ -169,7 +169,6 @@ func (c *conn) push(p *pending) {
 // and forwards it (or what replaces it).
 func (c *conn) onCommand(cmd *command) error {
 	name := cmd.name()
-	text := deps.Clip(commandText(cmd))
 	if untracked(cmd) {
 		c.untracked = true
 		_, err := c.toUp.Write(cmd.raw)
@@ -181,6 +180,10 @@ func (c *conn) onCommand(cmd *command) error {
 	}
 	intents := c.p.ctl.Attribute(deps.Markers(cmd.args[1:]...), inherited)
 	write := isWrite(cmd)
+	text := ""
+	if len(intents) > 0 { // only an intent's command is named in events
+		text = commandText(cmd)
+	}
 	for _, x := range intents {
 		c.record(deps.Event{Kind: deps.EventStatement, Intent: x, Statement: text})
 		if write {
@@ -242,17 +245,16 @@ var loadingAllowed = map[string]bool{"HELLO": true, "AUTH": true, "QUIT": true}
 
 // commandText renders a command for an event.
 func commandText(cmd *command) string {
-	n := 0
 	b := make([]byte, 0, 64)
 	for i, a := range cmd.args {
 		if i > 0 {
 			b = append(b, ' ')
 		}
-		b = append(b, a[:min(len(a), deps.StatementLimit-n)]...)
-		n = len(b)
-		if n >= deps.StatementLimit {
+		room := deps.StatementLimit - len(b)
+		if room <= 0 {
 			break
 		}
+		b = append(b, a[:min(len(a), room)]...)
 	}
 	return string(b)
 }
