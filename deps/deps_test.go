@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/idemcheck/idemcheck/deps"
 )
@@ -208,3 +209,5 @@ func TestReplaceHost(t *testing.T) {
 	_, err = deps.ReplaceHost("host=db port=5432", "127.0.0.1:1")
 	assert.Error(t, err, "a key=value DSN has no host to replace")
 }
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

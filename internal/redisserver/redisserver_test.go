@@ -7,9 +7,12 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/idemcheck/idemcheck/internal/redisserver"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestStartSetGetStop starts a real server, writes and reads a key, and
 // stops it.
