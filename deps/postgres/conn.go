@@ -3,7 +3,6 @@ package postgres
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -13,7 +12,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/deps"
-	"github.com/idemcheck/idemcheck/deps/internal/listener"
+	"github.com/idemcheck/idemcheck/deps/internal/relay"
 )
 
 // maxPrepared bounds the prepared statements and portals the proxy
@@ -32,11 +31,8 @@ var errInjectedFatal = errors.New("closed after an injected FATAL error")
 // and forwards them (target.go); the database's side reads the answers
 // and forwards them (database.go).
 type conn struct {
+	*relay.Conn
 	p          *Proxy
-	id         uint64
-	ctx        context.Context // done when the connection ends or the proxy closes
-	cancel     context.CancelFunc
-	client, up net.Conn
 	fromClient *frames
 	toUp       *bufio.Writer
 	fromUp     *frames
@@ -66,14 +62,12 @@ type conn struct {
 	// to an authentication request: a startup that times out then is the
 	// target's doing.
 	authAsked atomic.Bool
-
-	shutOnce sync.Once
 }
 
 func newConn(p *Proxy, id uint64, client, up net.Conn) *conn {
-	ctx, cancel := context.WithCancel(p.srv.Context())
 	return &conn{
-		p: p, id: id, ctx: ctx, cancel: cancel, client: client, up: up,
+		Conn:       relay.New(p.srv.Context(), id, p.ctl, client, up),
+		p:          p,
 		fromClient: newFrames(client, p.cfg.MaxMessage, "target"),
 		toUp:       bufio.NewWriterSize(up, 32<<10),
 		fromUp:     newFrames(up, p.cfg.MaxMessage, "database"),
@@ -89,7 +83,7 @@ func newConn(p *Proxy, id uint64, client, up net.Conn) *conn {
 // database, and the database waits for the target when it asks it to
 // authenticate, which the database's side tells apart when time is up.
 func (c *conn) run() {
-	_ = c.client.SetDeadline(time.Time{})
+	_ = c.Client.SetDeadline(time.Time{})
 	done := make(chan struct{})
 	c.p.srv.Go(func() {
 		defer close(done)
@@ -103,42 +97,19 @@ func (c *conn) run() {
 // both connections (resetting the target's for errReset).
 func (c *conn) end(err error) {
 	if errors.Is(err, deps.ErrUpstreamProtocol) || errors.Is(err, deps.ErrClientProtocol) || errors.Is(err, deps.ErrUpstreamSilent) {
-		c.p.problem(c.id, err)
+		c.Problem(err)
 	}
-	c.shutOnce.Do(func() {
-		c.cancel()
-		if errors.Is(err, errReset) {
-			listener.Reset(c.client)
-		} else {
-			_ = c.client.Close()
-		}
-		_ = c.up.Close()
-	})
+	c.Shut(errors.Is(err, errReset))
 }
 
 // startupDone lifts the startup deadlines once the database is ready.
 func (c *conn) startupDone() {
-	_ = c.client.SetDeadline(time.Time{})
-	_ = c.up.SetDeadline(time.Time{})
+	_ = c.Client.SetDeadline(time.Time{})
+	_ = c.Up.SetDeadline(time.Time{})
 }
 
 // isTimeout says whether err is a deadline passing.
 func isTimeout(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }
-
-// record adds an event about this connection.
-func (c *conn) record(ev deps.Event) deps.Event {
-	ev.Conn = c.id
-	return c.p.ctl.Events().Record(ev)
-}
-
-// fired records that rule a acted for intent, and tells its OnFire.
-func (c *conn) fired(a *deps.Armed, intent, stmt string) deps.Event {
-	ev := c.record(deps.Event{Kind: deps.EventFault, Intent: intent, Action: a.Rule().Action, Statement: deps.Clip(stmt)})
-	if f := a.Rule().OnFire; f != nil {
-		f(ev)
-	}
-	return ev
-}
 
 // batch is what the target sent up to a ReadyForQuery: a simple Query, or
 // the extended-protocol messages up to a Sync. The target's side fills
@@ -195,5 +166,5 @@ type portal struct {
 // faultTag names the next replaced statement of this connection.
 func (c *conn) faultTag() string {
 	c.faults++
-	return fmt.Sprintf("idemcheck_fault_%d_%d", c.id, c.faults)
+	return fmt.Sprintf("idemcheck_fault_%d_%d", c.ID, c.faults)
 }

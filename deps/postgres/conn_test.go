@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/deps"
+	"github.com/idemcheck/idemcheck/deps/internal/tcptest"
 	"github.com/idemcheck/idemcheck/deps/postgres"
 )
 
@@ -291,7 +292,7 @@ func TestStartChecksTheDatabase(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			addr := fakeServer(t, tc.serve)
+			addr := tcptest.Serve(t, tc.serve)
 			_, err := postgres.Start(ctxT(t), postgres.Config{Upstream: addr, DialTimeout: 300 * time.Millisecond})
 			require.Error(t, err)
 			assert.ErrorIs(t, err, tc.want)
@@ -319,7 +320,7 @@ func TestStartupDeadline(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			addr := fakeServer(t, func(c net.Conn) {
+			addr := tcptest.Serve(t, func(c net.Conn) {
 				if pkt := readPacket(c); pkt != nil && binary.BigEndian.Uint32(pkt[4:]) == 80877103 {
 					_, _ = c.Write([]byte{'N'}) // Start's check
 					return
@@ -345,7 +346,7 @@ func TestLargeDataRowIsStreamed(t *testing.T) {
 	const claimed = 1 << 30
 	const sent = 8 << 20
 	release := make(chan struct{})
-	addr := fakeServer(t, func(c net.Conn) {
+	addr := tcptest.Serve(t, func(c net.Conn) {
 		if pkt := readPacket(c); pkt == nil || binary.BigEndian.Uint32(pkt[4:]) == 80877103 {
 			_, _ = c.Write([]byte{'N'})
 			return
@@ -429,46 +430,6 @@ func TestArmValidates(t *testing.T) {
 		_, err := p.Control().Arm(r)
 		assert.Error(t, err, "%+v", r)
 	}
-}
-
-// fakeServer serves every connection on a loopback port with serve, and
-// returns its address; everything ends with the test.
-func fakeServer(t *testing.T, serve func(net.Conn)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				serve(c)
-			}()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	return ln.Addr().String()
 }
 
 // readPacket reads one length-prefixed startup packet, or nil.

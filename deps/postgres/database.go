@@ -226,7 +226,7 @@ func (c *conn) onReady(n int) error {
 		c.ready, c.status = true, status
 		c.mu.Unlock()
 		c.startupDone()
-		c.record(deps.Event{Kind: deps.EventConnected})
+		c.Record(deps.Event{Kind: deps.EventConnected})
 		return c.fromUp.writeMessage(c.toClient, body)
 	}
 	b := &batch{}
@@ -252,16 +252,10 @@ func (c *conn) onReady(n int) error {
 		committed = !b.failed && !b.rolledBack && !c.tx.failed
 		c.tx = serverTx{}
 	}
-	if len(ended) > 0 && committed && hold {
-		if a, x, ok := c.p.ctl.Rules().Take(ended, deps.ResetAfterCommit); ok {
-			c.fired(a, x, "")
-			for _, y := range ended {
-				c.record(deps.Event{Kind: deps.EventCommitReplied, Intent: y, Committed: true, Withheld: true})
-			}
-			c.held.Reset()
-			c.holding = false
-			return errReset
-		}
+	if len(ended) > 0 && committed && hold && c.Withhold(ended, "") {
+		c.held.Reset()
+		c.holding = false
+		return errReset
 	}
 	if c.holding {
 		if err := c.release(); err != nil {
@@ -277,16 +271,5 @@ func (c *conn) onReady(n int) error {
 	if err := c.toClient.Flush(); err != nil {
 		return err
 	}
-	for _, y := range ended {
-		c.record(deps.Event{Kind: deps.EventCommitReplied, Intent: y, Committed: committed})
-	}
-	if !committed {
-		return nil
-	}
-	for _, y := range ended {
-		if a, _, ok := c.p.ctl.Rules().Take([]string{y}, deps.AfterCommitReply); ok {
-			a.Rule().Hook(c.ctx, c.fired(a, y, ""))
-		}
-	}
-	return c.ctx.Err()
+	return c.Replied(ended, committed, "")
 }

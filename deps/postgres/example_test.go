@@ -26,7 +26,7 @@ func Example() {
 	}
 	defer p.Close()
 	targetURL, _ := deps.ReplaceHost(db.DSN("postgres"), p.Addr()) // {{deps.NAME.url}}
-	_ = targetURL                                                     // start the target with it
+	_ = targetURL                                                  // start the target with it
 
 	// An intent whose commit is answered but whose answer is lost.
 	intent := "idem-0123456789abcdef"

@@ -3,11 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
-	"net"
-	"os"
 	"regexp"
 	"time"
 
@@ -97,34 +93,17 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	return p, nil
 }
 
-// probe asks the upstream to negotiate TLS and reads its answer.
+// probe asks the upstream to negotiate TLS and checks its answer.
 func probe(ctx context.Context, cfg Config) error {
-	ctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
-	defer cancel()
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", cfg.Upstream)
-	if err != nil {
-		return fmt.Errorf("postgres proxy: %w: dial %s: %v; start the database first, or check the dependency's address", deps.ErrUpstreamUnreachable, cfg.Upstream, err)
-	}
-	defer c.Close()
-	if dl, ok := ctx.Deadline(); ok {
-		_ = c.SetDeadline(dl)
-	}
 	var req [8]byte
 	binary.BigEndian.PutUint32(req[0:], 8)
 	binary.BigEndian.PutUint32(req[4:], sslRequestCode)
-	if _, err := c.Write(req[:]); err != nil {
-		return fmt.Errorf("postgres proxy: %w: writing to %s: %v", deps.ErrUpstreamUnreachable, cfg.Upstream, err)
+	b, err := listener.Probe(ctx, cfg.Upstream, cfg.DialTimeout, req[:], "a PostgreSQL TLS request")
+	if err != nil {
+		return fmt.Errorf("postgres proxy: %w; is it PostgreSQL?", err)
 	}
-	var b [1]byte
-	if _, err := io.ReadFull(c, b[:]); err != nil {
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return fmt.Errorf("postgres proxy: %w: %s accepted a connection but did not answer a PostgreSQL TLS request within %s; is it PostgreSQL?", deps.ErrUpstreamSilent, cfg.Upstream, cfg.DialTimeout)
-		}
-		return fmt.Errorf("postgres proxy: %w: %s closed the connection instead of answering a PostgreSQL TLS request (%v); is it PostgreSQL?", deps.ErrUpstreamProtocol, cfg.Upstream, err)
-	}
-	if b[0] != 'N' && b[0] != 'S' && b[0] != 'E' {
-		return fmt.Errorf("postgres proxy: %w: %s answered a PostgreSQL TLS request with %q, where PostgreSQL answers 'N' or 'S'; is it PostgreSQL?", deps.ErrUpstreamProtocol, cfg.Upstream, b[0])
+	if b != 'N' && b != 'S' && b != 'E' {
+		return fmt.Errorf("postgres proxy: %w: %s answered a PostgreSQL TLS request with %q, where PostgreSQL answers 'N' or 'S'; is it PostgreSQL?", deps.ErrUpstreamProtocol, cfg.Upstream, b)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package postgres
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
@@ -76,7 +75,7 @@ func (c *conn) forward(body []byte) error {
 func (c *conn) forwardLarge(typ byte, n int) error {
 	if !c.tooLarge {
 		c.tooLarge = true
-		c.p.problem(c.id, fmt.Errorf("%w: the target sent a %q message of %d bytes, over the %d the proxy reads whole (Config.MaxMessage); it was forwarded unattributed", deps.ErrTooLarge, typ, n, c.p.cfg.MaxMessage))
+		c.Problem(fmt.Errorf("%w: the target sent a %q message of %d bytes, over the %d the proxy reads whole (Config.MaxMessage); it was forwarded unattributed", deps.ErrTooLarge, typ, n, c.p.cfg.MaxMessage))
 	}
 	switch typ {
 	case 'Q', 'E':
@@ -251,12 +250,7 @@ func (c *conn) plan(units []stmtInfo) plan {
 		}
 		pl.intents = deps.Union(pl.intents, intents)
 		pl.execs = append(pl.execs, exec{write: u.kind == kindWrite, intents: intents})
-		for _, x := range intents {
-			c.record(deps.Event{Kind: deps.EventStatement, Intent: x, Statement: deps.Clip(u.text)})
-			if u.kind == kindWrite {
-				c.record(deps.Event{Kind: deps.EventWrite, Intent: x, Statement: deps.Clip(u.text)})
-			}
-		}
+		c.Seen(intents, u.kind == kindWrite, u.text)
 	}
 	pl.view = v
 	return pl
@@ -269,11 +263,11 @@ func (c *conn) plan(units []stmtInfo) plan {
 func (c *conn) statement(b *batch, units []stmtInfo, text string, replacement func(tag string) pgproto3.FrontendMessage) (pgproto3.FrontendMessage, error) {
 	pl := c.plan(units)
 	rules := c.p.ctl.Rules()
-	if err := c.stall(pl.intents, text); err != nil {
+	if err := c.Stall(pl.intents, text, c.toUp.Flush); err != nil {
 		return nil, err
 	}
 	if a, x, ok := rules.Take(pl.writes, deps.Fail); ok {
-		c.fired(a, x, text)
+		c.Fired(a, x, text)
 		tag := c.faultTag()
 		code := a.Rule().Code
 		if code == "" {
@@ -301,47 +295,5 @@ func (c *conn) statement(b *batch, units []stmtInfo, text string, replacement fu
 		b.hold = true
 	}
 	c.mu.Unlock()
-	return nil, c.beforeCommit(pl.commits, text)
-}
-
-// stall holds a message of intents for each Stall rule armed for them.
-func (c *conn) stall(intents []string, text string) error {
-	for _, x := range intents {
-		a, _, ok := c.p.ctl.Rules().Take([]string{x}, deps.Stall)
-		if !ok {
-			continue
-		}
-		c.fired(a, x, text)
-		if err := c.toUp.Flush(); err != nil {
-			return err
-		}
-		t := time.NewTimer(a.Rule().Delay)
-		select {
-		case <-t.C:
-		case <-c.ctx.Done():
-			t.Stop()
-			return c.ctx.Err()
-		}
-	}
-	return nil
-}
-
-// beforeCommit records that the commit of intents' writes is about to be
-// forwarded and calls the BeforeCommit hooks armed for them, with what
-// was sent before it already forwarded.
-func (c *conn) beforeCommit(intents []string, text string) error {
-	for _, x := range intents {
-		c.record(deps.Event{Kind: deps.EventCommit, Intent: x, Statement: deps.Clip(text)})
-	}
-	for _, x := range intents {
-		a, _, ok := c.p.ctl.Rules().Take([]string{x}, deps.BeforeCommit)
-		if !ok {
-			continue
-		}
-		if err := c.toUp.Flush(); err != nil {
-			return err
-		}
-		a.Rule().Hook(c.ctx, c.fired(a, x, text))
-	}
-	return c.ctx.Err()
+	return nil, c.BeforeCommit(pl.commits, text, c.toUp.Flush)
 }

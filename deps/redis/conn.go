@@ -2,16 +2,14 @@ package redis
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"sync"
-	"time"
 
 	"github.com/idemcheck/idemcheck/deps"
-	"github.com/idemcheck/idemcheck/deps/internal/listener"
+	"github.com/idemcheck/idemcheck/deps/internal/relay"
 )
 
 // errReset ends a connection that a ResetAfterCommit rule resets.
@@ -27,11 +25,8 @@ var faultCommand = []byte("*1\r\n$15\r\nIDEMCHECK_FAULT\r\n")
 // target's side reads commands and forwards them; Redis's side reads the
 // replies, which come in the order of the commands, and forwards them.
 type conn struct {
+	*relay.Conn
 	p          *Proxy
-	id         uint64
-	ctx        context.Context
-	cancel     context.CancelFunc
-	client, up net.Conn
 	fromClient *commandReader
 	toUp       *bufio.Writer
 	fromUp     *bufio.Reader
@@ -46,8 +41,6 @@ type conn struct {
 
 	mu      sync.Mutex
 	pending []*pending // commands forwarded and not yet answered, oldest first
-
-	shutOnce sync.Once
 }
 
 // pending is a command forwarded and waiting for its reply.
@@ -60,9 +53,9 @@ type pending struct {
 }
 
 func newConn(p *Proxy, id uint64, client, up net.Conn) *conn {
-	ctx, cancel := context.WithCancel(p.srv.Context())
 	return &conn{
-		p: p, id: id, ctx: ctx, cancel: cancel, client: client, up: up,
+		Conn:       relay.New(p.srv.Context(), id, p.ctl, client, up),
+		p:          p,
 		fromClient: newCommandReader(client, p.cfg.MaxCommand),
 		toUp:       bufio.NewWriterSize(up, 32<<10),
 		fromUp:     bufio.NewReaderSize(up, lineLimit),
@@ -85,35 +78,13 @@ func (c *conn) run() {
 // both connections (resetting the target's for errReset).
 func (c *conn) end(err error) {
 	if errors.Is(err, deps.ErrUpstreamProtocol) || errors.Is(err, deps.ErrClientProtocol) {
-		c.p.problem(c.id, err)
+		c.Problem(err)
 		if errors.Is(err, deps.ErrUpstreamProtocol) {
 			_, _ = c.toClient.Write(errorLine("ERR", "idemcheck proxy: "+err.Error()))
 			_ = c.toClient.Flush()
 		}
 	}
-	c.shutOnce.Do(func() {
-		c.cancel()
-		if errors.Is(err, errReset) {
-			listener.Reset(c.client)
-		} else {
-			_ = c.client.Close()
-		}
-		_ = c.up.Close()
-	})
-}
-
-func (c *conn) record(ev deps.Event) deps.Event {
-	ev.Conn = c.id
-	return c.p.ctl.Events().Record(ev)
-}
-
-// fired records that rule a acted for intent, and tells its OnFire.
-func (c *conn) fired(a *deps.Armed, intent, text string) deps.Event {
-	ev := c.record(deps.Event{Kind: deps.EventFault, Intent: intent, Action: a.Rule().Action, Statement: text})
-	if f := a.Rule().OnFire; f != nil {
-		f(ev)
-	}
-	return ev
+	c.Shut(errors.Is(err, errReset))
 }
 
 // fromTarget reads the target's commands and forwards them, acting on the
@@ -152,7 +123,7 @@ func (c *conn) fromTarget() error {
 func (c *conn) onStreamed(cmd *command) {
 	if !c.tooLarge {
 		c.tooLarge = true
-		c.p.problem(c.id, fmt.Errorf("%w: the target sent a %s command over the %d bytes the proxy reads whole (Config.MaxCommand); it was forwarded unattributed", deps.ErrTooLarge, cmd.name(), c.p.cfg.MaxCommand))
+		c.Problem(fmt.Errorf("%w: the target sent a %s command over the %d bytes the proxy reads whole (Config.MaxCommand); it was forwarded unattributed", deps.ErrTooLarge, cmd.name(), c.p.cfg.MaxCommand))
 	}
 	if !c.untracked {
 		c.push(&pending{text: cmd.name()})
@@ -184,12 +155,7 @@ func (c *conn) onCommand(cmd *command) error {
 	if len(intents) > 0 { // only an intent's command is named in events
 		text = commandText(cmd)
 	}
-	for _, x := range intents {
-		c.record(deps.Event{Kind: deps.EventStatement, Intent: x, Statement: text})
-		if write {
-			c.record(deps.Event{Kind: deps.EventWrite, Intent: x, Statement: text})
-		}
-	}
+	c.Seen(intents, write, text)
 	p := &pending{text: text}
 	if how, ok := c.p.srv.Refusing(); ok && how == deps.RefuseStarting && !loadingAllowed[name] {
 		p.fault = errorLine("LOADING", "")
@@ -197,12 +163,12 @@ func (c *conn) onCommand(cmd *command) error {
 		_, err := c.toUp.Write(faultCommand)
 		return err
 	}
-	if err := c.stall(intents, text); err != nil {
+	if err := c.Stall(intents, text, c.toUp.Flush); err != nil {
 		return err
 	}
 	if write {
 		if a, x, ok := c.p.ctl.Rules().Take(intents, deps.Fail); ok {
-			c.fired(a, x, text)
+			c.Fired(a, x, text)
 			code := a.Rule().Code
 			if code == "" {
 				code = DefaultCode
@@ -231,7 +197,7 @@ func (c *conn) onCommand(cmd *command) error {
 	}
 	if len(p.commits) > 0 {
 		p.hold = c.p.ctl.Rules().Has(p.commits, deps.ResetAfterCommit)
-		if err := c.beforeCommit(p.commits, text); err != nil {
+		if err := c.BeforeCommit(p.commits, text, c.toUp.Flush); err != nil {
 			return err
 		}
 	}
@@ -257,47 +223,6 @@ func commandText(cmd *command) string {
 		b = append(b, a[:min(len(a), room)]...)
 	}
 	return string(b)
-}
-
-// stall holds a command of intents for each Stall rule armed for them.
-func (c *conn) stall(intents []string, text string) error {
-	for _, x := range intents {
-		a, _, ok := c.p.ctl.Rules().Take([]string{x}, deps.Stall)
-		if !ok {
-			continue
-		}
-		c.fired(a, x, text)
-		if err := c.toUp.Flush(); err != nil {
-			return err
-		}
-		t := time.NewTimer(a.Rule().Delay)
-		select {
-		case <-t.C:
-		case <-c.ctx.Done():
-			t.Stop()
-			return c.ctx.Err()
-		}
-	}
-	return nil
-}
-
-// beforeCommit records that the commit of intents' writes is about to be
-// forwarded and calls the BeforeCommit hooks armed for them.
-func (c *conn) beforeCommit(intents []string, text string) error {
-	for _, x := range intents {
-		c.record(deps.Event{Kind: deps.EventCommit, Intent: x, Statement: text})
-	}
-	for _, x := range intents {
-		a, _, ok := c.p.ctl.Rules().Take([]string{x}, deps.BeforeCommit)
-		if !ok {
-			continue
-		}
-		if err := c.toUp.Flush(); err != nil {
-			return err
-		}
-		a.Rule().Hook(c.ctx, c.fired(a, x, text))
-	}
-	return c.ctx.Err()
 }
 
 // fromRedis reads Redis's replies and forwards them, matching each to its
@@ -352,14 +277,8 @@ func (c *conn) onReply(p *pending, line []byte) error {
 		return err
 	}
 	committed := line[0] != '-' && line[0] != '!' && !(p.exec && isNull(line))
-	if committed && p.hold {
-		if a, x, ok := c.p.ctl.Rules().Take(p.commits, deps.ResetAfterCommit); ok {
-			c.fired(a, x, p.text)
-			for _, y := range p.commits {
-				c.record(deps.Event{Kind: deps.EventCommitReplied, Intent: y, Committed: true, Withheld: true, Statement: p.text})
-			}
-			return errReset
-		}
+	if committed && p.hold && c.Withhold(p.commits, p.text) {
+		return errReset
 	}
 	if err := copyReply(c.toClient, c.fromUp, line, 0); err != nil {
 		return err
@@ -367,18 +286,7 @@ func (c *conn) onReply(p *pending, line []byte) error {
 	if err := c.toClient.Flush(); err != nil {
 		return err
 	}
-	for _, y := range p.commits {
-		c.record(deps.Event{Kind: deps.EventCommitReplied, Intent: y, Committed: committed, Statement: p.text})
-	}
-	if !committed {
-		return nil
-	}
-	for _, y := range p.commits {
-		if a, _, ok := c.p.ctl.Rules().Take([]string{y}, deps.AfterCommitReply); ok {
-			a.Rule().Hook(c.ctx, c.fired(a, y, p.text))
-		}
-	}
-	return c.ctx.Err()
+	return c.Replied(p.commits, committed, p.text)
 }
 
 // isNull says whether a reply line is a null (RESP2's *-1 or $-1, RESP3's

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/deps"
+	"github.com/idemcheck/idemcheck/deps/internal/tcptest"
 	"github.com/idemcheck/idemcheck/deps/redis"
 )
 
@@ -38,7 +38,7 @@ func TestStartChecksRedis(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := redis.Start(ctxT(t), redis.Config{Upstream: fakeServer(t, tc.serve), DialTimeout: 300 * time.Millisecond})
+			_, err := redis.Start(ctxT(t), redis.Config{Upstream: tcptest.Serve(t, tc.serve), DialTimeout: 300 * time.Millisecond})
 			assert.ErrorIs(t, err, tc.want)
 		})
 	}
@@ -54,7 +54,7 @@ func TestStartChecksRedis(t *testing.T) {
 // answers a command with something that is not RESP ends the connection
 // with an -ERR that says so, and a problem event.
 func TestUpstreamTurnsStrange(t *testing.T) {
-	addr := fakeServer(t, func(c net.Conn) {
+	addr := tcptest.Serve(t, func(c net.Conn) {
 		br := bufio.NewReader(c)
 		line, _ := br.ReadString('\n')
 		if line == "PING\r\n" {
@@ -86,7 +86,7 @@ func TestUpstreamTurnsStrange(t *testing.T) {
 func TestLargeReplyIsStreamed(t *testing.T) {
 	const sent = 8 << 20
 	release := make(chan struct{})
-	addr := fakeServer(t, func(c net.Conn) {
+	addr := tcptest.Serve(t, func(c net.Conn) {
 		br := bufio.NewReader(c)
 		line, _ := br.ReadString('\n')
 		if line == "PING\r\n" {
@@ -154,44 +154,4 @@ func TestInlineCommands(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, line)
 	}
-}
-
-// fakeServer serves every connection on a loopback port with serve, and
-// returns its address; everything ends with the test.
-func fakeServer(t *testing.T, serve func(net.Conn)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				serve(c)
-			}()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	return ln.Addr().String()
 }

@@ -1,12 +1,9 @@
 package redis
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"os"
 	"time"
 
 	"github.com/idemcheck/idemcheck/deps"
@@ -77,28 +74,12 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 }
 
 func probe(ctx context.Context, cfg Config) error {
-	ctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
-	defer cancel()
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", cfg.Upstream)
+	b, err := listener.Probe(ctx, cfg.Upstream, cfg.DialTimeout, []byte("PING\r\n"), "PING")
 	if err != nil {
-		return fmt.Errorf("redis proxy: %w: dial %s: %v; start Redis first, or check the dependency's address", deps.ErrUpstreamUnreachable, cfg.Upstream, err)
+		return fmt.Errorf("redis proxy: %w; is it Redis?", err)
 	}
-	defer c.Close()
-	if dl, ok := ctx.Deadline(); ok {
-		_ = c.SetDeadline(dl)
-	}
-	if _, err := c.Write([]byte("PING\r\n")); err != nil {
-		return fmt.Errorf("redis proxy: %w: writing to %s: %v", deps.ErrUpstreamUnreachable, cfg.Upstream, err)
-	}
-	b, err := bufio.NewReader(c).Peek(1)
-	switch {
-	case errors.Is(err, os.ErrDeadlineExceeded):
-		return fmt.Errorf("redis proxy: %w: %s accepted a connection but did not answer PING within %s; is it Redis?", deps.ErrUpstreamSilent, cfg.Upstream, cfg.DialTimeout)
-	case err != nil:
-		return fmt.Errorf("redis proxy: %w: %s closed the connection instead of answering PING (%v); is it Redis?", deps.ErrUpstreamProtocol, cfg.Upstream, err)
-	case b[0] != '+' && b[0] != '-':
-		return fmt.Errorf("redis proxy: %w: %s answered PING with %q, where Redis answers +PONG or an error; is it Redis?", deps.ErrUpstreamProtocol, cfg.Upstream, b[0])
+	if b != '+' && b != '-' {
+		return fmt.Errorf("redis proxy: %w: %s answered PING with %q, where Redis answers +PONG or an error; is it Redis?", deps.ErrUpstreamProtocol, cfg.Upstream, b)
 	}
 	return nil
 }
@@ -154,8 +135,9 @@ func (p *Proxy) Serve(ctx context.Context, id uint64, client net.Conn) {
 		return
 	}
 	defer p.srv.Release(up)
-	p.ctl.Events().Record(deps.Event{Kind: deps.EventConnected, Conn: id})
-	newConn(p, id, client, up).run()
+	c := newConn(p, id, client, up)
+	c.Record(deps.Event{Kind: deps.EventConnected})
+	c.run()
 }
 
 func (p *Proxy) problem(conn uint64, err error) {

@@ -8,9 +8,10 @@ import (
 	"io"
 	"net"
 	"slices"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/idemcheck/idemcheck/deps/internal/tcptest"
 )
 
 // Pair runs direct and proxied in turn b.N times, and reports each one's
@@ -56,46 +57,20 @@ func Median(ds []time.Duration) time.Duration {
 // ends.
 func Relay(tb testing.TB, upstream string) string {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	track := func(c net.Conn) {
-		mu.Lock()
-		conns = append(conns, c)
-		mu.Unlock()
-	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			u, err := net.Dial("tcp", upstream)
-			if err != nil {
-				_ = c.Close()
-				continue
-			}
-			track(c)
-			track(u)
-			wg.Add(2)
-			go func() { defer wg.Done(); _, _ = io.Copy(u, c); _ = u.Close() }()
-			go func() { defer wg.Done(); _, _ = io.Copy(c, u); _ = c.Close() }()
+	return tcptest.Serve(tb, func(c net.Conn) {
+		u, err := net.Dial("tcp", upstream)
+		if err != nil {
+			return
 		}
-	}()
-	tb.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		for _, c := range conns {
+		defer u.Close()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, _ = io.Copy(c, u)
 			_ = c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
+		}()
+		_, _ = io.Copy(u, c)
+		_ = u.Close()
+		<-done
 	})
-	return ln.Addr().String()
 }
