@@ -12,7 +12,7 @@ import (
 
 // BenchmarkProxy times statements through the proxy against the same
 // statements on a direct connection, in turn, for both protocols: a read
-// of one row by its key, and a write carrying a marker (the work the
+// of one row by its primary key, and a write carrying a marker (the work the
 // proxy does most: attribution, transaction following); and, as the
 // floor, the read through a plain relay that copies bytes and understands
 // nothing.
@@ -30,7 +30,7 @@ func BenchmarkProxy(b *testing.B) {
 			run := func(c *pgx.Conn) func() error {
 				return func() error {
 					var note string
-					return c.QueryRow(ctx, `SELECT note FROM t WHERE key = $1`, m.mode, "k").Scan(&note)
+					return c.QueryRow(ctx, `SELECT note FROM t WHERE id = $1`, m.mode, 1).Scan(&note)
 				}
 			}
 			latency.Pair(b, run(d), run(p))
@@ -54,7 +54,7 @@ func BenchmarkProxy(b *testing.B) {
 		read := func(c *pgx.Conn) func() error {
 			return func() error {
 				var note string
-				return c.QueryRow(ctx, `SELECT note FROM t WHERE key = $1`, "k").Scan(&note)
+				return c.QueryRow(ctx, `SELECT note FROM t WHERE id = $1`, 1).Scan(&note)
 			}
 		}
 		latency.Pair(b, read(d), read(r))
