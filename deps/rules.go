@@ -58,11 +58,13 @@ type Rule struct {
 	Delay time.Duration `json:"delay,omitempty"`
 	// Hook is called by BeforeCommit and AfterCommitReply, on the
 	// connection's own goroutine: the proxy forwards nothing more on that
-	// connection in that direction until it returns. It may block; it
-	// must return once ctx is done (the proxy is closing).
+	// connection in that direction until it returns. It may block (the
+	// harness kills the target there); ctx is done once the proxy closes,
+	// or, for AfterCommitReply, once the target's connection ends, and
+	// the hook must then return: Close waits for it.
 	Hook func(ctx context.Context, ev Event) `json:"-"`
-	// OnFire, when set, is called (without blocking) each time the rule
-	// acts, before the proxy acts on it.
+	// OnFire, when set, is called each time the rule acts, before the
+	// proxy acts on it, on the connection's goroutine: it must not block.
 	OnFire func(ev Event) `json:"-"`
 }
 

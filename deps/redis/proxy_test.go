@@ -199,7 +199,11 @@ func TestStall(t *testing.T) {
 	done := make(chan error, 1)
 	c2 := client(t, p.Addr(), 2)
 	go func() { done <- c2.Del(context.Background(), kx).Err() }()
-	<-long.Fired()
+	select {
+	case <-long.Fired():
+	case <-ctx.Done():
+		t.Fatal("the stall rule never fired")
+	}
 	assert.Equal(t, "x", d.Get(ctx, kx).Val(), "the stalled DEL has not reached Redis")
 	require.NoError(t, p.Close())
 	assert.Error(t, <-done)
