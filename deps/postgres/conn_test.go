@@ -51,6 +51,16 @@ func TestTLSDeclined(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, ev.Err.Error(), "sslmode")
 	assert.ErrorIs(t, deps.InsistsOnTLS(p.Control().Events().All()), deps.ErrClientRequiresTLS)
+
+	// A client that opens TLS at once, without asking first.
+	last = ev.Seq
+	_, err = pgx.Connect(ctx, withSSLMode(proxied, "require")+"&sslnegotiation=direct")
+	require.Error(t, err)
+	ev, err = p.Control().Events().Wait(ctx, func(ev deps.Event) bool {
+		return ev.Seq > last && ev.Kind == deps.EventProblem && errors.Is(ev.Err, deps.ErrClientRequiresTLS)
+	})
+	require.NoError(t, err)
+	assert.Contains(t, ev.Err.Error(), "directly")
 }
 
 // TestSCRAM: SCRAM-SHA-256 authentication passes through the proxy

@@ -62,10 +62,9 @@ func (c Config) withDefaults() Config {
 
 // Proxy is a running PostgreSQL proxy.
 type Proxy struct {
-	cfg  Config
-	ctl  *deps.Control
-	srv  *listener.Server
-	host string
+	cfg Config
+	ctl *deps.Control
+	srv *listener.Server
 }
 
 var _ deps.Proxy = (*Proxy)(nil)
