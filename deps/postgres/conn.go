@@ -20,6 +20,11 @@ import (
 // is attributed by the intent in flight only.
 const maxPrepared = 1 << 14
 
+// maxQueued bounds the batches sent and not yet answered on a connection:
+// a target that pipelines more waits, as it would once the database's
+// socket buffers fill, and the proxy's memory stays bounded.
+const maxQueued = 1 << 14
+
 // errReset ends a connection that a ResetAfterCommit rule resets.
 var errReset = errors.New("reset by a fault rule")
 
@@ -48,9 +53,10 @@ type conn struct {
 
 	// Shared by both sides.
 	mu     sync.Mutex
-	queue  []*batch // batches sent and not yet answered, oldest first
-	status byte     // the last ReadyForQuery status
-	ready  bool     // the first ReadyForQuery has been seen
+	queue  []*batch      // batches sent and not yet answered, oldest first
+	slots  chan struct{} // one per queued batch, up to maxQueued
+	status byte          // the last ReadyForQuery status
+	ready  bool          // the first ReadyForQuery has been seen
 
 	// Owned by the database's side.
 	tx      serverTx
@@ -72,6 +78,7 @@ func newConn(p *Proxy, id uint64, client, up net.Conn) *conn {
 		toUp:       bufio.NewWriterSize(up, 32<<10),
 		fromUp:     newFrames(up, p.cfg.MaxMessage, "database"),
 		toClient:   bufio.NewWriterSize(client, 32<<10),
+		slots:      make(chan struct{}, maxQueued),
 		stmts:      map[string]*prepared{},
 		portals:    map[string]*portal{},
 		status:     'I',

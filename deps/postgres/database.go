@@ -234,6 +234,10 @@ func (c *conn) onReady(n int) error {
 		b = c.queue[0]
 		c.queue[0] = nil
 		c.queue = c.queue[1:]
+		select {
+		case <-c.slots:
+		default:
+		}
 	}
 	c.status = status
 	hold := b.hold

@@ -1,7 +1,13 @@
 package postgres_test
 
 import (
+	"fmt"
+	"net"
+	"strconv"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -75,4 +81,50 @@ func TestPipeline(t *testing.T) {
 	r, err := p.Control().Events().WaitFor(ctx, deps.EventCommitReplied, x)
 	require.NoError(t, err)
 	assert.True(t, r.Committed)
+}
+
+// TestDeepPipeline: more batches sent ahead than the proxy queues at once
+// go through whole, in order (the proxy waits for answers to make room).
+func TestDeepPipeline(t *testing.T) {
+	_, proxied, _ := setup(t)
+	ctx := ctxT(t)
+	cfg, err := pgconn.ParseConfig(proxied)
+	require.NoError(t, err)
+	c, err := net.Dial("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))))
+	require.NoError(t, err)
+	defer c.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		require.NoError(t, c.SetDeadline(dl))
+	}
+	fe := pgproto3.NewFrontend(c, c)
+	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": cfg.User, "database": cfg.Database}})
+	require.NoError(t, fe.Flush())
+	const n = 20000 // more than the proxy queues (1<<14)
+	readyFor := func(count int) error {
+		for seen := 0; seen < count; {
+			m, err := fe.Receive()
+			if err != nil {
+				return err
+			}
+			switch m := m.(type) {
+			case *pgproto3.ReadyForQuery:
+				seen++
+			case *pgproto3.ErrorResponse:
+				return fmt.Errorf("%s", m.Message)
+			}
+		}
+		return nil
+	}
+	require.NoError(t, readyFor(1), "the startup")
+	sent := make(chan error, 1)
+	go func() {
+		var buf []byte
+		for range n {
+			buf, _ = (&pgproto3.Query{String: "SELECT 1"}).Encode(buf)
+		}
+		_, err := c.Write(buf)
+		sent <- err
+	}()
+	require.NoError(t, readyFor(n), "every query answered")
+	require.NoError(t, <-sent)
 }

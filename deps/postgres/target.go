@@ -101,6 +101,7 @@ func (c *conn) openBatch() *batch {
 	if c.cur != nil {
 		return c.cur
 	}
+	c.takeSlot()
 	b := &batch{}
 	c.mu.Lock()
 	if len(c.queue) == 0 {
@@ -115,6 +116,21 @@ func (c *conn) openBatch() *batch {
 	c.mu.Unlock()
 	c.cur = b
 	return b
+}
+
+// takeSlot waits for room in the queue of batches, once what was written
+// for the database is on its way (its answers are what make room).
+func (c *conn) takeSlot() {
+	select {
+	case c.slots <- struct{}{}:
+		return
+	default:
+	}
+	_ = c.toUp.Flush()
+	select {
+	case c.slots <- struct{}{}:
+	case <-c.Ctx.Done(): // closing: what follows fails anyway
+	}
 }
 
 func (c *conn) onQuery(body []byte) error {

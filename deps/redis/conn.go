@@ -15,6 +15,11 @@ import (
 // errReset ends a connection that a ResetAfterCommit rule resets.
 var errReset = errors.New("reset by a fault rule")
 
+// maxPending bounds the commands forwarded and not yet answered on a
+// connection: a target that pipelines more waits, as it would once
+// Redis's socket buffers fill, and the proxy's memory stays bounded.
+const maxPending = 1 << 14
+
 // faultCommand replaces a command a fault answers: Redis rejects it (an
 // unknown command), which keeps the answers in order and, inside MULTI,
 // makes EXEC fail as a command rejected while queued does; its error is
@@ -40,7 +45,8 @@ type conn struct {
 	tooLarge  bool
 
 	mu      sync.Mutex
-	pending []*pending // commands forwarded and not yet answered, oldest first
+	pending []*pending    // commands forwarded and not yet answered, oldest first
+	slots   chan struct{} // one per pending command, up to maxPending
 }
 
 // pending is a command forwarded and waiting for its reply.
@@ -60,6 +66,7 @@ func newConn(p *Proxy, id uint64, client, up net.Conn) *conn {
 		toUp:       bufio.NewWriterSize(up, 32<<10),
 		fromUp:     bufio.NewReaderSize(up, lineLimit),
 		toClient:   bufio.NewWriterSize(client, 32<<10),
+		slots:      make(chan struct{}, maxPending),
 	}
 }
 
@@ -130,7 +137,19 @@ func (c *conn) onStreamed(cmd *command) {
 	}
 }
 
+// push queues p for its reply, once there is room: when there is none, it
+// waits, with what was written for Redis on its way (its replies are what
+// make room).
 func (c *conn) push(p *pending) {
+	select {
+	case c.slots <- struct{}{}:
+	default:
+		_ = c.toUp.Flush()
+		select {
+		case c.slots <- struct{}{}:
+		case <-c.Ctx.Done(): // closing: what follows fails anyway
+		}
+	}
 	c.mu.Lock()
 	c.pending = append(c.pending, p)
 	c.mu.Unlock()
@@ -253,6 +272,10 @@ func (c *conn) fromRedis() error {
 			p = c.pending[0]
 			c.pending[0] = nil
 			c.pending = c.pending[1:]
+			select {
+			case <-c.slots:
+			default:
+			}
 		}
 		c.mu.Unlock()
 		if err := c.onReply(p, line); err != nil {

@@ -2,6 +2,7 @@ package redis_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -397,4 +398,24 @@ func TestArmValidates(t *testing.T) {
 	}
 	_, err := p.Control().Arm(deps.Rule{Intent: x, Action: deps.Fail, Code: "BUSY"})
 	assert.NoError(t, err)
+}
+
+// TestDeepPipeline: a pipeline deeper than the proxy queues at once goes
+// through whole, in order (the proxy waits for replies to make room).
+func TestDeepPipeline(t *testing.T) {
+	p := startProxy(t, redis.Config{})
+	c := client(t, p.Addr(), 2)
+	ctx := ctxT(t)
+	const n = 20000 // more than the proxy queues (1<<14)
+	cmds, err := c.Pipelined(ctx, func(pipe goredis.Pipeliner) error {
+		for i := range n {
+			pipe.Echo(ctx, i)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Len(t, cmds, n)
+	for i, cmd := range cmds {
+		require.Equal(t, fmt.Sprint(i), cmd.(*goredis.StringCmd).Val())
+	}
 }
