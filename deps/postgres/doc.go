@@ -39,7 +39,10 @@
 // descriptions) are streamed through unread, so a 1 GB DataRow is never
 // held; messages it reads whole are bounded by Config.MaxMessage, and a
 // target's message larger than that is forwarded unattributed and
-// reported (deps.ErrTooLarge).
+// reported (deps.ErrTooLarge). A target that pipelines batches without
+// reading the answers is followed up to 16,384 batches ahead; past that it
+// waits for answers, as it would once the database's socket buffers
+// filled.
 //
 // # Faults
 //

@@ -28,7 +28,9 @@
 // matches each to its command, streaming bulk strings through unread (a
 // 1 GB value is never held), skipping RESP3 pushes. Commands are read
 // whole up to Config.MaxCommand; a larger one is forwarded as it streams,
-// unattributed, and reported (deps.ErrTooLarge).
+// unattributed, and reported (deps.ErrTooLarge). Up to 16,384 commands
+// are followed ahead of their replies; a deeper pipeline waits for
+// replies, as it would once Redis's socket buffers filled.
 //
 // # Faults
 //
