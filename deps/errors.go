@@ -5,8 +5,11 @@ import "errors"
 // The problems a proxy reports (EventProblem); match them with errors.Is.
 var (
 	// ErrClientRequiresTLS: the target asked for TLS to its database, was
-	// declined, and gave up. The proxy speaks plain text only, so such a
-	// target cannot be tested through it.
+	// declined, and gave up on that connection. The proxy speaks plain
+	// text only, so a target that insists cannot be tested through it;
+	// one that merely prefers TLS connects again in plain text (pgx does,
+	// with sslmode=prefer), so judge with InsistsOnTLS, not by the
+	// problem alone.
 	ErrClientRequiresTLS = errors.New("the target insists on TLS to its database")
 	// ErrUpstreamUnreachable: the real database refused the proxy's
 	// connection or could not be dialled.
