@@ -470,3 +470,30 @@ func closedPort(t *testing.T) string {
 }
 
 var _ = context.Background
+
+// TestStartupTargetSilent: a target that does not answer the database's
+// authentication request within the startup timeout is reported as the
+// one that kept the startup waiting.
+func TestStartupTargetSilent(t *testing.T) {
+	addr := tcptest.Serve(t, func(c net.Conn) {
+		if pkt := readPacket(c); pkt == nil || binary.BigEndian.Uint32(pkt[4:]) == 80877103 {
+			_, _ = c.Write([]byte{'N'})
+			return
+		}
+		b, _ := (&pgproto3.AuthenticationCleartextPassword{}).Encode(nil)
+		_, _ = c.Write(b)
+		_, _ = io.Copy(io.Discard, c)
+	})
+	p := startProxy(t, postgres.Config{Upstream: addr, StartupTimeout: 300 * time.Millisecond})
+	c, err := net.Dial("tcp", p.Addr())
+	require.NoError(t, err)
+	defer c.Close()
+	fe := pgproto3.NewFrontend(c, c)
+	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "u"}})
+	require.NoError(t, fe.Flush())
+	// The target reads the request and says nothing.
+	ev, err := p.Control().Events().WaitFor(ctxT(t), deps.EventProblem, "")
+	require.NoError(t, err)
+	assert.ErrorIs(t, ev.Err, deps.ErrClientProtocol)
+	assert.Contains(t, ev.Err.Error(), "did not answer the database's authentication request")
+}

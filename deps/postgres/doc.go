@@ -15,11 +15,15 @@
 // untouched (trust, password, MD5, SCRAM: the proxy never sees a secret it
 // has to use). A target that insists on TLS gives up; the proxy records a
 // deps.ErrClientRequiresTLS problem, and the harness calls the target
-// untestable (deps.InsistsOnTLS). Every read and write of the startup has
-// a deadline (Config.StartupTimeout): a database that does not answer, or
+// untestable (deps.InsistsOnTLS). The startup has a deadline
+// (Config.StartupTimeout): the target's startup message must arrive within
+// it, and the database must be ready for queries within it,
+// authentication included. A database that does not answer in time, or
 // that speaks another protocol, is a FATAL error with a clear message for
-// the target and a problem event for the harness, never a hang. Start
-// itself checks that PostgreSQL answers at the address.
+// the target and a problem event for the harness, never a hang; a target
+// that does not answer the database's authentication request in time is
+// a problem event of its own. Start itself checks that PostgreSQL answers
+// at the address.
 //
 // # What it sees
 //

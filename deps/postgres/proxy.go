@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"net"
 	"regexp"
 	"time"
 
@@ -28,9 +29,9 @@ type Config struct {
 	// Listen is the proxy's address; empty means 127.0.0.1 and a free
 	// port.
 	Listen string
-	// StartupTimeout bounds every read and write of a connection's
-	// startup (TLS negotiation, startup message, authentication), until
-	// the database says it is ready for queries.
+	// StartupTimeout bounds a connection's startup: the target's TLS
+	// negotiation and startup message, and the database's answer up to
+	// its first ReadyForQuery (authentication included).
 	StartupTimeout time.Duration
 	// DialTimeout bounds each connection to the real database.
 	DialTimeout time.Duration
@@ -69,6 +70,15 @@ type Proxy struct {
 
 var _ deps.Proxy = (*Proxy)(nil)
 
+// handler is the Proxy as the listener sees it.
+type handler Proxy
+
+func (h *handler) Serve(ctx context.Context, id uint64, c net.Conn) { (*Proxy)(h).serve(ctx, id, c) }
+
+func (h *handler) Refuse(ctx context.Context, id uint64, c net.Conn, how deps.Refusal) {
+	(*Proxy)(h).refuse(ctx, id, c, how)
+}
+
 // Start checks that a PostgreSQL server answers at cfg.Upstream, then
 // listens and proxies until Close. The check sends the request that opens
 // a TLS negotiation and expects PostgreSQL's one-byte answer: a dependency
@@ -83,7 +93,7 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 		return nil, err
 	}
 	p := &Proxy{cfg: cfg, ctl: deps.NewControl(validateRule)}
-	srv, err := listener.Listen(cfg.Listen, p)
+	srv, err := listener.Listen(cfg.Listen, (*handler)(p))
 	if err != nil {
 		return nil, err
 	}

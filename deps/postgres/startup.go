@@ -28,8 +28,8 @@ const (
 	tlsHandshake = 0x16
 )
 
-// Serve relays one target connection (listener.Handler).
-func (p *Proxy) Serve(ctx context.Context, id uint64, client net.Conn) {
+// serve relays one target connection.
+func (p *Proxy) serve(ctx context.Context, id uint64, client net.Conn) {
 	_ = client.SetDeadline(time.Now().Add(p.cfg.StartupTimeout))
 	pkt, code, err := p.readStartup(client)
 	if err != nil {
@@ -134,9 +134,9 @@ func (p *Proxy) forwardCancel(pkt []byte) {
 	_, _ = io.Copy(io.Discard, up)
 }
 
-// Refuse turns a new connection away while the proxy refuses them
+// refuse turns a new connection away while the proxy refuses them
 // (listener.Handler).
-func (p *Proxy) Refuse(ctx context.Context, id uint64, c net.Conn, how deps.Refusal) {
+func (p *Proxy) refuse(ctx context.Context, id uint64, c net.Conn, how deps.Refusal) {
 	p.ctl.Events().Record(deps.Event{Kind: deps.EventRefused, Conn: id, Statement: string(how)})
 	if how != deps.RefuseStarting {
 		listener.Reset(c)

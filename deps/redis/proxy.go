@@ -51,6 +51,15 @@ type Proxy struct {
 
 var _ deps.Proxy = (*Proxy)(nil)
 
+// handler is the Proxy as the listener sees it.
+type handler Proxy
+
+func (h *handler) Serve(ctx context.Context, id uint64, c net.Conn) { (*Proxy)(h).serve(ctx, id, c) }
+
+func (h *handler) Refuse(ctx context.Context, id uint64, c net.Conn, how deps.Refusal) {
+	(*Proxy)(h).refuse(ctx, id, c, how)
+}
+
 // Start checks that Redis answers at cfg.Upstream (an inline PING, which
 // Redis answers even before authentication, with PONG or an error), then
 // listens and proxies until Close. A dependency that does not answer, or
@@ -64,7 +73,7 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 		return nil, err
 	}
 	p := &Proxy{cfg: cfg, ctl: deps.NewControl(validateRule)}
-	srv, err := listener.Listen(cfg.Listen, p)
+	srv, err := listener.Listen(cfg.Listen, (*handler)(p))
 	if err != nil {
 		return nil, err
 	}
@@ -113,20 +122,20 @@ func (p *Proxy) DropConnections() { p.srv.DropConnections() }
 // proxy's goroutines.
 func (p *Proxy) Close() error { return p.srv.Close() }
 
-// Refuse turns away a new connection while the proxy refuses them
+// refuse turns away a new connection while the proxy refuses them
 // (listener.Handler); a Redis that is loading accepts connections and
-// answers their commands with -LOADING, which Serve does.
-func (p *Proxy) Refuse(ctx context.Context, id uint64, c net.Conn, how deps.Refusal) {
+// answers their commands with -LOADING, which serve does.
+func (p *Proxy) refuse(ctx context.Context, id uint64, c net.Conn, how deps.Refusal) {
 	p.ctl.Events().Record(deps.Event{Kind: deps.EventRefused, Conn: id, Statement: string(how)})
 	if how == deps.RefuseStarting {
-		p.Serve(ctx, id, c)
+		p.serve(ctx, id, c)
 		return
 	}
 	listener.Reset(c)
 }
 
-// Serve relays one target connection (listener.Handler).
-func (p *Proxy) Serve(ctx context.Context, id uint64, client net.Conn) {
+// serve relays one target connection.
+func (p *Proxy) serve(ctx context.Context, id uint64, client net.Conn) {
 	up, err := p.srv.Dial(p.cfg.Upstream, p.cfg.DialTimeout)
 	if err != nil {
 		err = fmt.Errorf("%w: the proxy could not connect to Redis at %s: %v", deps.ErrUpstreamUnreachable, p.cfg.Upstream, err)
