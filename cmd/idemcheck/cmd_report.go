@@ -32,6 +32,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	o.redactWith(envSecrets())
 	results := make([]*harness.Result, len(paths))
 	for i, p := range paths {
 		if results[i], err = harness.ReadResultFile(p); err != nil {
