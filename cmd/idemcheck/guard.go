@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/idemcheck/idemcheck/internal/interrupt"
 	"github.com/idemcheck/idemcheck/targets/container"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
@@ -38,7 +39,9 @@ func programMain(args []string) int {
 // guarded runs body as programMain runs the program: with its signals,
 // its tag, its run directory and its guard.
 func guarded(body func(ctx context.Context) int) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	// Signals caught since the program's packages were initialised count:
+	// one that came before this point cancels ctx at once.
+	ctx, stop := interrupt.Context(context.Background())
 	defer stop()
 	owner := process.OwnerID()
 	os.Setenv(process.OwnerVar, owner)
@@ -49,6 +52,12 @@ func guarded(body func(ctx context.Context) int) int {
 	}
 	release := startGuard(owner, dir)
 	code := body(ctx)
+	if ctx.Err() != nil && code != exitInterrupted {
+		// Interrupted, though the command finished (or never looked):
+		// the exit status says so, as for any interruption.
+		fmt.Fprintln(os.Stderr, "idemcheck: interrupted")
+		code = exitInterrupted
+	}
 	process.KillTagged(process.OwnerVar + "=" + owner)
 	if dir != "" {
 		_ = removeRunDir(dir)
