@@ -12,6 +12,7 @@ import (
 var SafeEnv = []string{
 	"PATH", "HOME", "TMPDIR", "TMP", "TEMP", "LANG", "LANGUAGE", "LC_*", "USER", "LOGNAME",
 	"SHELL", "PWD", "OLDPWD", "TERM", "COLORTERM", "TZ", "HOSTNAME", "EDITOR", "PAGER", "SHLVL", "XDG_*",
+	"DOCKER_HOST", // an address idemcheck names when no engine answers there
 }
 
 // SafeEnvVar names the variable that adds names to SafeEnv:

@@ -23,6 +23,7 @@ func TestEnvSecrets(t *testing.T) {
 		"LC_ALL=en_US.UTF-8",
 		"XDG_RUNTIME_DIR=/run/user/1000",
 		"TERM=xterm-256color",
+		"DOCKER_HOST=unix:///run/user/1000/docker.sock",
 		"CI=true",
 		"BUILD_NUMBER=20260114.3",
 		"GOROOT=/usr/local/go",
