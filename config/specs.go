@@ -17,7 +17,7 @@ func (f *File) Specs() ([]harness.Spec, []harness.Option, error) {
 	var starters []harness.FakeStarter
 	for _, d := range f.registry().Fakes {
 		if s, ok := f.Fakes[d.Name]; ok {
-			starters = append(starters, s.Starter())
+			starters = append(starters, s.Starter("")) // a run arms in-process
 		}
 	}
 	var specs []harness.Spec

@@ -64,7 +64,7 @@ type smsSettings struct {
 
 func (s *smsSettings) Addresses() []*string { return []*string{&s.Listen} }
 func (s *smsSettings) Defaults()            {}
-func (s *smsSettings) Starter() fakes.Starter {
+func (s *smsSettings) Starter(string) fakes.Starter {
 	return func(_ context.Context, l *fakes.Ledger) (fakes.Fake, error) {
 		addr := s.Listen
 		if addr == "" {
@@ -190,7 +190,7 @@ func TestEveryFakeEndpointIsFilledIn(t *testing.T) {
 		t.Run(d.Name, func(t *testing.T) {
 			s := d.New()
 			s.Defaults()
-			f, err := s.Starter()(context.Background(), fakes.NewLedger())
+			f, err := s.Starter("")(context.Background(), fakes.NewLedger())
 			require.NoError(t, err)
 			defer f.Close()
 			assert.Equal(t, d.Name, f.Name(), "the fake's name is its descriptor's")

@@ -52,8 +52,11 @@ type Settings interface {
 	Addresses() []*string
 	// Defaults fills in what the section left out.
 	Defaults()
-	// Starter returns what starts the fake as the settings say.
-	Starter() Starter
+	// Starter returns what starts the fake as the settings say; control,
+	// when set, is the loopback address its control API (ledger, fault
+	// rules) listens on, apart from the addresses a target is given
+	// (idemcheck fakes serves one; a run arms in-process and needs none).
+	Starter(control string) Starter
 }
 
 // URL is the Value of a fake's first endpoint: Fake.URL.

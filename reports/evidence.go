@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -219,11 +220,11 @@ const summaryMin = 4
 
 // effectList matches a list of at least summaryMin effects as the checks
 // write them: "charge ch_000003, charge ch_000004, …".
-var effectList = regexp.MustCompile(`\b[a-z][a-z_-]* [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:-]*(?:, [a-z][a-z_-]* [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:-]*){3,}`)
+var effectList = regexp.MustCompile(`\b[a-z][a-z_-]* [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:-]*(?:, [a-z][a-z_-]* [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:-]*){` + strconv.Itoa(summaryMin-1) + `,}`)
 
 // idList matches a list of at least summaryMin+2 ids: "ord_000002×1,
 // ord_000003×1, …".
-var idList = regexp.MustCompile(`\b[A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:×-]*(?:, [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:×-]*){5,}`)
+var idList = regexp.MustCompile(`\b[A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:×-]*(?:, [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:×-]*){` + strconv.Itoa(summaryMin+1) + `,}`)
 
 // countBefore matches "20 effects: " or "20 effects (" just before a list.
 var countBefore = regexp.MustCompile(`(\d+) effects?(?:: | \()$`)
@@ -403,15 +404,19 @@ func mdTrial(t harness.TargetResult) string {
 	var b strings.Builder
 	b.WriteString("\nA generated trial failed")
 	if ids := trialChecks(t.Scenario); len(ids) > 0 {
-		b.WriteString(" (`" + strings.Join(ids, "`, `") + "`)")
+		codes := make([]string, len(ids))
+		for i, id := range ids {
+			codes[i] = mdCode(id)
+		}
+		b.WriteString(" (" + strings.Join(codes, ", ") + ")")
 	}
 	b.WriteString("; its minimal counterexample")
 	if rate := t.Scenario.Rate(); rate != "" {
-		b.WriteString(" (" + rate + ")")
+		b.WriteString(" (" + mdText(rate) + ")")
 	}
 	b.WriteString(":\n\n")
 	for i, s := range steps {
-		fmt.Fprintf(&b, "%d. %s\n", i+1, mdText(s))
+		fmt.Fprintf(&b, "%d. %s\n", i+1, mdLine(s))
 	}
 	return b.String()
 }

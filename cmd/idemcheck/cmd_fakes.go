@@ -10,6 +10,14 @@ import (
 	"github.com/idemcheck/idemcheck/fakes"
 )
 
+// controlAddr is where idemcheck fakes serves each fake's control API: a
+// free loopback port apart from the address a service is given, so that
+// the service cannot disarm the faults a person arms.
+const controlAddr = "127.0.0.1:0"
+
+// controlNote says where the control API is.
+const controlNote = "each fake's ledger and fault rules are at its control URL only (GET /_idemcheck/ledger, POST and DELETE /_idemcheck/rules), never at the address a service is given"
+
 // cmdFakes runs every fake the registry knows on loopback, sharing one
 // ledger, until interrupted: to point a tool at them by hand. Each
 // endpoint of each fake has a flag that fixes its address.
@@ -59,11 +67,13 @@ func cmdFakes(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer stop()
 	for _, r := range running {
-		for i, e := range r.d.Endpoints {
-			fmt.Fprintf(stdout, "%-11s %-28s (%s)\n", endpointLabel(r.d, i), e.Value(r.f), e.Serves)
+		line := fmt.Sprintf("%-9s %s  (%s)", r.d.Name, r.f.URL(), r.d.Endpoints[0].Serves)
+		for _, e := range r.d.Endpoints[1:] {
+			line += "  " + e.Placeholder + " " + e.Value(r.f)
 		}
+		fmt.Fprintln(stdout, line+control(r, 0))
 	}
-	fmt.Fprintln(stdout, "each fake's ledger: GET /_idemcheck/ledger; fault rules: POST /_idemcheck/rules")
+	fmt.Fprintln(stdout, controlNote)
 	fmt.Fprintln(stdout, "press Ctrl-C to stop")
 	<-ctx.Done()
 	return nil
@@ -91,7 +101,7 @@ func startFakes(ctx context.Context, set []configured) (_ []started, stop func()
 		}
 	}
 	for _, c := range set {
-		f, err := c.s.Starter()(ctx, ledger)
+		f, err := c.s.Starter(controlAddr)(ctx, ledger)
 		if err != nil {
 			stop()
 			return nil, nil, fmt.Errorf("fakes.%s: %w", c.d.Name, err)
@@ -99,6 +109,16 @@ func startFakes(ctx context.Context, set []configured) (_ []started, stop func()
 		out = append(out, started{c.d, f})
 	}
 	return out, stop, nil
+}
+
+// control says where the control API of a running fake is, on the line
+// of its first endpoint.
+func control(r started, i int) string {
+	c, ok := r.f.(interface{ ControlURL() string })
+	if !ok || i > 0 || c.ControlURL() == "" {
+		return ""
+	}
+	return "  control " + c.ControlURL()
 }
 
 // endpointLabel names endpoint i of d: the fake's name, then the

@@ -42,10 +42,11 @@ func fakesFromConfig(ctx context.Context, path string, stdout io.Writer) error {
 	for _, r := range running {
 		for i, e := range r.d.Endpoints {
 			value := e.Value(r.f)
-			fmt.Fprintf(stdout, "%-11s %-28s %s\n", endpointLabel(r.d, i), value, names.line(r.d.Name+"."+e.Placeholder, e.Env, value))
+			fmt.Fprintf(stdout, "%-11s %-28s %s%s\n", endpointLabel(r.d, i), value, names.line(r.d.Name+"."+e.Placeholder, e.Env, value), control(r, i))
 		}
 	}
-	fmt.Fprintln(stdout, "each fake's ledger: GET /_idemcheck/ledger; press Ctrl-C to stop (stop it before idemcheck run, which starts these fakes itself)")
+	fmt.Fprintln(stdout, controlNote)
+	fmt.Fprintln(stdout, "press Ctrl-C to stop (stop it before idemcheck run, which starts these fakes itself)")
 	<-ctx.Done()
 	return nil
 }

@@ -43,6 +43,6 @@ func (s *Settings) Defaults() {
 }
 
 // Starter implements fakes.Settings.
-func (s *Settings) Starter() fakes.Starter {
-	return Starter(Options{Addr: s.Listen, SMTPAddr: s.SMTP, IgnoreIdempotencyKeys: !fakes.Honour(s.HonourKeys)})
+func (s *Settings) Starter(control string) fakes.Starter {
+	return Starter(Options{Addr: s.Listen, SMTPAddr: s.SMTP, IgnoreIdempotencyKeys: !fakes.Honour(s.HonourKeys), ControlAddr: control})
 }

@@ -51,6 +51,6 @@ func (s *Settings) Defaults() {
 }
 
 // Starter implements fakes.Settings.
-func (s *Settings) Starter() fakes.Starter {
-	return Starter(Options{Addr: s.Listen, IgnoreIdempotencyKeys: !fakes.Honour(s.HonourKeys), KeyHeader: s.KeyHeader})
+func (s *Settings) Starter(control string) fakes.Starter {
+	return Starter(Options{Addr: s.Listen, IgnoreIdempotencyKeys: !fakes.Honour(s.HonourKeys), KeyHeader: s.KeyHeader, ControlAddr: control})
 }
