@@ -22,7 +22,7 @@ var ConfigKind = section.Kind{
 // Section is a cli target's section of the configuration file: the
 // tool's command, env and dir (section.Program), and how it is called.
 type Section struct {
-	section.Common `yaml:",inline"`
+	section.Common  `yaml:",inline"`
 	section.Program `yaml:",inline"`
 	// KeyFlag is the flag that carries the idempotency key; a call with a
 	// key appends it and the key as two arguments. Default DefaultKeyFlag.

@@ -23,7 +23,7 @@ const argName = `^[A-Za-z0-9_$@-]+(\.[A-Za-z0-9_$@-]+)*$`
 // Section is an mcp target's section of the configuration file: exactly
 // one of Command (a stdio server) and URL (a streamable HTTP server).
 type Section struct {
-	section.Common `yaml:",inline"`
+	section.Common  `yaml:",inline"`
 	section.Program `yaml:",inline"`
 	// URL is the endpoint of a streamable HTTP server, such as
 	// "http://127.0.0.1:{{port}}/mcp"; it may use {{env.NAME}}. Its host
