@@ -79,7 +79,7 @@ var smsDescriptor = fakes.Descriptor{
 	Name:    "sms",
 	Summary: "an SMS provider",
 	Endpoints: []fakes.Endpoint{{
-		Placeholder: "url", Field: "listen", Flag: "sms", Env: "SMS_URL",
+		Placeholder: "url", Field: "listen", Flag: "sms", What: "the SMS fake", Env: "SMS_URL",
 		Serves: "POST /messages", Value: fakes.URL,
 	}},
 	New: func() fakes.Settings { return &smsSettings{} },
@@ -186,6 +186,15 @@ func TestEveryFakeIsRegistered(t *testing.T) {
 // endpoints with the endpoint's address. A fake with an endpoint the
 // harness does not know fails here.
 func TestEveryFakeEndpointIsFilledIn(t *testing.T) {
+	flags := map[string]string{}
+	for _, d := range config.Builtin().Fakes {
+		for _, e := range d.Endpoints {
+			assert.NotEmpty(t, e.What, "%s: the flag --%s says what listens", d.Name, e.Flag)
+			other, dup := flags[e.Flag]
+			assert.False(t, dup, "%s and %s both want the flag --%s", d.Name, other, e.Flag)
+			flags[e.Flag] = d.Name
+		}
+	}
 	for _, d := range config.Builtin().Fakes {
 		t.Run(d.Name, func(t *testing.T) {
 			s := d.New()

@@ -31,8 +31,10 @@ type Endpoint struct {
 	// Field is the settings' field that fixes the address, by its YAML
 	// name: "listen", "smtp".
 	Field string
-	// Flag is the `idemcheck fakes` flag that fixes the address.
-	Flag string
+	// Flag is the `idemcheck fakes` flag that fixes the address; What
+	// says what listens there, for the flag's description ("the email
+	// fake's SMTP server").
+	Flag, What string
 	// Env is the environment variable `idemcheck fakes` prints the
 	// address under, when the file names none for it: "PAYMENTS_URL".
 	Env string

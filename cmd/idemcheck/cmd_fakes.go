@@ -31,12 +31,8 @@ func cmdFakes(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var addrs []addr
 	for _, d := range reg.Fakes {
 		a := addr{d: d}
-		for i, e := range d.Endpoints {
-			what := "the " + d.Name + " fake"
-			if i > 0 {
-				what += "'s " + e.Serves // a further endpoint: another protocol
-			}
-			a.flags = append(a.flags, fs.String(e.Flag, "127.0.0.1:0", "listen address of "+what+" (loopback)"))
+		for _, e := range d.Endpoints {
+			a.flags = append(a.flags, fs.String(e.Flag, "127.0.0.1:0", "listen address of "+e.What+" (loopback)"))
 		}
 		addrs = append(addrs, a)
 	}

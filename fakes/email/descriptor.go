@@ -9,10 +9,10 @@ var Descriptor = fakes.Descriptor{
 	Name:    fakeName,
 	Summary: "an email provider: a SendGrid-like HTTP send API and SMTP",
 	Endpoints: []fakes.Endpoint{{
-		Placeholder: "url", Field: "listen", Flag: "email", Env: "EMAIL_URL",
+		Placeholder: "url", Field: "listen", Flag: "email", What: "the email fake's HTTP API", Env: "EMAIL_URL",
 		Serves: "POST /v3/mail/send, GET /v3/messages", Value: fakes.URL,
 	}, {
-		Placeholder: "smtp", Field: "smtp", Flag: "smtp", Env: "SMTP_ADDR",
+		Placeholder: "smtp", Field: "smtp", Flag: "smtp", What: "the email fake's SMTP server", Env: "SMTP_ADDR",
 		Serves: "SMTP", Value: func(f fakes.Fake) string { return f.(*Server).SMTPAddr() },
 	}},
 	New: func() fakes.Settings { return &Settings{} },

@@ -8,7 +8,7 @@ var Descriptor = fakes.Descriptor{
 	Name:    fakeName,
 	Summary: "a Stripe-like payments API",
 	Endpoints: []fakes.Endpoint{{
-		Placeholder: "url", Field: "listen", Flag: "payments", Env: "PAYMENTS_URL",
+		Placeholder: "url", Field: "listen", Flag: "payments", What: "the payments fake", Env: "PAYMENTS_URL",
 		Serves: "POST /v1/charges, GET /v1/charges", Value: fakes.URL,
 	}},
 	New: func() fakes.Settings { return &Settings{} },

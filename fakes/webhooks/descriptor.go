@@ -11,7 +11,7 @@ var Descriptor = fakes.Descriptor{
 	Name:    fakeName,
 	Summary: "a webhook sink, recording every delivery POSTed under /hooks/…",
 	Endpoints: []fakes.Endpoint{{
-		Placeholder: "url", Field: "listen", Flag: "webhooks", Env: "WEBHOOKS_URL",
+		Placeholder: "url", Field: "listen", Flag: "webhooks", What: "the webhook sink", Env: "WEBHOOKS_URL",
 		Serves: "POST /hooks/…", Value: fakes.URL,
 	}},
 	New: func() fakes.Settings { return &Settings{} },
