@@ -24,14 +24,7 @@ const envAllowed = "a target's url, headers, env, start.env and an sql observer'
 // are allowed, records the values of the variables, and returns s without
 // them, for the checks of its other placeholders.
 func (c *Checker) EnvRefs(s string) string {
-	if !strings.Contains(s, phEnvPrefix) {
-		return s
-	}
-	return expandSome(s, func(name string) (string, bool) {
-		vr, ok := strings.CutPrefix(name, phEnvPrefix)
-		if !ok {
-			return "", false
-		}
+	return expandEnv(s, func(name, vr string) string {
 		switch value, set := c.file.LookupEnv(vr); {
 		case !envName.MatchString(vr):
 			c.Errorf("invalid environment variable name %q in {{%s}}: use letters, digits and '_', not starting with a digit", vr, name)
@@ -45,7 +38,7 @@ func (c *Checker) EnvRefs(s string) string {
 			}
 			c.file.env[vr] = value
 		}
-		return "", true
+		return ""
 	})
 }
 
@@ -59,12 +52,15 @@ func (c *Checker) envNotAllowed(name string) (ok bool) {
 	return true
 }
 
-// expandSome replaces the placeholders of s for which value says ok, and
-// keeps the others as written.
-func expandSome(s string, value func(name string) (string, bool)) string {
+// expandEnv replaces the {{env.NAME}} placeholders of s by value(name,
+// NAME), and keeps the others as written.
+func expandEnv(s string, value func(name, variable string) string) string {
+	if !strings.Contains(s, phEnvPrefix) {
+		return s
+	}
 	return Expand(s, func(name string) string {
-		if x, ok := value(name); ok {
-			return x
+		if vr, ok := strings.CutPrefix(name, phEnvPrefix); ok {
+			return value(name, vr)
 		}
 		return "{{" + name + "}}"
 	})
@@ -72,15 +68,10 @@ func expandSome(s string, value func(name string) (string, bool)) string {
 
 // FillEnv fills in the {{env.NAME}} placeholders of s from env.
 func FillEnv(s string, env map[string]string) string {
-	if !strings.Contains(s, phEnvPrefix) {
-		return s
-	}
-	return expandSome(s, func(name string) (string, bool) {
-		vr, ok := strings.CutPrefix(name, phEnvPrefix)
-		if !ok {
-			return "", false
+	return expandEnv(s, func(name, vr string) string {
+		if x, ok := env[vr]; ok {
+			return x
 		}
-		x, ok := env[vr]
-		return x, ok
+		return "{{" + name + "}}"
 	})
 }
