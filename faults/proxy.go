@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/internal/drain"
+	"github.com/idemcheck/idemcheck/internal/memnet"
+	"github.com/idemcheck/idemcheck/internal/oncehttp"
 )
 
 // AttemptHeader carries the attempt id from the harness client to the
@@ -58,16 +60,36 @@ type Report struct {
 	// ReplyBytes is how many body bytes arrived from the target when Cut
 	// (up to maxDrain, and within the forward timeout).
 	ReplyBytes int64 `json:"reply_bytes,omitempty"`
+	// HeaderTooLarge is true when the target's reply had a header section
+	// over MaxReplyHeaderBytes or MaxReplyHeaderLines: it was not read
+	// further, and UpstreamError says which cap it went over.
+	HeaderTooLarge bool `json:"header_too_large,omitempty"`
 }
+
+// Caps on the header section of a reply, wherever idemcheck reads one
+// from a target (the proxy, a burst): a reply over them is an error that
+// says so, and no more than the caps is held in memory for it.
+const (
+	MaxReplyHeaderBytes = oncehttp.MaxHeaderBytes
+	MaxReplyHeaderLines = oncehttp.MaxHeaderLines
+)
 
 // Proxy is a real HTTP reverse proxy on loopback that applies the
 // ProxyFault armed for each attempt. Requests without an armed fault pass
 // through unchanged.
+//
+// It listens on a loopback port and also in memory at the same address
+// (see internal/memnet): idemcheck's own clients reach it without a
+// socket. It forwards over connections it keeps alive, through a client
+// that never sends a request twice (internal/oncehttp), and reaches in
+// memory a target served in this process.
 type Proxy struct {
 	target  *url.URL
 	ln      net.Listener
+	mem     *memnet.Listener
 	srv     *http.Server
 	timeout time.Duration
+	client  *oncehttp.Client
 
 	// inflight counts the exchanges in progress, for Close.
 	inflight drain.Tracker
@@ -101,15 +123,23 @@ func NewProxy(target string, forwardTimeout time.Duration) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fault proxy: %w", err)
 	}
+	mem, err := memnet.Listen(ln.Addr().String())
+	if err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("fault proxy: %w", err)
+	}
 	p := &Proxy{
 		target:  u,
 		ln:      ln,
+		mem:     mem,
 		timeout: forwardTimeout,
+		client:  &oncehttp.Client{Dial: memnet.DialContext},
 		pending: map[string]*pending{},
 	}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
 	p.inflight.Track(p.srv)
 	go func() { _ = p.srv.Serve(p.inflight.Listener(ln)) }()
+	go func() { _ = p.srv.Serve(p.inflight.Listener(mem)) }()
 	return p, nil
 }
 
@@ -157,26 +187,9 @@ func (p *Proxy) Report(ctx context.Context, id string, wait time.Duration) (r Re
 	}
 }
 
-// forwardClient returns a client for one forwarded request, on a
-// connection of its own: net/http silently re-sends a request with an
-// Idempotency-Key (or a GET) when a reused connection dies before the
-// reply, and the target would see it twice; a fresh connection is never
-// retried. The request asks to keep the connection open all the same, and
-// the caller closes it (CloseIdleConnections) once the reply is read, so
-// that the proxy closes first and keeps the connection's TIME_WAIT: a
-// target that closes first keeps its own, and a later connection given
-// the same client port then waits a second for its SYN to be sent again.
-func forwardClient() *http.Client {
-	return &http.Client{
-		Transport: &http.Transport{
-			Proxy:              nil,
-			DisableCompression: true,
-		},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-}
-
-// Close stops the proxy, waiting up to 5s for exchanges in progress.
+// Close stops the proxy, waiting up to 5s for exchanges in progress, then
+// closes its connections to the target: the proxy closes them, not the
+// target, so that their TIME_WAIT is the proxy's.
 func (p *Proxy) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -185,7 +198,9 @@ func (p *Proxy) Close() error {
 	}
 	p.closed = true
 	p.mu.Unlock()
-	return drain.Close(p.srv, &p.inflight, 5*time.Second)
+	err := drain.Close(p.srv, &p.inflight, 5*time.Second)
+	p.client.Close()
+	return err
 }
 
 // ServeHTTP implements http.Handler.
@@ -293,17 +308,18 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 	for _, h := range hopHeaders {
 		out.Header.Del(h)
 	}
-	client := forwardClient()
-	defer client.CloseIdleConnections()
-	resp, err := client.Do(out)
+	resp, err := ex.p.client.Do(out, false)
 	if err != nil {
-		var op *net.OpError
-		if errors.As(err, &op) && op.Op == "dial" {
-			ex.report.Refused = true
-		} else {
+		if oncehttp.Dialed(err) {
 			ex.report.Forwarded = true
+		} else {
+			ex.report.Refused = true
 		}
 		ex.report.UpstreamError = err.Error()
+		if errors.Is(err, oncehttp.ErrHeaderTooLarge) {
+			ex.report.HeaderTooLarge = true
+			ex.report.UpstreamError = fmt.Sprintf("the reply's header section is larger than idemcheck reads (%d KiB, %d lines): %v", MaxReplyHeaderBytes>>10, MaxReplyHeaderLines, err)
+		}
 		return nil, err
 	}
 	ex.report.Forwarded = true
@@ -365,8 +381,9 @@ func (ex *exchange) Reset() {
 	if err != nil {
 		panic(http.ErrAbortHandler)
 	}
-	if tc, ok := conn.(*net.TCPConn); ok {
-		_ = tc.SetLinger(0)
+	// A reset, not an orderly close: on TCP and in memory alike.
+	if l, ok := conn.(interface{ SetLinger(int) error }); ok {
+		_ = l.SetLinger(0)
 	}
 	_ = conn.Close()
 }
