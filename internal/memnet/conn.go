@@ -240,10 +240,14 @@ func (c *Conn) Pending() bool {
 }
 
 // deadline is a read or write deadline: a channel closed once it has
-// passed.
+// passed. Its timer is made once and reset, not made anew at every
+// change: net/http's server moves a connection's read deadline at every
+// request.
 type deadline struct {
 	mu      sync.Mutex
 	timer   *time.Timer
+	armed   bool // the timer runs and will close expired
+	at      time.Time
 	expired chan struct{}
 }
 
@@ -262,10 +266,16 @@ func isClosed(c chan struct{}) bool {
 func (d *deadline) set(t time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.timer != nil && !d.timer.Stop() {
-		<-d.expired // the timer fired: wait until its function closed expired
+	if t.Equal(d.at) && (d.armed || t.IsZero()) {
+		return
 	}
-	d.timer = nil
+	d.at = t
+	if d.armed {
+		// A timer that fired already finds the new deadline not passed
+		// (or none), and does nothing.
+		d.timer.Stop()
+	}
+	d.armed = false
 	passed := isClosed(d.expired)
 	if t.IsZero() {
 		if passed {
@@ -273,15 +283,29 @@ func (d *deadline) set(t time.Time) {
 		}
 		return
 	}
-	if left := time.Until(t); left > 0 {
-		if passed {
-			d.expired = make(chan struct{})
+	left := time.Until(t)
+	if left <= 0 {
+		if !passed {
+			close(d.expired)
 		}
-		ch := d.expired
-		d.timer = time.AfterFunc(left, func() { close(ch) })
 		return
 	}
-	if !passed {
+	if passed {
+		d.expired = make(chan struct{})
+	}
+	if d.timer == nil {
+		d.timer = time.AfterFunc(left, d.fire)
+	} else {
+		d.timer.Reset(left)
+	}
+	d.armed = true
+}
+
+// fire closes the channel of the deadline that passed.
+func (d *deadline) fire() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.armed && !time.Now().Before(d.at) && !isClosed(d.expired) {
 		close(d.expired)
 	}
 }
@@ -290,8 +314,9 @@ func (d *deadline) set(t time.Time) {
 func (d *deadline) stop() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.timer != nil && d.timer.Stop() {
-		d.timer = nil
+	if d.armed {
+		d.timer.Stop()
+		d.armed = false
 	}
 }
 

@@ -71,6 +71,9 @@ func (l *Listener) Addr() net.Addr { return l.addr }
 // dial hands the server's end of a new connection to the listener's
 // Accept and returns the client's.
 func (l *Listener) dial(ctx context.Context) (*Conn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, &net.OpError{Op: "dial", Net: "memory", Addr: l.addr, Err: err}
+	}
 	client := Addr("memory:" + strconv.FormatUint(uint64(nextPort.Add(1)), 10))
 	c, s := Pair(client, l.addr)
 	select {

@@ -49,6 +49,8 @@ type Error struct {
 	Reused bool
 	// Err is the cause.
 	Err error
+	// nothing: not a byte of the request was written.
+	nothing bool
 }
 
 // Error implements error.
@@ -84,6 +86,7 @@ type conn struct {
 	addr   string
 	lim    *headLimit
 	br     *bufio.Reader
+	cw     *countingWriter
 	bw     *bufio.Writer
 	reused bool
 	// idleTimer closes the connection once it has been idle too long.
@@ -100,10 +103,39 @@ func (c *Client) Do(req *http.Request, fresh bool) (*http.Response, error) {
 		return nil, fmt.Errorf("oncehttp: expected an http:// URL with a host, got %v", req.URL)
 	}
 	ctx := req.Context()
+	if err := ctx.Err(); err != nil {
+		return nil, &Error{Op: "dial", Err: err}
+	}
 	addr := req.URL.Host
 	if req.URL.Port() == "" {
 		addr = net.JoinHostPort(req.URL.Hostname(), "80")
 	}
+	resp, err := c.send(ctx, req, addr, fresh)
+	var e *Error
+	if errors.As(err, &e) && e.Op == "write" && e.Reused && e.nothing && ctx.Err() == nil {
+		// Not a byte of it reached the server (which closed the idle
+		// connection as the request went out): sending it on a new
+		// connection cannot make a duplicate.
+		again := req
+		if req.Body != nil && req.Body != http.NoBody {
+			if req.GetBody == nil {
+				return nil, err
+			}
+			body, gerr := req.GetBody()
+			if gerr != nil {
+				return nil, err
+			}
+			r := *req
+			r.Body = body
+			again = &r
+		}
+		return c.send(ctx, again, addr, true)
+	}
+	return resp, err
+}
+
+// send is Do on one connection.
+func (c *Client) send(ctx context.Context, req *http.Request, addr string, fresh bool) (*http.Response, error) {
 	var pc *conn
 	if !fresh {
 		pc = c.takeIdle(addr)
@@ -116,12 +148,16 @@ func (c *Client) Do(req *http.Request, fresh bool) (*http.Response, error) {
 		pc = newConn(nc, addr)
 	}
 	stop := context.AfterFunc(ctx, func() { _ = pc.nc.SetDeadline(longAgo) })
+	written := pc.cw.n
 	fail := func(op string, err error) (*http.Response, error) {
 		stop()
 		_ = pc.nc.Close()
-		return nil, &Error{Op: op, Reused: pc.reused, Err: withCause(ctx, err)}
+		return nil, &Error{Op: op, Reused: pc.reused, Err: withCause(ctx, err), nothing: pc.cw.n == written}
 	}
-	err := req.Write(pc.bw)
+	err := ctx.Err() // a connection that came after the context ended carries nothing
+	if err == nil {
+		err = req.Write(pc.bw)
+	}
 	if err == nil {
 		err = pc.bw.Flush()
 	}
@@ -163,7 +199,20 @@ func withCause(ctx context.Context, err error) error {
 
 func newConn(nc net.Conn, addr string) *conn {
 	lim := &headLimit{r: nc}
-	return &conn{nc: nc, addr: addr, lim: lim, br: bufio.NewReader(lim), bw: bufio.NewWriter(nc)}
+	cw := &countingWriter{w: nc}
+	return &conn{nc: nc, addr: addr, lim: lim, br: bufio.NewReader(lim), cw: cw, bw: bufio.NewWriter(cw)}
+}
+
+// countingWriter counts the bytes the connection took.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	w.n += int64(n)
+	return n, err
 }
 
 // takeIdle returns an idle connection to addr that nothing waits on, or

@@ -8,9 +8,9 @@
 // Idempotency-Key or X-Idempotency-Key header. Those are exactly the
 // requests idemcheck sends, and a fault that resets a connection is
 // exactly such a failure: the target would see the request twice, and the
-// duplicate would be idemcheck's, not the target's. (It also re-sends,
-// harmlessly, a request of which nothing was written; this client instead
-// says it was not sent.) A request without a body cannot be made
+// duplicate would be idemcheck's, not the target's. (It also re-sends a
+// request of which not a byte was written, which is harmless; so does this
+// client.) A request without a body cannot be made
 // non-replayable without changing what goes on the wire (a POST would go
 // chunked), so idemcheck does not use the Transport for requests to a
 // target.
@@ -18,7 +18,9 @@
 // This client writes a request once, reads its reply, and on any failure
 // closes the connection and returns an *Error that says how far the
 // request got: not connected, not written whole (the server cannot have
-// acted on it), or written whole (it may have). A connection is reused
+// acted on it), or written whole (it may have). The one request it sends
+// again is one of which not a byte went out on a reused connection (the
+// server closed it as the request was about to go): on a new connection. A connection is reused
 // only when its reply was read to the end, neither side asked to close
 // it, nothing more arrived, and a check just before the next request
 // finds nothing waiting on it (the server has not closed it). An idle
