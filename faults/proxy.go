@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idemcheck/idemcheck/internal/drain"
 	"github.com/idemcheck/idemcheck/internal/memnet"
 	"github.com/idemcheck/idemcheck/internal/oncehttp"
 )
@@ -87,12 +86,15 @@ type Proxy struct {
 	target  *url.URL
 	ln      net.Listener
 	mem     *memnet.Listener
-	srv     *http.Server
 	timeout time.Duration
 	client  *oncehttp.Client
+	// ctx is cancelled when Close gives up waiting: it ends the forwards
+	// still in progress.
+	ctx    context.Context
+	cancel context.CancelFunc
 
-	// inflight counts the exchanges in progress, for Close.
-	inflight drain.Tracker
+	// conns are the client connections being served (see proxy_conn.go).
+	conns connSet
 
 	mu      sync.Mutex
 	pending map[string]*pending
@@ -136,10 +138,9 @@ func NewProxy(target string, forwardTimeout time.Duration) (*Proxy, error) {
 		client:  &oncehttp.Client{Dial: memnet.DialContext},
 		pending: map[string]*pending{},
 	}
-	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
-	p.inflight.Track(p.srv)
-	go func() { _ = p.srv.Serve(p.inflight.Listener(ln)) }()
-	go func() { _ = p.srv.Serve(p.inflight.Listener(mem)) }()
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.conns.serve(p, ln)
+	p.conns.serve(p, mem)
 	return p, nil
 }
 
@@ -198,13 +199,23 @@ func (p *Proxy) Close() error {
 	}
 	p.closed = true
 	p.mu.Unlock()
-	err := drain.Close(p.srv, &p.inflight, 5*time.Second)
+	_ = p.ln.Close()
+	_ = p.mem.Close()
+	err := p.conns.close(5*time.Second, p.cancel)
 	p.client.Close()
 	return err
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler: the proxy's exchanges served by
+// another server. (The proxy serves its own listeners itself, see
+// proxy_conn.go.)
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.handle(r, &handlerSide{w: w, r: r})
+}
+
+// handle runs one exchange: the fault armed for its attempt, or a plain
+// pass-through.
+func (p *Proxy) handle(r *http.Request, client clientSide) {
 	id := r.Header.Get(AttemptHeader)
 	r.Header.Del(AttemptHeader)
 	p.mu.Lock()
@@ -218,7 +229,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p.mu.Unlock()
 
-	ex := &exchange{p: p, w: w, r: r}
+	ex := &exchange{p: p, r: r, client: client}
 	if pe != nil {
 		defer func() {
 			pe.report = ex.report
@@ -248,10 +259,60 @@ func passThrough(ex *exchange) {
 	ex.Respond(up.Status, up.Header, up.Body)
 }
 
+// clientSide is the client's end of an exchange: how to answer it, reset
+// it, and learn that it went away.
+type clientSide interface {
+	respond(status int, header http.Header, body []byte)
+	reset()
+	// gone is closed when the client has gone away.
+	gone() <-chan struct{}
+	// context is cancelled when the client has gone away.
+	context() context.Context
+}
+
+// handlerSide is the client's end of an exchange served by net/http.
+type handlerSide struct {
+	w http.ResponseWriter
+	r *http.Request
+}
+
+func (h *handlerSide) respond(status int, header http.Header, body []byte) {
+	for k, v := range header {
+		h.w.Header()[k] = v
+	}
+	h.w.WriteHeader(status)
+	_, _ = h.w.Write(body)
+}
+
+func (h *handlerSide) reset() {
+	hj, ok := h.w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	resetConn(conn)
+}
+
+func (h *handlerSide) gone() <-chan struct{} { return h.r.Context().Done() }
+
+func (h *handlerSide) context() context.Context { return h.r.Context() }
+
+// resetConn ends c with a reset, not an orderly close: on TCP and in
+// memory alike.
+func resetConn(c net.Conn) {
+	if l, ok := c.(interface{ SetLinger(int) error }); ok {
+		_ = l.SetLinger(0)
+	}
+	_ = c.Close()
+}
+
 type exchange struct {
 	p        *Proxy
-	w        http.ResponseWriter
 	r        *http.Request
+	client   clientSide
 	up       *Upstream
 	fwdDone  bool
 	answered bool
@@ -260,7 +321,7 @@ type exchange struct {
 
 func (ex *exchange) Request() *http.Request { return ex.r }
 
-func (ex *exchange) ClientGone() <-chan struct{} { return ex.r.Context().Done() }
+func (ex *exchange) ClientGone() <-chan struct{} { return ex.client.gone() }
 
 var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
 	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
@@ -288,9 +349,9 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 	}
 	// The target must not see the client give up: it runs to the end;
 	// unless asked (ClientDisconnect), when it sees the client leave.
-	parent := context.WithoutCancel(ex.r.Context())
+	parent := ex.p.ctx
 	if bound {
-		parent = ex.r.Context()
+		parent = ex.client.context()
 	}
 	ctx, cancel := context.WithTimeout(parent, ex.p.timeout)
 	defer cancel()
@@ -328,7 +389,7 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 	if err == nil && len(rb) > MaxReplyBody {
 		// Counted, not kept: a hostile target cannot fill the memory.
 		var rest int64
-		rest, err = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
+		rest, err = discard(io.LimitReader(resp.Body, maxDrain))
 		ex.report.Cut = true
 		ex.report.ReplyBytes = int64(len(rb)) + rest
 		rb = rb[:MaxReplyBody]
@@ -350,6 +411,23 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 	return ex.up, nil
 }
 
+// discard reads r to its end, in large reads (fewer system calls than
+// io.Discard's), and returns how many bytes it read.
+func discard(r io.Reader) (int64, error) {
+	buf := make([]byte, 64<<10)
+	var n int64
+	for {
+		k, err := r.Read(buf)
+		n += int64(k)
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
 func (ex *exchange) Respond(status int, header http.Header, body []byte) {
 	if ex.answered {
 		return
@@ -358,11 +436,7 @@ func (ex *exchange) Respond(status int, header http.Header, body []byte) {
 	if ex.up != nil && (status != ex.up.Status || !bytes.Equal(body, ex.up.Body)) {
 		ex.report.Withheld = true
 	}
-	for k, v := range header {
-		ex.w.Header()[k] = v
-	}
-	ex.w.WriteHeader(status)
-	_, _ = ex.w.Write(body)
+	ex.client.respond(status, header, body)
 }
 
 func (ex *exchange) Reset() {
@@ -373,17 +447,5 @@ func (ex *exchange) Reset() {
 	if ex.up != nil {
 		ex.report.Withheld = true
 	}
-	hj, ok := ex.w.(http.Hijacker)
-	if !ok {
-		panic(http.ErrAbortHandler)
-	}
-	conn, _, err := hj.Hijack()
-	if err != nil {
-		panic(http.ErrAbortHandler)
-	}
-	// A reset, not an orderly close: on TCP and in memory alike.
-	if l, ok := conn.(interface{ SetLinger(int) error }); ok {
-		_ = l.SetLinger(0)
-	}
-	_ = conn.Close()
+	ex.client.reset()
 }

@@ -200,7 +200,7 @@ func withCause(ctx context.Context, err error) error {
 func newConn(nc net.Conn, addr string) *conn {
 	lim := &headLimit{r: nc}
 	cw := &countingWriter{w: nc}
-	return &conn{nc: nc, addr: addr, lim: lim, br: bufio.NewReader(lim), cw: cw, bw: bufio.NewWriter(cw)}
+	return &conn{nc: nc, addr: addr, lim: lim, br: bufio.NewReaderSize(lim, 16<<10), cw: cw, bw: bufio.NewWriter(cw)}
 }
 
 // countingWriter counts the bytes the connection took.
