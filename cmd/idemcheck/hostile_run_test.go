@@ -82,13 +82,41 @@ func TestHostileTargets(t *testing.T) {
 		// The race detector's shadow memory alone is ~5× the bound.
 		t.Skip("its memory bound holds only without -race: .ci/run runs it so (go test -run '^TestHostileTargets$' ./cmd/idemcheck/)")
 	}
-	out := t.TempDir()
-	cmd := exec.Command(os.Args[0], "run", "-c", writeHostileConfig(t), "--trials", "0",
+	stdout, stderr, out := runHostile(t, writeHostileConfig(t), "the hostile targets")
+	// hugebody cannot be tested (every reply is cut: exit 3 with that
+	// reason); garbage can. Either way every report is written.
+	assert.Contains(t, stderr, "cut: 268435")
+	for name, b := range map[string]string{"stdout": stdout, "stderr": stderr} {
+		assert.NotContains(t, b, "\x1b", "raw ESC on the terminal (%s)", name)
+		assert.NotContains(t, b, "\x00", "raw NUL on the terminal (%s)", name)
+		assert.NotContains(t, b, bearerSecret, "a secret on the terminal (%s)", name)
+		assert.NotContains(t, b, keySecret, "a secret on the terminal (%s)", name)
+	}
+	requireValidReports(t, out)
+
+	// A reply header of 10 MB to each of a burst's 200 copies: each reply
+	// is refused past the cap on header sections, recorded as a reply not
+	// read whole.
+	_, _, out = runHostile(t, writeHeaderFloodConfig(t), "a header flood to bursts of 200")
+	res, err := os.ReadFile(filepath.Join(out, "result.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(res), "header section is too large", "the flooded replies are recorded as such")
+	requireValidReports(t, out)
+	requireNoTargetsLeft(t)
+}
+
+// runHostile runs the program on cfg, with every report format, and
+// checks that its peak resident memory stays under 200 MiB; it returns
+// what it printed and its output directory.
+func runHostile(t *testing.T, cfg, what string) (stdout, stderr, out string) {
+	t.Helper()
+	out = t.TempDir()
+	cmd := exec.Command(os.Args[0], "run", "-c", cfg, "--trials", "0",
 		"--format", "text,json,junit,md,html", "--out", out)
 	cmd.Env = append(os.Environ(), "IDEMCHECK_TEST_MAIN=1")
 	cmd.WaitDelay = 10 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
 	require.NoError(t, cmd.Start())
 	// The peak is sampled from the kernel's high-water mark of the
 	// program's own memory (VmHWM), not taken from its rusage: a child's
@@ -117,21 +145,39 @@ func TestHostileTargets(t *testing.T) {
 	if err != nil && !errors.As(err, &ee) {
 		require.NoError(t, err)
 	}
-	// hugebody cannot be tested (every reply is cut: exit 3 with that
-	// reason); garbage can. Either way every report is written.
-	assert.Contains(t, stderr.String(), "cut: 268435")
 	require.Positive(t, peak, "the program's memory was sampled")
-	t.Logf("peak resident memory of idemcheck over the hostile targets: %.1f MiB", float64(peak)/(1<<20))
-	assert.Less(t, peak, int64(200<<20), "idemcheck's peak resident memory")
+	t.Logf("peak resident memory of idemcheck over %s: %.1f MiB", what, float64(peak)/(1<<20))
+	assert.Less(t, peak, int64(200<<20), "idemcheck's peak resident memory over %s", what)
+	return so.String(), se.String(), out
+}
 
-	for name, b := range map[string][]byte{"stdout": stdout.Bytes(), "stderr": stderr.Bytes()} {
-		assert.NotContains(t, string(b), "\x1b", "raw ESC on the terminal (%s)", name)
-		assert.NotContains(t, string(b), "\x00", "raw NUL on the terminal (%s)", name)
-		assert.NotContains(t, string(b), bearerSecret, "a secret on the terminal (%s)", name)
-		assert.NotContains(t, string(b), keySecret, "a secret on the terminal (%s)", name)
-	}
-	requireValidReports(t, out)
-	requireNoTargetsLeft(t)
+// writeHeaderFloodConfig writes a configuration of one HTTP target that
+// answers a burst's copies with a 10 MB header, bursts being of 200.
+func writeHeaderFloodConfig(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	cfg := fmt.Sprintf(`version: 1
+retry:
+  burst: 200
+targets:
+  - name: headerflood
+    kind: http
+    url: "http://127.0.0.1:{{port}}"
+    start:
+      command: [%[1]q, "127.0.0.1:{{port}}"]
+      env: {%[2]s: headerflood}
+      ready: {path: /healthz}
+    operations:
+      - name: create-order
+        mutating: true
+        method: POST
+        path: /orders
+        body: '{"memo":"{{marker}}"}'
+`, exe, hostileEnv)
+	path := filepath.Join(t.TempDir(), "headerflood.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
+	return path
 }
 
 // requireValidReports checks every report file in dir: XML parses, JSON
