@@ -27,36 +27,10 @@ func writeHostileConfig(t *testing.T) string {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	cfg := fmt.Sprintf(`version: 1
-targets:
-  - name: hugebody
-    kind: http
-    url: "http://127.0.0.1:{{port}}"
-    start:
-      command: [%[1]q, "127.0.0.1:{{port}}"]
-      env: {%[2]s: hugebody}
-      ready: {path: /healthz}
-    timeout: 30s
-    operations:
-      - name: create-order
-        mutating: true
-        method: POST
-        path: /orders
-        body: '{"memo":"{{marker}}"}'
-  - name: crashstart
-    kind: http
-    url: "http://127.0.0.1:{{port}}"
-    start:
-      command: [%[1]q, "127.0.0.1:{{port}}"]
-      env: {%[2]s: crashstart}
-      ready: {path: /healthz}
-    operations:
-      - name: create-order
-        mutating: true
-        method: POST
-        path: /orders
-        body: '{"memo":"{{marker}}"}'
-  - name: garbage
+	return writeConfigFile(t, "hostile.yaml", "version: 1\ntargets:\n"+
+		hostileHTTPTarget(exe, "hugebody", "    timeout: 30s\n")+
+		hostileHTTPTarget(exe, "crashstart", "")+
+		fmt.Sprintf(`  - name: garbage
     kind: cli
     command: [%[1]q]
     env: {%[2]s: garbage}
@@ -64,8 +38,32 @@ targets:
       - name: create-order
         mutating: true
         args: [create-order, --memo, "order {{marker}}"]
-`, exe, hostileEnv)
-	path := filepath.Join(t.TempDir(), "hostile.yaml")
+`, exe, hostileEnv))
+}
+
+// hostileHTTPTarget is the configuration of an HTTP target named after the
+// hostile mode the test binary runs it in, with extra lines of settings.
+func hostileHTTPTarget(exe, mode, extra string) string {
+	return fmt.Sprintf(`  - name: %[3]s
+    kind: http
+    url: "http://127.0.0.1:{{port}}"
+    start:
+      command: [%[1]q, "127.0.0.1:{{port}}"]
+      env: {%[2]s: %[3]s}
+      ready: {path: /healthz}
+%[4]s    operations:
+      - name: create-order
+        mutating: true
+        method: POST
+        path: /orders
+        body: '{"memo":"{{marker}}"}'
+`, exe, hostileEnv, mode, extra)
+}
+
+// writeConfigFile writes a configuration into a temporary directory.
+func writeConfigFile(t *testing.T, name, cfg string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
 	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
 	return path
 }
@@ -157,27 +155,7 @@ func writeHeaderFloodConfig(t *testing.T) string {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	cfg := fmt.Sprintf(`version: 1
-retry:
-  burst: 200
-targets:
-  - name: headerflood
-    kind: http
-    url: "http://127.0.0.1:{{port}}"
-    start:
-      command: [%[1]q, "127.0.0.1:{{port}}"]
-      env: {%[2]s: headerflood}
-      ready: {path: /healthz}
-    operations:
-      - name: create-order
-        mutating: true
-        method: POST
-        path: /orders
-        body: '{"memo":"{{marker}}"}'
-`, exe, hostileEnv)
-	path := filepath.Join(t.TempDir(), "headerflood.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
-	return path
+	return writeConfigFile(t, "headerflood.yaml", "version: 1\nretry:\n  burst: 200\ntargets:\n"+hostileHTTPTarget(exe, "headerflood", ""))
 }
 
 // requireValidReports checks every report file in dir: XML parses, JSON
