@@ -52,12 +52,15 @@ func (s *connSet) serve(p *Proxy, ln net.Listener) {
 	s.wg.Go(func() {
 		for {
 			c, err := ln.Accept()
-			if err != nil {
-				var ne net.Error
-				if errors.As(err, &ne) && ne.Timeout() {
-					continue
-				}
+			if errors.Is(err, net.ErrClosed) {
 				return
+			}
+			if err != nil {
+				// Out of file descriptors, or a connection that failed
+				// as it was accepted: try again shortly, as net/http
+				// does.
+				time.Sleep(5 * time.Millisecond)
+				continue
 			}
 			if !s.add(c) {
 				_ = c.Close()
