@@ -55,8 +55,11 @@ func wake(c chan struct{}) {
 // use, as a net.Conn is.
 type Conn struct {
 	local, remote Addr
-	rx, tx        *pipe // rx is read from, tx written to
-	rd, wd        deadline
+	// server is the listener's address, which errors name (as a TCP
+	// connection's name the server's port), whichever end fails.
+	server Addr
+	rx, tx *pipe // rx is read from, tx written to
+	rd, wd deadline
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -64,12 +67,12 @@ type Conn struct {
 	linger0   bool
 }
 
-// Pair returns the two ends of a new connection: what one writes, the
-// other reads.
+// Pair returns the two ends of a new connection, the client's (at
+// address a) and the server's (at b): what one writes, the other reads.
 func Pair(a, b Addr) (*Conn, *Conn) {
 	ab, ba := newPipe(), newPipe()
-	x := &Conn{local: a, remote: b, rx: ba, tx: ab, closed: make(chan struct{})}
-	y := &Conn{local: b, remote: a, rx: ab, tx: ba, closed: make(chan struct{})}
+	x := &Conn{local: a, remote: b, server: b, rx: ba, tx: ab, closed: make(chan struct{})}
+	y := &Conn{local: b, remote: a, server: b, rx: ab, tx: ba, closed: make(chan struct{})}
 	x.rd.init()
 	x.wd.init()
 	y.rd.init()
@@ -78,7 +81,7 @@ func Pair(a, b Addr) (*Conn, *Conn) {
 }
 
 func (c *Conn) opError(op string, err error) error {
-	return &net.OpError{Op: op, Net: "memory", Source: c.local, Addr: c.remote, Err: err}
+	return &net.OpError{Op: op, Net: "memory", Addr: c.server, Err: err}
 }
 
 // Read implements net.Conn.

@@ -71,6 +71,9 @@ func readFinal(br *bufio.Reader, lim *headLimit, req *http.Request) (*http.Respo
 		if over := lim.disarm(); over != nil {
 			return nil, over
 		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("the connection ended before a whole reply: %w", err)
+		}
 		if err != nil {
 			return nil, err
 		}
