@@ -1,0 +1,263 @@
+package nats
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	natsgo "github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/idemcheck/idemcheck/brokers"
+	"github.com/idemcheck/idemcheck/brokers/internal/armed"
+	"github.com/idemcheck/idemcheck/brokers/internal/reorder"
+	"github.com/idemcheck/idemcheck/brokers/internal/tcpproxy"
+)
+
+// Name is the broker's name in configuration and placeholders.
+const Name = "nats"
+
+// DedupHeader is JetStream's de-duplication header.
+const DedupHeader = "Nats-Msg-Id"
+
+// DuplicateWindow is how long JetStream remembers a Nats-Msg-Id.
+const DuplicateWindow = 2 * time.Minute
+
+// Broker is an embedded NATS server with JetStream, one stream and one
+// durable pull consumer, behind a fault proxy.
+type Broker struct {
+	opts  brokers.Options
+	dir   string
+	srv   *server.Server
+	nc    *natsgo.Conn
+	js    jetstream.JetStream
+	proxy *tcpproxy.Proxy
+	log   brokers.Log
+	armed armed.Set
+	pub   *reorder.Publisher
+
+	// ids maps stream sequences to event ids, learnt from publishes and
+	// from deliveries (whichever comes first).
+	idsMu sync.Mutex
+	ids   map[uint64]string
+
+	// life ends when the broker closes: it bounds held acks.
+	life   context.Context
+	cancel context.CancelFunc
+	holds  sync.WaitGroup
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ brokers.Broker = (*Broker)(nil)
+
+// Start starts an embedded NATS server with JetStream on a free loopback
+// port, its store in a new temporary directory, creates the stream (subject
+// and name opts.Topic) and the durable consumer (opts.Group, explicit acks,
+// AckWait opts.AckWait, unlimited deliveries), and a fault proxy in front
+// of it.
+func Start(ctx context.Context, opts brokers.Options) (*Broker, error) {
+	opts = opts.WithDefaults()
+	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
+	defer cancel()
+	dir, err := os.MkdirTemp("", "idemcheck-nats-")
+	if err != nil {
+		return nil, fmt.Errorf("nats: temporary store directory: %w", err)
+	}
+	b := &Broker{opts: opts, dir: dir, ids: map[uint64]string{}}
+	b.life, b.cancel = context.WithCancel(context.Background())
+	b.pub = reorder.New(b.publishNow, &b.log)
+	if err := b.start(ctx); err != nil {
+		_ = b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *Broker) start(ctx context.Context) error {
+	srv, err := server.NewServer(&server.Options{
+		ServerName: "idemcheck", Host: "127.0.0.1", Port: server.RANDOM_PORT,
+		JetStream: true, StoreDir: b.dir, NoLog: true, NoSigs: true,
+		JetStreamMaxMemory: 256 << 20, JetStreamMaxStore: 1 << 30,
+	})
+	if err != nil {
+		return fmt.Errorf("nats: configure server: %w", err)
+	}
+	b.srv = srv
+	srv.Start()
+	wait := time.Until(deadline(ctx))
+	if !srv.ReadyForConnections(wait) {
+		return fmt.Errorf("nats: server not ready for connections within %s", wait.Round(time.Millisecond))
+	}
+	if b.nc, err = natsgo.Connect(srv.ClientURL(), natsgo.Name("idemcheck-broker"), natsgo.MaxReconnects(-1)); err != nil {
+		return fmt.Errorf("nats: connect to %s: %w", srv.ClientURL(), err)
+	}
+	if b.js, err = jetstream.New(b.nc); err != nil {
+		return fmt.Errorf("nats: jetstream: %w", err)
+	}
+	if _, err = b.js.CreateStream(ctx, jetstream.StreamConfig{
+		Name: b.opts.Topic, Subjects: []string{b.opts.Topic}, Duplicates: DuplicateWindow,
+		Storage: jetstream.FileStorage,
+	}); err != nil {
+		return fmt.Errorf("nats: create stream %q: %w (a stream name may not contain '.', '*', '>' or spaces)", b.opts.Topic, err)
+	}
+	if _, err = b.js.CreateOrUpdateConsumer(ctx, b.opts.Topic, jetstream.ConsumerConfig{
+		Durable: b.opts.Group, AckPolicy: jetstream.AckExplicitPolicy, AckWait: b.opts.AckWait,
+		MaxDeliver: -1, DeliverPolicy: jetstream.DeliverAllPolicy, MaxAckPending: 1000,
+	}); err != nil {
+		return fmt.Errorf("nats: create durable consumer %q: %w", b.opts.Group, err)
+	}
+	host := srv.Addr().String()
+	if b.proxy, err = tcpproxy.Start(host, tcpproxy.Pipes{Up: b.up, Down: b.down}); err != nil {
+		return fmt.Errorf("nats: %w", err)
+	}
+	return nil
+}
+
+func deadline(ctx context.Context) time.Time {
+	if d, ok := ctx.Deadline(); ok {
+		return d
+	}
+	return time.Now().Add(brokers.DefaultStartTimeout)
+}
+
+// Must starts a broker for a test and closes it when the test ends.
+func Must(tb brokers.TB, opts brokers.Options) *Broker {
+	tb.Helper()
+	b, err := Start(context.Background(), opts)
+	if err != nil {
+		tb.Fatalf("starting NATS: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := b.Close(); err != nil {
+			tb.Errorf("stopping NATS: %v", err)
+		}
+	})
+	return b
+}
+
+// Name returns "nats".
+func (b *Broker) Name() string { return Name }
+
+// URL returns the consumer's URL: the fault proxy's nats:// address.
+func (b *Broker) URL() string { return "nats://" + b.proxy.Addr() }
+
+// ServerURL returns the server's own address, which bypasses the fault
+// proxy (for producers and tools that must not be observed).
+func (b *Broker) ServerURL() string { return b.srv.ClientURL() }
+
+// Placeholders returns the broker's placeholder values.
+func (b *Broker) Placeholders() map[string]string {
+	return map[string]string{
+		brokers.PlaceholderURL:     b.URL(),
+		brokers.PlaceholderKind:    Name,
+		brokers.PlaceholderTopic:   b.opts.Topic,
+		brokers.PlaceholderStream:  b.opts.Topic,
+		brokers.PlaceholderGroup:   b.opts.Group,
+		brokers.PlaceholderAckWait: b.opts.AckWait.String(),
+	}
+}
+
+// Capabilities: Nats-Msg-Id, no groups to rebalance, DropAck, DelayAck
+// and Reorder.
+func (b *Broker) Capabilities() brokers.Capabilities {
+	return brokers.Capabilities{DedupHeader: DedupHeader,
+		Faults: []brokers.FaultKind{brokers.DropAck, brokers.DelayAck, brokers.Reorder}}
+}
+
+// Log returns the broker's observations.
+func (b *Broker) Log() *brokers.Log { return &b.log }
+
+// Publish stores ev on the stream, with its id as Nats-Msg-Id.
+func (b *Broker) Publish(ctx context.Context, ev brokers.Event) (brokers.Receipt, error) {
+	return b.pub.Publish(ctx, ev, true)
+}
+
+// PublishAgain stores ev again: with dedup it carries Nats-Msg-Id, and
+// JetStream answers it as a duplicate within DuplicateWindow of the first;
+// without, it is a new message with the same event id.
+func (b *Broker) PublishAgain(ctx context.Context, ev brokers.Event, dedup bool) (brokers.Receipt, error) {
+	return b.pub.Publish(ctx, ev, dedup)
+}
+
+func (b *Broker) publishNow(ctx context.Context, ev brokers.Event, dedup bool) (brokers.Receipt, error) {
+	m := natsgo.NewMsg(b.opts.Topic)
+	m.Data = ev.Payload
+	for k, v := range ev.Headers {
+		m.Header.Set(k, v)
+	}
+	m.Header.Set(brokers.HeaderEventID, ev.ID)
+	m.Header.Set(brokers.HeaderEntity, ev.Entity())
+	if dedup {
+		m.Header.Set(DedupHeader, ev.ID)
+	}
+	ack, err := b.js.PublishMsg(ctx, m)
+	if err != nil {
+		return brokers.Receipt{}, err
+	}
+	if !ack.Duplicate {
+		b.learn(ack.Sequence, ev.ID)
+	}
+	return brokers.Receipt{Duplicate: ack.Duplicate, Position: "seq " + strconv.FormatUint(ack.Sequence, 10)}, nil
+}
+
+// learn records that stream sequence seq holds event id.
+func (b *Broker) learn(seq uint64, id string) {
+	b.idsMu.Lock()
+	b.ids[seq] = id
+	b.idsMu.Unlock()
+}
+
+// eventAt returns the event id at stream sequence seq, "" if unknown.
+func (b *Broker) eventAt(seq uint64) string {
+	b.idsMu.Lock()
+	defer b.idsMu.Unlock()
+	return b.ids[seq]
+}
+
+// Arm installs f.
+func (b *Broker) Arm(f brokers.Fault) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	switch f.Kind {
+	case brokers.Reorder:
+		b.pub.Arm(f)
+	case brokers.DropAck, brokers.DelayAck:
+		b.armed.Arm(f)
+	default:
+		return fmt.Errorf("nats: fault %s: %w (JetStream has no consumer group to rebalance; a pull consumer's members share its messages)", f.Kind, brokers.ErrUnsupported)
+	}
+	return nil
+}
+
+// Close stops the proxy and the server and removes the store directory.
+func (b *Broker) Close() error {
+	b.closeOnce.Do(func() {
+		var errs []error
+		b.cancel()
+		b.pub.Close()
+		if b.proxy != nil {
+			errs = append(errs, b.proxy.Close())
+		}
+		b.holds.Wait()
+		if b.nc != nil {
+			b.nc.Close()
+		}
+		if b.srv != nil {
+			b.srv.Shutdown()
+			b.srv.WaitForShutdown()
+		}
+		if err := os.RemoveAll(b.dir); err != nil {
+			errs = append(errs, fmt.Errorf("nats: remove store directory: %w", err))
+		}
+		b.closeErr = errors.Join(errs...)
+	})
+	return b.closeErr
+}
