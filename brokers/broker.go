@@ -145,6 +145,9 @@ type Options struct {
 	// AckWait is the broker's redelivery deadline (see PlaceholderAckWait);
 	// zero means DefaultAckWait.
 	AckWait time.Duration
+	// Partitions is the number of partitions of the Kafka topic; zero
+	// means 1. Other brokers ignore it.
+	Partitions int
 	// StartTimeout bounds how long starting the broker may take; zero
 	// means DefaultStartTimeout.
 	StartTimeout time.Duration

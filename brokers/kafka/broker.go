@@ -1,0 +1,215 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/idemcheck/idemcheck/brokers"
+	"github.com/idemcheck/idemcheck/brokers/internal/armed"
+	"github.com/idemcheck/idemcheck/brokers/internal/reorder"
+)
+
+// Name is the broker's name in configuration and placeholders.
+const Name = "kafka"
+
+// MinSessionTimeout is the shortest group session timeout the broker
+// accepts, so that a consumer can be configured to notice a dead member
+// quickly.
+const MinSessionTimeout = 100 * time.Millisecond
+
+// Broker is an in-process Kafka cluster (kfake) with one topic, observed
+// and steered through kfake's request control hooks.
+type Broker struct {
+	opts    brokers.Options
+	cluster *kfake.Cluster
+	client  *kgo.Client
+	topicID [16]byte
+	log     brokers.Log
+	armed   armed.Set
+	pub     *reorder.Publisher
+
+	mu         sync.Mutex
+	parts      map[int32]*partition
+	rebalance  bool // answer heartbeats with REBALANCE_IN_PROGRESS until a member rejoins
+	rebalEvent string
+
+	closeOnce sync.Once
+}
+
+var _ brokers.Broker = (*Broker)(nil)
+
+// Start starts a one-node kfake cluster on a free loopback port with the
+// topic opts.Topic (opts.Partitions partitions, default 1), and installs
+// the control hooks that observe fetches and offset commits.
+func Start(ctx context.Context, opts brokers.Options) (*Broker, error) {
+	opts = opts.WithDefaults()
+	if opts.Partitions <= 0 {
+		opts.Partitions = 1
+	}
+	if opts.Partitions > 64 {
+		return nil, fmt.Errorf("kafka: %d partitions; expected 1 to 64", opts.Partitions)
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
+	defer cancel()
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(int32(opts.Partitions), opts.Topic),
+		kfake.GroupMinSessionTimeout(MinSessionTimeout))
+	if err != nil {
+		return nil, fmt.Errorf("kafka: start kfake cluster: %w", err)
+	}
+	b := &Broker{opts: opts, cluster: cluster, parts: map[int32]*partition{}}
+	b.pub = reorder.New(b.publishNow, &b.log)
+	if err := b.start(ctx); err != nil {
+		_ = b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *Broker) start(ctx context.Context) error {
+	var err error
+	b.client, err = kgo.NewClient(kgo.SeedBrokers(b.cluster.ListenAddrs()...), kgo.DefaultProduceTopic(b.opts.Topic),
+		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.ProducerLinger(0))
+	if err != nil {
+		return fmt.Errorf("kafka: producer client: %w", err)
+	}
+	req := kmsg.NewPtrMetadataRequest()
+	t := kmsg.NewMetadataRequestTopic()
+	t.Topic = kmsg.StringPtr(b.opts.Topic)
+	req.Topics = append(req.Topics, t)
+	resp, err := req.RequestWith(ctx, b.client)
+	if err != nil {
+		return fmt.Errorf("kafka: metadata for topic %q: %w", b.opts.Topic, err)
+	}
+	if len(resp.Topics) != 1 || resp.Topics[0].ErrorCode != 0 {
+		return fmt.Errorf("kafka: topic %q was not created: %+v", b.opts.Topic, resp.Topics)
+	}
+	b.topicID = resp.Topics[0].TopicID
+	b.cluster.ControlKey(kmsg.Fetch.Int16(), b.onFetch)
+	b.cluster.ControlKey(kmsg.OffsetCommit.Int16(), b.onCommit)
+	b.cluster.ControlKey(kmsg.Heartbeat.Int16(), b.onHeartbeat)
+	b.cluster.ControlKey(kmsg.JoinGroup.Int16(), b.onJoin)
+	return nil
+}
+
+// Must starts a broker for a test and closes it when the test ends.
+func Must(tb brokers.TB, opts brokers.Options) *Broker {
+	tb.Helper()
+	b, err := Start(context.Background(), opts)
+	if err != nil {
+		tb.Fatalf("starting Kafka (kfake): %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := b.Close(); err != nil {
+			tb.Errorf("stopping Kafka (kfake): %v", err)
+		}
+	})
+	return b
+}
+
+// Name returns "kafka".
+func (b *Broker) Name() string { return Name }
+
+// URL returns the seed brokers, comma-separated host:port.
+func (b *Broker) URL() string { return strings.Join(b.cluster.ListenAddrs(), ",") }
+
+// Placeholders returns the broker's placeholder values; broker.ack_wait is
+// the session timeout a consumer should use.
+func (b *Broker) Placeholders() map[string]string {
+	return map[string]string{
+		brokers.PlaceholderURL:     b.URL(),
+		brokers.PlaceholderKind:    Name,
+		brokers.PlaceholderTopic:   b.opts.Topic,
+		brokers.PlaceholderStream:  b.opts.Topic,
+		brokers.PlaceholderGroup:   b.opts.Group,
+		brokers.PlaceholderAckWait: b.opts.AckWait.String(),
+	}
+}
+
+// Capabilities: no broker-side de-duplication across producers, groups,
+// DropAck, Rebalance and Reorder.
+func (b *Broker) Capabilities() brokers.Capabilities {
+	return brokers.Capabilities{Groups: true,
+		Faults: []brokers.FaultKind{brokers.DropAck, brokers.Rebalance, brokers.Reorder}}
+}
+
+// Log returns the broker's observations.
+func (b *Broker) Log() *brokers.Log { return &b.log }
+
+// Publish produces ev to the topic, keyed by its entity.
+func (b *Broker) Publish(ctx context.Context, ev brokers.Event) (brokers.Receipt, error) {
+	return b.pub.Publish(ctx, ev, false)
+}
+
+// PublishAgain produces ev again: a second record. Kafka's idempotent
+// producer only de-duplicates a producer's own retries within one session,
+// so dedup is unsupported.
+func (b *Broker) PublishAgain(ctx context.Context, ev brokers.Event, dedup bool) (brokers.Receipt, error) {
+	if dedup {
+		return brokers.Receipt{}, fmt.Errorf("kafka: publish with a de-duplication header: %w (the idempotent producer de-duplicates only its own in-session retries; a second publish is a second record)", brokers.ErrUnsupported)
+	}
+	return b.pub.Publish(ctx, ev, false)
+}
+
+func (b *Broker) publishNow(ctx context.Context, ev brokers.Event, _ bool) (brokers.Receipt, error) {
+	rec := &kgo.Record{Key: []byte(ev.Entity()), Value: ev.Payload}
+	for k, v := range ev.Headers {
+		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: k, Value: []byte(v)})
+	}
+	rec.Headers = append(rec.Headers,
+		kgo.RecordHeader{Key: brokers.HeaderEventID, Value: []byte(ev.ID)},
+		kgo.RecordHeader{Key: brokers.HeaderEntity, Value: []byte(ev.Entity())})
+	if err := b.client.ProduceSync(ctx, rec).FirstErr(); err != nil {
+		return brokers.Receipt{}, err
+	}
+	b.mu.Lock()
+	b.part(rec.Partition).add(rec.Offset, ev.ID)
+	b.mu.Unlock()
+	return brokers.Receipt{Position: strconv.Itoa(int(rec.Partition)) + "@" + strconv.FormatInt(rec.Offset, 10)}, nil
+}
+
+// Arm installs f.
+func (b *Broker) Arm(f brokers.Fault) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	switch f.Kind {
+	case brokers.Reorder:
+		b.pub.Arm(f)
+	case brokers.DropAck:
+		b.armed.Arm(f)
+	case brokers.Rebalance:
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.deliveredLocked(f.EventID) {
+			b.startRebalanceLocked(f.EventID)
+			return nil
+		}
+		b.armed.Arm(f)
+	default:
+		return fmt.Errorf("kafka: fault %s: %w (Kafka has no per-message ack deadline: a late commit redelivers nothing until a rebalance or restart; use DropAck with Rebalance)", f.Kind, brokers.ErrUnsupported)
+	}
+	return nil
+}
+
+// Close stops the cluster.
+func (b *Broker) Close() error {
+	b.closeOnce.Do(func() {
+		b.pub.Close()
+		if b.client != nil {
+			b.client.Close()
+		}
+		b.cluster.Close()
+	})
+	return nil
+}
+
+var errNoPartition = errors.New("no such partition")
