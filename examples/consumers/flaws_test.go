@@ -1,0 +1,142 @@
+package consumers_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/brokers"
+	"github.com/idemcheck/idemcheck/fakes"
+)
+
+// Each scenario runs every profile on NATS and on Kafka and asserts the
+// charges it leaves per event: 1 is right, 2 is a duplicate, 0 a lost
+// event. Each profile plants one flaw, so each scenario catches some
+// profiles and clears the others: the checks are shown both ways.
+var testBrokers = []string{"nats", "kafka"}
+
+func forEach(t *testing.T, want map[string]int, run func(t *testing.T, kind, profile string) int) {
+	for _, kind := range testBrokers {
+		for _, profile := range []string{"correct", "memory", "mark-first", "check-then-insert", "ack-first", "none"} {
+			n, ok := want[profile]
+			if !ok {
+				continue
+			}
+			t.Run(kind+"/"+profile, func(t *testing.T) {
+				assert.Equal(t, n, run(t, kind, profile), "charges for the event")
+			})
+		}
+	}
+}
+
+// A crash after the charge and before the ack: the broker redelivers to
+// the restarted consumer, which must not charge again.
+func TestCrashAfterEffect(t *testing.T) {
+	forEach(t, map[string]int{
+		"correct": 1, "memory": 2, "mark-first": 1, "check-then-insert": 2, "ack-first": 1, "none": 2,
+	}, func(t *testing.T, kind, profile string) int {
+		r := newRig(t, kind, profile)
+		m := r.start("a", 1, false)
+		ev, marker := r.event()
+		dead := r.killOnCharge(m, marker)
+		r.publish(ev)
+		r.await(dead, "the crash after the charge")
+		r.restart(m)
+		r.waitAcked(ev, 1)
+		return r.charges(marker)
+	})
+}
+
+// A crash after the consumer took the event and before its charge: the
+// broker must redeliver it, and the consumer must charge then.
+func TestCrashBeforeEffect(t *testing.T) {
+	forEach(t, map[string]int{
+		"correct": 1, "memory": 1, "mark-first": 0, "check-then-insert": 1, "ack-first": 0, "none": 1,
+	}, func(t *testing.T, kind, profile string) int {
+		r := newRig(t, kind, profile)
+		m := r.start("a", 1, false)
+		ev, marker := r.event()
+		dead := r.killBeforeCharge(m, marker)
+		r.publish(ev)
+		r.await(dead, "the crash before the charge")
+		r.restart(m)
+		r.waitAcked(ev, 1)
+		return r.charges(marker)
+	})
+}
+
+// A producer that retried its publish without a de-duplication header:
+// the same event twice in a row.
+func TestDuplicatePublish(t *testing.T) {
+	forEach(t, map[string]int{
+		"correct": 1, "memory": 1, "mark-first": 1, "check-then-insert": 1, "ack-first": 1, "none": 2,
+	}, func(t *testing.T, kind, profile string) int {
+		r := newRig(t, kind, profile)
+		r.start("a", 1, false)
+		ev, marker := r.event()
+		r.publish(ev)
+		_, err := r.broker.PublishAgain(r.ctx, ev, false)
+		require.NoError(t, err)
+		r.waitAcked(ev, 2)
+		return r.charges(marker)
+	})
+}
+
+// With JetStream's own de-duplication header the broker drops the retried
+// publish: even the consumer without de-duplication charges once.
+func TestDuplicatePublishDroppedByNATS(t *testing.T) {
+	r := newRig(t, "nats", "none")
+	r.start("a", 1, false)
+	ev, marker := r.event()
+	r.publish(ev)
+	rec, err := r.broker.PublishAgain(r.ctx, ev, true)
+	require.NoError(t, err)
+	assert.True(t, rec.Duplicate)
+	r.waitAcked(ev, 1)
+	assert.Equal(t, 1, r.charges(marker))
+}
+
+// The redelivery arrives while the first delivery is still charging
+// (payments is slower than the ack deadline), and the consumer processes
+// both at once.
+func TestConcurrentRedelivery(t *testing.T) {
+	for _, tc := range []struct {
+		profile string
+		want    int
+	}{{"correct", 1}, {"memory", 1}, {"check-then-insert", 2}, {"none", 2}} {
+		t.Run("nats/"+tc.profile, func(t *testing.T) {
+			r := newRig(t, "nats", tc.profile)
+			r.start("a", 4, false)
+			ev, marker := r.event()
+			r.pay.Arm(fakes.Rule{Marker: marker, Action: fakes.Delay, Delay: 3 * ackWait})
+			r.publish(ev)
+			require.NoError(t, r.broker.Log().Wait(r.ctx, brokers.Delivered, ev.ID, 2), "redelivered past the ack deadline")
+			r.waitAcked(ev, 1)
+			if tc.want > 1 {
+				r.waitCharges(marker, tc.want)
+			}
+			// Both deliveries end in an ack once processed; wait for the
+			// second too, so that no charge is still to come.
+			r.waitAcked(ev, 2)
+			assert.Equal(t, tc.want, r.charges(marker))
+		})
+	}
+}
+
+// The ack of the first member is lost; the member leaves, and another
+// member (with its own state directory) gets the event.
+func TestLostAckThenAnotherMember(t *testing.T) {
+	forEach(t, map[string]int{"correct": 1, "memory": 2}, func(t *testing.T, kind, profile string) int {
+		r := newRig(t, kind, profile)
+		a := r.start("a", 1, true)
+		ev, marker := r.event()
+		require.NoError(t, r.broker.Arm(brokers.Fault{Kind: brokers.DropAck, EventID: ev.ID}))
+		r.publish(ev)
+		require.NoError(t, r.broker.Log().Wait(r.ctx, brokers.AckDropped, ev.ID, 1))
+		require.NoError(t, a.proc.Stop(r.ctx))
+		r.start("b", 1, true)
+		r.waitAcked(ev, 1)
+		return r.charges(marker)
+	})
+}
