@@ -213,6 +213,25 @@ func (r *rig) waitAcked(ev brokers.Event, n int) {
 	require.NoError(r.t, r.broker.Log().Wait(r.ctx, brokers.Acked, ev.ID, n))
 }
 
+// waitQuiet waits until the event is acked and every delivery of it has
+// ended in an ack or a nack: no charge for it is still to come.
+func (r *rig) waitQuiet(ev brokers.Event) {
+	r.t.Helper()
+	count := func(obs []brokers.Observation, k brokers.Kind) int {
+		n := 0
+		for _, o := range obs {
+			if o.Kind == k && o.EventID == ev.ID {
+				n++
+			}
+		}
+		return n
+	}
+	require.NoError(r.t, r.broker.Log().WaitFunc(r.ctx, func(obs []brokers.Observation) bool {
+		acked := count(obs, brokers.Acked)
+		return acked > 0 && acked+count(obs, brokers.Nacked) >= count(obs, brokers.Delivered)
+	}, func() string { return "every delivery of " + ev.ID + " acked or nacked" }))
+}
+
 // killOnCharge kills m the moment payments records the first charge for
 // marker, before the consumer has its reply; the returned channel is
 // closed once it is dead.
@@ -249,4 +268,29 @@ func (r *rig) await(ch <-chan struct{}, what string) {
 	case <-r.ctx.Done():
 		r.t.Fatalf("timed out waiting for %s", what)
 	}
+}
+
+// syncBuffer is a concurrency-safe buffer that closes ready on the first
+// "consuming" line.
+type syncBuffer struct {
+	mu    sync.Mutex
+	buf   strings.Builder
+	ready chan struct{}
+	once  sync.Once
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Write(p)
+	if strings.Contains(b.buf.String(), "consuming ") {
+		b.once.Do(func() { close(b.ready) })
+	}
+	return len(p), nil
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
