@@ -1,0 +1,190 @@
+package redis
+
+import (
+	"bufio"
+
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/idemcheck/idemcheck/brokers"
+	"github.com/idemcheck/idemcheck/brokers/internal/tcpproxy"
+)
+
+// connState pairs a connection's replies with its commands: Redis answers
+// the commands of one connection in order.
+type connState struct {
+	mu      sync.Mutex
+	pending []string // command names awaiting their reply, oldest first
+	// unpaired is set once the connection subscribes or monitors: its
+	// replies no longer match its commands one for one.
+	unpaired bool
+}
+
+func (s *connState) push(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch name {
+	case "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "MONITOR", "CLIENT":
+		// CLIENT REPLY OFF/SKIP would also break the pairing; the other
+		// CLIENT subcommands are harmless but rare enough to give up on.
+		if name != "CLIENT" {
+			s.unpaired = true
+		}
+	}
+	s.pending = append(s.pending, name)
+}
+
+func (s *connState) pop() (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.unpaired || len(s.pending) == 0 {
+		return "", false
+	}
+	name := s.pending[0]
+	s.pending = s.pending[1:]
+	return name, true
+}
+
+func (b *Broker) state(c *tcpproxy.Conn) *connState {
+	v, _ := b.conns.LoadOrStore(c, &connState{})
+	return v.(*connState)
+}
+
+// up carries the consumer's commands: it observes XACK and carries out
+// DropAck and DelayAck by acking the stream id 0-0 instead (the reply is
+// still an integer, 0).
+func (b *Broker) up(c *tcpproxy.Conn, r *bufio.Reader, w *tcpproxy.Writer) error {
+	st := b.state(c)
+	defer b.conns.Delete(c)
+	rd := &reader{r: r}
+	for {
+		v, raw, err := rd.next()
+		if err != nil {
+			return err
+		}
+		args := v.args()
+		if len(args) == 0 {
+			if err := w.Write(raw, r.Buffered() == 0); err != nil {
+				return err
+			}
+			continue
+		}
+		name := strings.ToUpper(string(args[0]))
+		st.push(name)
+		if name == "XACK" && len(args) >= 4 && string(args[1]) == b.opts.Topic {
+			if rewritten := b.xack(c, args); rewritten != nil {
+				raw = rewritten
+			}
+		}
+		if err := w.Write(raw, r.Buffered() == 0); err != nil {
+			return err
+		}
+	}
+}
+
+// xack observes XACK key group id…; it returns the command to send in its
+// place when a fault keeps an id from the server, else nil.
+func (b *Broker) xack(c *tcpproxy.Conn, args [][]byte) []byte {
+	group := string(args[2])
+	changed := false
+	out := append([][]byte(nil), args...)
+	for i := 3; i < len(out); i++ {
+		entryID := string(out[i])
+		id := b.eventAt(entryID)
+		if id == "" {
+			continue
+		}
+		obs := brokers.Observation{EventID: id, Conn: c.ID, Detail: "XACK " + entryID}
+		if _, ok := b.armed.Take(brokers.DropAck, id); ok {
+			obs.Kind = brokers.AckDropped
+			b.log.Record(obs)
+			out[i] = []byte("0-0")
+			changed = true
+			continue
+		}
+		if f, ok := b.armed.Take(brokers.DelayAck, id); ok {
+			obs.Kind = brokers.AckHeld
+			held := b.log.Record(obs)
+			b.holds.Add(1)
+			go b.release(group, entryID, held, f)
+			out[i] = []byte("0-0")
+			changed = true
+			continue
+		}
+		obs.Kind = brokers.Acked
+		b.log.Record(obs)
+	}
+	if !changed {
+		return nil
+	}
+	return encodeCommand(out)
+}
+
+// release acks a held entry on the consumer's behalf once the event has
+// been delivered again after the ack was held (a member claimed it), or
+// once the fault's hold has passed.
+func (b *Broker) release(group, entryID string, held brokers.Observation, f brokers.Fault) {
+	defer b.holds.Done()
+	ctx, cancel := context.WithTimeout(b.life, f.HoldOrDefault())
+	defer cancel()
+	_ = b.log.WaitFunc(ctx, func(obs []brokers.Observation) bool {
+		for _, o := range obs[held.Seq:] {
+			if o.Kind == brokers.Delivered && o.EventID == held.EventID {
+				return true
+			}
+		}
+		return false
+	}, nil)
+	if b.life.Err() != nil {
+		return
+	}
+	actx, acancel := context.WithTimeout(b.life, 5*timeoutUnit)
+	defer acancel()
+	obs := brokers.Observation{Kind: brokers.AckReleased, EventID: held.EventID, Conn: held.Conn, Detail: "XACK " + entryID}
+	if err := b.client.XAck(actx, b.opts.Topic, group, entryID).Err(); err != nil {
+		obs.Detail += ": " + err.Error()
+		b.log.Record(obs)
+		return
+	}
+	b.log.Record(obs)
+	obs.Kind, obs.Detail = brokers.Acked, "late XACK "+entryID
+	b.log.Record(obs)
+}
+
+// down carries the server's replies: the entries in the replies to
+// XREADGROUP, XCLAIM and XAUTOCLAIM are deliveries.
+func (b *Broker) down(c *tcpproxy.Conn, r *bufio.Reader, w *tcpproxy.Writer) error {
+	st := b.state(c)
+	defer b.conns.Delete(c)
+	rd := &reader{r: r}
+	for {
+		v, raw, err := rd.next()
+		if err != nil {
+			return err
+		}
+		if v.typ != '>' { // a push is out of band
+			if name, ok := st.pop(); ok && (name == "XREADGROUP" || name == "XCLAIM" || name == "XAUTOCLAIM") {
+				b.deliveries(c, name, v)
+			}
+		}
+		if err := w.Write(raw, r.Buffered() == 0); err != nil {
+			return err
+		}
+	}
+}
+
+func (b *Broker) deliveries(c *tcpproxy.Conn, cmd string, v value) {
+	for _, e := range entries(v, nil) {
+		id := e.fields[FieldEventID]
+		if id == "" {
+			id = b.eventAt(e.id)
+		} else {
+			b.learn(e.id, id)
+		}
+		if id == "" {
+			continue
+		}
+		b.log.Record(brokers.Observation{Kind: brokers.Delivered, EventID: id, Conn: c.ID, Detail: cmd + " " + e.id})
+	}
+}
