@@ -20,7 +20,8 @@
 // The consumer charges with POST {{payments}}/v1/charges. A charge that
 // fails (any non-2xx, a transport error) leaves the event unprocessed:
 // NATS gets a nak with a short delay, Kafka retries the record in place
-// (at most 50 times, then moves on without committing).
+// (at most 50 times, then moves on without committing), a Redis entry
+// stays pending until it is claimed again.
 //
 // # Profiles
 //
@@ -67,6 +68,12 @@
 // on topic --topic with an eager balancer (a rebalance revokes every
 // partition and reads them again from the committed offsets), session
 // timeout --ack-wait, and commits each record once processed, in order.
+// --broker redis is a member of the Redis Streams group --group on stream
+// --topic, named --name: when it starts it reads its own pending entries
+// again (left by an earlier run under the same name), then in turn claims
+// the entries any member left idle for --ack-wait (XAUTOCLAIM) and reads
+// new ones, one at a time; an entry it could not process stays pending,
+// to be claimed again.
 //
 // # Running
 //

@@ -10,11 +10,11 @@ import (
 	"github.com/idemcheck/idemcheck/fakes"
 )
 
-// Each scenario runs every profile on NATS and on Kafka and asserts the
+// Each scenario runs every profile on NATS, Kafka and Redis Streams and asserts the
 // charges it leaves per event: 1 is right, 2 is a duplicate, 0 a lost
 // event. Each profile plants one flaw, so each scenario catches some
 // profiles and clears the others: the checks are shown both ways.
-var testBrokers = []string{"nats", "kafka"}
+var testBrokers = []string{"nats", "kafka", "redis"}
 
 func forEach(t *testing.T, want map[string]int, run func(t *testing.T, kind, profile string) int) {
 	for _, kind := range testBrokers {

@@ -17,6 +17,7 @@ import (
 	"github.com/idemcheck/idemcheck/brokers"
 	"github.com/idemcheck/idemcheck/brokers/kafka"
 	"github.com/idemcheck/idemcheck/brokers/nats"
+	"github.com/idemcheck/idemcheck/brokers/redis"
 	"github.com/idemcheck/idemcheck/examples/consumers"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/fakes/payments"
@@ -71,6 +72,8 @@ func startBroker(t *testing.T, kind string) brokers.Broker {
 		return nats.Must(t, opts)
 	case kafka.Name:
 		return kafka.Must(t, opts)
+	case redis.Name:
+		return redis.Must(t, opts)
 	}
 	t.Fatalf("no broker %q in these tests", kind)
 	return nil

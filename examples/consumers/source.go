@@ -36,4 +36,5 @@ func (c sourceConfig) logf(format string, args ...any) { fmt.Fprintf(c.log, form
 var sources = map[string]func(sourceConfig) source{
 	"nats":  func(c sourceConfig) source { return &natsSource{cfg: c} },
 	"kafka": func(c sourceConfig) source { return &kafkaSource{cfg: c} },
+	"redis": func(c sourceConfig) source { return &redisSource{cfg: c} },
 }

@@ -62,12 +62,7 @@ func (s *kafkaSource) process(ctx context.Context, cl *kgo.Client, r *kgo.Record
 			return
 		case retry:
 		}
-		t := time.NewTimer(retryDelay)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-		}
+		pause(ctx, retryDelay)
 	}
 	if ctx.Err() == nil {
 		s.cfg.logf("event %s: gave up after %d attempts; not committed", id, maxAttempts)
