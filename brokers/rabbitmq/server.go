@@ -127,7 +127,7 @@ func writeConfig(dir string, amqpPort int, consumerTimeout time.Duration) error 
 	_, _ = rand.Read(cookie)
 	tick := max(consumerTimeout/10, 50*time.Millisecond)
 	files := map[string]string{
-		filepath.Join(home, ".erlang.cookie"): hex.EncodeToString(cookie),
+		filepath.Join(home, ".erlang.cookie"):   hex.EncodeToString(cookie),
 		filepath.Join(dir, "rabbitmq-env.conf"): "",
 		filepath.Join(dir, "enabled_plugins"):   "[].\n",
 		filepath.Join(dir, "rabbitmq.conf"): fmt.Sprintf(`listeners.tcp.1 = 127.0.0.1:%d
