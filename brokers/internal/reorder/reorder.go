@@ -1,6 +1,3 @@
-// Package reorder publishes events for a broker and carries out the
-// Reorder fault, the same way for every broker: an armed event is held
-// back and published right after the next event for the same entity.
 package reorder
 
 import (
@@ -11,6 +8,9 @@ import (
 
 	"github.com/idemcheck/idemcheck/brokers"
 )
+
+// DefaultPublishTimeout bounds a publish whose context has no deadline.
+const DefaultPublishTimeout = 30 * time.Second
 
 // PublishFunc stores one event on the broker.
 type PublishFunc func(ctx context.Context, ev brokers.Event, dedup bool) (brokers.Receipt, error)
@@ -88,6 +88,11 @@ func (p *Publisher) Publish(ctx context.Context, ev brokers.Event, dedup bool) (
 }
 
 func (p *Publisher) store(ctx context.Context, ev brokers.Event, dedup bool) (brokers.Receipt, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultPublishTimeout)
+		defer cancel()
+	}
 	rec, err := p.pub(ctx, ev, dedup)
 	if err != nil {
 		return rec, fmt.Errorf("publish %s: %w", ev.ID, err)
@@ -137,9 +142,7 @@ func (p *Publisher) expire(h *heldEvent, hold time.Duration) {
 		}
 	}
 	p.mu.Unlock()
-	ctx, cancel := context.WithTimeout(p.life, 10*time.Second)
-	defer cancel()
-	if _, err := p.store(ctx, h.ev, h.dedup); err != nil {
+	if _, err := p.store(p.life, h.ev, h.dedup); err != nil {
 		p.log.Record(brokers.Observation{Kind: brokers.Held, EventID: h.ev.ID, Detail: "publishing after the hold failed: " + err.Error()})
 	}
 }
