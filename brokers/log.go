@@ -13,7 +13,9 @@ type Kind string
 // The kinds of observation. Not every broker sees every kind: see each
 // broker's package documentation.
 const (
-	// Published: the broker stored the event (Detail: its position).
+	// Published: the broker stored the event (Detail: its position). It is
+	// recorded when the publish returns, which may be after the consumer
+	// got the event.
 	Published Kind = "published"
 	// PublishedDuplicate: the broker recognised a publish as a duplicate
 	// and dropped it.

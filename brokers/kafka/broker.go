@@ -171,7 +171,16 @@ func (b *Broker) publishNow(ctx context.Context, ev brokers.Event, _ bool) (brok
 		return brokers.Receipt{}, err
 	}
 	b.mu.Lock()
-	b.part(rec.Partition).add(rec.Offset, ev.ID)
+	pt := b.part(rec.Partition)
+	pt.add(rec.Offset, ev.ID)
+	// A fast member may have fetched or committed past the record before
+	// its produce response came back.
+	if rec.Offset < pt.fetched {
+		b.deliveredLocked(ev.ID, "fetched before the produce response")
+	}
+	if rec.Offset < pt.committed {
+		b.log.Record(brokers.Observation{Kind: brokers.Acked, EventID: ev.ID, Detail: "offset commit before the produce response"})
+	}
 	b.mu.Unlock()
 	return brokers.Receipt{Position: strconv.Itoa(int(rec.Partition)) + "@" + strconv.FormatInt(rec.Offset, 10)}, nil
 }
@@ -189,7 +198,7 @@ func (b *Broker) Arm(f brokers.Fault) error {
 	case brokers.Rebalance:
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		if b.deliveredLocked(f.EventID) {
+		if b.fetchedLocked(f.EventID) {
 			b.startRebalanceLocked(f.EventID)
 			return nil
 		}

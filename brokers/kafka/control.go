@@ -36,10 +36,7 @@ func (b *Broker) onFetch(kreq kmsg.Request) (kmsg.Response, error, bool) {
 				continue
 			}
 			for _, id := range pt.between(pt.fetched, p.FetchOffset) {
-				b.log.Record(brokers.Observation{Kind: brokers.Delivered, EventID: id, Detail: "fetched"})
-				if _, ok := b.armed.Take(brokers.Rebalance, id); ok {
-					b.startRebalanceLocked(id)
-				}
+				b.deliveredLocked(id, "fetched")
 			}
 			pt.fetched = p.FetchOffset
 		}
@@ -129,8 +126,17 @@ func (b *Broker) startRebalanceLocked(id string) {
 	b.rebalEvent = id
 }
 
-// deliveredLocked reports whether event id has been fetched.
-func (b *Broker) deliveredLocked(id string) bool {
+// deliveredLocked records a delivery of event id, and starts the
+// rebalance armed for it.
+func (b *Broker) deliveredLocked(id, detail string) {
+	b.log.Record(brokers.Observation{Kind: brokers.Delivered, EventID: id, Detail: detail})
+	if _, ok := b.armed.Take(brokers.Rebalance, id); ok {
+		b.startRebalanceLocked(id)
+	}
+}
+
+// fetchedLocked reports whether event id has been fetched.
+func (b *Broker) fetchedLocked(id string) bool {
 	for _, pt := range b.parts {
 		if off := pt.offsetOf(id); off >= 0 && off < pt.fetched {
 			return true
