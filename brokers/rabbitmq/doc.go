@@ -31,8 +31,9 @@
 // front of the node: basic.deliver or basic.get-ok and the content header
 // after it is a delivery (the event id is the message-id), basic.ack from
 // the consumer an ack, basic.nack and basic.reject nacks; delivery tags are
-// tracked per channel and forgotten when the channel opens or closes. The
-// faults:
+// tracked per channel, and the deliveries still unsettled when a channel
+// or the connection closes are recorded as nacked (the node requeues
+// them). The faults:
 //
 //   - DropAck: the consumer's basic.ack covering the event is not passed
 //     on; the node redelivers once the consumer timeout closes the

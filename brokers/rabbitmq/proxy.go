@@ -39,14 +39,52 @@ func (s *connState) channel(n uint16) *channelState {
 	return c
 }
 
-// reset forgets a channel's deliveries: it was opened or closed.
-func (s *connState) reset(n uint16) {
+// reset forgets a channel's deliveries: it was opened or closed. It
+// returns the events delivered on it and not settled, which the node
+// requeues when the channel closes.
+func (s *connState) reset(n uint16) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.channel(n)
+	ids := unsettled(c)
 	c.gen++
 	c.tags = map[uint64]string{}
 	c.pending = false
+	return ids
+}
+
+// resetAll forgets every channel: the connection closed.
+func (s *connState) resetAll() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ids []string
+	for _, c := range s.channels {
+		ids = append(ids, unsettled(c)...)
+		c.gen++
+		c.tags = map[uint64]string{}
+	}
+	return ids
+}
+
+func unsettled(c *channelState) []string {
+	tags := make([]uint64, 0, len(c.tags))
+	for t := range c.tags {
+		tags = append(tags, t)
+	}
+	sort.Slice(tags, func(i, j int) bool { return tags[i] < tags[j] })
+	ids := make([]string, 0, len(tags))
+	for _, t := range tags {
+		ids = append(ids, c.tags[t])
+	}
+	return ids
+}
+
+// requeued records that the node took back the deliveries of events ids
+// when a channel or the connection closed.
+func (b *Broker) requeued(c *tcpproxy.Conn, ids []string, why string) {
+	for _, id := range ids {
+		b.log.Record(brokers.Observation{Kind: brokers.Nacked, EventID: id, Conn: c.ID, Detail: "requeued: " + why})
+	}
 }
 
 func (b *Broker) state(c *tcpproxy.Conn) *connState {
@@ -76,7 +114,7 @@ func (b *Broker) up(c *tcpproxy.Conn, r *bufio.Reader, w *tcpproxy.Writer) error
 		if class, method, args, ok := f.method(); ok {
 			switch {
 			case class == classChannel && (method == methodChannelOpen || method == methodChannelClose || method == methodChannelCloseOK):
-				st.reset(f.channel)
+				b.requeued(c, st.reset(f.channel), fmt.Sprintf("channel %d closed", f.channel))
 			case class == classBasic && (method == methodBasicAck || method == methodBasicNack || method == methodBasicReject):
 				if !b.ack(c, st, f, method, args) {
 					if flush {
@@ -203,6 +241,7 @@ func (b *Broker) release(c *tcpproxy.Conn, st *connState, f *frame, gen int, ids
 func (b *Broker) down(c *tcpproxy.Conn, r *bufio.Reader, w *tcpproxy.Writer) error {
 	st := b.state(c)
 	defer b.conns.Delete(c)
+	defer func() { b.requeued(c, st.resetAll(), "the connection closed") }()
 	for {
 		f, err := readFrame(r)
 		if err != nil {
@@ -211,7 +250,7 @@ func (b *Broker) down(c *tcpproxy.Conn, r *bufio.Reader, w *tcpproxy.Writer) err
 		if class, method, args, ok := f.method(); ok {
 			switch {
 			case class == classChannel && (method == methodChannelClose || method == methodChannelCloseOK):
-				st.reset(f.channel)
+				b.requeued(c, st.reset(f.channel), fmt.Sprintf("channel %d closed by the node", f.channel))
 			case class == classBasic && (method == methodBasicDeliver || method == methodBasicGetOK):
 				if tag, redelivered, err := deliverTag(method, args); err == nil {
 					st.mu.Lock()

@@ -21,7 +21,8 @@
 // fails (any non-2xx, a transport error) leaves the event unprocessed:
 // NATS gets a nak with a short delay, Kafka retries the record in place
 // (at most 50 times, then moves on without committing), a Redis entry
-// stays pending until it is claimed again.
+// stays pending until it is claimed again, and RabbitMQ gets a nack with
+// requeue after a short delay.
 //
 // # Profiles
 //
@@ -73,7 +74,12 @@
 // again (left by an earlier run under the same name), then in turn claims
 // the entries any member left idle for --ack-wait (XAUTOCLAIM) and reads
 // new ones, one at a time; an entry it could not process stays pending,
-// to be claimed again.
+// to be claimed again. --broker rabbitmq consumes the queue --topic with
+// manual acks, up to --workers deliveries at once; when the node closes
+// its channel (a delivery not acked within its consumer timeout) it opens
+// another at once, without waiting for the deliveries still being
+// processed, whose acks then fail: the node redelivers them, possibly to
+// this consumer while the first delivery is still being processed.
 //
 // # Running
 //

@@ -10,11 +10,12 @@ import (
 	"github.com/idemcheck/idemcheck/fakes"
 )
 
-// Each scenario runs every profile on NATS, Kafka and Redis Streams and asserts the
+// Each scenario runs every profile on NATS, Kafka, Redis Streams and
+// RabbitMQ and asserts the
 // charges it leaves per event: 1 is right, 2 is a duplicate, 0 a lost
 // event. Each profile plants one flaw, so each scenario catches some
 // profiles and clears the others: the checks are shown both ways.
-var testBrokers = []string{"nats", "kafka", "redis"}
+var testBrokers = []string{"nats", "kafka", "redis", "rabbitmq"}
 
 func forEach(t *testing.T, want map[string]int, run func(t *testing.T, kind, profile string) int) {
 	for _, kind := range testBrokers {
@@ -105,19 +106,21 @@ func TestConcurrentRedelivery(t *testing.T) {
 		profile string
 		want    int
 	}{{"correct", 1}, {"memory", 1}, {"check-then-insert", 2}, {"none", 2}} {
-		t.Run("nats/"+tc.profile, func(t *testing.T) {
-			r := newRig(t, "nats", tc.profile)
-			r.start("a", 4, false)
-			ev, marker := r.event()
-			r.pay.Arm(fakes.Rule{Marker: marker, Action: fakes.Delay, Delay: 3 * ackWait})
-			r.publish(ev)
-			require.NoError(t, r.broker.Log().Wait(r.ctx, brokers.Delivered, ev.ID, 2), "redelivered past the ack deadline")
-			if tc.want > 1 {
-				r.waitCharges(marker, tc.want)
-			}
-			r.waitQuiet(ev)
-			assert.Equal(t, tc.want, r.charges(marker))
-		})
+		for _, kind := range []string{"nats", "rabbitmq"} {
+			t.Run(kind+"/"+tc.profile, func(t *testing.T) {
+				r := newRig(t, kind, tc.profile)
+				r.start("a", 4, false)
+				ev, marker := r.event()
+				r.pay.Arm(fakes.Rule{Marker: marker, Action: fakes.Delay, Delay: 3 * ackWait})
+				r.publish(ev)
+				require.NoError(t, r.broker.Log().Wait(r.ctx, brokers.Delivered, ev.ID, 2), "redelivered past the ack deadline")
+				if tc.want > 1 {
+					r.waitCharges(marker, tc.want)
+				}
+				r.waitQuiet(ev)
+				assert.Equal(t, tc.want, r.charges(marker))
+			})
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/idemcheck/idemcheck/brokers"
 	"github.com/idemcheck/idemcheck/brokers/kafka"
 	"github.com/idemcheck/idemcheck/brokers/nats"
+	"github.com/idemcheck/idemcheck/brokers/rabbitmq"
 	"github.com/idemcheck/idemcheck/brokers/redis"
 	"github.com/idemcheck/idemcheck/examples/consumers"
 	"github.com/idemcheck/idemcheck/fakes"
@@ -43,8 +45,40 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if sharedRabbit != nil {
+		if err := sharedRabbit.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping RabbitMQ:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
+
+// The RabbitMQ node takes seconds to boot: its tests share one node and
+// its queue, each with its own event ids, and each leaves every message
+// acked.
+var (
+	sharedRabbit     *rabbitmq.Broker
+	sharedRabbitErr  error
+	sharedRabbitOnce sync.Once
+)
+
+func rabbitBroker(t *testing.T) brokers.Broker {
+	t.Helper()
+	if _, _, err := rabbitmq.Find(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	sharedRabbitOnce.Do(func() {
+		sharedRabbit, sharedRabbitErr = rabbitmq.Start(context.Background(), brokers.Options{AckWait: ackWait})
+	})
+	require.NoError(t, sharedRabbitErr)
+	return sharedRabbit
+}
+
+// seq numbers the events of every rig, so that rigs sharing a broker
+// never share an event id or a marker.
+var seq atomic.Uint64
 
 // ackWait is the brokers' redelivery deadline in these tests.
 const ackWait = time.Second
@@ -62,7 +96,6 @@ type rig struct {
 	profile string
 	kind    string
 	ctx     context.Context
-	rnd     uint64
 }
 
 func startBroker(t *testing.T, kind string) brokers.Broker {
@@ -74,6 +107,8 @@ func startBroker(t *testing.T, kind string) brokers.Broker {
 		return kafka.Must(t, opts)
 	case redis.Name:
 		return redis.Must(t, opts)
+	case rabbitmq.Name:
+		return rabbitBroker(t)
 	}
 	t.Fatalf("no broker %q in these tests", kind)
 	return nil
@@ -153,6 +188,9 @@ func (r *rig) start(name string, workers int, private bool) *member {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_ = p.Stop(ctx)
+		if r.t.Failed() {
+			r.t.Logf("consumer %s output:\n%s", name, p.Output())
+		}
 	})
 	m := &member{proc: p, ready: w}
 	require.NoError(r.t, w.wait(r.ctx, 1))
@@ -172,9 +210,9 @@ func (r *rig) restart(m *member) {
 // publish publishes an event whose payload carries a fresh marker, and
 // returns the event and its marker.
 func (r *rig) event() (brokers.Event, string) {
-	r.rnd++
-	marker := fmt.Sprintf("idem-%016x", r.rnd)
-	id := fmt.Sprintf("evt_%d", r.rnd)
+	n := seq.Add(1)
+	marker := fmt.Sprintf("idem-%016x", n)
+	id := fmt.Sprintf("evt_%d", n)
 	payload := fmt.Sprintf(`{"amount":1234,"customer":"cus_1","description":"order for %s"}`, marker)
 	return brokers.Event{ID: id, Payload: []byte(payload)}, marker
 }

@@ -34,7 +34,8 @@ func (c sourceConfig) logf(format string, args ...any) { fmt.Fprintf(c.log, form
 
 // sources builds each broker's source.
 var sources = map[string]func(sourceConfig) source{
-	"nats":  func(c sourceConfig) source { return &natsSource{cfg: c} },
-	"kafka": func(c sourceConfig) source { return &kafkaSource{cfg: c} },
-	"redis": func(c sourceConfig) source { return &redisSource{cfg: c} },
+	"nats":     func(c sourceConfig) source { return &natsSource{cfg: c} },
+	"kafka":    func(c sourceConfig) source { return &kafkaSource{cfg: c} },
+	"redis":    func(c sourceConfig) source { return &redisSource{cfg: c} },
+	"rabbitmq": func(c sourceConfig) source { return &rabbitSource{cfg: c} },
 }
