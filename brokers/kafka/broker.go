@@ -176,9 +176,10 @@ func (b *Broker) publishNow(ctx context.Context, ev brokers.Event, _ bool) (brok
 	// A fast member may have fetched or committed past the record before
 	// its produce response came back.
 	if rec.Offset < pt.fetched {
-		b.deliveredLocked(ev.ID, "fetched before the produce response")
+		b.deliveredLocked(pt, rec.Offset, ev.ID, "fetched before the produce response")
 	}
 	if rec.Offset < pt.committed {
+		delete(pt.unacked, rec.Offset)
 		b.log.Record(brokers.Observation{Kind: brokers.Acked, EventID: ev.ID, Detail: "offset commit before the produce response"})
 	}
 	b.mu.Unlock()

@@ -35,8 +35,8 @@ func (b *Broker) onFetch(kreq kmsg.Request) (kmsg.Response, error, bool) {
 				pt.fetched = p.FetchOffset
 				continue
 			}
-			for _, id := range pt.between(pt.fetched, p.FetchOffset) {
-				b.deliveredLocked(id, "fetched")
+			for _, i := range pt.between(pt.fetched, p.FetchOffset) {
+				b.deliveredLocked(pt, pt.offsets[i], pt.ids[i], "fetched")
 			}
 			pt.fetched = p.FetchOffset
 		}
@@ -54,12 +54,11 @@ func (b *Broker) onCommit(kreq kmsg.Request) (kmsg.Response, error, bool) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	type covered struct {
+	type commit struct {
 		pt  *partition
-		ids []string
 		off int64
 	}
-	var all []covered
+	var commits []commit
 	drop := false
 	for _, t := range req.Topics {
 		if !b.ours(t.Topic, t.TopicID) {
@@ -67,24 +66,28 @@ func (b *Broker) onCommit(kreq kmsg.Request) (kmsg.Response, error, bool) {
 		}
 		for _, p := range t.Partitions {
 			pt := b.part(p.Partition)
-			c := covered{pt: pt, off: p.Offset}
-			if p.Offset > pt.committed {
-				c.ids = pt.between(pt.committed, p.Offset)
+			// A member commits only past what it was handed: a commit
+			// that overtook the next fetch is a delivery too.
+			if p.Offset > pt.fetched {
+				for _, i := range pt.between(pt.fetched, p.Offset) {
+					b.deliveredLocked(pt, pt.offsets[i], pt.ids[i], "fetched (seen by its commit)")
+				}
+				pt.fetched = p.Offset
 			}
-			for _, id := range c.ids {
-				if b.armed.Armed(brokers.DropAck, id) {
+			commits = append(commits, commit{pt, p.Offset})
+			for o, id := range pt.unacked {
+				if o < p.Offset && b.armed.Armed(brokers.DropAck, id) {
 					drop = true
 				}
 			}
-			all = append(all, c)
 		}
 	}
 	obs := brokers.Observation{Kind: brokers.Acked, Conn: req.MemberID, Detail: "offset commit"}
 	if drop {
 		obs.Kind = brokers.AckDropped
 	}
-	for _, c := range all {
-		for _, id := range c.ids {
+	for _, c := range commits {
+		for _, id := range c.pt.covered(c.off) {
 			if drop {
 				b.armed.Take(brokers.DropAck, id)
 			}
@@ -126,9 +129,10 @@ func (b *Broker) startRebalanceLocked(id string) {
 	b.rebalEvent = id
 }
 
-// deliveredLocked records a delivery of event id, and starts the
-// rebalance armed for it.
-func (b *Broker) deliveredLocked(id, detail string) {
+// deliveredLocked records a delivery of event id at offset off of pt, and
+// starts the rebalance armed for it.
+func (b *Broker) deliveredLocked(pt *partition, off int64, id, detail string) {
+	pt.unacked[off] = id
 	b.log.Record(brokers.Observation{Kind: brokers.Delivered, EventID: id, Detail: detail})
 	if _, ok := b.armed.Take(brokers.Rebalance, id); ok {
 		b.startRebalanceLocked(id)

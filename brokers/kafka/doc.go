@@ -16,8 +16,12 @@
 // before the cluster handles it: a Fetch from offset f means the member
 // was handed every record below f (Delivered, recorded one fetch late; a
 // fetch from below the previous position, after a rebalance or restart,
-// delivers the records from there again); an OffsetCommit of the group
-// covering an event's offset is its ack (Acked). The faults:
+// delivers the records from there again; a commit past the fetch position
+// is a delivery too); an OffsetCommit of the group covering a delivered
+// event's offset is its ack (Acked). One commit acks every delivery of the
+// event so far: a member that read the partition again and commits the
+// same offset a second time acks nothing new, so Acked counts commits, not
+// deliveries. The faults:
 //
 //   - DropAck: the offset commit that would cover the event is answered as
 //     stored and not stored. Kafka redelivers nothing until the group

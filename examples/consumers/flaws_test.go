@@ -140,3 +140,32 @@ func TestLostAckThenAnotherMember(t *testing.T) {
 		return r.charges(marker)
 	})
 }
+
+// The group rebalances while the event is being processed (its charge is
+// slow): the eager member reads its partition again from the committed
+// offset, and gets the event a second time once the first is done.
+func TestRebalanceDuringProcessing(t *testing.T) {
+	for _, tc := range []struct {
+		profile string
+		want    int
+	}{{"correct", 1}, {"memory", 1}, {"check-then-insert", 1}, {"none", 2}} {
+		t.Run("kafka/"+tc.profile, func(t *testing.T) {
+			r := newRig(t, "kafka", tc.profile)
+			r.start("a", 1, false)
+			ev, marker := r.event()
+			r.pay.Arm(fakes.Rule{Marker: marker, Action: fakes.Delay, Delay: 2 * ackWait})
+			require.NoError(t, r.broker.Arm(brokers.Fault{Kind: brokers.Rebalance, EventID: ev.ID}))
+			r.publish(ev)
+			require.NoError(t, r.broker.Log().Wait(r.ctx, brokers.Rebalanced, ev.ID, 1))
+			require.NoError(t, r.broker.Log().Wait(r.ctx, brokers.Delivered, ev.ID, 2), "read again after the rebalance")
+			// The member processes its partition in order: once an event
+			// published after the redelivery is acked, the redelivery has
+			// been processed. (One commit may cover both deliveries, so
+			// the acks of the event itself do not say.)
+			next, _ := r.event()
+			r.publish(next)
+			r.waitAcked(next, 1)
+			assert.Equal(t, tc.want, r.charges(marker))
+		})
+	}
+}
