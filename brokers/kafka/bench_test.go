@@ -18,7 +18,13 @@ import (
 // publishers, each waiting for the produce response) to the offset commit
 // that covers the event, through kfake: the consumer group member commits
 // after each poll.
-func BenchmarkPublishToAck(b *testing.B) {
+func BenchmarkPublishToAck(b *testing.B) { benchPublishToAck(b, 8) }
+
+// BenchmarkOneIntent measures one event at a time, as the harness drives
+// an intent: publish, then wait for its ack.
+func BenchmarkOneIntent(b *testing.B) { benchPublishToAck(b, 1) }
+
+func benchPublishToAck(b *testing.B, publishers int) {
 	br := kafka.Must(b, brokers.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -47,7 +53,6 @@ func BenchmarkPublishToAck(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	var wg sync.WaitGroup
-	const publishers = 8
 	for p := range publishers {
 		wg.Add(1)
 		go func() {
@@ -56,6 +61,12 @@ func BenchmarkPublishToAck(b *testing.B) {
 				if _, err := br.Publish(ctx, brokers.Event{ID: ids[i], Payload: payload}); err != nil {
 					b.Error(err)
 					return
+				}
+				if publishers == 1 {
+					if err := br.Log().Wait(ctx, brokers.Acked, ids[i], 1); err != nil {
+						b.Error(err)
+						return
+					}
 				}
 			}
 		}()
@@ -85,4 +96,14 @@ func waitAcks(ctx context.Context, l *brokers.Log, n int) error {
 		scanned = len(obs)
 		return acked >= n
 	}, func() string { return fmt.Sprintf("expected %d acks", n) })
+}
+
+// BenchmarkStartClose measures starting a broker, provisioned, and
+// closing it.
+func BenchmarkStartClose(b *testing.B) {
+	for b.Loop() {
+		br, err := kafka.Start(context.Background(), brokers.Options{})
+		require.NoError(b, err)
+		require.NoError(b, br.Close())
+	}
 }

@@ -193,3 +193,26 @@ func TestKafkaRejectsDelayAck(t *testing.T) {
 	assert.ErrorIs(t, b.Arm(brokers.Fault{Kind: brokers.DelayAck, EventID: "e"}), brokers.ErrUnsupported)
 	assert.True(t, b.Capabilities().Groups)
 }
+
+// A member that never commits does not hold up Close, nor does a
+// rebalance under way.
+func TestCloseIsNotHeldUpByMembers(t *testing.T) {
+	b, err := kafka.Start(context.Background(), brokers.Options{})
+	require.NoError(t, err)
+	c := newConsumer(t, b)
+	ctx := waitCtx(t)
+	require.NoError(t, b.Arm(brokers.Fault{Kind: brokers.Rebalance, EventID: "evt_1"}))
+	_, err = b.Publish(ctx, event("evt_1"))
+	require.NoError(t, err)
+	_ = c.next(t) // never committed
+	closed := make(chan error, 1)
+	go func() { closed <- b.Close() }()
+	select {
+	case err := <-closed:
+		assert.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close still waiting after 30s")
+	}
+	_, err = b.Publish(ctx, event("evt_2"))
+	assert.ErrorIs(t, err, brokers.ErrClosed)
+}

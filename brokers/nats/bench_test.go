@@ -19,7 +19,13 @@ import (
 // publishers, each waiting for JetStream's publish ack) to the consumer's
 // ack as the fault proxy sees it, through the embedded server and the
 // proxy.
-func BenchmarkPublishToAck(b *testing.B) {
+func BenchmarkPublishToAck(b *testing.B) { benchPublishToAck(b, 8) }
+
+// BenchmarkOneIntent measures one event at a time, as the harness drives
+// an intent: publish, then wait for its ack.
+func BenchmarkOneIntent(b *testing.B) { benchPublishToAck(b, 1) }
+
+func benchPublishToAck(b *testing.B, publishers int) {
 	br := nats.Must(b, brokers.Options{AckWait: 30 * time.Second})
 	nc, err := natsgo.Connect(br.URL())
 	require.NoError(b, err)
@@ -42,7 +48,6 @@ func BenchmarkPublishToAck(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	var wg sync.WaitGroup
-	const publishers = 8
 	for p := range publishers {
 		wg.Add(1)
 		go func() {
@@ -51,6 +56,12 @@ func BenchmarkPublishToAck(b *testing.B) {
 				if _, err := br.Publish(ctx, brokers.Event{ID: ids[i], Payload: payload}); err != nil {
 					b.Error(err)
 					return
+				}
+				if publishers == 1 {
+					if err := br.Log().Wait(ctx, brokers.Acked, ids[i], 1); err != nil {
+						b.Error(err)
+						return
+					}
 				}
 			}
 		}()
@@ -74,4 +85,14 @@ func waitAcks(ctx context.Context, l *brokers.Log, n int) error {
 		scanned = len(obs)
 		return acked >= n
 	}, func() string { return fmt.Sprintf("expected %d acks", n) })
+}
+
+// BenchmarkStartClose measures starting a broker, provisioned, and
+// closing it.
+func BenchmarkStartClose(b *testing.B) {
+	for b.Loop() {
+		br, err := nats.Start(context.Background(), brokers.Options{})
+		require.NoError(b, err)
+		require.NoError(b, br.Close())
+	}
 }

@@ -247,3 +247,29 @@ func TestCloseLeavesNothingBehind(t *testing.T) {
 	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "idemcheck-nats-*"))
 	assert.Equal(t, before, after, "the store directory is removed")
 }
+
+// A consumer that holds its messages and never acks, and an ack held for
+// the longest hold, do not hold up Close.
+func TestCloseIsNotHeldUpByConsumersOrHeldAcks(t *testing.T) {
+	b, err := nats.Start(context.Background(), brokers.Options{AckWait: time.Minute})
+	require.NoError(t, err)
+	c := newConsumer(t, b)
+	ctx := waitCtx(t)
+	require.NoError(t, b.Arm(brokers.Fault{Kind: brokers.DelayAck, EventID: "evt_1", Hold: brokers.MaxHold}))
+	for _, id := range []string{"evt_1", "evt_2"} {
+		_, err := b.Publish(ctx, event(id))
+		require.NoError(t, err)
+	}
+	require.NoError(t, c.next(t).Ack()) // held for MaxHold
+	_ = c.next(t)                       // never acked
+	require.NoError(t, b.Log().Wait(ctx, brokers.AckHeld, "evt_1", 1))
+	closed := make(chan error, 1)
+	go func() { closed <- b.Close() }()
+	select {
+	case err := <-closed:
+		assert.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close still waiting after 30s")
+	}
+	assert.Equal(t, 0, b.Log().Count(brokers.AckReleased, "evt_1"), "the held ack is dropped with the broker")
+}
