@@ -126,6 +126,24 @@ func (l *Log) Wait(ctx context.Context, k Kind, id string, n int) error {
 	})
 }
 
+// WaitTotal returns once at least n observations of kind k were recorded,
+// for any events, or an error when ctx ends first. It reads each
+// observation once, so that waiting for many is cheap.
+func (l *Log) WaitTotal(ctx context.Context, k Kind, n int) error {
+	scanned, seen := 0, 0
+	return l.WaitFunc(ctx, func(obs []Observation) bool {
+		for _, o := range obs[scanned:] {
+			if o.Kind == k {
+				seen++
+			}
+		}
+		scanned = len(obs)
+		return seen >= n
+	}, func() string {
+		return fmt.Sprintf("expected %d %q observation(s) in all, saw %d", n, k, seen)
+	})
+}
+
 // WaitFunc returns once done, called with every observation so far after
 // each Record, returns true; or, when ctx ends first, an error made of
 // describe's text (or a generic one when describe is nil).

@@ -98,3 +98,19 @@ func TestOptionsDefaultsAndEntity(t *testing.T) {
 	assert.True(t, caps.Supports(brokers.DropAck))
 	assert.False(t, caps.Supports(brokers.Rebalance))
 }
+
+func TestLogWaitTotalCountsEveryEvent(t *testing.T) {
+	var l brokers.Log
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	go func() {
+		for i := range 5 {
+			l.Record(brokers.Observation{Kind: brokers.Acked, EventID: string(rune('a' + i))})
+			l.Record(brokers.Observation{Kind: brokers.Delivered, EventID: "x"})
+		}
+	}()
+	require.NoError(t, l.WaitTotal(ctx, brokers.Acked, 5))
+	short, stop := context.WithCancel(context.Background())
+	stop()
+	assert.ErrorContains(t, l.WaitTotal(short, brokers.Acked, 6), `expected 6 "acked" observation(s) in all, saw 5`)
+}

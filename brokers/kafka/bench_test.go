@@ -2,8 +2,6 @@ package kafka_test
 
 import (
 	"context"
-	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idemcheck/idemcheck/brokers"
+	"github.com/idemcheck/idemcheck/brokers/internal/benchkit"
 	"github.com/idemcheck/idemcheck/brokers/kafka"
 )
 
@@ -44,58 +43,7 @@ func benchPublishToAck(b *testing.B, publishers int) {
 		}
 	}()
 	defer func() { stop(); <-done }()
-
-	ids := make([]string, b.N)
-	for i := range ids {
-		ids[i] = fmt.Sprintf("bench_%d", i)
-	}
-	payload := []byte(`{"amount":1234,"customer":"cus_1","description":"idem-0123456789abcdef"}`)
-	b.ResetTimer()
-	start := time.Now()
-	var wg sync.WaitGroup
-	for p := range publishers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := p; i < b.N; i += publishers {
-				if _, err := br.Publish(ctx, brokers.Event{ID: ids[i], Payload: payload}); err != nil {
-					b.Error(err)
-					return
-				}
-				if publishers == 1 {
-					if err := br.Log().Wait(ctx, brokers.Acked, ids[i], 1); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err := waitAcks(ctx, br.Log(), b.N); err != nil {
-		counts := map[brokers.Kind]int{}
-		for _, o := range br.Log().Observations() {
-			counts[o.Kind]++
-		}
-		b.Fatalf("%v; observed %v", err, counts)
-	}
-	b.StopTimer()
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
-}
-
-// waitAcks waits until the log holds n acks, scanning each observation
-// once.
-func waitAcks(ctx context.Context, l *brokers.Log, n int) error {
-	scanned, acked := 0, 0
-	return l.WaitFunc(ctx, func(obs []brokers.Observation) bool {
-		for _, o := range obs[scanned:] {
-			if o.Kind == brokers.Acked {
-				acked++
-			}
-		}
-		scanned = len(obs)
-		return acked >= n
-	}, func() string { return fmt.Sprintf("expected %d acks", n) })
+	benchkit.Run(ctx, b, br, publishers)
 }
 
 // BenchmarkStartClose measures starting a broker, provisioned, and

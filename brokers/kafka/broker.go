@@ -14,8 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/idemcheck/idemcheck/brokers"
-	"github.com/idemcheck/idemcheck/brokers/internal/armed"
-	"github.com/idemcheck/idemcheck/brokers/internal/reorder"
+	"github.com/idemcheck/idemcheck/brokers/internal/kit"
 )
 
 // Name is the broker's name in configuration and placeholders.
@@ -26,16 +25,24 @@ const Name = "kafka"
 // quickly.
 const MinSessionTimeout = 100 * time.Millisecond
 
+// spec is what the broker supports, and why not the rest.
+var spec = kit.Spec{
+	Name: Name,
+	Capabilities: brokers.Capabilities{Groups: true,
+		Faults: []brokers.FaultKind{brokers.DropAck, brokers.Rebalance, brokers.Reorder}},
+	Unsupported: map[brokers.FaultKind]string{
+		brokers.DelayAck: "Kafka has no per-message ack deadline: a late commit redelivers nothing until a rebalance or restart; use DropAck with Rebalance",
+	},
+	NoDedup: "the idempotent producer de-duplicates only its own in-session retries; a second publish is a second record",
+}
+
 // Broker is an in-process Kafka cluster (kfake) with one topic, observed
 // and steered through kfake's request control hooks.
 type Broker struct {
-	opts    brokers.Options
+	kit.Core
 	cluster *kfake.Cluster
 	client  *kgo.Client
 	topicID [16]byte
-	log     brokers.Log
-	armed   armed.Set
-	pub     *reorder.Publisher
 
 	mu         sync.Mutex
 	parts      map[int32]*partition
@@ -65,8 +72,8 @@ func Start(ctx context.Context, opts brokers.Options) (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kafka: start kfake cluster: %w", err)
 	}
-	b := &Broker{opts: opts, cluster: cluster, parts: map[int32]*partition{}}
-	b.pub = reorder.New(b.publishNow, &b.log)
+	b := &Broker{cluster: cluster, parts: map[int32]*partition{}}
+	b.Init(spec, opts, b.publishNow)
 	if err := b.start(ctx); err != nil {
 		_ = b.Close()
 		return nil, err
@@ -76,21 +83,21 @@ func Start(ctx context.Context, opts brokers.Options) (*Broker, error) {
 
 func (b *Broker) start(ctx context.Context) error {
 	var err error
-	b.client, err = kgo.NewClient(kgo.SeedBrokers(b.cluster.ListenAddrs()...), kgo.DefaultProduceTopic(b.opts.Topic),
+	b.client, err = kgo.NewClient(kgo.SeedBrokers(b.cluster.ListenAddrs()...), kgo.DefaultProduceTopic(b.Options().Topic),
 		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.ProducerLinger(0))
 	if err != nil {
 		return fmt.Errorf("kafka: producer client: %w", err)
 	}
 	req := kmsg.NewPtrMetadataRequest()
 	t := kmsg.NewMetadataRequestTopic()
-	t.Topic = kmsg.StringPtr(b.opts.Topic)
+	t.Topic = kmsg.StringPtr(b.Options().Topic)
 	req.Topics = append(req.Topics, t)
 	resp, err := req.RequestWith(ctx, b.client)
 	if err != nil {
-		return fmt.Errorf("kafka: metadata for topic %q: %w", b.opts.Topic, err)
+		return fmt.Errorf("kafka: metadata for topic %q: %w", b.Options().Topic, err)
 	}
 	if len(resp.Topics) != 1 || resp.Topics[0].ErrorCode != 0 {
-		return fmt.Errorf("kafka: topic %q was not created: %+v", b.opts.Topic, resp.Topics)
+		return fmt.Errorf("kafka: topic %q was not created: %+v", b.Options().Topic, resp.Topics)
 	}
 	b.topicID = resp.Topics[0].TopicID
 	b.cluster.ControlKey(kmsg.Fetch.Int16(), b.onFetch)
@@ -103,16 +110,7 @@ func (b *Broker) start(ctx context.Context) error {
 // Must starts a broker for a test and closes it when the test ends.
 func Must(tb brokers.TB, opts brokers.Options) *Broker {
 	tb.Helper()
-	b, err := Start(context.Background(), opts)
-	if err != nil {
-		tb.Fatalf("starting Kafka (kfake): %v", err)
-	}
-	tb.Cleanup(func() {
-		if err := b.Close(); err != nil {
-			tb.Errorf("stopping Kafka (kfake): %v", err)
-		}
-	})
-	return b
+	return kit.Must(tb, "Kafka (kfake)", nil, Start, opts)
 }
 
 // Name returns "kafka".
@@ -123,41 +121,11 @@ func (b *Broker) URL() string { return strings.Join(b.cluster.ListenAddrs(), ","
 
 // Placeholders returns the broker's placeholder values; broker.ack_wait is
 // the session timeout a consumer should use.
-func (b *Broker) Placeholders() map[string]string {
-	return map[string]string{
-		brokers.PlaceholderURL:     b.URL(),
-		brokers.PlaceholderKind:    Name,
-		brokers.PlaceholderTopic:   b.opts.Topic,
-		brokers.PlaceholderStream:  b.opts.Topic,
-		brokers.PlaceholderGroup:   b.opts.Group,
-		brokers.PlaceholderAckWait: b.opts.AckWait.String(),
-	}
-}
+func (b *Broker) Placeholders() map[string]string { return b.Core.Placeholders(b.URL()) }
 
-// Capabilities: no broker-side de-duplication across producers, groups,
-// DropAck, Rebalance and Reorder.
-func (b *Broker) Capabilities() brokers.Capabilities {
-	return brokers.Capabilities{Groups: true,
-		Faults: []brokers.FaultKind{brokers.DropAck, brokers.Rebalance, brokers.Reorder}}
-}
-
-// Log returns the broker's observations.
-func (b *Broker) Log() *brokers.Log { return &b.log }
-
-// Publish produces ev to the topic, keyed by its entity.
-func (b *Broker) Publish(ctx context.Context, ev brokers.Event) (brokers.Receipt, error) {
-	return b.pub.Publish(ctx, ev, false)
-}
-
-// PublishAgain produces ev again: a second record. Kafka's idempotent
-// producer only de-duplicates a producer's own retries within one session,
-// so dedup is unsupported.
-func (b *Broker) PublishAgain(ctx context.Context, ev brokers.Event, dedup bool) (brokers.Receipt, error) {
-	if dedup {
-		return brokers.Receipt{}, fmt.Errorf("kafka: publish with a de-duplication header: %w (the idempotent producer de-duplicates only its own in-session retries; a second publish is a second record)", brokers.ErrUnsupported)
-	}
-	return b.pub.Publish(ctx, ev, false)
-}
+// Publish (promoted from the core) produces an event to the topic, keyed
+// by its entity; PublishAgain produces a second record (with dedup it is
+// unsupported).
 
 func (b *Broker) publishNow(ctx context.Context, ev brokers.Event, _ bool) (brokers.Receipt, error) {
 	rec := &kgo.Record{Key: []byte(ev.Entity()), Value: ev.Payload}
@@ -180,32 +148,26 @@ func (b *Broker) publishNow(ctx context.Context, ev brokers.Event, _ bool) (brok
 	}
 	if rec.Offset < pt.committed {
 		delete(pt.unacked, rec.Offset)
-		b.log.Record(brokers.Observation{Kind: brokers.Acked, EventID: ev.ID, Detail: "offset commit before the produce response"})
+		b.Record(brokers.Observation{Kind: brokers.Acked, EventID: ev.ID, Detail: "offset commit before the produce response"})
 	}
 	b.mu.Unlock()
 	return brokers.Receipt{Position: strconv.Itoa(int(rec.Partition)) + "@" + strconv.FormatInt(rec.Offset, 10)}, nil
 }
 
-// Arm installs f.
+// Arm installs f. A Rebalance armed for an event that has already been
+// fetched starts at once.
 func (b *Broker) Arm(f brokers.Fault) error {
-	if err := f.Validate(); err != nil {
+	if err := b.Core.Arm(f); err != nil {
 		return err
 	}
-	switch f.Kind {
-	case brokers.Reorder:
-		b.pub.Arm(f)
-	case brokers.DropAck:
-		b.armed.Arm(f)
-	case brokers.Rebalance:
+	if f.Kind == brokers.Rebalance {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		if b.fetchedLocked(f.EventID) {
-			b.startRebalanceLocked(f.EventID)
-			return nil
+			if _, ok := b.Take(brokers.Rebalance, f.EventID); ok {
+				b.startRebalanceLocked(f.EventID)
+			}
 		}
-		b.armed.Arm(f)
-	default:
-		return fmt.Errorf("kafka: fault %s: %w (Kafka has no per-message ack deadline: a late commit redelivers nothing until a rebalance or restart; use DropAck with Rebalance)", f.Kind, brokers.ErrUnsupported)
 	}
 	return nil
 }
@@ -213,7 +175,7 @@ func (b *Broker) Arm(f brokers.Fault) error {
 // Close stops the cluster.
 func (b *Broker) Close() error {
 	b.closeOnce.Do(func() {
-		b.pub.Close()
+		b.Stop()
 		if b.client != nil {
 			b.client.Close()
 		}

@@ -13,7 +13,7 @@ import (
 // ours reports whether a request's topic (by name or, from OffsetCommit
 // v10 and Fetch v13 on, by id) is the broker's topic.
 func (b *Broker) ours(name string, id [16]byte) bool {
-	return name == b.opts.Topic || (name == "" && id == b.topicID)
+	return name == b.Options().Topic || (name == "" && id == b.topicID)
 }
 
 // onFetch observes deliveries. A fetch from offset f means that the member
@@ -49,7 +49,7 @@ func (b *Broker) onFetch(kreq kmsg.Request) (kmsg.Response, error, bool) {
 // stored.
 func (b *Broker) onCommit(kreq kmsg.Request) (kmsg.Response, error, bool) {
 	req := kreq.(*kmsg.OffsetCommitRequest)
-	if req.Group != b.opts.Group {
+	if req.Group != b.Options().Group {
 		return nil, nil, false
 	}
 	b.mu.Lock()
@@ -76,7 +76,7 @@ func (b *Broker) onCommit(kreq kmsg.Request) (kmsg.Response, error, bool) {
 			}
 			commits = append(commits, commit{pt, p.Offset})
 			for o, id := range pt.unacked {
-				if o < p.Offset && b.armed.Armed(brokers.DropAck, id) {
+				if o < p.Offset && b.Armed(brokers.DropAck, id) {
 					drop = true
 				}
 			}
@@ -89,10 +89,10 @@ func (b *Broker) onCommit(kreq kmsg.Request) (kmsg.Response, error, bool) {
 	for _, c := range commits {
 		for _, id := range c.pt.covered(c.off) {
 			if drop {
-				b.armed.Take(brokers.DropAck, id)
+				b.Take(brokers.DropAck, id)
 			}
 			obs.EventID = id
-			b.log.Record(obs)
+			b.Record(obs)
 		}
 		if !drop {
 			c.pt.committed = c.off
@@ -133,8 +133,8 @@ func (b *Broker) startRebalanceLocked(id string) {
 // starts the rebalance armed for it.
 func (b *Broker) deliveredLocked(pt *partition, off int64, id, detail string) {
 	pt.unacked[off] = id
-	b.log.Record(brokers.Observation{Kind: brokers.Delivered, EventID: id, Detail: detail})
-	if _, ok := b.armed.Take(brokers.Rebalance, id); ok {
+	b.Record(brokers.Observation{Kind: brokers.Delivered, EventID: id, Detail: detail})
+	if _, ok := b.Take(brokers.Rebalance, id); ok {
 		b.startRebalanceLocked(id)
 	}
 }
@@ -155,10 +155,10 @@ func (b *Broker) onHeartbeat(kreq kmsg.Request) (kmsg.Response, error, bool) {
 	req := kreq.(*kmsg.HeartbeatRequest)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if req.Group != b.opts.Group || !b.rebalance {
+	if req.Group != b.Options().Group || !b.rebalance {
 		return nil, nil, false
 	}
-	b.log.Record(brokers.Observation{Kind: brokers.Rebalanced, EventID: b.rebalEvent, Conn: req.MemberID,
+	b.Record(brokers.Observation{Kind: brokers.Rebalanced, EventID: b.rebalEvent, Conn: req.MemberID,
 		Detail: "heartbeat answered REBALANCE_IN_PROGRESS"})
 	resp := req.ResponseKind().(*kmsg.HeartbeatResponse)
 	resp.Version = req.Version
@@ -172,7 +172,7 @@ func (b *Broker) onJoin(kreq kmsg.Request) (kmsg.Response, error, bool) {
 	req := kreq.(*kmsg.JoinGroupRequest)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if req.Group == b.opts.Group {
+	if req.Group == b.Options().Group {
 		b.rebalance = false
 	}
 	return nil, nil, false

@@ -2,8 +2,6 @@ package nats_test
 
 import (
 	"context"
-	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/brokers"
+	"github.com/idemcheck/idemcheck/brokers/internal/benchkit"
 	"github.com/idemcheck/idemcheck/brokers/nats"
 )
 
@@ -27,64 +26,19 @@ func BenchmarkOneIntent(b *testing.B) { benchPublishToAck(b, 1) }
 
 func benchPublishToAck(b *testing.B, publishers int) {
 	br := nats.Must(b, brokers.Options{AckWait: 30 * time.Second})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	nc, err := natsgo.Connect(br.URL())
 	require.NoError(b, err)
 	defer nc.Close()
 	js, err := jetstream.New(nc)
 	require.NoError(b, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	cons, err := js.Consumer(ctx, brokers.DefaultTopic, brokers.DefaultGroup)
 	require.NoError(b, err)
 	cc, err := cons.Consume(func(m jetstream.Msg) { _ = m.Ack() }, jetstream.PullMaxMessages(500))
 	require.NoError(b, err)
 	defer cc.Stop()
-
-	ids := make([]string, b.N)
-	for i := range ids {
-		ids[i] = fmt.Sprintf("bench_%d", i)
-	}
-	payload := []byte(`{"amount":1234,"customer":"cus_1","description":"idem-0123456789abcdef"}`)
-	b.ResetTimer()
-	start := time.Now()
-	var wg sync.WaitGroup
-	for p := range publishers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := p; i < b.N; i += publishers {
-				if _, err := br.Publish(ctx, brokers.Event{ID: ids[i], Payload: payload}); err != nil {
-					b.Error(err)
-					return
-				}
-				if publishers == 1 {
-					if err := br.Log().Wait(ctx, brokers.Acked, ids[i], 1); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	require.NoError(b, waitAcks(ctx, br.Log(), b.N))
-	b.StopTimer()
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
-}
-
-// waitAcks waits until the log holds n acks, scanning each observation
-// once.
-func waitAcks(ctx context.Context, l *brokers.Log, n int) error {
-	scanned, acked := 0, 0
-	return l.WaitFunc(ctx, func(obs []brokers.Observation) bool {
-		for _, o := range obs[scanned:] {
-			if o.Kind == brokers.Acked {
-				acked++
-			}
-		}
-		scanned = len(obs)
-		return acked >= n
-	}, func() string { return fmt.Sprintf("expected %d acks", n) })
+	benchkit.Run(ctx, b, br, publishers)
 }
 
 // BenchmarkStartClose measures starting a broker, provisioned, and

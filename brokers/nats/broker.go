@@ -14,8 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/idemcheck/idemcheck/brokers"
-	"github.com/idemcheck/idemcheck/brokers/internal/armed"
-	"github.com/idemcheck/idemcheck/brokers/internal/reorder"
+	"github.com/idemcheck/idemcheck/brokers/internal/kit"
 	"github.com/idemcheck/idemcheck/brokers/internal/tcpproxy"
 )
 
@@ -28,28 +27,27 @@ const DedupHeader = "Nats-Msg-Id"
 // DuplicateWindow is how long JetStream remembers a Nats-Msg-Id.
 const DuplicateWindow = 2 * time.Minute
 
+// spec is what the broker supports, and why not the rest.
+var spec = kit.Spec{
+	Name: Name,
+	Capabilities: brokers.Capabilities{DedupHeader: DedupHeader,
+		Faults: []brokers.FaultKind{brokers.DropAck, brokers.DelayAck, brokers.Reorder}},
+	Unsupported: map[brokers.FaultKind]string{
+		brokers.Rebalance: "JetStream has no consumer group to rebalance; a pull consumer's members share its messages",
+	},
+}
+
 // Broker is an embedded NATS server with JetStream, one stream and one
 // durable pull consumer, behind a fault proxy.
 type Broker struct {
-	opts  brokers.Options
+	kit.Core
 	dir   string
 	srv   *server.Server
 	nc    *natsgo.Conn
 	js    jetstream.JetStream
 	proxy *tcpproxy.Proxy
-	log   brokers.Log
-	armed armed.Set
-	pub   *reorder.Publisher
 
-	// ids maps stream sequences to event ids, learnt from publishes and
-	// from deliveries (whichever comes first).
-	idsMu sync.Mutex
-	ids   map[uint64]string
-
-	// life ends when the broker closes: it bounds held acks.
-	life   context.Context
-	cancel context.CancelFunc
-	holds  sync.WaitGroup
+	ids kit.IDs[uint64] // positions → event ids
 
 	closeOnce sync.Once
 	closeErr  error
@@ -70,9 +68,8 @@ func Start(ctx context.Context, opts brokers.Options) (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nats: temporary store directory: %w", err)
 	}
-	b := &Broker{opts: opts, dir: dir, ids: map[uint64]string{}}
-	b.life, b.cancel = context.WithCancel(context.Background())
-	b.pub = reorder.New(b.publishNow, &b.log)
+	b := &Broker{dir: dir}
+	b.Init(spec, opts, b.publishNow)
 	if err := b.start(ctx); err != nil {
 		_ = b.Close()
 		return nil, err
@@ -91,7 +88,7 @@ func (b *Broker) start(ctx context.Context) error {
 	}
 	b.srv = srv
 	srv.Start()
-	wait := time.Until(deadline(ctx))
+	wait := kit.Timeout(ctx, brokers.DefaultStartTimeout)
 	if !srv.ReadyForConnections(wait) {
 		return fmt.Errorf("nats: server not ready for connections within %s", wait.Round(time.Millisecond))
 	}
@@ -102,16 +99,16 @@ func (b *Broker) start(ctx context.Context) error {
 		return fmt.Errorf("nats: jetstream: %w", err)
 	}
 	if _, err = b.js.CreateStream(ctx, jetstream.StreamConfig{
-		Name: b.opts.Topic, Subjects: []string{b.opts.Topic}, Duplicates: DuplicateWindow,
+		Name: b.Options().Topic, Subjects: []string{b.Options().Topic}, Duplicates: DuplicateWindow,
 		Storage: jetstream.FileStorage,
 	}); err != nil {
-		return fmt.Errorf("nats: create stream %q: %w (a stream name may not contain '.', '*', '>' or spaces)", b.opts.Topic, err)
+		return fmt.Errorf("nats: create stream %q: %w (a stream name may not contain '.', '*', '>' or spaces)", b.Options().Topic, err)
 	}
-	if _, err = b.js.CreateOrUpdateConsumer(ctx, b.opts.Topic, jetstream.ConsumerConfig{
-		Durable: b.opts.Group, AckPolicy: jetstream.AckExplicitPolicy, AckWait: b.opts.AckWait,
+	if _, err = b.js.CreateOrUpdateConsumer(ctx, b.Options().Topic, jetstream.ConsumerConfig{
+		Durable: b.Options().Group, AckPolicy: jetstream.AckExplicitPolicy, AckWait: b.Options().AckWait,
 		MaxDeliver: -1, DeliverPolicy: jetstream.DeliverAllPolicy, MaxAckPending: 1000,
 	}); err != nil {
-		return fmt.Errorf("nats: create durable consumer %q: %w", b.opts.Group, err)
+		return fmt.Errorf("nats: create durable consumer %q: %w", b.Options().Group, err)
 	}
 	host := srv.Addr().String()
 	if b.proxy, err = tcpproxy.Start(host, tcpproxy.Pipes{Up: b.up, Down: b.down}); err != nil {
@@ -120,26 +117,10 @@ func (b *Broker) start(ctx context.Context) error {
 	return nil
 }
 
-func deadline(ctx context.Context) time.Time {
-	if d, ok := ctx.Deadline(); ok {
-		return d
-	}
-	return time.Now().Add(brokers.DefaultStartTimeout)
-}
-
 // Must starts a broker for a test and closes it when the test ends.
 func Must(tb brokers.TB, opts brokers.Options) *Broker {
 	tb.Helper()
-	b, err := Start(context.Background(), opts)
-	if err != nil {
-		tb.Fatalf("starting NATS: %v", err)
-	}
-	tb.Cleanup(func() {
-		if err := b.Close(); err != nil {
-			tb.Errorf("stopping NATS: %v", err)
-		}
-	})
-	return b
+	return kit.Must(tb, "NATS", nil, Start, opts)
 }
 
 // Name returns "nats".
@@ -153,41 +134,15 @@ func (b *Broker) URL() string { return "nats://" + b.proxy.Addr() }
 func (b *Broker) ServerURL() string { return b.srv.ClientURL() }
 
 // Placeholders returns the broker's placeholder values.
-func (b *Broker) Placeholders() map[string]string {
-	return map[string]string{
-		brokers.PlaceholderURL:     b.URL(),
-		brokers.PlaceholderKind:    Name,
-		brokers.PlaceholderTopic:   b.opts.Topic,
-		brokers.PlaceholderStream:  b.opts.Topic,
-		brokers.PlaceholderGroup:   b.opts.Group,
-		brokers.PlaceholderAckWait: b.opts.AckWait.String(),
-	}
-}
+func (b *Broker) Placeholders() map[string]string { return b.Core.Placeholders(b.URL()) }
 
-// Capabilities: Nats-Msg-Id, no groups to rebalance, DropAck, DelayAck
-// and Reorder.
-func (b *Broker) Capabilities() brokers.Capabilities {
-	return brokers.Capabilities{DedupHeader: DedupHeader,
-		Faults: []brokers.FaultKind{brokers.DropAck, brokers.DelayAck, brokers.Reorder}}
-}
-
-// Log returns the broker's observations.
-func (b *Broker) Log() *brokers.Log { return &b.log }
-
-// Publish stores ev on the stream, with its id as Nats-Msg-Id.
-func (b *Broker) Publish(ctx context.Context, ev brokers.Event) (brokers.Receipt, error) {
-	return b.pub.Publish(ctx, ev, true)
-}
-
-// PublishAgain stores ev again: with dedup it carries Nats-Msg-Id, and
-// JetStream answers it as a duplicate within DuplicateWindow of the first;
-// without, it is a new message with the same event id.
-func (b *Broker) PublishAgain(ctx context.Context, ev brokers.Event, dedup bool) (brokers.Receipt, error) {
-	return b.pub.Publish(ctx, ev, dedup)
-}
+// Publish (promoted from the core) stores an event on the stream with its
+// id as Nats-Msg-Id; PublishAgain without dedup leaves the header out, so
+// that JetStream stores a second message, and with dedup keeps it, so that
+// JetStream answers it as a duplicate within DuplicateWindow of the first.
 
 func (b *Broker) publishNow(ctx context.Context, ev brokers.Event, dedup bool) (brokers.Receipt, error) {
-	m := natsgo.NewMsg(b.opts.Topic)
+	m := natsgo.NewMsg(b.Options().Topic)
 	m.Data = ev.Payload
 	for k, v := range ev.Headers {
 		m.Header.Set(k, v)
@@ -202,51 +157,20 @@ func (b *Broker) publishNow(ctx context.Context, ev brokers.Event, dedup bool) (
 		return brokers.Receipt{}, err
 	}
 	if !ack.Duplicate {
-		b.learn(ack.Sequence, ev.ID)
+		b.ids.Learn(ack.Sequence, ev.ID)
 	}
 	return brokers.Receipt{Duplicate: ack.Duplicate, Position: "seq " + strconv.FormatUint(ack.Sequence, 10)}, nil
-}
-
-// learn records that stream sequence seq holds event id.
-func (b *Broker) learn(seq uint64, id string) {
-	b.idsMu.Lock()
-	b.ids[seq] = id
-	b.idsMu.Unlock()
-}
-
-// eventAt returns the event id at stream sequence seq, "" if unknown.
-func (b *Broker) eventAt(seq uint64) string {
-	b.idsMu.Lock()
-	defer b.idsMu.Unlock()
-	return b.ids[seq]
-}
-
-// Arm installs f.
-func (b *Broker) Arm(f brokers.Fault) error {
-	if err := f.Validate(); err != nil {
-		return err
-	}
-	switch f.Kind {
-	case brokers.Reorder:
-		b.pub.Arm(f)
-	case brokers.DropAck, brokers.DelayAck:
-		b.armed.Arm(f)
-	default:
-		return fmt.Errorf("nats: fault %s: %w (JetStream has no consumer group to rebalance; a pull consumer's members share its messages)", f.Kind, brokers.ErrUnsupported)
-	}
-	return nil
 }
 
 // Close stops the proxy and the server and removes the store directory.
 func (b *Broker) Close() error {
 	b.closeOnce.Do(func() {
 		var errs []error
-		b.cancel()
-		b.pub.Close()
+		b.Stop()
 		if b.proxy != nil {
 			errs = append(errs, b.proxy.Close())
 		}
-		b.holds.Wait()
+		b.WaitHolds()
 		if b.nc != nil {
 			b.nc.Close()
 		}

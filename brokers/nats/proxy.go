@@ -2,7 +2,6 @@ package nats
 
 import (
 	"bufio"
-	"context"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/brokers"
@@ -40,7 +39,7 @@ func (b *Broker) ack(c *tcpproxy.Conn, f *frame) bool {
 	if !ok {
 		return true
 	}
-	id := b.eventAt(info.streamSeq)
+	id := b.ids.At(info.streamSeq)
 	if id == "" {
 		return true
 	}
@@ -51,50 +50,35 @@ func (b *Broker) ack(c *tcpproxy.Conn, f *frame) bool {
 		return true
 	case ackNegative:
 		obs.Kind = brokers.Nacked
-		b.log.Record(obs)
+		b.Record(obs)
 		return true
 	}
-	if _, ok := b.armed.Take(brokers.DropAck, id); ok {
+	if _, ok := b.Take(brokers.DropAck, id); ok {
 		obs.Kind = brokers.AckDropped
-		b.log.Record(obs)
+		b.Record(obs)
 		return false
 	}
-	if flt, ok := b.armed.Take(brokers.DelayAck, id); ok {
+	if flt, ok := b.Take(brokers.DelayAck, id); ok {
 		obs.Kind = brokers.AckHeld
-		held := b.log.Record(obs)
-		b.holds.Add(1)
-		go b.release(c, f.bytes(), held, flt)
+		held := b.Record(obs)
+		raw := f.bytes()
+		b.Hold(held, flt, func() { b.release(c, raw, held) })
 		return false
 	}
 	obs.Kind = brokers.Acked
-	b.log.Record(obs)
+	b.Record(obs)
 	return true
 }
 
-// release passes a held ack on once the event has been delivered again
-// after it was held, or once the fault's hold has passed.
-func (b *Broker) release(c *tcpproxy.Conn, raw []byte, held brokers.Observation, f brokers.Fault) {
-	defer b.holds.Done()
-	ctx, cancel := context.WithTimeout(b.life, f.HoldOrDefault())
-	defer cancel()
-	_ = b.log.WaitFunc(ctx, func(obs []brokers.Observation) bool {
-		for _, o := range obs[held.Seq:] {
-			if o.Kind == brokers.Delivered && o.EventID == held.EventID {
-				return true
-			}
-		}
-		return false
-	}, nil)
-	if b.life.Err() != nil {
-		return
-	}
+// release passes a held ack on, late.
+func (b *Broker) release(c *tcpproxy.Conn, raw []byte, held brokers.Observation) {
 	if err := c.ToServer.Write(raw, true); err != nil {
-		b.log.Record(brokers.Observation{Kind: brokers.AckReleased, EventID: held.EventID, Attempt: held.Attempt, Conn: c.ID,
+		b.Record(brokers.Observation{Kind: brokers.AckReleased, EventID: held.EventID, Attempt: held.Attempt, Conn: c.ID,
 			Detail: "lost: the consumer's connection had closed: " + err.Error()})
 		return
 	}
-	b.log.Record(brokers.Observation{Kind: brokers.AckReleased, EventID: held.EventID, Attempt: held.Attempt, Conn: c.ID})
-	b.log.Record(brokers.Observation{Kind: brokers.Acked, EventID: held.EventID, Attempt: held.Attempt, Conn: c.ID, Detail: "late"})
+	b.Record(brokers.Observation{Kind: brokers.AckReleased, EventID: held.EventID, Attempt: held.Attempt, Conn: c.ID})
+	b.Record(brokers.Observation{Kind: brokers.Acked, EventID: held.EventID, Attempt: held.Attempt, Conn: c.ID, Detail: "late"})
 }
 
 // down carries what the server sends to a consumer: it observes
@@ -109,12 +93,12 @@ func (b *Broker) down(c *tcpproxy.Conn, r *bufio.Reader, w *tcpproxy.Writer) err
 			if info, ok := parseAckSubject(f.reply); ok {
 				id := f.header(brokers.HeaderEventID)
 				if id != "" {
-					b.learn(info.streamSeq, id)
+					b.ids.Learn(info.streamSeq, id)
 				} else {
-					id = b.eventAt(info.streamSeq)
+					id = b.ids.At(info.streamSeq)
 				}
 				if id != "" {
-					b.log.Record(brokers.Observation{Kind: brokers.Delivered, EventID: id, Attempt: info.delivered, Conn: c.ID})
+					b.Record(brokers.Observation{Kind: brokers.Delivered, EventID: id, Attempt: info.delivered, Conn: c.ID})
 				}
 			}
 		}

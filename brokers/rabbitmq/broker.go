@@ -12,34 +12,36 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/idemcheck/idemcheck/brokers"
-	"github.com/idemcheck/idemcheck/brokers/internal/armed"
-	"github.com/idemcheck/idemcheck/brokers/internal/reorder"
+	"github.com/idemcheck/idemcheck/brokers/internal/kit"
 	"github.com/idemcheck/idemcheck/brokers/internal/tcpproxy"
 )
 
 // Name is the broker's name in configuration and placeholders.
 const Name = "rabbitmq"
 
+// spec is what the broker supports, and why not the rest.
+var spec = kit.Spec{
+	Name:         Name,
+	Capabilities: brokers.Capabilities{Faults: []brokers.FaultKind{brokers.DropAck, brokers.DelayAck, brokers.Reorder}},
+	Unsupported: map[brokers.FaultKind]string{
+		brokers.Rebalance: "a queue's consumers compete for messages; nothing is assigned to rebalance",
+	},
+	NoDedup: "the node stores every publish; de-duplication is only a plugin",
+}
+
 // Broker is a private RabbitMQ node with one durable queue, behind an
 // AMQP 0-9-1 proxy.
 type Broker struct {
-	opts  brokers.Options
+	kit.Core
 	dir   string
 	node  *node
 	conn  *amqp.Connection
 	proxy *tcpproxy.Proxy
-	log   brokers.Log
-	armed armed.Set
-	pub   *reorder.Publisher
 
 	pubMu sync.Mutex
 	ch    *amqp.Channel
 
 	conns sync.Map // *tcpproxy.Conn → *connState
-
-	life   context.Context
-	cancel context.CancelFunc
-	holds  sync.WaitGroup
 
 	closeOnce sync.Once
 	closeErr  error
@@ -65,9 +67,8 @@ func Start(ctx context.Context, opts brokers.Options) (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rabbitmq: temporary directory: %w", err)
 	}
-	b := &Broker{opts: opts, dir: dir}
-	b.life, b.cancel = context.WithCancel(context.Background())
-	b.pub = reorder.New(b.publishNow, &b.log)
+	b := &Broker{dir: dir}
+	b.Init(spec, opts, b.publishNow)
 	if err := b.start(ctx, serverBin, epmdBin); err != nil {
 		_ = b.Close()
 		return nil, err
@@ -77,7 +78,7 @@ func Start(ctx context.Context, opts brokers.Options) (*Broker, error) {
 
 func (b *Broker) start(ctx context.Context, serverBin, epmdBin string) error {
 	var err error
-	if b.node, err = startNode(ctx, serverBin, epmdBin, b.dir, b.opts.AckWait); err != nil {
+	if b.node, err = startNode(ctx, serverBin, epmdBin, b.dir, b.Options().AckWait); err != nil {
 		return err
 	}
 	if b.conn, err = dial(ctx, b.serverURL()); err != nil {
@@ -89,8 +90,8 @@ func (b *Broker) start(ctx context.Context, serverBin, epmdBin string) error {
 	if err := b.ch.Confirm(false); err != nil {
 		return fmt.Errorf("rabbitmq: publisher confirms: %w", err)
 	}
-	if _, err := b.ch.QueueDeclare(b.opts.Topic, true, false, false, false, nil); err != nil {
-		return fmt.Errorf("rabbitmq: declare queue %q: %w", b.opts.Topic, err)
+	if _, err := b.ch.QueueDeclare(b.Options().Topic, true, false, false, false, nil); err != nil {
+		return fmt.Errorf("rabbitmq: declare queue %q: %w", b.Options().Topic, err)
 	}
 	if b.proxy, err = tcpproxy.Start("127.0.0.1:"+strconv.Itoa(b.node.amqpPort), tcpproxy.Pipes{Up: b.up, Down: b.down}); err != nil {
 		return fmt.Errorf("rabbitmq: %w", err)
@@ -124,19 +125,7 @@ func (b *Broker) serverURL() string {
 // skips the test, saying why, when RabbitMQ is not installed.
 func Must(tb brokers.TB, opts brokers.Options) *Broker {
 	tb.Helper()
-	if _, _, err := Find(); err != nil {
-		tb.Skipf("skipping: %v", err)
-	}
-	b, err := Start(context.Background(), opts)
-	if err != nil {
-		tb.Fatalf("starting RabbitMQ: %v", err)
-	}
-	tb.Cleanup(func() {
-		if err := b.Close(); err != nil {
-			tb.Errorf("stopping RabbitMQ: %v", err)
-		}
-	})
-	return b
+	return kit.Must(tb, "RabbitMQ", ErrNotInstalled, Start, opts)
 }
 
 // Name returns "rabbitmq".
@@ -151,39 +140,12 @@ func (b *Broker) ServerURL() string { return b.serverURL() }
 
 // Placeholders returns the broker's placeholder values; broker.topic is
 // the queue, broker.ack_wait the consumer timeout.
-func (b *Broker) Placeholders() map[string]string {
-	return map[string]string{
-		brokers.PlaceholderURL:     b.URL(),
-		brokers.PlaceholderKind:    Name,
-		brokers.PlaceholderTopic:   b.opts.Topic,
-		brokers.PlaceholderStream:  b.opts.Topic,
-		brokers.PlaceholderGroup:   b.opts.Group,
-		brokers.PlaceholderAckWait: b.opts.AckWait.String(),
-	}
-}
+func (b *Broker) Placeholders() map[string]string { return b.Core.Placeholders(b.URL()) }
 
-// Capabilities: no de-duplication header, DropAck, DelayAck and Reorder.
-func (b *Broker) Capabilities() brokers.Capabilities {
-	return brokers.Capabilities{Faults: []brokers.FaultKind{brokers.DropAck, brokers.DelayAck, brokers.Reorder}}
-}
-
-// Log returns the broker's observations.
-func (b *Broker) Log() *brokers.Log { return &b.log }
-
-// Publish sends ev to the queue (through the default exchange) as a
-// persistent message, and waits for the node's confirm.
-func (b *Broker) Publish(ctx context.Context, ev brokers.Event) (brokers.Receipt, error) {
-	return b.pub.Publish(ctx, ev, false)
-}
-
-// PublishAgain sends ev again: a second message. RabbitMQ has no
-// de-duplication of its own (only as a plugin), so dedup is unsupported.
-func (b *Broker) PublishAgain(ctx context.Context, ev brokers.Event, dedup bool) (brokers.Receipt, error) {
-	if dedup {
-		return brokers.Receipt{}, fmt.Errorf("rabbitmq: publish with a de-duplication header: %w (the node stores every publish)", brokers.ErrUnsupported)
-	}
-	return b.pub.Publish(ctx, ev, false)
-}
+// Publish (promoted from the core) sends an event to the queue through
+// the default exchange as a persistent message and waits for the node's
+// confirm; PublishAgain sends a second message (with dedup it is
+// unsupported).
 
 func (b *Broker) publishNow(ctx context.Context, ev brokers.Event, _ bool) (brokers.Receipt, error) {
 	headers := amqp.Table{}
@@ -194,7 +156,7 @@ func (b *Broker) publishNow(ctx context.Context, ev brokers.Event, _ bool) (brok
 	headers[brokers.HeaderEntity] = ev.Entity()
 	b.pubMu.Lock()
 	defer b.pubMu.Unlock()
-	conf, err := b.ch.PublishWithDeferredConfirmWithContext(ctx, "", b.opts.Topic, true, false, amqp.Publishing{
+	conf, err := b.ch.PublishWithDeferredConfirmWithContext(ctx, "", b.Options().Topic, true, false, amqp.Publishing{
 		MessageId: ev.ID, Headers: headers, Body: ev.Payload, DeliveryMode: amqp.Persistent,
 	})
 	if err != nil {
@@ -210,32 +172,15 @@ func (b *Broker) publishNow(ctx context.Context, ev brokers.Event, _ bool) (brok
 	return brokers.Receipt{Position: "#" + strconv.FormatUint(conf.DeliveryTag, 10)}, nil
 }
 
-// Arm installs f.
-func (b *Broker) Arm(f brokers.Fault) error {
-	if err := f.Validate(); err != nil {
-		return err
-	}
-	switch f.Kind {
-	case brokers.Reorder:
-		b.pub.Arm(f)
-	case brokers.DropAck, brokers.DelayAck:
-		b.armed.Arm(f)
-	default:
-		return fmt.Errorf("rabbitmq: fault %s: %w (a queue's consumers compete for messages; nothing is assigned to rebalance)", f.Kind, brokers.ErrUnsupported)
-	}
-	return nil
-}
-
 // Close stops the proxy and the node and removes the directory.
 func (b *Broker) Close() error {
 	b.closeOnce.Do(func() {
 		var errs []error
-		b.cancel()
-		b.pub.Close()
+		b.Stop()
 		if b.proxy != nil {
 			errs = append(errs, b.proxy.Close())
 		}
-		b.holds.Wait()
+		b.WaitHolds()
 		if b.conn != nil {
 			_ = b.conn.Close()
 		}

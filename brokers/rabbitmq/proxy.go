@@ -2,7 +2,6 @@ package rabbitmq
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"sort"
@@ -83,7 +82,7 @@ func unsettled(c *channelState) []string {
 // when a channel or the connection closed.
 func (b *Broker) requeued(c *tcpproxy.Conn, ids []string, why string) {
 	for _, id := range ids {
-		b.log.Record(brokers.Observation{Kind: brokers.Nacked, EventID: id, Conn: c.ID, Detail: "requeued: " + why})
+		b.Record(brokers.Observation{Kind: brokers.Nacked, EventID: id, Conn: c.ID, Detail: "requeued: " + why})
 	}
 }
 
@@ -159,17 +158,17 @@ func (b *Broker) ack(c *tcpproxy.Conn, st *connState, f *frame, method uint16, a
 	detail := fmt.Sprintf("channel %d tag %d", f.channel, tag)
 	if method != methodBasicAck {
 		for _, id := range ids {
-			b.log.Record(brokers.Observation{Kind: brokers.Nacked, EventID: id, Conn: c.ID, Detail: detail})
+			b.Record(brokers.Observation{Kind: brokers.Nacked, EventID: id, Conn: c.ID, Detail: detail})
 		}
 		return true
 	}
 	var drop, hold bool
 	var held brokers.Fault
 	for _, id := range ids {
-		if _, ok := b.armed.Take(brokers.DropAck, id); ok {
+		if _, ok := b.Take(brokers.DropAck, id); ok {
 			drop = true
 		}
-		if fl, ok := b.armed.Take(brokers.DelayAck, id); ok {
+		if fl, ok := b.Take(brokers.DelayAck, id); ok {
 			hold, held = true, fl
 		}
 	}
@@ -180,57 +179,43 @@ func (b *Broker) ack(c *tcpproxy.Conn, st *connState, f *frame, method uint16, a
 	case hold:
 		kind = brokers.AckHeld
 	}
-	var last brokers.Observation
+	var last brokers.Observation // the held event's
 	for _, id := range ids {
-		last = b.log.Record(brokers.Observation{Kind: kind, EventID: id, Conn: c.ID, Detail: detail})
+		o := b.Record(brokers.Observation{Kind: kind, EventID: id, Conn: c.ID, Detail: detail})
+		if id == held.EventID {
+			last = o
+		}
 	}
 	if hold && !drop && len(ids) > 0 {
-		b.holds.Add(1)
-		go b.release(c, st, f, gen, ids, last, held)
+		b.Hold(last, held, func() { b.release(c, st, f, gen, ids) })
 		return false
 	}
 	return !drop
 }
 
-// release passes a held ack on once its event has been delivered again
-// (the node's consumer timeout closed the channel and requeued it), or
-// once the fault's hold has passed, if the channel is still the one the
-// ack was for; an ack for a closed channel is lost, as it would be on the
-// wire.
-func (b *Broker) release(c *tcpproxy.Conn, st *connState, f *frame, gen int, ids []string, held brokers.Observation, fl brokers.Fault) {
-	defer b.holds.Done()
-	ctx, cancel := context.WithTimeout(b.life, fl.HoldOrDefault())
-	defer cancel()
-	_ = b.log.WaitFunc(ctx, func(obs []brokers.Observation) bool {
-		for _, o := range obs[held.Seq:] {
-			if o.Kind == brokers.Delivered && o.EventID == fl.EventID {
-				return true
-			}
-		}
-		return false
-	}, nil)
-	if b.life.Err() != nil {
-		return
-	}
+// release passes a held ack on, late, if the channel is still the one the
+// ack was for; an ack for a channel the node has closed (its consumer
+// timeout) is lost, as it would be on the wire.
+func (b *Broker) release(c *tcpproxy.Conn, st *connState, f *frame, gen int, ids []string) {
 	st.mu.Lock()
 	open := st.channel(f.channel).gen == gen
 	st.mu.Unlock()
 	detail := fmt.Sprintf("channel %d", f.channel)
 	if !open {
 		for _, id := range ids {
-			b.log.Record(brokers.Observation{Kind: brokers.AckReleased, EventID: id, Conn: c.ID, Detail: "lost: " + detail + " had closed"})
+			b.Record(brokers.Observation{Kind: brokers.AckReleased, EventID: id, Conn: c.ID, Detail: "lost: " + detail + " had closed"})
 		}
 		return
 	}
 	if err := c.ToServer.Write(f.raw, true); err != nil {
 		for _, id := range ids {
-			b.log.Record(brokers.Observation{Kind: brokers.AckReleased, EventID: id, Conn: c.ID, Detail: "lost: " + err.Error()})
+			b.Record(brokers.Observation{Kind: brokers.AckReleased, EventID: id, Conn: c.ID, Detail: "lost: " + err.Error()})
 		}
 		return
 	}
 	for _, id := range ids {
-		b.log.Record(brokers.Observation{Kind: brokers.AckReleased, EventID: id, Conn: c.ID, Detail: detail})
-		b.log.Record(brokers.Observation{Kind: brokers.Acked, EventID: id, Conn: c.ID, Detail: "late"})
+		b.Record(brokers.Observation{Kind: brokers.AckReleased, EventID: id, Conn: c.ID, Detail: detail})
+		b.Record(brokers.Observation{Kind: brokers.Acked, EventID: id, Conn: c.ID, Detail: "late"})
 	}
 }
 
@@ -289,5 +274,5 @@ func (b *Broker) delivered(c *tcpproxy.Conn, st *connState, f *frame) {
 	if redelivered {
 		detail += " redelivered"
 	}
-	b.log.Record(brokers.Observation{Kind: brokers.Delivered, EventID: id, Conn: c.ID, Detail: detail})
+	b.Record(brokers.Observation{Kind: brokers.Delivered, EventID: id, Conn: c.ID, Detail: detail})
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/idemcheck/idemcheck/brokers/internal/kit"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
 
@@ -103,7 +104,7 @@ func startNode(ctx context.Context, serverBin, epmdBin, dir string, consumerTime
 		Command: []string{serverBin},
 		Env:     env,
 		Dir:     dir,
-		Ready:   process.Ready{Addr: "127.0.0.1:" + strconv.Itoa(amqpPort), Timeout: timeoutOf(ctx)},
+		Ready:   process.Ready{Addr: "127.0.0.1:" + strconv.Itoa(amqpPort), Timeout: kit.Timeout(ctx, 60*time.Second)},
 	})
 	if err != nil {
 		n.stop()
@@ -159,11 +160,4 @@ func (n *node) stop() error {
 		errs = append(errs, n.epmd.Stop(ctx))
 	}
 	return errors.Join(errs...)
-}
-
-func timeoutOf(ctx context.Context) time.Duration {
-	if d, ok := ctx.Deadline(); ok {
-		return time.Until(d)
-	}
-	return 60 * time.Second
 }

@@ -12,8 +12,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/idemcheck/idemcheck/brokers"
-	"github.com/idemcheck/idemcheck/brokers/internal/armed"
-	"github.com/idemcheck/idemcheck/brokers/internal/reorder"
+	"github.com/idemcheck/idemcheck/brokers/internal/kit"
 	"github.com/idemcheck/idemcheck/brokers/internal/tcpproxy"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
@@ -28,27 +27,29 @@ const (
 	FieldPayload = "payload"
 )
 
+// spec is what the broker supports, and why not the rest.
+var spec = kit.Spec{
+	Name:         Name,
+	Capabilities: brokers.Capabilities{Faults: []brokers.FaultKind{brokers.DropAck, brokers.DelayAck, brokers.Reorder}},
+	Unsupported: map[brokers.FaultKind]string{
+		brokers.Rebalance: "a Redis Streams group assigns nothing to rebalance: members read and claim entries",
+	},
+	NoDedup: "XADD stores every call",
+}
+
 // Broker is a redis-server child process with one stream and one consumer
 // group, behind a RESP proxy.
 type Broker struct {
-	opts   brokers.Options
+	kit.Core
 	dir    string
 	server *process.Process
 	port   int
 	client *goredis.Client
 	proxy  *tcpproxy.Proxy
-	log    brokers.Log
-	armed  armed.Set
-	pub    *reorder.Publisher
 
 	conns sync.Map // *tcpproxy.Conn → *connState
 
-	idsMu sync.Mutex
-	ids   map[string]string // entry id → event id
-
-	life   context.Context
-	cancel context.CancelFunc
-	holds  sync.WaitGroup
+	ids kit.IDs[string] // positions → event ids
 
 	closeOnce sync.Once
 	closeErr  error
@@ -72,9 +73,8 @@ func Start(ctx context.Context, opts brokers.Options) (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redis: temporary directory: %w", err)
 	}
-	b := &Broker{opts: opts, dir: dir, ids: map[string]string{}}
-	b.life, b.cancel = context.WithCancel(context.Background())
-	b.pub = reorder.New(b.publishNow, &b.log)
+	b := &Broker{dir: dir}
+	b.Init(spec, opts, b.publishNow)
 	if err := b.start(ctx, bin); err != nil {
 		_ = b.Close()
 		return nil, err
@@ -88,23 +88,13 @@ func (b *Broker) start(ctx context.Context, bin string) error {
 		return err
 	}
 	b.client = goredis.NewClient(&goredis.Options{Addr: b.serverAddr(), MaxRetries: -1})
-	if err := b.client.XGroupCreateMkStream(ctx, b.opts.Topic, b.opts.Group, "0").Err(); err != nil {
-		return fmt.Errorf("redis: create group %q on stream %q: %w", b.opts.Group, b.opts.Topic, err)
+	if err := b.client.XGroupCreateMkStream(ctx, b.Options().Topic, b.Options().Group, "0").Err(); err != nil {
+		return fmt.Errorf("redis: create group %q on stream %q: %w", b.Options().Group, b.Options().Topic, err)
 	}
 	if b.proxy, err = tcpproxy.Start(b.serverAddr(), tcpproxy.Pipes{Up: b.up, Down: b.down}); err != nil {
 		return fmt.Errorf("redis: %w", err)
 	}
 	return nil
-}
-
-// timeoutUnit scales the broker's own short waits.
-const timeoutUnit = time.Second
-
-func timeoutOf(ctx context.Context) time.Duration {
-	if d, ok := ctx.Deadline(); ok {
-		return time.Until(d)
-	}
-	return brokers.DefaultStartTimeout
 }
 
 func (b *Broker) serverAddr() string { return "127.0.0.1:" + strconv.Itoa(b.port) }
@@ -113,19 +103,7 @@ func (b *Broker) serverAddr() string { return "127.0.0.1:" + strconv.Itoa(b.port
 // skips the test, saying why, when redis-server is not installed.
 func Must(tb brokers.TB, opts brokers.Options) *Broker {
 	tb.Helper()
-	if _, err := Find(); err != nil {
-		tb.Skipf("skipping: %v", err)
-	}
-	b, err := Start(context.Background(), opts)
-	if err != nil {
-		tb.Fatalf("starting Redis: %v", err)
-	}
-	tb.Cleanup(func() {
-		if err := b.Close(); err != nil {
-			tb.Errorf("stopping Redis: %v", err)
-		}
-	})
-	return b
+	return kit.Must(tb, "Redis", ErrNotInstalled, Start, opts)
 }
 
 // Name returns "redis".
@@ -138,40 +116,12 @@ func (b *Broker) URL() string { return "redis://" + b.proxy.Addr() + "/0" }
 func (b *Broker) ServerURL() string { return "redis://" + b.serverAddr() + "/0" }
 
 // Placeholders returns the broker's placeholder values; broker.ack_wait is
-// the idle time after which a member should claim another's pending
+// the idle time after which a member should claim another member's pending
 // entries (XAUTOCLAIM min-idle-time).
-func (b *Broker) Placeholders() map[string]string {
-	return map[string]string{
-		brokers.PlaceholderURL:     b.URL(),
-		brokers.PlaceholderKind:    Name,
-		brokers.PlaceholderTopic:   b.opts.Topic,
-		brokers.PlaceholderStream:  b.opts.Topic,
-		brokers.PlaceholderGroup:   b.opts.Group,
-		brokers.PlaceholderAckWait: b.opts.AckWait.String(),
-	}
-}
+func (b *Broker) Placeholders() map[string]string { return b.Core.Placeholders(b.URL()) }
 
-// Capabilities: no de-duplication header, DropAck, DelayAck and Reorder.
-func (b *Broker) Capabilities() brokers.Capabilities {
-	return brokers.Capabilities{Faults: []brokers.FaultKind{brokers.DropAck, brokers.DelayAck, brokers.Reorder}}
-}
-
-// Log returns the broker's observations.
-func (b *Broker) Log() *brokers.Log { return &b.log }
-
-// Publish adds ev to the stream.
-func (b *Broker) Publish(ctx context.Context, ev brokers.Event) (brokers.Receipt, error) {
-	return b.pub.Publish(ctx, ev, false)
-}
-
-// PublishAgain adds ev again: a second entry. Redis Streams have no
-// de-duplication of their own, so dedup is unsupported.
-func (b *Broker) PublishAgain(ctx context.Context, ev brokers.Event, dedup bool) (brokers.Receipt, error) {
-	if dedup {
-		return brokers.Receipt{}, fmt.Errorf("redis: publish with a de-duplication header: %w (XADD stores every call)", brokers.ErrUnsupported)
-	}
-	return b.pub.Publish(ctx, ev, false)
-}
+// Publish (promoted from the core) adds an event to the stream;
+// PublishAgain adds a second entry (with dedup it is unsupported).
 
 func (b *Broker) publishNow(ctx context.Context, ev brokers.Event, _ bool) (brokers.Receipt, error) {
 	values := make([]any, 0, 6+2*len(ev.Headers))
@@ -179,52 +129,23 @@ func (b *Broker) publishNow(ctx context.Context, ev brokers.Event, _ bool) (brok
 		values = append(values, k, v)
 	}
 	values = append(values, FieldEventID, ev.ID, FieldEntity, ev.Entity(), FieldPayload, ev.Payload)
-	id, err := b.client.XAdd(ctx, &goredis.XAddArgs{Stream: b.opts.Topic, Values: values}).Result()
+	id, err := b.client.XAdd(ctx, &goredis.XAddArgs{Stream: b.Options().Topic, Values: values}).Result()
 	if err != nil {
 		return brokers.Receipt{}, err
 	}
-	b.learn(id, ev.ID)
+	b.ids.Learn(id, ev.ID)
 	return brokers.Receipt{Position: id}, nil
-}
-
-func (b *Broker) learn(entryID, eventID string) {
-	b.idsMu.Lock()
-	b.ids[entryID] = eventID
-	b.idsMu.Unlock()
-}
-
-func (b *Broker) eventAt(entryID string) string {
-	b.idsMu.Lock()
-	defer b.idsMu.Unlock()
-	return b.ids[entryID]
-}
-
-// Arm installs f.
-func (b *Broker) Arm(f brokers.Fault) error {
-	if err := f.Validate(); err != nil {
-		return err
-	}
-	switch f.Kind {
-	case brokers.Reorder:
-		b.pub.Arm(f)
-	case brokers.DropAck, brokers.DelayAck:
-		b.armed.Arm(f)
-	default:
-		return fmt.Errorf("redis: fault %s: %w (a Redis Streams group assigns nothing to rebalance: members read and claim entries)", f.Kind, brokers.ErrUnsupported)
-	}
-	return nil
 }
 
 // Close stops the proxy and the server and removes the directory.
 func (b *Broker) Close() error {
 	b.closeOnce.Do(func() {
 		var errs []error
-		b.cancel()
-		b.pub.Close()
+		b.Stop()
 		if b.proxy != nil {
 			errs = append(errs, b.proxy.Close())
 		}
-		b.holds.Wait()
+		b.WaitHolds()
 		if b.client != nil {
 			_ = b.client.Close()
 		}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/idemcheck/idemcheck/brokers"
 	"github.com/idemcheck/idemcheck/brokers/internal/tcpproxy"
@@ -72,7 +73,7 @@ func (b *Broker) up(c *tcpproxy.Conn, r *bufio.Reader, w *tcpproxy.Writer) error
 		}
 		name := strings.ToUpper(string(args[0]))
 		st.push(name)
-		if name == "XACK" && len(args) >= 4 && string(args[1]) == b.opts.Topic {
+		if name == "XACK" && len(args) >= 4 && string(args[1]) == b.Options().Topic {
 			if rewritten := b.xack(c, args); rewritten != nil {
 				raw = rewritten
 			}
@@ -91,29 +92,28 @@ func (b *Broker) xack(c *tcpproxy.Conn, args [][]byte) []byte {
 	out := append([][]byte(nil), args...)
 	for i := 3; i < len(out); i++ {
 		entryID := string(out[i])
-		id := b.eventAt(entryID)
+		id := b.ids.At(entryID)
 		if id == "" {
 			continue
 		}
 		obs := brokers.Observation{EventID: id, Conn: c.ID, Detail: "XACK " + entryID}
-		if _, ok := b.armed.Take(brokers.DropAck, id); ok {
+		if _, ok := b.Take(brokers.DropAck, id); ok {
 			obs.Kind = brokers.AckDropped
-			b.log.Record(obs)
+			b.Record(obs)
 			out[i] = []byte("0-0")
 			changed = true
 			continue
 		}
-		if f, ok := b.armed.Take(brokers.DelayAck, id); ok {
+		if f, ok := b.Take(brokers.DelayAck, id); ok {
 			obs.Kind = brokers.AckHeld
-			held := b.log.Record(obs)
-			b.holds.Add(1)
-			go b.release(group, entryID, held, f)
+			held := b.Record(obs)
+			b.Hold(held, f, func() { b.release(group, entryID, held) })
 			out[i] = []byte("0-0")
 			changed = true
 			continue
 		}
 		obs.Kind = brokers.Acked
-		b.log.Record(obs)
+		b.Record(obs)
 	}
 	if !changed {
 		return nil
@@ -121,35 +121,19 @@ func (b *Broker) xack(c *tcpproxy.Conn, args [][]byte) []byte {
 	return encodeCommand(out)
 }
 
-// release acks a held entry on the consumer's behalf once the event has
-// been delivered again after the ack was held (a member claimed it), or
-// once the fault's hold has passed.
-func (b *Broker) release(group, entryID string, held brokers.Observation, f brokers.Fault) {
-	defer b.holds.Done()
-	ctx, cancel := context.WithTimeout(b.life, f.HoldOrDefault())
+// release acks a held entry on the consumer's behalf, late.
+func (b *Broker) release(group, entryID string, held brokers.Observation) {
+	ctx, cancel := context.WithTimeout(b.Life(), 5*time.Second)
 	defer cancel()
-	_ = b.log.WaitFunc(ctx, func(obs []brokers.Observation) bool {
-		for _, o := range obs[held.Seq:] {
-			if o.Kind == brokers.Delivered && o.EventID == held.EventID {
-				return true
-			}
-		}
-		return false
-	}, nil)
-	if b.life.Err() != nil {
-		return
-	}
-	actx, acancel := context.WithTimeout(b.life, 5*timeoutUnit)
-	defer acancel()
 	obs := brokers.Observation{Kind: brokers.AckReleased, EventID: held.EventID, Conn: held.Conn, Detail: "XACK " + entryID}
-	if err := b.client.XAck(actx, b.opts.Topic, group, entryID).Err(); err != nil {
+	if err := b.client.XAck(ctx, b.Options().Topic, group, entryID).Err(); err != nil {
 		obs.Detail += ": " + err.Error()
-		b.log.Record(obs)
+		b.Record(obs)
 		return
 	}
-	b.log.Record(obs)
+	b.Record(obs)
 	obs.Kind, obs.Detail = brokers.Acked, "late XACK "+entryID
-	b.log.Record(obs)
+	b.Record(obs)
 }
 
 // down carries the server's replies: the entries in the replies to
@@ -178,13 +162,13 @@ func (b *Broker) deliveries(c *tcpproxy.Conn, cmd string, v value) {
 	for _, e := range entries(v, nil) {
 		id := e.fields[FieldEventID]
 		if id == "" {
-			id = b.eventAt(e.id)
+			id = b.ids.At(e.id)
 		} else {
-			b.learn(e.id, id)
+			b.ids.Learn(e.id, id)
 		}
 		if id == "" {
 			continue
 		}
-		b.log.Record(brokers.Observation{Kind: brokers.Delivered, EventID: id, Conn: c.ID, Detail: cmd + " " + e.id})
+		b.Record(brokers.Observation{Kind: brokers.Delivered, EventID: id, Conn: c.ID, Detail: cmd + " " + e.id})
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strconv"
 
+	"github.com/idemcheck/idemcheck/brokers"
+	"github.com/idemcheck/idemcheck/brokers/internal/kit"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
 
@@ -50,7 +52,7 @@ func startServer(ctx context.Context, bin, dir string) (*process.Process, int, e
 				"--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes",
 				"--unixsocket", "", "--logfile", ""},
 			Dir:   dir,
-			Ready: process.Ready{Addr: "127.0.0.1:" + strconv.Itoa(port), Timeout: timeoutOf(ctx)},
+			Ready: process.Ready{Addr: "127.0.0.1:" + strconv.Itoa(port), Timeout: kit.Timeout(ctx, brokers.DefaultStartTimeout)},
 		})
 		if err == nil {
 			return p, port, nil

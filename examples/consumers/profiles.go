@@ -78,35 +78,62 @@ func (d deps) logf(format string, args ...any) { fmt.Fprintf(d.log, format+"\n",
 // key, and payments replays the first charge; a concurrent redelivery gets
 // 409 while the first is in flight, and is retried. The event is marked
 // processed only once the charge succeeded.
-func newCorrect(d deps) (handler, error) {
+func newCorrect(d deps) (handler, error) { return newDurable(d, false, true) }
+
+// newMarkFirst (the flaw: marked processed, then processed): the durable
+// set and the key downstream as correct, but the event is marked before
+// the charge. A crash, or a failed charge, between the mark and the charge
+// loses the event: the redelivery finds it marked and acks it.
+func newMarkFirst(d deps) (handler, error) { return newDurable(d, true, true) }
+
+// newCheckThenInsert (the flaw: look up, act, then insert, with no claim
+// in between): a durable set, and no key downstream. Sequential
+// redeliveries are skipped; two deliveries of one event processed at the
+// same time (a redelivery while the first is still charging) both find it
+// absent and both charge; so does the redelivery after a crash between
+// the charge and the insert.
+func newCheckThenInsert(d deps) (handler, error) { return newDurable(d, false, false) }
+
+// newDurable is the durable processed-set: look the event up, charge, and
+// mark it processed; markFirst marks it before the charge instead, and
+// withKey passes the event id downstream.
+func newDurable(d deps, markFirst, withKey bool) (handler, error) {
 	set, err := d.fileSet()
 	if err != nil {
 		return nil, err
 	}
 	return func(ctx context.Context, dl delivery) outcome {
-		if done, err := set.done(dl.eventID); err != nil || done {
-			return outcomeOf(err, d, dl)
+		done, err := set.done(dl.eventID)
+		if err != nil {
+			d.logf("event %s: processed-set: %v; will retry", dl.eventID, err)
+			return retry
 		}
-		if _, err := d.pay.charge(ctx, parseCharge(dl.payload), downstreamKey(dl.eventID)); err != nil {
+		if done {
+			return ack
+		}
+		mark := func() bool {
+			if err := set.mark(dl.eventID); err != nil {
+				d.logf("event %s: marking processed: %v; will retry", dl.eventID, err)
+				return false
+			}
+			return true
+		}
+		if markFirst && !mark() {
+			return retry
+		}
+		key := ""
+		if withKey {
+			key = downstreamKey(dl.eventID)
+		}
+		if _, err := d.pay.charge(ctx, parseCharge(dl.payload), key); err != nil {
 			d.logf("event %s: %v; will retry", dl.eventID, err)
 			return retry
 		}
-		if err := set.mark(dl.eventID); err != nil {
-			d.logf("event %s: marking processed: %v; will retry", dl.eventID, err)
+		if !markFirst && !mark() {
 			return retry
 		}
 		return ack
 	}, nil
-}
-
-// outcomeOf is a done check's outcome: ack when already processed, retry
-// when the check failed.
-func outcomeOf(err error, d deps, dl delivery) outcome {
-	if err != nil {
-		d.logf("event %s: processed-set: %v; will retry", dl.eventID, err)
-		return retry
-	}
-	return ack
 }
 
 // newMemory (the flaw: de-duplication in process memory): an atomic claim
@@ -130,56 +157,6 @@ func newMemory(d deps) (handler, error) {
 			return retry
 		}
 		_ = set.mark(dl.eventID)
-		return ack
-	}, nil
-}
-
-// newMarkFirst (the flaw: marked processed, then processed): the durable
-// set and the key downstream as correct, but the event is marked before
-// the charge. A crash, or a failed charge, between the mark and the charge
-// loses the event: the redelivery finds it marked and acks it.
-func newMarkFirst(d deps) (handler, error) {
-	set, err := d.fileSet()
-	if err != nil {
-		return nil, err
-	}
-	return func(ctx context.Context, dl delivery) outcome {
-		if done, err := set.done(dl.eventID); err != nil || done {
-			return outcomeOf(err, d, dl)
-		}
-		if err := set.mark(dl.eventID); err != nil {
-			return retry
-		}
-		if _, err := d.pay.charge(ctx, parseCharge(dl.payload), downstreamKey(dl.eventID)); err != nil {
-			d.logf("event %s: %v; will retry", dl.eventID, err)
-			return retry
-		}
-		return ack
-	}, nil
-}
-
-// newCheckThenInsert (the flaw: look up, act, then insert, with no claim
-// in between): a durable set, and no key downstream. Sequential
-// redeliveries are skipped; two deliveries of one event processed at the
-// same time (a redelivery while the first is still charging) both find it
-// absent and both charge; so does the redelivery after a crash between
-// the charge and the insert.
-func newCheckThenInsert(d deps) (handler, error) {
-	set, err := d.fileSet()
-	if err != nil {
-		return nil, err
-	}
-	return func(ctx context.Context, dl delivery) outcome {
-		if done, err := set.done(dl.eventID); err != nil || done {
-			return outcomeOf(err, d, dl)
-		}
-		if _, err := d.pay.charge(ctx, parseCharge(dl.payload), ""); err != nil {
-			d.logf("event %s: %v; will retry", dl.eventID, err)
-			return retry
-		}
-		if err := set.mark(dl.eventID); err != nil {
-			return retry
-		}
 		return ack
 	}, nil
 }

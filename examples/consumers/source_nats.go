@@ -3,7 +3,6 @@ package consumers
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -34,20 +33,9 @@ func (s *natsSource) run(ctx context.Context, h handler, ready func()) error {
 	if err != nil {
 		return fmt.Errorf("bind to durable consumer %q of stream %q: %w", s.cfg.group, s.cfg.stream, err)
 	}
-	sem := make(chan struct{}, s.cfg.workers)
-	var wg sync.WaitGroup
+	workers := newPool(s.cfg.workers)
 	cc, err := cons.Consume(func(m jetstream.Msg) {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			return
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			s.process(ctx, m, h)
-		}()
+		workers.run(ctx, func() { s.process(ctx, m, h) })
 	}, jetstream.PullMaxMessages(2*s.cfg.workers))
 	if err != nil {
 		return fmt.Errorf("consume: %w", err)
@@ -55,7 +43,7 @@ func (s *natsSource) run(ctx context.Context, h handler, ready func()) error {
 	ready()
 	<-ctx.Done()
 	cc.Stop()
-	wg.Wait()
+	workers.wait()
 	return nil
 }
 

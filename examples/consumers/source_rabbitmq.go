@@ -3,7 +3,6 @@ package consumers
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
@@ -26,9 +25,8 @@ func (s *rabbitSource) run(ctx context.Context, h handler, ready func()) error {
 		return fmt.Errorf("connect to %s: %w", s.cfg.url, err)
 	}
 	defer conn.Close()
-	sem := make(chan struct{}, s.cfg.workers)
-	var wg sync.WaitGroup
-	defer wg.Wait()
+	workers := newPool(s.cfg.workers)
+	defer workers.wait()
 	for first := true; ctx.Err() == nil; first = false {
 		ch, err := conn.Channel()
 		if err != nil {
@@ -47,14 +45,14 @@ func (s *rabbitSource) run(ctx context.Context, h handler, ready func()) error {
 		if first {
 			ready()
 		}
-		s.consume(ctx, ch, msgs, sem, &wg, h)
+		s.consume(ctx, ch, msgs, workers, h)
 	}
 	return nil
 }
 
 // consume hands the channel's deliveries to workers until the channel
 // closes or ctx ends.
-func (s *rabbitSource) consume(ctx context.Context, ch *amqp.Channel, msgs <-chan amqp.Delivery, sem chan struct{}, wg *sync.WaitGroup, h handler) {
+func (s *rabbitSource) consume(ctx context.Context, ch *amqp.Channel, msgs <-chan amqp.Delivery, workers *pool, h handler) {
 	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
 	for {
 		select {
@@ -70,17 +68,9 @@ func (s *rabbitSource) consume(ctx context.Context, ch *amqp.Channel, msgs <-cha
 			if !ok {
 				return
 			}
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
+			if !workers.run(ctx, func() { s.process(ctx, d, h) }) {
 				return
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer func() { <-sem }()
-				s.process(ctx, d, h)
-			}()
 		}
 	}
 }
