@@ -48,8 +48,6 @@ type Broker struct {
 	parts      map[int32]*partition
 	rebalance  bool // answer heartbeats with REBALANCE_IN_PROGRESS until a member rejoins
 	rebalEvent string
-
-	closeOnce sync.Once
 }
 
 var _ brokers.Broker = (*Broker)(nil)
@@ -174,14 +172,17 @@ func (b *Broker) Arm(f brokers.Fault) error {
 
 // Close stops the cluster.
 func (b *Broker) Close() error {
-	b.closeOnce.Do(func() {
-		b.Stop()
-		if b.client != nil {
-			b.client.Close()
-		}
-		b.cluster.Close()
-	})
-	return nil
+	return b.Shutdown(func() error { return nil }, "",
+		func() error {
+			if b.client != nil {
+				b.client.Close()
+			}
+			return nil
+		},
+		func() error {
+			b.cluster.Close()
+			return nil
+		})
 }
 
 var errNoPartition = errors.New("no such partition")

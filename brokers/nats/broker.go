@@ -2,11 +2,9 @@ package nats
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -49,8 +47,6 @@ type Broker struct {
 
 	ids kit.IDs[uint64] // positions → event ids
 
-	closeOnce sync.Once
-	closeErr  error
 }
 
 var _ brokers.Broker = (*Broker)(nil)
@@ -164,24 +160,18 @@ func (b *Broker) publishNow(ctx context.Context, ev brokers.Event, dedup bool) (
 
 // Close stops the proxy and the server and removes the store directory.
 func (b *Broker) Close() error {
-	b.closeOnce.Do(func() {
-		var errs []error
-		b.Stop()
-		if b.proxy != nil {
-			errs = append(errs, b.proxy.Close())
-		}
-		b.WaitHolds()
-		if b.nc != nil {
-			b.nc.Close()
-		}
-		if b.srv != nil {
-			b.srv.Shutdown()
-			b.srv.WaitForShutdown()
-		}
-		if err := os.RemoveAll(b.dir); err != nil {
-			errs = append(errs, fmt.Errorf("nats: remove store directory: %w", err))
-		}
-		b.closeErr = errors.Join(errs...)
-	})
-	return b.closeErr
+	return b.Shutdown(b.proxy.Close, b.dir,
+		func() error {
+			if b.nc != nil {
+				b.nc.Close()
+			}
+			return nil
+		},
+		func() error {
+			if b.srv != nil {
+				b.srv.Shutdown()
+				b.srv.WaitForShutdown()
+			}
+			return nil
+		})
 }

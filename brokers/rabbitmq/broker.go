@@ -43,8 +43,6 @@ type Broker struct {
 
 	conns sync.Map // *tcpproxy.Conn → *connState
 
-	closeOnce sync.Once
-	closeErr  error
 }
 
 var _ brokers.Broker = (*Broker)(nil)
@@ -174,23 +172,17 @@ func (b *Broker) publishNow(ctx context.Context, ev brokers.Event, _ bool) (brok
 
 // Close stops the proxy and the node and removes the directory.
 func (b *Broker) Close() error {
-	b.closeOnce.Do(func() {
-		var errs []error
-		b.Stop()
-		if b.proxy != nil {
-			errs = append(errs, b.proxy.Close())
-		}
-		b.WaitHolds()
-		if b.conn != nil {
-			_ = b.conn.Close()
-		}
-		if b.node != nil {
-			errs = append(errs, b.node.stop())
-		}
-		if err := os.RemoveAll(b.dir); err != nil {
-			errs = append(errs, fmt.Errorf("rabbitmq: remove directory: %w", err))
-		}
-		b.closeErr = errors.Join(errs...)
-	})
-	return b.closeErr
+	return b.Shutdown(b.proxy.Close, b.dir,
+		func() error {
+			if b.conn != nil {
+				_ = b.conn.Close()
+			}
+			return nil
+		},
+		func() error {
+			if b.node == nil {
+				return nil
+			}
+			return b.node.stop()
+		})
 }

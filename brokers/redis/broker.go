@@ -2,7 +2,6 @@ package redis
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -51,8 +50,6 @@ type Broker struct {
 
 	ids kit.IDs[string] // positions → event ids
 
-	closeOnce sync.Once
-	closeErr  error
 }
 
 var _ brokers.Broker = (*Broker)(nil)
@@ -139,25 +136,19 @@ func (b *Broker) publishNow(ctx context.Context, ev brokers.Event, _ bool) (brok
 
 // Close stops the proxy and the server and removes the directory.
 func (b *Broker) Close() error {
-	b.closeOnce.Do(func() {
-		var errs []error
-		b.Stop()
-		if b.proxy != nil {
-			errs = append(errs, b.proxy.Close())
-		}
-		b.WaitHolds()
-		if b.client != nil {
-			_ = b.client.Close()
-		}
-		if b.server != nil {
+	return b.Shutdown(b.proxy.Close, b.dir,
+		func() error {
+			if b.client != nil {
+				_ = b.client.Close()
+			}
+			return nil
+		},
+		func() error {
+			if b.server == nil {
+				return nil
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			errs = append(errs, b.server.Stop(ctx))
-			cancel()
-		}
-		if err := os.RemoveAll(b.dir); err != nil {
-			errs = append(errs, fmt.Errorf("redis: remove directory: %w", err))
-		}
-		b.closeErr = errors.Join(errs...)
-	})
-	return b.closeErr
+			defer cancel()
+			return b.server.Stop(ctx)
+		})
 }

@@ -2,7 +2,9 @@ package kit
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -36,6 +38,9 @@ type Core struct {
 	life   context.Context
 	cancel context.CancelFunc
 	holds  sync.WaitGroup
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Init sets the core up: publish stores one event on the broker.
@@ -155,4 +160,26 @@ func Timeout(ctx context.Context, fallback time.Duration) time.Duration {
 		return time.Until(d)
 	}
 	return fallback
+}
+
+// Shutdown closes the broker once; later calls return the first call's
+// result. It stops the core (no more publishes, holds ended), runs
+// stopProxy (so that no new hold starts), waits for the holds, runs each
+// of stops in order (clients, then servers), and removes dir, if any.
+func (c *Core) Shutdown(stopProxy func() error, dir string, stops ...func() error) error {
+	c.closeOnce.Do(func() {
+		c.Stop()
+		errs := []error{stopProxy()}
+		c.WaitHolds()
+		for _, stop := range stops {
+			errs = append(errs, stop())
+		}
+		if dir != "" {
+			if err := os.RemoveAll(dir); err != nil {
+				errs = append(errs, fmt.Errorf("%s: remove the temporary directory: %w", c.spec.Name, err))
+			}
+		}
+		c.closeErr = errors.Join(errs...)
+	})
+	return c.closeErr
 }

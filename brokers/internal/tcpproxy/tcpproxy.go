@@ -196,8 +196,11 @@ func (p *Proxy) CloseConns() {
 }
 
 // Close stops accepting, closes every connection and waits for the pipes
-// to return.
+// to return. A nil Proxy closes as nothing.
 func (p *Proxy) Close() error {
+	if p == nil {
+		return nil
+	}
 	p.mu.Lock()
 	p.closed = true
 	p.mu.Unlock()
