@@ -37,15 +37,7 @@ func TestCrashAfterEffect(t *testing.T) {
 	forEach(t, map[string]int{
 		"correct": 1, "memory": 2, "mark-first": 1, "check-then-insert": 2, "ack-first": 1, "none": 2,
 	}, func(t *testing.T, kind, profile string) int {
-		r := newRig(t, kind, profile)
-		m := r.start("a", 1, false)
-		ev, marker := r.event()
-		dead := r.killOnCharge(m, marker)
-		r.publish(ev)
-		r.await(dead, "the crash after the charge")
-		r.restart(m)
-		r.waitAcked(ev, 1)
-		return r.charges(marker)
+		return crash(t, kind, profile, (*rig).killOnCharge)
 	})
 }
 
@@ -55,16 +47,23 @@ func TestCrashBeforeEffect(t *testing.T) {
 	forEach(t, map[string]int{
 		"correct": 1, "memory": 1, "mark-first": 0, "check-then-insert": 1, "ack-first": 0, "none": 1,
 	}, func(t *testing.T, kind, profile string) int {
-		r := newRig(t, kind, profile)
-		m := r.start("a", 1, false)
-		ev, marker := r.event()
-		dead := r.killBeforeCharge(m, marker)
-		r.publish(ev)
-		r.await(dead, "the crash before the charge")
-		r.restart(m)
-		r.waitAcked(ev, 1)
-		return r.charges(marker)
+		return crash(t, kind, profile, (*rig).killBeforeCharge)
 	})
+}
+
+// crash publishes one event, lets kill crash the consumer at its point,
+// restarts the consumer and returns the event's charges once the broker
+// has seen it acked.
+func crash(t *testing.T, kind, profile string, kill func(*rig, *member, string) <-chan struct{}) int {
+	r := newRig(t, kind, profile)
+	m := r.start("a", 1, false)
+	ev, marker := r.event()
+	dead := kill(r, m, marker)
+	r.publish(ev)
+	r.await(dead, "the crash")
+	r.restart(m)
+	r.waitAcked(ev, 1)
+	return r.charges(marker)
 }
 
 // A producer that retried its publish without a de-duplication header:
