@@ -38,6 +38,28 @@
 // acked, dropped acks) so that a finding can say how the duplicate came
 // about.
 //
+// # Faults by broker
+//
+// A duplicate publish (PublishAgain without dedup) and Reorder work on
+// every broker; a crash of the consumer needs nothing armed. The rest:
+//
+//   - nats: DropAck (the proxy swallows the $JS.ACK publish; redelivered
+//     after AckWait), DelayAck (held until redelivered, then passed on),
+//     and PublishAgain with dedup (Nats-Msg-Id: JetStream drops it).
+//   - kafka: DropAck (the offset commit is answered as stored and not
+//     stored; redelivered at the next rebalance or restart) and Rebalance
+//     (heartbeats answered REBALANCE_IN_PROGRESS once the event was
+//     fetched).
+//   - redis: DropAck (XACK rewritten to ack 0-0; the entry stays pending
+//     until a member claims it) and DelayAck (the same, then the broker
+//     acks it once claimed).
+//   - rabbitmq: DropAck (basic.ack not passed on; the consumer timeout
+//     closes the channel and requeues) and DelayAck (held; lost if the
+//     node closed the channel meanwhile).
+//
+// Capabilities says the same at run time, and Arm refuses the rest with
+// ErrUnsupported and the reason.
+//
 // # Events on the wire
 //
 // Every message carries the event id in the header (or Redis stream field)
