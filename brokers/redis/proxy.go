@@ -25,13 +25,12 @@ type connState struct {
 func (s *connState) push(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// A subscribed or monitoring connection gets replies that answer no
+	// command. (CLIENT REPLY OFF would break the pairing too; no consumer
+	// library sends it.)
 	switch name {
-	case "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "MONITOR", "CLIENT":
-		// CLIENT REPLY OFF/SKIP would also break the pairing; the other
-		// CLIENT subcommands are harmless but rare enough to give up on.
-		if name != "CLIENT" {
-			s.unpaired = true
-		}
+	case "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "MONITOR":
+		s.unpaired = true
 	}
 	s.pending = append(s.pending, name)
 }

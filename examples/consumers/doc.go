@@ -14,8 +14,8 @@
 // carries the harness's marker and is charged verbatim. A payload that is
 // not such an object is charged 100 with the whole payload as its
 // description, so that any payload carrying a marker works. A message
-// without an event id is dropped (terminated or committed) with a line on
-// stderr.
+// without an event id is dropped (NATS: terminated, Kafka: committed,
+// Redis: acked, RabbitMQ: rejected) with a line on stderr.
 //
 // The consumer charges with POST {{payments}}/v1/charges. A charge that
 // fails (any non-2xx, a transport error) leaves the event unprocessed:
