@@ -3,71 +3,7 @@ package harness
 import (
 	"fmt"
 	"sort"
-	"strings"
 )
-
-// ScoreChange says how a target's score moved since a baseline.
-type ScoreChange string
-
-// The score changes; ScoreUnknown when either score is partial.
-const (
-	ScoreSame    ScoreChange = "same"
-	ScoreLower   ScoreChange = "lower"
-	ScoreHigher  ScoreChange = "higher"
-	ScoreUnknown ScoreChange = "unknown"
-)
-
-// FindingKey identifies a finding across runs: its check, operation and
-// cause (the fault it was found under, or none). Messages are not part of
-// it: they quote keys and ids that differ from run to run.
-type FindingKey struct {
-	Check     string   `json:"check"`
-	Operation string   `json:"operation,omitempty"`
-	Fault     string   `json:"fault,omitempty"`
-	Severity  Severity `json:"severity"`
-	// Message is the first such finding's message, for people.
-	Message string `json:"message"`
-}
-
-// String is the key as "check operation [fault]".
-func (k FindingKey) String() string {
-	s := k.Check
-	if k.Operation != "" {
-		s += " " + k.Operation
-	}
-	if k.Fault != "" {
-		s += " [" + k.Fault + "]"
-	}
-	return s
-}
-
-func (k FindingKey) id() string { return k.Check + "\x00" + k.Operation + "\x00" + k.Fault }
-
-func findingKey(f Finding) FindingKey {
-	return FindingKey{Check: f.Check, Operation: f.Operation, Fault: f.Fault, Severity: f.Severity, Message: f.Message}
-}
-
-// TargetDiff is how a target compares with the same target in a baseline:
-// its findings new, fixed (in the baseline, gone now) and still present,
-// each listed once per check, operation and cause, and its score.
-type TargetDiff struct {
-	BaselineScore int          `json:"baseline_score"`
-	ScoreChange   ScoreChange  `json:"score_change"`
-	New           []FindingKey `json:"new"`
-	Fixed         []FindingKey `json:"fixed"`
-	Still         []FindingKey `json:"still"`
-}
-
-// isNew reports whether f is one of the diff's new findings.
-func (d *TargetDiff) isNew(f Finding) bool {
-	id := findingKey(f).id()
-	for _, k := range d.New {
-		if k.id() == id {
-			return true
-		}
-	}
-	return false
-}
 
 // CheckBaseline says why base cannot be a baseline for a run made as meta
 // describes, or nil: it must be a whole run, not one shard of it, and come
@@ -146,7 +82,7 @@ func diff(b, t *TargetResult) *TargetDiff {
 		}
 	}
 	for _, l := range [][]FindingKey{d.New, d.Fixed, d.Still} {
-		sort.SliceStable(l, func(i, j int) bool { return severityRank[l[i].Severity] > severityRank[l[j].Severity] })
+		sort.SliceStable(l, func(i, j int) bool { return l[i].Severity.Rank() > l[j].Severity.Rank() })
 	}
 	return d
 }
@@ -160,29 +96,15 @@ type keySet struct {
 func findingKeys(fs []Finding) keySet {
 	s := keySet{byID: map[string]FindingKey{}}
 	for _, f := range fs {
-		k := findingKey(f)
-		prev, ok := s.byID[k.id()]
+		k := f.Key()
+		prev, ok := s.byID[k.ID()]
 		switch {
 		case !ok:
-			s.order = append(s.order, k.id())
-			s.byID[k.id()] = k
-		case severityRank[k.Severity] > severityRank[prev.Severity]:
-			s.byID[k.id()] = k
+			s.order = append(s.order, k.ID())
+			s.byID[k.ID()] = k
+		case k.Severity.Rank() > prev.Severity.Rank():
+			s.byID[k.ID()] = k
 		}
 	}
 	return s
-}
-
-// Summary says the diff in a few words, e.g. "2 new, 1 fixed, 3 still
-// present; score 1 (same)".
-func (d *TargetDiff) Summary() string {
-	parts := []string{fmt.Sprintf("%d new", len(d.New)), fmt.Sprintf("%d fixed", len(d.Fixed)), fmt.Sprintf("%d still present", len(d.Still))}
-	s := strings.Join(parts, ", ")
-	switch d.ScoreChange {
-	case ScoreUnknown:
-		return s + "; score not comparable (partial)"
-	case ScoreSame:
-		return s + fmt.Sprintf("; score as in the baseline (%d)", d.BaselineScore)
-	}
-	return s + fmt.Sprintf("; score %s than the baseline's %d", d.ScoreChange, d.BaselineScore)
 }

@@ -36,7 +36,7 @@ func evalCrashRecovery(r *Record) ([]Finding, bool) {
 	var fs []Finding
 	applicable := false
 	for _, in := range intentsByRole(r, keyedRoles...) {
-		if !in.Mutating || in.Owner() != CheckCrashRecovery {
+		if !in.Mutating || owner(in) != CheckCrashRecovery {
 			continue
 		}
 		applicable = true
@@ -70,7 +70,7 @@ func evalDownstream(r *Record) ([]Finding, bool) {
 	var fs []Finding
 	applicable := false
 	for _, in := range intentsByRole(r, keyedRoles...) {
-		if !in.Mutating || in.Owner() != CheckDownstream {
+		if !in.Mutating || owner(in) != CheckDownstream {
 			continue
 		}
 		applicable = true

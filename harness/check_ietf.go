@@ -141,7 +141,7 @@ func evalIETFDraft(r *Record) ([]Finding, bool) {
 	// (d) A retry with the same key and payload after a success: the first
 	// reply again, its status and its result.
 	for _, in := range intentsByRole(r, RolePlain) {
-		if in.Owner() != CheckRetrySequential || len(in.Attempts) < 2 || !in.Mutating {
+		if owner(in) != CheckRetrySequential || len(in.Attempts) < 2 || !in.Mutating {
 			continue
 		}
 		a0 := in.Attempts[0]

@@ -28,7 +28,7 @@ func evalRetrySequential(r *Record) ([]Finding, bool) {
 	var fs []Finding
 	applicable := false
 	for _, in := range intentsByRole(r, keyedRoles...) {
-		if in.Owner() != CheckRetrySequential || len(in.Attempts) < 2 || !in.Mutating {
+		if owner(in) != CheckRetrySequential || len(in.Attempts) < 2 || !in.Mutating {
 			continue
 		}
 		applicable = true
@@ -67,7 +67,7 @@ func evalRetryAfterFault(r *Record) ([]Finding, bool) {
 	var fs []Finding
 	applicable := false
 	for _, in := range intentsByRole(r, keyedRoles...) {
-		if !in.Mutating || in.Owner() != CheckRetryAfterFault {
+		if !in.Mutating || owner(in) != CheckRetryAfterFault {
 			continue
 		}
 		applicable = true

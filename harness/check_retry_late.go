@@ -6,16 +6,6 @@ import (
 	"time"
 )
 
-// The roles of retry.late's intents.
-const (
-	// RoleLate: an intent retried with its key after other keys and time
-	// went by.
-	RoleLate Role = "late"
-	// RoleFiller: an intent with a fresh key sent only to come between
-	// an intent and its late retry.
-	RoleFiller Role = "filler"
-)
-
 var retryLate = Invariant{
 	ID:       CheckRetryLate,
 	Property: "a key is remembered long after its request: a retry after many other keys, or after a delay, causes no second effect",

@@ -5,26 +5,6 @@ import (
 	"strings"
 )
 
-// Gate is the verdict a run was held to, kept in the result so that every
-// report says what the exit code says.
-type Gate struct {
-	// MinScore is the score every target had to reach (--min-score).
-	MinScore int `json:"min_score"`
-	// Baseline is the earlier result the run was compared with (--baseline),
-	// if any: then only what is new fails the gate.
-	Baseline string `json:"baseline,omitempty"`
-	// Met says whether every target met the gate.
-	Met bool `json:"met"`
-	// Reason says why, in one sentence.
-	Reason string `json:"reason"`
-}
-
-// TargetGate is one target's part of the gate.
-type TargetGate struct {
-	Met    bool   `json:"met"`
-	Reason string `json:"reason"`
-}
-
 // GateSeverity is the least severe finding that keeps a target below
 // minScore: the severity the rubric's level minScore forbids (critical for
 // 0 and 1, major for 2, minor for 3). A partial score, or a comparison
@@ -42,15 +22,15 @@ func GateSeverity(minScore int) Severity {
 
 // failsGate reports whether f fails a gate of minScore by itself.
 func failsGate(f Finding, minScore int) bool {
-	return severityRank[f.Severity] >= severityRank[GateSeverity(minScore)]
+	return f.Severity.Rank() >= GateSeverity(minScore).Rank()
 }
 
-// MarkPartial marks the score of every target as partial when the run was
+// MarkPartial marks the score of every target of r as partial when the run was
 // restricted (Meta.Only) to fewer checks than the rubric needs for it: such
 // a score is not computed, since a check that did not run would show
 // nothing either way. Merge calls it after re-scoring; a caller that sets
 // Meta.Only after Verify calls it itself.
-func (r *Result) MarkPartial() {
+func MarkPartial(r *Result) {
 	if len(r.Meta.Only) == 0 {
 		return
 	}
@@ -90,7 +70,7 @@ func markPartial(t *TargetResult, only []string) {
 	}
 }
 
-// ApplyGate judges every target against minScore and sets Result.Gate and
+// ApplyGate judges every target of r against minScore and sets Result.Gate and
 // each TargetResult.Gate. A target meets the gate when:
 //
 //   - without a baseline, its score is at least minScore and it has no
@@ -103,7 +83,7 @@ func markPartial(t *TargetResult, only []string) {
 //     judged as without one.
 //
 // A target the harness could not test does not meet it.
-func (r *Result) ApplyGate(minScore int, baseline string) {
+func ApplyGate(r *Result, minScore int, baseline string) {
 	g := &Gate{MinScore: minScore, Baseline: baseline, Met: true}
 	var failed []string
 	for i := range r.Targets {
@@ -137,7 +117,7 @@ func judge(t *TargetResult, minScore int) *TargetGate {
 	if d != nil {
 		findings = nil
 		for _, f := range t.Findings {
-			if d.isNew(f) {
+			if d.IsNew(f) {
 				findings = append(findings, f)
 			}
 		}
@@ -148,7 +128,7 @@ func judge(t *TargetResult, minScore int) *TargetGate {
 	}
 	for _, f := range findings {
 		if f.Severity == Critical || (t.Score.Partial || d != nil) && failsGate(f, minScore) {
-			return &TargetGate{Reason: fmt.Sprintf("a %s%s finding (%s)", newWord, f.Severity, findingKey(f).String())}
+			return &TargetGate{Reason: fmt.Sprintf("a %s%s finding (%s)", newWord, f.Severity, f.Key().String())}
 		}
 	}
 	switch {

@@ -34,7 +34,7 @@ func TestGate(t *testing.T) {
 	} {
 		t.Run(tc.why, func(t *testing.T) {
 			res := &harness.Result{Targets: []harness.TargetResult{tc.t}}
-			res.ApplyGate(tc.minScore, "")
+			harness.ApplyGate(res, tc.minScore, "")
 			require.NotNil(t, res.Gate)
 			assert.Equal(t, tc.met, res.Gate.Met)
 			assert.Equal(t, tc.minScore, res.Gate.MinScore)
@@ -54,15 +54,15 @@ func TestPartialScore(t *testing.T) {
 		target("clean", 0),
 		target("minor", 0, finding(harness.CheckKeyRequired, "op", "", harness.Minor)),
 	}}
-	res.MarkPartial()
+	harness.MarkPartial(res)
 	for _, tr := range res.Targets {
 		assert.True(t, tr.Score.Partial, tr.Name)
 		assert.Contains(t, tr.Score.Reason, "only key.required ran (--only)")
 		assert.NotContains(t, tr.Score.Reason, "score 0")
 	}
-	res.ApplyGate(1, "")
+	harness.ApplyGate(res, 1, "")
 	assert.True(t, res.Gate.Met, "a minor finding does not keep a target below 1: %s", res.Gate.Reason)
-	res.ApplyGate(3, "")
+	harness.ApplyGate(res, 3, "")
 	assert.False(t, res.Gate.Met, "a minor finding keeps a target below 3")
 	assert.True(t, res.Targets[0].Gate.Met, "no finding: a partial score does not fail by itself")
 	assert.Equal(t, "minor: a minor finding (key.required op)", res.Gate.Reason)
@@ -71,7 +71,7 @@ func TestPartialScore(t *testing.T) {
 	for _, c := range harness.Checks() {
 		all.Meta.Only = append(all.Meta.Only, c.ID)
 	}
-	all.MarkPartial()
+	harness.MarkPartial(all)
 	assert.False(t, all.Targets[0].Score.Partial, "every check ran: the score is whole")
 }
 
@@ -93,7 +93,7 @@ func TestBaseline(t *testing.T) {
 		target("added", 2, fixed),
 	}}
 	require.NoError(t, harness.Compare(base, cur))
-	cur.ApplyGate(3, "old/result.json")
+	harness.ApplyGate(cur, 3, "old/result.json")
 
 	same := cur.Targets[0]
 	require.NotNil(t, same.Baseline)
@@ -125,7 +125,7 @@ func TestBaseline(t *testing.T) {
 	// A lower score alone fails, even with no new finding.
 	lower := &harness.Result{Meta: base.Meta, Targets: []harness.TargetResult{target("same", 0, old)}}
 	require.NoError(t, harness.Compare(base, lower))
-	lower.ApplyGate(1, "b")
+	harness.ApplyGate(lower, 1, "b")
 	assert.Equal(t, "same: score 0, lower than the baseline's 1", lower.Gate.Reason)
 }
 

@@ -67,14 +67,14 @@ func Check(t TB, spec Spec, opts ...Option) {
 	// One Verify runs the probes and the trials, as idemcheck run does:
 	// the trials of a target that can have an instance of its own run
 	// while the probes' late retries wait.
-	res, err := Verify(context.Background(), []Spec{spec}, append(append([]Option(nil), opts...), WithTrials(trials))...)
+	res, trialsFailed, err := verify(context.Background(), []Spec{spec}, append(append([]Option(nil), opts...), WithTrials(trials)))
 	if err != nil {
 		t.Fatalf("idemcheck: %v", err)
 		return
 	}
 	tr := res.Targets[0]
 	var trialErr string
-	if tr.trialsFailed {
+	if trialsFailed[0] {
 		// The probes' record is whole: report it, and the trials' error
 		// in their subtest.
 		trialErr, tr.Error, tr.Scenario = tr.Error, "", nil

@@ -63,7 +63,7 @@ func Merge(results ...*Result) (*Result, error) {
 		}
 		out.Targets = append(out.Targets, *t)
 	}
-	out.MarkPartial() // a run restricted by --only stays partial when re-scored
+	MarkPartial(out) // a run restricted by --only stays partial when re-scored
 	return out, nil
 }
 

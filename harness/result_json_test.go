@@ -23,7 +23,7 @@ func TestResultRoundTrip(t *testing.T) {
 	require.NotEmpty(t, res.Targets[0].Findings, "a flawed target, so that findings make the trip")
 	// The gate and a comparison with a baseline make the trip too.
 	require.NoError(t, harness.Compare(res, res))
-	res.ApplyGate(harness.DefaultMinScore, "old/result.json")
+	harness.ApplyGate(res, harness.DefaultMinScore, "old/result.json")
 	require.NotNil(t, res.Targets[0].Baseline)
 
 	var first bytes.Buffer

@@ -32,8 +32,6 @@ func Rubric() []Level {
 	return levels
 }
 
-var severityRank = map[Severity]int{Critical: 3, Major: 2, Minor: 1}
-
 // Score evaluates tr.Record, fills tr.Checks and tr.Findings, and sets
 // tr.Score; a record the checks cannot judge sets tr.Error instead.
 func Score(tr *TargetResult) {
@@ -124,7 +122,7 @@ func score(checks []CheckResult, findings []Finding, notApplicable []string) Sco
 	level := 0
 	for _, l := range Rubric() {
 		for i, f := range findings {
-			if severityRank[f.Severity] >= severityRank[l.Forbids] {
+			if f.Severity.Rank() >= l.Forbids.Rank() {
 				return ScoreResult{Level: level, Reason: reason(level, l), Next: &Gap{
 					Level: l.Level, Condition: l.Condition, Check: f.Check, Finding: i, Message: f.Message,
 				}}

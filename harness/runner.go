@@ -24,17 +24,25 @@ import (
 // it. A target that cannot be started or tested gets an Error in its
 // TargetResult; Verify itself fails only on a cancelled context.
 func Verify(ctx context.Context, specs []Spec, opts ...Option) (*Result, error) {
+	res, _, err := verify(ctx, specs, opts)
+	return res, err
+}
+
+// verify is Verify, and says for each target whether its Error is the
+// generated trials' (a trial could not run), the probes' record being
+// whole: Check reports the two apart.
+func verify(ctx context.Context, specs []Spec, opts []Option) (*Result, []bool, error) {
 	var o Options
 	for _, fn := range opts {
 		fn(&o)
 	}
 	o.fill()
 	if o.Shards > 1 && (o.Shard < 1 || o.Shard > o.Shards) {
-		return nil, fmt.Errorf("shard %d/%d: expected 1 ≤ i ≤ n", o.Shard, o.Shards)
+		return nil, nil, fmt.Errorf("shard %d/%d: expected 1 ≤ i ≤ n", o.Shard, o.Shards)
 	}
 	for _, id := range o.Checks {
 		if !KnownCheck(id) {
-			return nil, fmt.Errorf("unknown check %q", id)
+			return nil, nil, fmt.Errorf("unknown check %q", id)
 		}
 	}
 	res := &Result{Schema: ResultSchema, Seed: o.Seed, Nonce: o.Nonce, Started: time.Now().UTC()}
@@ -42,6 +50,7 @@ func Verify(ctx context.Context, specs []Spec, opts ...Option) (*Result, error) 
 		res.Meta.Shard = fmt.Sprintf("%d/%d", o.Shard, o.Shards)
 	}
 	res.Targets = make([]TargetResult, len(specs))
+	trialsFailed := make([]bool, len(specs))
 	sem := make(chan struct{}, o.Parallel)
 	var wg sync.WaitGroup
 	var progMu sync.Mutex
@@ -65,7 +74,7 @@ func Verify(ctx context.Context, specs []Spec, opts ...Option) (*Result, error) 
 			}
 			defer func() { <-sem }()
 			progress("%s: started", spec.Name)
-			res.Targets[i] = runTarget(ctx, spec, o, func(line string) { progress("%s", line) })
+			res.Targets[i], trialsFailed[i] = runTarget(ctx, spec, o, func(line string) { progress("%s", line) })
 			tr := &res.Targets[i]
 			if tr.Error != "" {
 				progress("%s: could not be tested: %s", spec.Name, tr.Error)
@@ -77,9 +86,9 @@ func Verify(ctx context.Context, specs []Spec, opts ...Option) (*Result, error) 
 	wg.Wait()
 	res.Duration = time.Since(res.Started)
 	if err := ctx.Err(); err != nil {
-		return res, err
+		return res, trialsFailed, err
 	}
-	return res, nil
+	return res, trialsFailed, nil
 }
 
 // targetSeed derives a target's seed from the run's, so that adding a
@@ -90,7 +99,7 @@ func targetSeed(seed uint64, name string) uint64 {
 	return seed ^ h.Sum64()
 }
 
-func runTarget(ctx context.Context, spec Spec, o Options, progress func(string)) (tr TargetResult) {
+func runTarget(ctx context.Context, spec Spec, o Options, progress func(string)) (tr TargetResult, trialsFailed bool) {
 	start := time.Now()
 	var early *earlyTrials
 	defer func() {
@@ -118,13 +127,13 @@ func runTarget(ctx context.Context, spec Spec, o Options, progress func(string))
 	tr, sp := probeTarget(ctx, spec, o, onTails)
 	if tr.Error != "" || tr.Record == nil {
 		early.abandon()
-		return tr
+		return tr, false
 	}
 	if msg := untestable(tr.Record); msg != "" {
 		// No trial can tell more about a target the probes could not test.
 		early.abandon()
 		tr.Error = msg + keyFormatHint(tr.Record, spec.KeyFormat)
-		return tr
+		return tr, false
 	}
 	if wantTrials {
 		_, known := Evaluate(tr.Record)
@@ -142,13 +151,13 @@ func runTarget(ctx context.Context, spec Spec, o Options, progress func(string))
 				tr.Error = "interrupted: " + ctx.Err().Error()
 			} else {
 				tr.Error = "generated trials: " + err.Error()
-				tr.trialsFailed = true
+				trialsFailed = true
 			}
-			return tr
+			return tr, trialsFailed
 		}
 	}
 	Score(&tr)
-	return tr
+	return tr, false
 }
 
 // earlyTrials are generated trials started before the probes' tails were

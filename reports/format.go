@@ -18,7 +18,7 @@ type Options struct {
 	Findings int
 	// MinScore is the score the run was gated on (--min-score); the
 	// Markdown and HTML reports mark the targets below it. A result that
-	// carries no gate (harness.Result.ApplyGate) is judged against it.
+	// carries no gate (harness.ApplyGate) is judged against it.
 	MinScore int
 	// Color colours the text report's scores and severities (for a
 	// terminal that wants colour; never for a file).

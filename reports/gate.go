@@ -8,12 +8,12 @@ import (
 )
 
 // withGate makes sure res carries a gate: the one the run applied
-// (harness.Result.ApplyGate), or else, for a result rendered straight from
+// (harness.ApplyGate), or else, for a result rendered straight from
 // harness.Verify, the gate of o.MinScore. res must be the renderer's own
 // copy (see cleaned): it is changed in place.
 func withGate(res *harness.Result, o Options) *harness.Result {
 	if res != nil && res.Gate == nil {
-		res.ApplyGate(o.MinScore, "")
+		harness.ApplyGate(res, o.MinScore, "")
 	}
 	return res
 }

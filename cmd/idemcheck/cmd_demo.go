@@ -96,7 +96,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // and reached --min-score, which is 0 unless given (a higher one shows
 // what a gate would fail).
 func demoGate(res *harness.Result, minScore int, expected map[string]int) {
-	res.ApplyGate(minScore, "")
+	harness.ApplyGate(res, minScore, "")
 	g := &harness.Gate{MinScore: minScore, Met: true}
 	var off []string
 	for i := range res.Targets {

@@ -99,7 +99,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			fmt.Fprintf(stderr, "%s: the saved trial %s\n%s", t.Name, state, r.Trial)
 		}
 	}
-	res.ApplyGate(c.minScore, "")
+	harness.ApplyGate(res, c.minScore, "")
 	replayGate(res, stillFail)
 	if err := c.emit(res, formats, stdout, reports.Options{}); err != nil {
 		return err

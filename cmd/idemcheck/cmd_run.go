@@ -109,7 +109,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if res != nil {
 		res.Meta = meta
-		res.MarkPartial()
+		harness.MarkPartial(res)
 		if err := applyGate(res, c.minScore, base); err != nil {
 			return err
 		}

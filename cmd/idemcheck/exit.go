@@ -7,7 +7,7 @@ import (
 
 // The exit codes, in one table.
 const (
-	exitOK          = 0   // every target met the gate (see harness.Result.ApplyGate)
+	exitOK          = 0   // every target met the gate (see harness.ApplyGate)
 	exitBelow       = 1   // one did not
 	exitUsage       = 2   // bad usage or configuration, detected before anything ran
 	exitHarness     = 3   // the harness could not do its job

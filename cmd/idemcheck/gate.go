@@ -53,7 +53,7 @@ func applyGate(res *harness.Result, minScore int, base *harness.Result) error {
 		}
 		src = base.Source
 	}
-	res.ApplyGate(minScore, src)
+	harness.ApplyGate(res, minScore, src)
 	return nil
 }
 
@@ -106,7 +106,7 @@ func gateNote(w io.Writer, res *harness.Result) {
 
 // partialProgress passes progress lines on, saying "partial score" where a
 // target's line gives the score of a run restricted by --only: that
-// number judges only the checks that ran (see harness.Result.MarkPartial).
+// number judges only the checks that ran (see harness.MarkPartial).
 type partialProgress struct {
 	w     io.Writer
 	names map[string]bool

@@ -40,7 +40,7 @@ func FuzzReadResult(f *testing.F) {
 		if err := harness.Compare(res, merged); err != nil {
 			t.Fatalf("a result is a baseline of its own re-scoring: %v", err)
 		}
-		merged.ApplyGate(3, "baseline.json")
+		harness.ApplyGate(merged, 3, "baseline.json")
 		for _, fm := range reports.Formats() {
 			_ = fm.Render(io.Discard, merged, reports.Options{})
 		}

@@ -1,26 +1,11 @@
-package harness
+package record
 
 import (
 	"time"
-
-	"github.com/idemcheck/idemcheck/fakes"
 )
 
 // ResultSchema names the version of the Result encoding.
 const ResultSchema = "idemcheck.result/v1"
-
-// Severity ranks a finding by the rubric level it forbids.
-type Severity string
-
-// The severities, from the worst.
-const (
-	// Critical: a duplicated, lost or merged side effect (score 0).
-	Critical Severity = "critical"
-	// Major: replies that hide or misstate what happened (score at most 1).
-	Major Severity = "major"
-	// Minor: no enforcement or dry-run at framework level (score at most 2).
-	Minor Severity = "minor"
-)
 
 // Status is a check's verdict on a target.
 type Status string
@@ -32,31 +17,6 @@ const (
 	StatusSkip Status = "skip"
 )
 
-// Finding is one violated property, with its evidence.
-type Finding struct {
-	Check     string   `json:"check"`
-	Severity  Severity `json:"severity"`
-	Operation string   `json:"operation,omitempty"`
-	Fault     string   `json:"fault,omitempty"`
-	Message   string   `json:"message"`
-	Evidence  Evidence `json:"evidence"`
-	// Trial is true when a generated trial found it: the minimal
-	// counterexample is the target's Scenario.Counterexample.
-	Trial bool `json:"trial,omitempty"`
-	// Flaky is true when replaying its counterexample did not fail the same
-	// way.
-	Flaky bool `json:"flaky,omitempty"`
-	// Replay is a command that reproduces it, when the caller knows one.
-	Replay string `json:"replay,omitempty"`
-}
-
-// Evidence is what shows a finding: the intents involved, with all their
-// attempts, and the ledger rows attributed to them.
-type Evidence struct {
-	Intents []Intent       `json:"intents,omitempty"`
-	Effects []fakes.Effect `json:"effects,omitempty"`
-}
-
 // CheckResult is one check's verdict on one target.
 type CheckResult struct {
 	ID     string `json:"id"`
@@ -64,6 +24,11 @@ type CheckResult struct {
 	// Note says why a check was skipped, or sums up what it judged.
 	Note string `json:"note,omitempty"`
 }
+
+// TopScore is the rubric's highest level: a score goes from 0 to
+// TopScore, and a finding's severity forbids one of its levels 1 to
+// TopScore.
+const TopScore = 3
 
 // ScoreResult is a target's rubric level and the reason for it.
 type ScoreResult struct {
@@ -102,16 +67,12 @@ type TargetResult struct {
 	// Scenario is what generated trials showed, when any ran.
 	Scenario *ScenarioResult `json:"scenario,omitempty"`
 	// Gate is whether this target met the run's gate, and why (see
-	// Result.ApplyGate); nil until a gate is applied.
+	// harness.ApplyGate); nil until a gate is applied.
 	Gate *TargetGate `json:"gate,omitempty"`
 	// Baseline is how this target compares with the same target in an
-	// earlier result (see Compare); nil without a baseline, or when the
+	// earlier result (see harness.Compare); nil without a baseline, or when the
 	// baseline did not have the target.
 	Baseline *TargetDiff `json:"baseline,omitempty"`
-
-	// trialsFailed says that Error is the generated trials' (a trial
-	// could not run): the probes' record is whole.
-	trialsFailed bool
 }
 
 // Result is a whole run: the record of every target plus the verdicts.
@@ -129,7 +90,7 @@ type Result struct {
 	Duration time.Duration  `json:"duration_ns"`
 	Targets  []TargetResult `json:"targets"`
 	// Gate is the verdict the run was held to: the one its exit code
-	// gives; nil until a gate is applied (see ApplyGate).
+	// gives; nil until a gate is applied (see harness.ApplyGate).
 	Gate *Gate `json:"gate,omitempty"`
 	// Source is the file the result was read from (ReadResultFile), if any.
 	Source string `json:"-"`

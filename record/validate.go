@@ -1,4 +1,4 @@
-package harness
+package record
 
 import "fmt"
 
@@ -9,7 +9,7 @@ import "fmt"
 // out of range. The error names the field, e.g.
 // "targets[0].record.intents[3].attempts[1].n: 7, expected 2".
 func (r *Result) Validate() error {
-	top := len(Rubric())
+	top := TopScore
 	for i := range r.Targets {
 		t := &r.Targets[i]
 		at := fmt.Sprintf("targets[%d]", i)

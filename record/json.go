@@ -1,4 +1,4 @@
-package harness
+package record
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 const ResultFile = "result.json"
 
 // WriteJSON writes r itself, history and ledger included, indented: the
-// raw result that ReadResult reads back and Merge re-scores.
+// raw result that ReadResult reads back and harness.Merge re-scores.
 func (r *Result) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -22,7 +22,8 @@ func (r *Result) WriteJSON(w io.Writer) error {
 }
 
 // ReadResultFile reads the raw result at path (see ReadResult); the
-// result remembers path as its Source, which Merge names in its errors.
+// result remembers path as its Source, which harness.Merge names in its
+// errors.
 func ReadResultFile(path string) (*Result, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
