@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/harness"
 )
 
@@ -54,7 +55,7 @@ func TestPartialScore(t *testing.T) {
 		target("clean", 0),
 		target("minor", 0, finding(harness.CheckKeyRequired, "op", "", harness.Minor)),
 	}}
-	harness.MarkPartial(res)
+	checks.MarkPartial(res)
 	for _, tr := range res.Targets {
 		assert.True(t, tr.Score.Partial, tr.Name)
 		assert.Contains(t, tr.Score.Reason, "only key.required ran (--only)")
@@ -71,7 +72,7 @@ func TestPartialScore(t *testing.T) {
 	for _, c := range harness.Checks() {
 		all.Meta.Only = append(all.Meta.Only, c.ID)
 	}
-	harness.MarkPartial(all)
+	checks.MarkPartial(all)
 	assert.False(t, all.Targets[0].Score.Partial, "every check ran: the score is whole")
 }
 

@@ -2,10 +2,12 @@ package harness
 
 import (
 	"fmt"
+	"sort"
 	"sync"
 	"time"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // This file is the one interpreter of probes: the fixed probes the checks
@@ -484,4 +486,13 @@ func retryable(rep Reply) bool {
 		return true
 	}
 	return false
+}
+
+func sortedInputNames(op record.Operation) []string {
+	names := make([]string, 0, len(op.Inputs))
+	for n := range op.Inputs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/checks"
 )
 
 // Merge puts the shards of one run (idemcheck run --shard i/n, with the
@@ -63,7 +65,7 @@ func Merge(results ...*Result) (*Result, error) {
 		}
 		out.Targets = append(out.Targets, *t)
 	}
-	MarkPartial(out) // a run restricted by --only stays partial when re-scored
+	checks.MarkPartial(out) // a run restricted by --only stays partial when re-scored
 	return out, nil
 }
 

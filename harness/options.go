@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/keys"
 	"github.com/idemcheck/idemcheck/scenarios"
@@ -101,8 +102,9 @@ type Options struct {
 	Shard, Shards int
 	// Progress, if set, receives one line per target started and finished.
 	Progress io.Writer
-	// LateOptions tune retry.late's late retries (options_late.go).
-	LateOptions
+	// LateOptions tune retry.late's late retries (see WithLateRetry and
+	// WithTrialWaits).
+	checks.LateOptions
 
 	// minScoreSet says that MinScore was given: otherwise Check requires
 	// DefaultMinScore of a run of every check.
@@ -231,7 +233,7 @@ func (o *Options) fill() {
 	if o.Bursts <= 0 {
 		o.Bursts = DefaultBursts
 	}
-	o.LateOptions.fill()
+	o.LateOptions = o.LateOptions.WithDefaults()
 	if len(o.Checks) == 0 {
 		for _, c := range Checks() {
 			o.Checks = append(o.Checks, c.ID)

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/keys"
@@ -118,7 +119,7 @@ func runTarget(ctx context.Context, spec Spec, o Options, progress func(string))
 		// probes are done but their tails (the late retries, which
 		// mostly wait): the run takes the longer of the two, not both.
 		onTails = func(partial *Record, pending map[string]bool, sp scenarios.Space) {
-			if untestable(partial) != "" {
+			if checks.Untestable(partial) != "" {
 				return
 			}
 			early = startEarlyTrials(ctx, spec, o, partial, pending, sp, progress)
@@ -129,7 +130,7 @@ func runTarget(ctx context.Context, spec Spec, o Options, progress func(string))
 		early.abandon()
 		return tr, false
 	}
-	if msg := untestable(tr.Record); msg != "" {
+	if msg := checks.Untestable(tr.Record); msg != "" {
 		// No trial can tell more about a target the probes could not test.
 		early.abandon()
 		tr.Error = msg + keyFormatHint(tr.Record, spec.KeyFormat)
@@ -368,7 +369,8 @@ func (r *runner) run() *Record {
 	nextID := 1
 	var tails []*probeRun
 	pending := map[string]bool{} // the checks the tails serve
-	for k, p := range planProbesWith(registry, info, enabled, r.opts.Faults, r.supports, r.opts.Burst, r.opts.Bursts, r.opts.LateOptions) {
+	plan := checks.Planner{Enabled: enabled, Faults: r.opts.Faults, Supports: r.supports, Burst: r.opts.Burst, Bursts: r.opts.Bursts, Late: r.opts.LateOptions}
+	for k, p := range plan.Plan(info) {
 		first := nextID
 		nextID += len(p.Steps)
 		if r.ctx.Err() != nil || r.fatal != nil {
@@ -380,7 +382,7 @@ func (r *runner) run() *Record {
 		r.rng = rand.New(rand.NewPCG(r.seed, probeStream(p.Probe)))
 		if pr := r.runProbe(info, p.Probe, first); pr != nil {
 			tails = append(tails, pr)
-			for _, id := range p.serves {
+			for _, id := range p.Serves {
 				pending[id] = true
 			}
 		}
@@ -693,15 +695,6 @@ func copyMap(m map[string]string) map[string]string {
 
 // ErrNoTargets is returned when there is nothing to run.
 var ErrNoTargets = errors.New("no targets")
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
 
 // probeStream derives a probe's random stream from its name and the
 // operations it uses.

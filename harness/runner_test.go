@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -104,7 +106,7 @@ func TestVerifyCorrectShopScores3(t *testing.T) {
 				crashes++
 			}
 		}
-		if in.Role == burstR {
+		if in.Role == harness.RoleBurst {
 			n := 0
 			for _, a := range in.Attempts {
 				if a.Burst {
@@ -149,14 +151,14 @@ func TestVerifyPlantedFlaws(t *testing.T) {
 				harness.CheckKeyDistinct, harness.CheckDryRun, harness.CheckSafeReadOnly),
 			faults:   []string{},
 			check:    harness.CheckRetrySequential,
-			severity: critical, level: 0,
+			severity: harness.Critical, level: 0,
 			msg: "the key is not honoured",
 		},
 		{
 			why:      "no effect field: every reply hides whether it acted",
 			cfg:      shopConfig{noEffectField: true},
 			check:    harness.CheckEffectField,
-			severity: major, level: 1,
+			severity: harness.Major, level: 1,
 			msg: "carry no effect field",
 		},
 		{
@@ -164,14 +166,14 @@ func TestVerifyPlantedFlaws(t *testing.T) {
 			cfg:      shopConfig{volatile: true, noDownstreamKey: true},
 			faults:   crashFaults,
 			check:    harness.CheckCrashRecovery,
-			severity: critical, level: 0,
+			severity: harness.Critical, level: 0,
 			msg: "the key store did not survive the crash",
 		},
 		{
 			why:      "an in-progress lock without a lease: retries after a crash are stuck on 409",
 			cfg:      shopConfig{noLease: true},
 			check:    harness.CheckCrashRecovery,
-			severity: major, level: 1,
+			severity: harness.Major, level: 1,
 			msg: "stuck in progress",
 		},
 		{
@@ -179,7 +181,7 @@ func TestVerifyPlantedFlaws(t *testing.T) {
 			cfg:      shopConfig{downstreamRetry: true, noDownstreamKey: true},
 			faults:   downstreamFaults,
 			check:    harness.CheckDownstream,
-			severity: critical, level: 0,
+			severity: harness.Critical, level: 0,
 			msg: "the downstream was given no idempotency key",
 		},
 		{
@@ -187,28 +189,28 @@ func TestVerifyPlantedFlaws(t *testing.T) {
 			cfg:      shopConfig{racyClaim: true, noDownstreamKey: true},
 			faults:   clientProxyFaults,
 			check:    harness.CheckConcurrentDuplicates,
-			severity: critical, level: 0,
+			severity: harness.Critical, level: 0,
 			msg: "claim it atomically",
 		},
 		{
 			why:      "de-duplication by payload: a second key with the same inputs is merged into the first",
 			cfg:      shopConfig{payloadDedup: true},
 			check:    harness.CheckKeyDistinct,
-			severity: critical, level: 0,
+			severity: harness.Critical, level: 0,
 			msg: "de-duplicates by payload",
 		},
 		{
 			why:      "a safe operation that charges",
 			cfg:      shopConfig{safeCharges: true},
 			check:    harness.CheckSafeReadOnly,
-			severity: critical, level: 0,
+			severity: harness.Critical, level: 0,
 			msg: "balance is declared safe",
 		},
 		{
 			why:      "mark-first: the key is done before the charge, so a failed charge is never retried",
 			cfg:      shopConfig{markFirst: true},
 			check:    harness.CheckExactlyOnce,
-			severity: critical, level: 0,
+			severity: harness.Critical, level: 0,
 			msg: "the intent was lost",
 		},
 	}
@@ -234,10 +236,10 @@ func TestVerifyPlantedFlaws(t *testing.T) {
 				}
 			}
 			require.NotEmpty(t, tr.Findings)
-			worst, msg := minor, false
+			worst, msg := harness.Minor, false
 			for _, f := range tr.Findings {
 				assert.Equal(t, tt.check, f.Check, f.Message)
-				if f.Severity == critical || (f.Severity == major && worst == minor) {
+				if f.Severity == harness.Critical || (f.Severity == harness.Major && worst == harness.Minor) {
 					worst = f.Severity
 				}
 				msg = msg || strings.Contains(f.Message, tt.msg)
@@ -367,14 +369,14 @@ func TestVerifyWithChecks(t *testing.T) {
 	require.NotNil(t, tr.Record)
 	assert.Equal(t, enabled, tr.Record.Checks)
 	for _, c := range tr.Checks {
-		if contains(enabled, c.ID) {
+		if slices.Contains(enabled, c.ID) {
 			assert.Equal(t, harness.StatusPass, c.Status, c.ID)
 		} else if c.ID != harness.CheckWebhookSignature && c.ID != harness.CheckWebhookOrder && c.ID != harness.CheckIETFDraft && !strings.HasPrefix(c.ID, "mcp.") {
 			assert.Equal(t, harness.CheckResult{ID: c.ID, Status: harness.StatusSkip, Note: "disabled"}, c)
 		}
 	}
 	for _, in := range tr.Record.Intents {
-		assert.Contains(t, []harness.Role{noKey, mismatch, plain}, in.Role, "only the probes of the enabled checks run")
+		assert.Contains(t, []harness.Role{harness.RoleNoKey, harness.RoleMismatch, harness.RolePlain}, in.Role, "only the probes of the enabled checks run")
 		assert.Empty(t, in.Attempts[0].Fault, "no fault probe runs")
 	}
 	assert.Equal(t, 0, tr.Score.Level, "level 1 cannot be shown without its checks")
@@ -638,7 +640,7 @@ func TestVerifyTargetWithoutCrashOrBurst(t *testing.T) {
 
 	t.Run("the faults it could not inject are listed", func(t *testing.T) {
 		for _, f := range crashFaults {
-			assert.True(t, contains(tr.Record.Unsupported, f), "%s is listed as not injectable", f)
+			assert.True(t, slices.Contains(tr.Record.Unsupported, f), "%s is listed as not injectable", f)
 			assert.NotEmpty(t, tr.Record.UnsupportedWhy[f], "%s: the record says why", f)
 		}
 		assert.Contains(t, st[harness.CheckCrashRecovery].Note, "could not be injected")
@@ -665,4 +667,22 @@ func verifyTarget(t *testing.T, ctx context.Context, spec harness.Spec, opts ...
 	require.Len(t, res.Targets, 1)
 	require.Empty(t, res.Targets[0].Error)
 	return res.Targets[0]
+}
+
+// describe lists findings for failure messages.
+func describe(fs []harness.Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		fmt.Fprintf(&b, "\n  %s %s: %s", f.Check, f.Severity, f.Message)
+	}
+	return b.String()
+}
+
+// allChecks are the ids of every check, in report order.
+func allChecks() []string {
+	var ids []string
+	for _, c := range harness.Checks() {
+		ids = append(ids, c.ID)
+	}
+	return ids
 }

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
@@ -132,28 +133,6 @@ func lateBetween(tr scenarios.Trial, from, to int) bool {
 		}
 	}
 	return false
-}
-
-// novelFindings returns the findings of fs that show something known does
-// not: a trial finding of the same check, operation and fault (the cause)
-// as a probe finding of at least its severity only restates it, and is
-// left out.
-func novelFindings(known, fs []Finding) []Finding {
-	if len(known) == 0 {
-		return fs
-	}
-	worst := make(map[string]int, len(known))
-	for _, f := range known {
-		id := f.Key().ID()
-		worst[id] = max(worst[id], f.Severity.Rank())
-	}
-	var out []Finding
-	for _, f := range fs {
-		if r, ok := worst[f.Key().ID()]; !ok || r < f.Severity.Rank() {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // findingChecks returns the distinct checks of fs, sorted.
@@ -287,7 +266,7 @@ func (p *property) check(h *hostedTrials, n int, tr scenarios.Trial) {
 		return
 	}
 	_, fs := Evaluate(rec)
-	fs = novelFindings(p.known, fs)
+	fs = checks.Novel(p.known, fs)
 	if len(fs) == 0 {
 		return
 	}
@@ -310,12 +289,12 @@ func (p *property) check(h *hostedTrials, n int, tr scenarios.Trial) {
 func (p *property) settle(all []Finding) {
 	p.known = all
 	if p.deferred > 0 && (p.failed == 0 || p.deferred < p.failed) {
-		if fs := novelFindings(all, p.defFs); len(fs) > 0 {
+		if fs := checks.Novel(all, p.defFs); len(fs) > 0 {
 			p.failed, p.last, p.lastRec, p.lastFs = p.deferred, p.defTrial, p.defRec, fs
 		}
 	}
 	if p.failed > 0 {
-		p.lastFs = novelFindings(all, p.lastFs)
+		p.lastFs = checks.Novel(all, p.lastFs)
 		if len(p.lastFs) == 0 {
 			p.failed, p.last, p.lastRec = 0, nil, nil
 		}
@@ -371,7 +350,7 @@ func (p *property) done() bool {
 // share, each taking the next trial: which fails first may then depend
 // on timing.
 func explore(p *property, from, n, workers int) {
-	gen := scenarios.Gen(p.opts.lateSpace(p.space))
+	gen := scenarios.Gen(lateSpace(p.opts.LateOptions, p.space))
 	draw := func(i int) scenarios.Trial {
 		s := p.seed + uint64(i)*0xbf58476d1ce4e5b9
 		return gen.Example(int(s >> 1))
@@ -535,7 +514,7 @@ func runScenarios(ctx context.Context, spec Spec, o Options, known []Finding, pf
 			return res, err
 		}
 		_, fs := Evaluate(rec)
-		fs = novelFindings(known, fs)
+		fs = checks.Novel(known, fs)
 		res.Replayed = append(res.Replayed, ReplayedTrial{Trial: saved.Trial, StillFail: len(fs) > 0, Checks: findingChecks(fs)})
 		if len(fs) > 0 && res.Counterexample == nil {
 			tr := saved.Trial
@@ -676,7 +655,7 @@ func replayCounterexample(ctx context.Context, spec Spec, o Options, known []Fin
 		}
 		res.Replays++
 		_, again := Evaluate(rec)
-		if strings.Join(findingChecks(novelFindings(known, again)), ",") == want {
+		if strings.Join(findingChecks(checks.Novel(known, again)), ",") == want {
 			res.Reproduced++
 		}
 	}
@@ -707,7 +686,7 @@ func minimize(ctx context.Context, spec Spec, o Options, known []Finding, seed u
 			return false
 		}
 		_, fs := Evaluate(rec)
-		fs = novelFindings(known, fs)
+		fs = checks.Novel(known, fs)
 		if len(fs) == 0 || strings.Join(findingChecks(fs), ",") != want {
 			return false
 		}

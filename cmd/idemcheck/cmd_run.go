@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/reports"
 )
@@ -109,7 +110,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if res != nil {
 		res.Meta = meta
-		harness.MarkPartial(res)
+		checks.MarkPartial(res)
 		if err := applyGate(res, c.minScore, base); err != nil {
 			return err
 		}

@@ -106,7 +106,7 @@ func gateNote(w io.Writer, res *harness.Result) {
 
 // partialProgress passes progress lines on, saying "partial score" where a
 // target's line gives the score of a run restricted by --only: that
-// number judges only the checks that ran (see harness.MarkPartial).
+// number judges only the checks that ran (see checks.MarkPartial).
 type partialProgress struct {
 	w     io.Writer
 	names map[string]bool
