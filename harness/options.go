@@ -3,11 +3,11 @@ package harness
 import (
 	"io"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/harness/internal/engine"
 	"github.com/idemcheck/idemcheck/keys"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
@@ -109,13 +109,6 @@ type Options struct {
 	// minScoreSet says that MinScore was given: otherwise Check requires
 	// DefaultMinScore of a run of every check.
 	minScoreSet bool
-
-	// trialRuns numbers the trial runs, so that each gets
-	// keys of its own even when a store outlives the target (see trialRun).
-	trialRuns *atomic.Uint64
-	// trialPace bounds the waits of waiting faults in generated trials
-	// (trialPace in scenario.go); 0 keeps the configured waits.
-	trialPace time.Duration
 }
 
 // Option changes Options.
@@ -212,9 +205,6 @@ func (o *Options) fill() {
 	if o.Nonce == 0 {
 		o.Nonce = keys.NewNonce()
 	}
-	if o.trialRuns == nil {
-		o.trialRuns = new(atomic.Uint64)
-	}
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = DefaultMaxAttempts
 	}
@@ -261,9 +251,28 @@ func (o Options) forTarget(spec Spec) Options {
 		opt(&t)
 	}
 	t.Seed, t.Nonce, t.Parallel, t.Shard, t.Shards, t.Progress = o.Seed, o.Nonce, o.Parallel, o.Shard, o.Shards, o.Progress
-	t.trialRuns = o.trialRuns
 	t.fill()
 	return t
+}
+
+// config is what the engine is told of a run of spec with o (o.forTarget
+// applied): o, with the trial workers' number resolved for spec.
+func (o Options) config(spec Spec) engine.Config {
+	workers := o.TrialWorkers
+	switch {
+	case workers > 0:
+	case spec.Isolated:
+		workers = DefaultTrialWorkers
+	default:
+		workers = 1
+	}
+	return engine.Config{
+		Seed: o.Seed, Nonce: o.Nonce, Checks: o.Checks, Faults: o.Faults,
+		MaxAttempts: o.MaxAttempts, Backoff: o.Backoff, StuckWait: o.StuckWait,
+		Burst: o.Burst, Bursts: o.Bursts, Late: o.LateOptions,
+		Trials: o.Trials, FreshTrials: o.FreshTrials, TrialWorkers: workers, Budget: o.Budget, Replay: o.Replay,
+		Shard: o.Shard, Shards: o.Shards,
+	}
 }
 
 // gate returns the score Check requires, and false when it requires none.

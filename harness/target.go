@@ -49,6 +49,22 @@ type Burster interface {
 	Burst(ctx context.Context, c Call, n int) []Reply
 }
 
+// Budgeted is a Target whose requests are bounded (a remote HTTP target):
+// once Exhausted returns an error, the harness stops testing it and says
+// why, rather than judging a run cut short.
+type Budgeted interface {
+	Exhausted() error
+}
+
+// FaultExplainer is a Target that says why it cannot take a fault (a
+// remote target takes only what a client can do); the report gives the
+// reason beside the fault.
+type FaultExplainer interface {
+	// WhyUnsupported says why f cannot be injected ("" for no reason
+	// worth more than the harness's own).
+	WhyUnsupported(f faults.Fault) string
+}
+
 // Env is what a target is started with.
 type Env struct {
 	// Fakes are the running fakes, by name.

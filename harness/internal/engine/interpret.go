@@ -1,4 +1,4 @@
-package harness
+package engine
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
 )
@@ -17,11 +18,11 @@ import (
 
 // probeRun is a probe being run: the intents its steps made so far.
 type probeRun struct {
-	p     Probe
+	p     checks.Probe
 	first int
 	// made are the steps' intents (as they were when made), at their
 	// indices in the record; a pause makes none (nil, -1).
-	made []*Intent
+	made []*record.Intent
 	at   []int
 	// paused is the time the probe's pauses took so far; pausedAt, its
 	// value when each intent (by index in the record) was made.
@@ -33,7 +34,7 @@ type probeRun struct {
 }
 
 // add records the intent a step made or retried, at index at of the record.
-func (pr *probeRun) add(in *Intent, at int) {
+func (pr *probeRun) add(in *record.Intent, at int) {
 	pr.made, pr.at = append(pr.made, in), append(pr.at, at)
 	if _, ok := pr.pausedAt[at]; !ok && at >= 0 {
 		pr.pausedAt[at] = pr.paused
@@ -42,7 +43,7 @@ func (pr *probeRun) add(in *Intent, at int) {
 
 // label is what the intents of step s are called: its own label, or the
 // probe's name.
-func (pr *probeRun) label(s Step) string {
+func (pr *probeRun) label(s checks.Step) string {
 	if s.Label != "" {
 		return s.Label
 	}
@@ -51,8 +52,8 @@ func (pr *probeRun) label(s Step) string {
 
 // runProbe runs the steps of p, its tail excepted, and returns the probe
 // run when a tail (Probe.Tail) is left to run after the other probes.
-func (r *runner) runProbe(info TargetInfo, p Probe, firstID int) *probeRun {
-	pr := &probeRun{p: p, first: firstID, made: make([]*Intent, 0, len(p.Steps)), at: make([]int, 0, len(p.Steps)),
+func (r *runner) runProbe(info record.TargetInfo, p checks.Probe, firstID int) *probeRun {
+	pr := &probeRun{p: p, first: firstID, made: make([]*record.Intent, 0, len(p.Steps)), at: make([]int, 0, len(p.Steps)),
 		pausedAt: map[int]time.Duration{}, retried: map[int]bool{}}
 	tail := min(max(p.Tail, 0), len(p.Steps))
 	r.runSteps(info, pr, 0, len(p.Steps)-tail)
@@ -68,15 +69,15 @@ func (r *runner) runProbe(info TargetInfo, p Probe, firstID int) *probeRun {
 // runSteps runs the steps from, to of a probe in order: a restart first
 // where a step asks for one, a pause, a run of fillers together, a group
 // of steps joined by With together, any other step alone.
-func (r *runner) runSteps(info TargetInfo, pr *probeRun, from, to int) {
+func (r *runner) runSteps(info record.TargetInfo, pr *probeRun, from, to int) {
 	p := pr.p
 	for i := from; i < to; {
-		if r.ctx.Err() != nil || r.fatal != nil {
+		if r.s.ctx.Err() != nil || r.fatal != nil {
 			return
 		}
 		s := p.Steps[i]
 		if s.Restart && r.canCrash() {
-			if err := r.target.(Crasher).Restart(r.ctx); err != nil {
+			if err := r.target().(Crasher).Restart(r.s.ctx); err != nil {
 				r.fatal = fmt.Errorf("restarting the target before %s: %w", pr.label(s), err)
 				return
 			}
@@ -124,15 +125,15 @@ func (r *runner) runSteps(info TargetInfo, pr *probeRun, from, to int) {
 // stepIntent makes the intent of step i (its marker, key and inputs drawn
 // in that order), or, for a step that retries an earlier intent (Again),
 // returns that intent's index in the record and again set.
-func (r *runner) stepIntent(info TargetInfo, pr *probeRun, i int) (in Intent, at int, again bool) {
+func (r *runner) stepIntent(info record.TargetInfo, pr *probeRun, i int) (in record.Intent, at int, again bool) {
 	s := pr.p.Steps[i]
 	if s.Again && s.KeyFrom >= 0 && s.KeyFrom < len(pr.at) && pr.at[s.KeyFrom] >= 0 {
 		// By index: the pointers in made may point at an older copy of
 		// the slice.
-		return Intent{}, pr.at[s.KeyFrom], true
+		return record.Intent{}, pr.at[s.KeyFrom], true
 	}
 	op, _ := info.Operation(s.Op)
-	in = Intent{
+	in = record.Intent{
 		ID:        pr.first + i,
 		Operation: s.Op,
 		Mutating:  op.Mutating,
@@ -165,7 +166,7 @@ func (r *runner) stepIntent(info TargetInfo, pr *probeRun, i int) (in Intent, at
 // A step that waits (WaitSince) retries only an intent that was
 // acknowledged, once that long has passed since; the first retry of a
 // late intent records the pauses since it was made as its wait.
-func (r *runner) retryOf(pr *probeRun, in *Intent, s Step) {
+func (r *runner) retryOf(pr *probeRun, in *record.Intent, s checks.Step) {
 	if r.retryStart(pr, in, s) {
 		r.perform(in, s)
 	}
@@ -173,7 +174,7 @@ func (r *runner) retryOf(pr *probeRun, in *Intent, s Step) {
 
 // retryStart does what comes before step s retries in (see retryOf) and
 // says whether the retry is to be made.
-func (r *runner) retryStart(pr *probeRun, in *Intent, s Step) bool {
+func (r *runner) retryStart(pr *probeRun, in *record.Intent, s checks.Step) bool {
 	at := pr.at[s.KeyFrom]
 	if s.WaitSince > 0 {
 		ok := in.FirstOK()
@@ -181,7 +182,7 @@ func (r *runner) retryStart(pr *probeRun, in *Intent, s Step) bool {
 			return false
 		}
 		in.Waited = max(in.Waited, s.WaitSince)
-	} else if in.Role == RoleLate && !pr.retried[at] {
+	} else if in.Role == record.RoleLate && !pr.retried[at] {
 		in.Waited = max(in.Waited, pr.paused-pr.pausedAt[at])
 	}
 	pr.retried[at] = true
@@ -193,7 +194,7 @@ func (r *runner) retryStart(pr *probeRun, in *Intent, s Step) bool {
 // an attempt is ok when the step asks. Whether the client gave up on the
 // intent is what its last step says: one that gives up marks an
 // unacknowledged intent GaveUp, one that does not clears it.
-func (r *runner) perform(in *Intent, s Step) {
+func (r *runner) perform(in *record.Intent, s checks.Step) {
 	r.attemptAll(in, s)
 	in.GaveUp = s.GiveUp && !in.Acknowledged()
 }
@@ -206,9 +207,9 @@ func (r *runner) perform(in *Intent, s Step) {
 // error), joined back after. A group with a fault that kills the target,
 // or two steps retrying one intent, stops the run (r.fatal): neither can
 // run at once.
-func (r *runner) runGroup(info TargetInfo, pr *probeRun, from, to int) {
+func (r *runner) runGroup(info record.TargetInfo, pr *probeRun, from, to int) {
 	type member struct {
-		in *Intent
+		in *record.Intent
 		at int // index in the record of a retried intent; -1 for a new one
 		// skip: a retry that is not to be made (see retryStart).
 		skip bool
@@ -277,8 +278,8 @@ const fillerWorkers = 8
 
 // isFiller says whether s makes a plain filler intent: a fresh key, one
 // attempt, nothing else.
-func isFiller(s Step) bool {
-	return s.Role == RoleFiller && s.KeyFrom < 0 && s.InputsFrom < 0 && !s.NoKey && !s.DryRun && s.Fault == nil &&
+func isFiller(s checks.Step) bool {
+	return s.Role == record.RoleFiller && s.KeyFrom < 0 && s.InputsFrom < 0 && !s.NoKey && !s.DryRun && s.Fault == nil &&
 		s.Repeat <= 1 && !s.UntilOK && s.Burst <= 1 && !s.BadSignature && !s.Again && s.WaitSince == 0 &&
 		s.Pause == 0 && !s.With && !s.GiveUp
 }
@@ -287,8 +288,8 @@ func isFiller(s Step) bool {
 // to), when the target takes concurrent calls (a Burster): they are then
 // attempted together (runFillers); i itself otherwise. A restart is done
 // before the run, so only its first step may ask for one.
-func (r *runner) fillerRun(steps []Step, i, to int) int {
-	if _, ok := r.target.(Burster); !ok || !isFiller(steps[i]) {
+func (r *runner) fillerRun(steps []checks.Step, i, to int) int {
+	if _, ok := r.target().(Burster); !ok || !isFiller(steps[i]) {
 		return i
 	}
 	j := i + 1
@@ -303,34 +304,34 @@ func (r *runner) fillerRun(steps []Step, i, to int) int {
 // them fillerWorkers at a time: they only have to reach the target before
 // whatever comes next, and a slow target (a process per call) would
 // otherwise spend most of a run on them.
-func (r *runner) runFillers(info TargetInfo, pr *probeRun, from, to int) {
+func (r *runner) runFillers(info record.TargetInfo, pr *probeRun, from, to int) {
 	base := len(r.rec.Intents)
 	for i := from; i < to; i++ {
 		s := pr.p.Steps[i]
 		op, _ := info.Operation(s.Op)
-		in := Intent{ID: pr.first + i, Operation: s.Op, Mutating: op.Mutating, Role: s.Role, Probe: pr.label(s), Marker: r.newMarker()}
+		in := record.Intent{ID: pr.first + i, Operation: s.Op, Mutating: op.Mutating, Role: s.Role, Probe: pr.label(s), Marker: r.newMarker()}
 		in.Key = r.newKey()
 		in.Inputs = r.genInputs(op)
 		r.rec.Intents = append(r.rec.Intents, in)
 	}
 	ins := r.rec.Intents[base:]
-	work := make(chan *Intent)
+	work := make(chan *record.Intent)
 	var wg sync.WaitGroup
 	for w := 0; w < fillerWorkers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for in := range work {
-				id := fmt.Sprintf("%s-%d-1", r.env.RunID[:8], in.ID)
-				a := Attempt{N: 1, ID: id, LedgerBefore: r.ledger.LastSeq(), Start: time.Now()}
-				a.Reply = r.target.Call(r.ctx, Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
+				id := fmt.Sprintf("%s-%d-1", r.runID[:8], in.ID)
+				a := record.Attempt{N: 1, ID: id, LedgerBefore: r.ledger.LastSeq(), Start: time.Now()}
+				a.Reply = r.target().Call(r.s.ctx, record.Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
 				a.End, a.LedgerAfter = time.Now(), r.ledger.LastSeq()
 				in.Attempts = append(in.Attempts, a)
 			}
 		}()
 	}
 	for k := range ins {
-		if r.ctx.Err() != nil {
+		if r.s.ctx.Err() != nil {
 			break
 		}
 		work <- &ins[k]
@@ -352,44 +353,44 @@ func (r *runner) runFillers(info TargetInfo, pr *probeRun, from, to int) {
 func (r *runner) waitUntil(t time.Time) bool {
 	d := time.Until(t)
 	if d <= 0 {
-		return r.ctx.Err() == nil
+		return r.s.ctx.Err() == nil
 	}
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
 	case <-timer.C:
 		return true
-	case <-r.ctx.Done():
+	case <-r.s.ctx.Done():
 		return false
 	}
 }
 
 // deliverReversed sends the first attempts of the intents from index first
 // on newest first, in one go, then retries each until done.
-func (r *runner) deliverReversed(first int, steps []Step) {
-	ro, ok := r.target.(Reorderer)
+func (r *runner) deliverReversed(first int, steps []checks.Step) {
+	ro, ok := r.target().(Reorderer)
 	if !ok {
 		return
 	}
 	ins := r.rec.Intents[first:]
-	calls := make([]Call, len(ins))
+	calls := make([]record.Call, len(ins))
 	for i := range ins {
-		calls[i] = Call{ID: fmt.Sprintf("%s-%d-1", r.env.RunID[:8], ins[i].ID), Operation: ins[i].Operation,
+		calls[i] = record.Call{ID: fmt.Sprintf("%s-%d-1", r.runID[:8], ins[i].ID), Operation: ins[i].Operation,
 			Key: ins[i].Key, Marker: ins[i].Marker, Inputs: ins[i].Inputs}
 	}
 	before := r.ledger.LastSeq()
 	start := time.Now()
-	replies := ro.OutOfOrder(r.ctx, calls)
+	replies := ro.OutOfOrder(r.s.ctx, calls)
 	for i := range ins {
 		r.observe(ins[i].Marker)
 	}
 	end, after := time.Now(), r.ledger.LastSeq()
 	for i := range ins {
-		a := Attempt{N: 1, ID: calls[i].ID, Start: start, End: end, LedgerBefore: before, LedgerAfter: after}
+		a := record.Attempt{N: 1, ID: calls[i].ID, Start: start, End: end, LedgerBefore: before, LedgerAfter: after}
 		if i < len(replies) {
 			a.Reply = replies[i]
 		} else {
-			a.Reply = Reply{Outcome: Info, Error: "no reply from the reordered delivery"}
+			a.Reply = record.Reply{Outcome: record.Info, Error: "no reply from the reordered delivery"}
 		}
 		ins[i].Attempts = append(ins[i].Attempts, a)
 	}
@@ -400,12 +401,12 @@ func (r *runner) deliverReversed(first int, steps []Step) {
 	}
 }
 
-func (r *runner) attemptAll(in *Intent, s Step) {
+func (r *runner) attemptAll(in *record.Intent, s checks.Step) {
 	n := s.Repeat
 	if n < 1 {
 		n = 1
 	}
-	if _, ok := r.target.(Burster); ok && s.Burst > 1 {
+	if _, ok := r.target().(Burster); ok && s.Burst > 1 {
 		r.burst(in, s.Burst)
 		n = 0
 	}
@@ -413,7 +414,7 @@ func (r *runner) attemptAll(in *Intent, s Step) {
 		r.forged(in)
 		n = 0
 	}
-	for i := 0; i < n && r.ctx.Err() == nil && r.fatal == nil; i++ {
+	for i := 0; i < n && r.s.ctx.Err() == nil && r.fatal == nil; i++ {
 		var f faults.Fault
 		if i == 0 {
 			f = s.Fault
@@ -430,15 +431,15 @@ func (r *runner) attemptAll(in *Intent, s Step) {
 // reply says it may, at most MaxAttempts times for failures (backing off
 // from the second retry on), and waiting out "in progress" answers (409,
 // 425, 429) for at most StuckWait.
-func (r *runner) retryUntilOK(in *Intent, dryRun bool) {
+func (r *runner) retryUntilOK(in *record.Intent, dryRun bool) {
 	if len(in.Attempts) == 0 {
 		r.attempt(in, nil, dryRun)
 	}
-	deadline := time.Now().Add(r.opts.StuckWait)
+	deadline := time.Now().Add(r.s.cfg.StuckWait)
 	failures, waits := 0, 0
-	for r.ctx.Err() == nil && r.fatal == nil && len(in.Attempts) < maxAttemptsPerIntent {
+	for r.s.ctx.Err() == nil && r.fatal == nil && len(in.Attempts) < maxAttemptsPerIntent {
 		last := in.Attempts[len(in.Attempts)-1]
-		if last.Outcome == OK || !retryable(last.Reply) {
+		if last.Outcome == record.OK || !retryable(last.Reply) {
 			return
 		}
 		var wait time.Duration
@@ -446,11 +447,11 @@ func (r *runner) retryUntilOK(in *Intent, dryRun bool) {
 			if time.Now().After(deadline) {
 				return
 			}
-			wait = min(r.opts.Backoff<<min(waits, 5), 250*time.Millisecond)
+			wait = min(r.s.cfg.Backoff<<min(waits, 5), 250*time.Millisecond)
 			waits++
 		} else {
 			failures++
-			if failures >= r.opts.MaxAttempts {
+			if failures >= r.s.cfg.MaxAttempts {
 				return
 			}
 			// The retry right after a failure goes at once (it may
@@ -460,7 +461,7 @@ func (r *runner) retryUntilOK(in *Intent, dryRun bool) {
 			// own downstream call not yet given up) is not called
 			// "never succeeded" for retries a few milliseconds apart.
 			if failures > 1 {
-				wait = min(r.opts.Backoff<<min(failures-2, 5), 250*time.Millisecond)
+				wait = min(r.s.cfg.Backoff<<min(failures-2, 5), 250*time.Millisecond)
 			}
 		}
 		if wait > 0 && !r.waitUntil(time.Now().Add(wait)) {
@@ -477,8 +478,8 @@ func busy(status int) bool { return status == 409 || status == 425 || status == 
 
 // retryable says whether a client that follows the usual conventions would
 // retry with the same key.
-func retryable(rep Reply) bool {
-	if rep.Outcome == Info || !rep.Forwarded {
+func retryable(rep record.Reply) bool {
+	if rep.Outcome == record.Info || !rep.Forwarded {
 		return true
 	}
 	switch rep.Status {

@@ -1,9 +1,10 @@
-package harness
+package engine
 
 import (
 	"fmt"
 
 	"github.com/idemcheck/idemcheck/keys"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // keyFormatHint explains an untestable target whose every keyed request to
@@ -11,17 +12,17 @@ import (
 // cause is a target that validates the shape of its keys (a UUID, a
 // prefix), which idemcheck's default keys do not have. It returns "" when
 // a keyed request was accepted or none was refused.
-func keyFormatHint(rec *Record, format keys.Format) string {
+func keyFormatHint(rec *record.Record, format keys.Format) string {
 	refused, status, example := 0, 0, ""
 	for i := range rec.Intents {
 		in := &rec.Intents[i]
-		if !in.Mutating || in.Key == "" || in.Role != RolePlain {
+		if !in.Mutating || in.Key == "" || in.Role != record.RolePlain {
 			continue // a dry run may be answered before any key is looked at
 		}
 		for _, a := range in.Attempts {
 			switch {
 			case a.Fault != "":
-			case a.Outcome == OK:
+			case a.Outcome == record.OK:
 				return ""
 			case a.Status >= 400:
 				refused++
