@@ -3,8 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-
-	"github.com/idemcheck/idemcheck/faults"
 )
 
 // observe asks every observer for the effects of marker and reports
@@ -29,20 +27,6 @@ func (r *runner) observe(marker string) bool {
 		r.fatal = fmt.Errorf("counting effects: %w", errors.Join(errs...))
 	}
 	return true
-}
-
-// needsFake reports whether f can only act through a fake: downstream
-// faults, the client disconnect (timed by the fake seeing the target's
-// downstream call), and the crash points that a fake's events trigger. A target
-// whose effects only observers count has no fake for them.
-func needsFake(f faults.Fault) bool {
-	switch x := f.(type) {
-	case faults.DownstreamFault, faults.DisconnectFault:
-		return true
-	case faults.CrashFault:
-		return x.CrashPoint() != faults.AfterReply
-	}
-	return false
 }
 
 // observedOnly reports whether the target's effects are counted only by

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -51,6 +50,9 @@ func (r *runner) newKey() string { return r.s.spec.KeyFormat.Make(r.rng.Uint64()
 // does.
 func (r *runner) newMarker() string { return keys.Marker(r.rng.Uint64(), r.nonce) }
 
+// attempt makes one attempt at in, under f (nil for none), armed by the
+// fault's armer if it has one, and records it; a target the fault killed
+// is restarted after it.
 func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 	n := len(in.Attempts) + 1
 	id := fmt.Sprintf("%s-%d-%d", r.runID[:8], in.ID, n)
@@ -61,74 +63,19 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 		a.FaultClass = string(faults.ClassOf(f))
 	}
 	var crashed atomic.Bool
-	kill := func() {
+	at := &armed{ctx: r.s.ctx, run: r.s.ctx, call: &call, fakes: r.inst.Fakes, ledger: r.ledger, pace: r.s.pace, kill: func() {
 		if crashed.CompareAndSwap(false, true) {
 			_ = r.target().(Crasher).Kill()
 		}
-	}
-	ctx := r.s.ctx
-	var reached atomic.Bool // a client-disconnect attempt's call reached the downstream
-	switch x := f.(type) {
-	case faults.DisconnectFault:
-		// The client leaves when the target's downstream call reaches a
-		// fake; the fake goes on once the proxy's request to the target
-		// has been cancelled (bounded), so the target has seen it.
-		actx, leave := context.WithCancel(r.s.ctx)
-		defer leave()
-		ctx = actx
-		gone := make(chan struct{})
-		call.Fault = faults.NotifyForwarded(x, gone)
-		// Then it waits (bounded) for the target to give up its own call,
-		// as a target that passes its request's context downstream does:
-		// the effect is recorded after that, whichever way the target
-		// goes, so the same target shows the same outcome every try.
-		grace := disconnectGrace
-		if r.s.pace > 0 {
-			grace = min(grace, r.s.pace)
-		}
-		rule := fakes.Rule{Marker: in.Marker, Times: 1, Action: fakes.AwaitCaller, Delay: grace, OnMatch: func() {
-			reached.Store(true)
-			leave()
-			select {
-			case <-gone:
-			case <-time.After(disconnectWait):
-			case <-r.s.ctx.Done():
-			}
-		}}
-		for _, fk := range r.inst.Fakes {
-			fk.Arm(rule)
-		}
-		defer r.disarm(in.Marker)
-	case faults.CrashFault:
-		switch x.CrashPoint() {
-		case faults.BeforeEffect:
-			rule := fakes.Rule{Marker: in.Marker, Times: 1, Action: fakes.FailBefore, OnMatch: kill}
-			for _, fk := range r.inst.Fakes {
-				fk.Arm(rule)
-			}
-			defer r.disarm(in.Marker)
-		case faults.AfterEffect:
-			cancel := r.ledger.Observe(func(e fakes.Effect) {
-				if e.HasMarker(in.Marker) {
-					kill()
-				}
-			})
-			defer cancel()
-		case faults.AfterReply:
-			call.Fault = faults.KillAfterReply(f.Name(), kill)
-		}
-	case faults.DownstreamFault:
-		for _, fk := range r.inst.Fakes {
-			fk.Arm(x.Rule(in.Marker))
-		}
-		defer r.disarm(in.Marker)
+	}}
+	if ar := armerOf(f); ar != nil {
+		undo := ar.arm(at)
+		defer undo()
 	}
 	a.LedgerBefore = r.ledger.LastSeq()
 	a.Start = time.Now()
-	a.Reply = r.target().Call(ctx, call)
-	if reached.Load() {
-		// The client left, but the target had the request: its work may
-		// still land after this attempt, in a later one's window.
+	a.Reply = r.target().Call(at.ctx, call)
+	if at.forwarded.Load() {
 		a.Reply.Forwarded = true
 	}
 	a.End = time.Now()
@@ -171,22 +118,6 @@ func (r *runner) noteSilence(a record.Attempt) {
 	if r.silent >= silentLimit {
 		r.fatal = fmt.Errorf("the target never answered: %d attempts in a row got no reply, %s of waiting in all (last: %s); check that it is healthy, or raise its timeout if it is just slow",
 			r.silent, r.silentFor.Round(time.Millisecond), a.Error)
-	}
-}
-
-// disconnectWait bounds how long a fake holds the downstream call of a
-// client-disconnect attempt for the proxy to cancel its request to the
-// target; disconnectGrace how long it then waits for the target to cancel
-// its downstream call in turn.
-const (
-	disconnectWait  = 2 * time.Second
-	disconnectGrace = 250 * time.Millisecond
-)
-
-// disarm removes the rules armed for marker from every fake.
-func (r *runner) disarm(marker string) {
-	for _, fk := range r.inst.Fakes {
-		fk.DisarmMarker(marker)
 	}
 }
 
