@@ -3,18 +3,20 @@ package harness
 import (
 	"fmt"
 	"sort"
+
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // CheckBaseline says why base cannot be a baseline for a run made as meta
 // describes, or nil: it must be a whole run, not one shard of it, and come
 // from the same configuration (by its SHA-256), and so from the same
 // command.
-func CheckBaseline(base *Result, meta Meta) error {
+func CheckBaseline(base *record.Result, meta record.Meta) error {
 	if base.Meta.Shard != "" {
 		return fmt.Errorf("shard %s of a run, which judged only part of it: merge its shards first (idemcheck report --out DIR with every shard's result.json) and pass DIR/result.json", base.Meta.Shard)
 	}
 	if base.Meta.ConfigDigest != meta.ConfigDigest {
-		what := func(m Meta) string {
+		what := func(m record.Meta) string {
 			if m.ConfigDigest == "" {
 				return "no configuration file (" + orWord(m.Command, "unknown command") + ")"
 			}
@@ -36,7 +38,7 @@ func orWord(s, def string) string {
 // configuration (see CheckBaseline), and sets each target's
 // TargetResult.Baseline; a target base did not have, or could not test,
 // gets none. Apply the gate after it (ApplyGate) to gate on what is new.
-func Compare(base, cur *Result) error {
+func Compare(base, cur *record.Result) error {
 	if err := CheckBaseline(base, cur.Meta); err != nil {
 		return err
 	}
@@ -56,17 +58,17 @@ func Compare(base, cur *Result) error {
 	return nil
 }
 
-func diff(b, t *TargetResult) *TargetDiff {
-	d := &TargetDiff{BaselineScore: b.Score.Level, New: []FindingKey{}, Fixed: []FindingKey{}, Still: []FindingKey{}}
+func diff(b, t *TargetResult) *record.TargetDiff {
+	d := &record.TargetDiff{BaselineScore: b.Score.Level, New: []record.FindingKey{}, Fixed: []record.FindingKey{}, Still: []record.FindingKey{}}
 	switch {
 	case b.Score.Partial || t.Score.Partial:
-		d.ScoreChange = ScoreUnknown
+		d.ScoreChange = record.ScoreUnknown
 	case t.Score.Level < b.Score.Level:
-		d.ScoreChange = ScoreLower
+		d.ScoreChange = record.ScoreLower
 	case t.Score.Level > b.Score.Level:
-		d.ScoreChange = ScoreHigher
+		d.ScoreChange = record.ScoreHigher
 	default:
-		d.ScoreChange = ScoreSame
+		d.ScoreChange = record.ScoreSame
 	}
 	was, now := findingKeys(b.Findings), findingKeys(t.Findings)
 	for _, k := range now.order {
@@ -81,20 +83,20 @@ func diff(b, t *TargetResult) *TargetDiff {
 			d.Fixed = append(d.Fixed, was.byID[k])
 		}
 	}
-	for _, l := range [][]FindingKey{d.New, d.Fixed, d.Still} {
+	for _, l := range [][]record.FindingKey{d.New, d.Fixed, d.Still} {
 		sort.SliceStable(l, func(i, j int) bool { return l[i].Severity.Rank() > l[j].Severity.Rank() })
 	}
 	return d
 }
 
 type keySet struct {
-	byID  map[string]FindingKey
+	byID  map[string]record.FindingKey
 	order []string
 }
 
 // findingKeys lists the findings' keys once each, keeping the worst severity.
-func findingKeys(fs []Finding) keySet {
-	s := keySet{byID: map[string]FindingKey{}}
+func findingKeys(fs []record.Finding) keySet {
+	s := keySet{byID: map[string]record.FindingKey{}}
 	for _, f := range fs {
 		k := f.Key()
 		prev, ok := s.byID[k.ID()]

@@ -29,37 +29,16 @@ const (
 	CheckIETFDraft            = checks.CheckIETFDraft
 )
 
-// ProfileIETFDraft is checks.ProfileIETFDraft.
+// ProfileIETFDraft is checks.ProfileIETFDraft: the profile of a target
+// that asks to be held to the Idempotency-Key draft.
 const ProfileIETFDraft = checks.ProfileIETFDraft
 
-// Profiles are checks.Profiles.
+// Profiles are checks.Profiles: the profiles a target may declare.
 var Profiles = checks.Profiles
 
-type (
-	Invariant    = checks.Invariant
-	ProbeContext = checks.ProbeContext
-	Probe        = checks.Probe
-	Step         = checks.Step
-	Level        = checks.Level
-)
-
-// Fresh is checks.Fresh.
-func Fresh(role Role, op string) Step { return checks.Fresh(role, op) }
-
-// Checks returns the checks this version implements, in report order.
-func Checks() []Invariant { return checks.Checks() }
+// Checks returns the checks this version implements, in report order
+// (see package checks).
+func Checks() []checks.Invariant { return checks.Checks() }
 
 // KnownCheck reports whether id names a check of this version.
 func KnownCheck(id string) bool { return checks.KnownCheck(id) }
-
-// Evaluate is checks.Evaluate.
-func Evaluate(rec *Record) ([]CheckResult, []Finding) { return checks.Evaluate(rec) }
-
-// Score is checks.Score.
-func Score(tr *TargetResult) { checks.Score(tr) }
-
-// Rubric is checks.Rubric.
-func Rubric() []Level { return checks.Rubric() }
-
-// NotApplicableNote is checks.NotApplicableNote.
-func NotApplicableNote(kind string) string { return checks.NotApplicableNote(kind) }

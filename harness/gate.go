@@ -3,6 +3,8 @@ package harness
 import (
 	"fmt"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // GateSeverity is the least severe finding that keeps a target below
@@ -10,18 +12,18 @@ import (
 // 0 and 1, major for 2, minor for 3). A partial score, or a comparison
 // with a baseline, fails the gate on a finding this severe or worse; a
 // critical finding always fails it.
-func GateSeverity(minScore int) Severity {
+func GateSeverity(minScore int) record.Severity {
 	switch {
 	case minScore >= 3:
-		return Minor
+		return record.Minor
 	case minScore == 2:
-		return Major
+		return record.Major
 	}
-	return Critical
+	return record.Critical
 }
 
 // failsGate reports whether f fails a gate of minScore by itself.
-func failsGate(f Finding, minScore int) bool {
+func failsGate(f record.Finding, minScore int) bool {
 	return f.Severity.Rank() >= GateSeverity(minScore).Rank()
 }
 
@@ -38,8 +40,8 @@ func failsGate(f Finding, minScore int) bool {
 //     judged as without one.
 //
 // A target the harness could not test does not meet it.
-func ApplyGate(r *Result, minScore int, baseline string) {
-	g := &Gate{MinScore: minScore, Baseline: baseline, Met: true}
+func ApplyGate(r *record.Result, minScore int, baseline string) {
+	g := &record.Gate{MinScore: minScore, Baseline: baseline, Met: true}
 	var failed []string
 	for i := range r.Targets {
 		t := &r.Targets[i]
@@ -62,9 +64,9 @@ func ApplyGate(r *Result, minScore int, baseline string) {
 	r.Gate = g
 }
 
-func judge(t *TargetResult, minScore int) *TargetGate {
+func judge(t *TargetResult, minScore int) *record.TargetGate {
 	if t.Error != "" {
-		return &TargetGate{Reason: "not tested, so not scored"}
+		return &record.TargetGate{Reason: "not tested, so not scored"}
 	}
 	sev := GateSeverity(minScore)
 	d := t.Baseline
@@ -82,19 +84,19 @@ func judge(t *TargetResult, minScore int) *TargetGate {
 		newWord = "new "
 	}
 	for _, f := range findings {
-		if f.Severity == Critical || (t.Score.Partial || d != nil) && failsGate(f, minScore) {
-			return &TargetGate{Reason: fmt.Sprintf("a %s%s finding (%s)", newWord, f.Severity, f.Key().String())}
+		if f.Severity == record.Critical || (t.Score.Partial || d != nil) && failsGate(f, minScore) {
+			return &record.TargetGate{Reason: fmt.Sprintf("a %s%s finding (%s)", newWord, f.Severity, f.Key().String())}
 		}
 	}
 	switch {
 	case t.Score.Partial:
-		return &TargetGate{Met: true, Reason: fmt.Sprintf("partial score, not judged; no %sfinding of severity %s or worse among the checks that ran", newWord, sev)}
-	case d != nil && d.ScoreChange == ScoreLower:
-		return &TargetGate{Reason: fmt.Sprintf("score %d, lower than the baseline's %d", t.Score.Level, d.BaselineScore)}
+		return &record.TargetGate{Met: true, Reason: fmt.Sprintf("partial score, not judged; no %sfinding of severity %s or worse among the checks that ran", newWord, sev)}
+	case d != nil && d.ScoreChange == record.ScoreLower:
+		return &record.TargetGate{Reason: fmt.Sprintf("score %d, lower than the baseline's %d", t.Score.Level, d.BaselineScore)}
 	case d != nil && t.Score.Level < minScore:
-		return &TargetGate{Met: true, Reason: fmt.Sprintf("score %d is below --min-score %d but not lower than the baseline's, and no new finding of severity %s or worse", t.Score.Level, minScore, sev)}
+		return &record.TargetGate{Met: true, Reason: fmt.Sprintf("score %d is below --min-score %d but not lower than the baseline's, and no new finding of severity %s or worse", t.Score.Level, minScore, sev)}
 	case t.Score.Level < minScore:
-		return &TargetGate{Reason: fmt.Sprintf("score %d, below --min-score %d", t.Score.Level, minScore)}
+		return &record.TargetGate{Reason: fmt.Sprintf("score %d, below --min-score %d", t.Score.Level, minScore)}
 	}
-	return &TargetGate{Met: true, Reason: fmt.Sprintf("score %d meets --min-score %d", t.Score.Level, minScore)}
+	return &record.TargetGate{Met: true, Reason: fmt.Sprintf("score %d meets --min-score %d", t.Score.Level, minScore)}
 }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // TB is what Check needs of a test; *testing.T has it all.
@@ -78,7 +81,7 @@ func Check(t TB, spec Spec, opts ...Option) {
 		// The probes' record is whole: report it, and the trials' error
 		// in their subtest.
 		trialErr, tr.Error, tr.Scenario = tr.Error, "", nil
-		Score(&tr)
+		checks.Score(&tr)
 	}
 	if tr.Error != "" {
 		t.Fatalf("idemcheck could not test %s: %s", spec.Name, tr.Error)
@@ -156,7 +159,7 @@ func logScore(t TB, tr TargetResult, minScore int, gated bool) {
 }
 
 // describeFinding renders a finding with its evidence, for a test log.
-func describeFinding(f Finding) string {
+func describeFinding(f record.Finding) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s [%s]: %s", f.Check, f.Severity, f.Message)
 	for _, in := range f.Evidence.Intents {

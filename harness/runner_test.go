@@ -15,9 +15,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // waitLimit bounds every wait on an event in these tests. It is a deadline
@@ -53,12 +55,12 @@ func verifyOne(t *testing.T, spec harness.Spec, opts ...harness.Option) harness.
 	res, err := harness.Verify(ctx, []harness.Spec{spec}, opts...)
 	require.NoError(t, err)
 	require.Len(t, res.Targets, 1)
-	assert.Equal(t, harness.ResultSchema, res.Schema)
+	assert.Equal(t, record.ResultSchema, res.Schema)
 	return res.Targets[0]
 }
 
-func checkStatuses(tr harness.TargetResult) map[string]harness.CheckResult {
-	out := map[string]harness.CheckResult{}
+func checkStatuses(tr harness.TargetResult) map[string]record.CheckResult {
+	out := map[string]record.CheckResult{}
 	for _, c := range tr.Checks {
 		out[c.ID] = c
 	}
@@ -86,7 +88,7 @@ func TestVerifyCorrectShopScores3(t *testing.T) {
 			assert.Equal(t, harness.StatusSkip, st[id].Status, "the shop did not opt into the ietf-draft profile")
 			continue
 		}
-		assert.Equal(t, harness.StatusPass, st[id].Status, "%s: %s", id, st[id].Note)
+		assert.Equal(t, record.StatusPass, st[id].Status, "%s: %s", id, st[id].Note)
 	}
 
 	rec := tr.Record
@@ -106,7 +108,7 @@ func TestVerifyCorrectShopScores3(t *testing.T) {
 				crashes++
 			}
 		}
-		if in.Role == harness.RoleBurst {
+		if in.Role == record.RoleBurst {
 			n := 0
 			for _, a := range in.Attempts {
 				if a.Burst {
@@ -140,7 +142,7 @@ func TestVerifyPlantedFlaws(t *testing.T) {
 		checks   []string // nil: all
 		faults   []string // nil: the defaults
 		check    string
-		severity harness.Severity
+		severity record.Severity
 		level    int
 		msg      string
 	}{
@@ -151,14 +153,14 @@ func TestVerifyPlantedFlaws(t *testing.T) {
 				harness.CheckKeyDistinct, harness.CheckDryRun, harness.CheckSafeReadOnly),
 			faults:   []string{},
 			check:    harness.CheckRetrySequential,
-			severity: harness.Critical, level: 0,
+			severity: record.Critical, level: 0,
 			msg: "the key is not honoured",
 		},
 		{
 			why:      "no effect field: every reply hides whether it acted",
 			cfg:      shopConfig{noEffectField: true},
 			check:    harness.CheckEffectField,
-			severity: harness.Major, level: 1,
+			severity: record.Major, level: 1,
 			msg: "carry no effect field",
 		},
 		{
@@ -166,14 +168,14 @@ func TestVerifyPlantedFlaws(t *testing.T) {
 			cfg:      shopConfig{volatile: true, noDownstreamKey: true},
 			faults:   crashFaults,
 			check:    harness.CheckCrashRecovery,
-			severity: harness.Critical, level: 0,
+			severity: record.Critical, level: 0,
 			msg: "the key store did not survive the crash",
 		},
 		{
 			why:      "an in-progress lock without a lease: retries after a crash are stuck on 409",
 			cfg:      shopConfig{noLease: true},
 			check:    harness.CheckCrashRecovery,
-			severity: harness.Major, level: 1,
+			severity: record.Major, level: 1,
 			msg: "stuck in progress",
 		},
 		{
@@ -181,7 +183,7 @@ func TestVerifyPlantedFlaws(t *testing.T) {
 			cfg:      shopConfig{downstreamRetry: true, noDownstreamKey: true},
 			faults:   downstreamFaults,
 			check:    harness.CheckDownstream,
-			severity: harness.Critical, level: 0,
+			severity: record.Critical, level: 0,
 			msg: "the downstream was given no idempotency key",
 		},
 		{
@@ -189,28 +191,28 @@ func TestVerifyPlantedFlaws(t *testing.T) {
 			cfg:      shopConfig{racyClaim: true, noDownstreamKey: true},
 			faults:   clientProxyFaults,
 			check:    harness.CheckConcurrentDuplicates,
-			severity: harness.Critical, level: 0,
+			severity: record.Critical, level: 0,
 			msg: "claim it atomically",
 		},
 		{
 			why:      "de-duplication by payload: a second key with the same inputs is merged into the first",
 			cfg:      shopConfig{payloadDedup: true},
 			check:    harness.CheckKeyDistinct,
-			severity: harness.Critical, level: 0,
+			severity: record.Critical, level: 0,
 			msg: "de-duplicates by payload",
 		},
 		{
 			why:      "a safe operation that charges",
 			cfg:      shopConfig{safeCharges: true},
 			check:    harness.CheckSafeReadOnly,
-			severity: harness.Critical, level: 0,
+			severity: record.Critical, level: 0,
 			msg: "balance is declared safe",
 		},
 		{
 			why:      "mark-first: the key is done before the charge, so a failed charge is never retried",
 			cfg:      shopConfig{markFirst: true},
 			check:    harness.CheckExactlyOnce,
-			severity: harness.Critical, level: 0,
+			severity: record.Critical, level: 0,
 			msg: "the intent was lost",
 		},
 	}
@@ -236,10 +238,10 @@ func TestVerifyPlantedFlaws(t *testing.T) {
 				}
 			}
 			require.NotEmpty(t, tr.Findings)
-			worst, msg := harness.Minor, false
+			worst, msg := record.Minor, false
 			for _, f := range tr.Findings {
 				assert.Equal(t, tt.check, f.Check, f.Message)
-				if f.Severity == harness.Critical || (f.Severity == harness.Major && worst == harness.Minor) {
+				if f.Severity == record.Critical || (f.Severity == record.Major && worst == record.Minor) {
 					worst = f.Severity
 				}
 				msg = msg || strings.Contains(f.Message, tt.msg)
@@ -258,7 +260,7 @@ func TestVerifyPlantedFlaws(t *testing.T) {
 type intentView struct {
 	ID        int
 	Operation string
-	Role      harness.Role
+	Role      record.Role
 	Probe     string
 	Key       string
 	Marker    string
@@ -267,7 +269,7 @@ type intentView struct {
 	Fault     string
 }
 
-func viewIntents(rec *harness.Record) []intentView {
+func viewIntents(rec *record.Record) []intentView {
 	var out []intentView
 	for _, in := range rec.Intents {
 		v := intentView{in.ID, in.Operation, in.Role, in.Probe, in.Key, in.Marker, in.Inputs, in.Related, ""}
@@ -281,13 +283,13 @@ func viewIntents(rec *harness.Record) []intentView {
 
 type findingView struct {
 	Check     string
-	Severity  harness.Severity
+	Severity  record.Severity
 	Operation string
 	Fault     string
 	Message   string
 }
 
-func viewFindings(fs []harness.Finding) []findingView {
+func viewFindings(fs []record.Finding) []findingView {
 	var out []findingView
 	for _, f := range fs {
 		out = append(out, findingView{f.Check, f.Severity, f.Operation, f.Fault, f.Message})
@@ -370,13 +372,13 @@ func TestVerifyWithChecks(t *testing.T) {
 	assert.Equal(t, enabled, tr.Record.Checks)
 	for _, c := range tr.Checks {
 		if slices.Contains(enabled, c.ID) {
-			assert.Equal(t, harness.StatusPass, c.Status, c.ID)
+			assert.Equal(t, record.StatusPass, c.Status, c.ID)
 		} else if c.ID != harness.CheckWebhookSignature && c.ID != harness.CheckWebhookOrder && c.ID != harness.CheckIETFDraft && !strings.HasPrefix(c.ID, "mcp.") {
-			assert.Equal(t, harness.CheckResult{ID: c.ID, Status: harness.StatusSkip, Note: "disabled"}, c)
+			assert.Equal(t, record.CheckResult{ID: c.ID, Status: harness.StatusSkip, Note: "disabled"}, c)
 		}
 	}
 	for _, in := range tr.Record.Intents {
-		assert.Contains(t, []harness.Role{harness.RoleNoKey, harness.RoleMismatch, harness.RolePlain}, in.Role, "only the probes of the enabled checks run")
+		assert.Contains(t, []record.Role{record.RoleNoKey, record.RoleMismatch, record.RolePlain}, in.Role, "only the probes of the enabled checks run")
 		assert.Empty(t, in.Attempts[0].Fault, "no fault probe runs")
 	}
 	assert.Equal(t, 0, tr.Score.Level, "level 1 cannot be shown without its checks")
@@ -441,7 +443,7 @@ func interruptDuringFaults(t *testing.T) (harness.TargetResult, *shopRun, error)
 		<-ctx.Done() // a target that hangs until the client gives up
 	}})
 	type outcome struct {
-		res *harness.Result
+		res *record.Result
 		err error
 	}
 	done := make(chan outcome, 1)
@@ -481,7 +483,7 @@ func TestVerifyCancelledWhileACallHangs(t *testing.T) {
 	require.NotEmpty(t, tr.Record.Intents)
 	rescored := tr
 	rescored.Error = ""
-	require.NotPanics(t, func() { harness.Score(&rescored) })
+	require.NotPanics(t, func() { checks.Score(&rescored) })
 }
 
 // TestVerifyInterruptedRecordKeepsLedger: the record of an interrupted run
@@ -497,12 +499,12 @@ func TestVerifyInterruptedRecordKeepsLedger(t *testing.T) {
 	require.NotEmpty(t, want, "the sequential probe charged before the interruption")
 	if len(tr.Record.Ledger) == 0 {
 		rescored := tr
-		harness.Score(&rescored)
+		checks.Score(&rescored)
 		t.Logf("re-scored without the ledger:%s", describe(rescored.Findings))
 	}
 	assert.Equal(t, want, tr.Record.Ledger)
 	rescored := tr
-	harness.Score(&rescored)
+	checks.Score(&rescored)
 	for _, f := range rescored.Findings {
 		assert.NotEqual(t, harness.CheckExactlyOnce, f.Check, "a correct target's partial record has no lost intent: %s", f.Message)
 	}
@@ -627,10 +629,10 @@ func TestVerifyTargetWithoutCrashOrBurst(t *testing.T) {
 	require.Empty(t, tr.Error)
 	assert.Empty(t, tr.Findings)
 	st := checkStatuses(tr)
-	assert.Equal(t, harness.CheckResult{ID: harness.CheckConcurrentDuplicates, Status: harness.StatusSkip, Note: "the adapter cannot send bursts"}, st[harness.CheckConcurrentDuplicates])
+	assert.Equal(t, record.CheckResult{ID: harness.CheckConcurrentDuplicates, Status: harness.StatusSkip, Note: "the adapter cannot send bursts"}, st[harness.CheckConcurrentDuplicates])
 	assert.Equal(t, harness.StatusSkip, st[harness.CheckCrashRecovery].Status)
-	assert.Equal(t, harness.StatusPass, st[harness.CheckRetryAfterFault].Status)
-	assert.Equal(t, harness.StatusPass, st[harness.CheckDownstream].Status)
+	assert.Equal(t, record.StatusPass, st[harness.CheckRetryAfterFault].Status)
+	assert.Equal(t, record.StatusPass, st[harness.CheckDownstream].Status)
 	assert.Equal(t, 1, tr.Score.Level)
 	require.NotNil(t, tr.Score.Next)
 	assert.Equal(t, harness.CheckConcurrentDuplicates, tr.Score.Next.Check)
@@ -670,7 +672,7 @@ func verifyTarget(t *testing.T, ctx context.Context, spec harness.Spec, opts ...
 }
 
 // describe lists findings for failure messages.
-func describe(fs []harness.Finding) string {
+func describe(fs []record.Finding) string {
 	var b strings.Builder
 	for _, f := range fs {
 		fmt.Fprintf(&b, "\n  %s %s: %s", f.Check, f.Severity, f.Message)

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // Options tune the renderers; the zero value is usable.
@@ -39,7 +39,7 @@ type Format struct {
 	// File is the report's file name under --out.
 	File string
 	// Render writes the report of res.
-	Render func(w io.Writer, res *harness.Result, o Options) error
+	Render func(w io.Writer, res *record.Result, o Options) error
 }
 
 // Formats returns the report formats, in the order of their documentation.

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -55,7 +56,7 @@ func TestReportsShowTheGate(t *testing.T) {
 	// Since the baseline, mismatch fixed its finding and unstable-replay
 	// gained one.
 	res.Targets[1].Findings = nil
-	res.Targets[1].Score = harness.ScoreResult{Level: 3, Reason: "every condition holds"}
+	res.Targets[1].Score = record.ScoreResult{Level: 3, Reason: "every condition holds"}
 	base.Targets[2].Findings = base.Targets[2].Findings[:1]
 	require.NoError(t, harness.Compare(base, res))
 	harness.ApplyGate(res, 2, "old/result.json")

@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // Redacted is what a secret is replaced with.
@@ -59,6 +59,6 @@ func mayHoldSecret(s string) bool {
 // redacted (see RedactText) from every string it holds: target output,
 // replies, errors and messages alike. Write result.json and the reports
 // from it.
-func Redact(res *harness.Result, secrets []string) *harness.Result {
+func Redact(res *record.Result, secrets []string) *record.Result {
 	return transformed(res, func(s string) string { return RedactText(Clean(s), secrets) })
 }

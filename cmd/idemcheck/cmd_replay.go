@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
@@ -116,7 +117,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // while a saved trial of it still fails, and passes once they all pass,
 // whatever else its probes found (run judges those). A target that could
 // not be tested keeps its gate.
-func replayGate(res *harness.Result, stillFail map[string]bool) {
+func replayGate(res *record.Result, stillFail map[string]bool) {
 	var failing []string
 	for i := range res.Targets {
 		t := &res.Targets[i]
@@ -124,10 +125,10 @@ func replayGate(res *harness.Result, stillFail map[string]bool) {
 			continue
 		}
 		if stillFail[t.Name] {
-			t.Gate = &harness.TargetGate{Reason: "a saved trial still fails"}
+			t.Gate = &record.TargetGate{Reason: "a saved trial still fails"}
 			failing = append(failing, t.Name)
 		} else {
-			t.Gate = &harness.TargetGate{Met: true, Reason: "every saved trial passes now"}
+			t.Gate = &record.TargetGate{Met: true, Reason: "every saved trial passes now"}
 		}
 	}
 	if res.Gate == nil {
@@ -141,7 +142,7 @@ func replayGate(res *harness.Result, stillFail map[string]bool) {
 }
 
 // allTested says whether every target of res could be tested.
-func allTested(res *harness.Result) bool {
+func allTested(res *record.Result) bool {
 	for _, t := range res.Targets {
 		if t.Error != "" {
 			return false

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -32,9 +33,9 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	results := make([]*harness.Result, len(paths))
+	results := make([]*record.Result, len(paths))
 	for i, p := range paths {
-		if results[i], err = harness.ReadResultFile(p); err != nil {
+		if results[i], err = record.ReadResultFile(p); err != nil {
 			return &exitError{code: exitUsage, err: fmt.Errorf("report: %s: %w", p, err), hint: "pass the result.json files written by idemcheck run --out (or demo --out)"}
 		}
 	}

@@ -175,9 +175,9 @@ func parseOnly(s string) ([]string, error) {
 		if id == "" {
 			continue
 		}
-		if !harness.KnownCheck(id) {
+		if !checks.KnownCheck(id) {
 			var known []string
-			for _, c := range harness.Checks() {
+			for _, c := range checks.Checks() {
 				known = append(known, c.ID)
 			}
 			return nil, usageErr("--only: unknown check %q (known: %s)", id, strings.Join(known, ", "))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -19,14 +20,14 @@ func FuzzReadResult(f *testing.F) {
 	if err == nil {
 		f.Add(golden)
 	}
-	f.Add([]byte(`{"schema":"` + harness.ResultSchema + `","targets":[{"name":"t","history":[{"id":1,"attempts":[{"n":7}]}]}]}`))
-	f.Add([]byte(`{"schema":"` + harness.ResultSchema + `","targets":[{"name":"t","findings":[{"check":"retry.sequential","intent":-1,"attempt":99}]}]}`))
+	f.Add([]byte(`{"schema":"` + record.ResultSchema + `","targets":[{"name":"t","history":[{"id":1,"attempts":[{"n":7}]}]}]}`))
+	f.Add([]byte(`{"schema":"` + record.ResultSchema + `","targets":[{"name":"t","findings":[{"check":"retry.sequential","intent":-1,"attempt":99}]}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		path := filepath.Join(t.TempDir(), "result.json")
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		res, err := harness.ReadResultFile(path)
+		res, err := record.ReadResultFile(path)
 		if err != nil {
 			return
 		}
