@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checks"
-	"github.com/idemcheck/idemcheck/scenarios"
 )
 
 // Defaults of the late retries of retry.late (see checks.LateOptions).
@@ -14,21 +13,9 @@ const (
 )
 
 // WithTrialWaits lets generated trials pause for up to d between steps
-// (see LateOptions.TrialWait).
+// (see checks.LateOptions.TrialWait).
 func WithTrialWaits(d time.Duration) Option {
 	return func(o *Options) { o.TrialWait = d }
-}
-
-// lateSpace lets trials over sp send up to LateKeys other keys in one
-// step and wait for up to TrialWait.
-func lateSpace(l checks.LateOptions, sp scenarios.Space) scenarios.Space {
-	if sp.Fill == 0 {
-		sp.Fill = l.LateKeys
-	}
-	if sp.Wait == 0 {
-		sp.Wait = min(max(l.TrialWait, 0), scenarios.MaxWait)
-	}
-	return sp
 }
 
 // WithLateRetry sets how many other keys come between an intent and its
