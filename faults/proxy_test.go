@@ -350,8 +350,7 @@ func TestProxyNeverSendsARequestTwice(t *testing.T) {
 }
 
 func TestProxyReportsATargetThatCrashedAfterReadingTheRequestAsForwarded(t *testing.T) {
-	var rt *rawTarget
-	rt = newRawTarget(t, func(rt *rawTarget, c net.Conn, req *http.Request) bool {
+	rt := newRawTarget(t, func(rt *rawTarget, c net.Conn, req *http.Request) bool {
 		if req.Header.Get("Idempotency-Key") == "crash" {
 			_ = rt.ln.Close() // the server dies with the request read
 			return false

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -219,11 +220,11 @@ const summaryMin = 4
 
 // effectList matches a list of at least summaryMin effects as the checks
 // write them: "charge ch_000003, charge ch_000004, …".
-var effectList = regexp.MustCompile(`\b[a-z][a-z_-]* [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:-]*(?:, [a-z][a-z_-]* [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:-]*){3,}`)
+var effectList = regexp.MustCompile(`\b[a-z][a-z_-]* [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:-]*(?:, [a-z][a-z_-]* [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:-]*){` + strconv.Itoa(summaryMin-1) + `,}`)
 
 // idList matches a list of at least summaryMin+2 ids: "ord_000002×1,
 // ord_000003×1, …".
-var idList = regexp.MustCompile(`\b[A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:×-]*(?:, [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:×-]*){5,}`)
+var idList = regexp.MustCompile(`\b[A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:×-]*(?:, [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:×-]*){` + strconv.Itoa(summaryMin+1) + `,}`)
 
 // countBefore matches "20 effects: " or "20 effects (" just before a list.
 var countBefore = regexp.MustCompile(`(\d+) effects?(?:: | \()$`)

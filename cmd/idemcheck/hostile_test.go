@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"strings"
 )
 
@@ -70,7 +71,10 @@ func hostile(mode string, args []string) int {
 		if err != nil {
 			return 1
 		}
-		var held []net.Conn // never answered, never closed
+		// Never answered, never closed: kept referenced, so that no
+		// finalizer closes them either.
+		var held []net.Conn
+		defer func() { runtime.KeepAlive(held) }()
 		for {
 			c, err := ln.Accept()
 			if err != nil {

@@ -17,37 +17,34 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The README section this directory belongs to, and the files it shows.
+// The tutorial this directory belongs to, and the section of it that
+// shows the files.
 const (
-	readmePath = "../../README.md"
-	section    = "## Making your service testable"
-	walkHead   = "### From an empty directory to a first score"
+	tutorialPath = "../../docs/tutorial.md"
+	walkHead     = "## From an empty directory to a first score"
 )
 
 // walkFiles are the files the walk-through shows, by name.
 var walkFiles = []string{"main.go", "idemcheck.yaml"}
 
-// fence is one fenced block of the README: the line before it (skipping
+// fence is one fenced block of the tutorial: the line before it (skipping
 // blank lines), its info string and its text.
 type fence struct {
 	before, info, text string
 }
 
-// walkthrough returns the fenced blocks of the README's walk-through.
+// walkthrough returns the fenced blocks of the tutorial's walk-through.
 func walkthrough(t *testing.T) []fence {
 	t.Helper()
-	b, err := os.ReadFile(readmePath)
+	b, err := os.ReadFile(tutorialPath)
 	require.NoError(t, err)
-	readme := string(b)
-	start := strings.Index(readme, "\n"+section+"\n")
-	require.NotEqual(t, -1, start, "the README has no %q section", section)
-	rest := readme[start+len(section)+2:]
+	tutorial := string(b)
+	at := strings.Index(tutorial, "\n"+walkHead+"\n")
+	require.NotEqual(t, -1, at, "%s has no %q section", tutorialPath, walkHead)
+	rest := tutorial[at+len(walkHead)+2:]
 	if end := strings.Index(rest, "\n## "); end >= 0 {
 		rest = rest[:end]
 	}
-	at := strings.Index(rest, "\n"+walkHead+"\n")
-	require.NotEqual(t, -1, at, "the %q section has no %q", section, walkHead)
-	rest = rest[at:]
 
 	var (
 		out     []fence
@@ -78,7 +75,7 @@ func walkthrough(t *testing.T) []fence {
 	return out
 }
 
-// shownAs returns the block the README introduces as "… as `name`:".
+// shownAs returns the block the tutorial introduces as "… as `name`:".
 func shownAs(t *testing.T, blocks []fence, name string) string {
 	t.Helper()
 	var found []string
@@ -91,14 +88,14 @@ func shownAs(t *testing.T, blocks []fence, name string) string {
 	return found[0]
 }
 
-// TestReadmeShowsTheseFiles: the walk-through's snippets are these files,
+// TestTutorialShowsTheseFiles: the walk-through's snippets are these files,
 // byte for byte, so that what a reader copies is what the test runs.
-func TestReadmeShowsTheseFiles(t *testing.T) {
+func TestTutorialShowsTheseFiles(t *testing.T) {
 	blocks := walkthrough(t)
 	for _, name := range walkFiles {
 		b, err := os.ReadFile(name)
 		require.NoError(t, err)
-		assert.Equal(t, string(b), shownAs(t, blocks, name), "README's %s and examples/walkthrough/%s differ", name, name)
+		assert.Equal(t, string(b), shownAs(t, blocks, name), "the tutorial's %s and examples/walkthrough/%s differ", name, name)
 	}
 }
 
@@ -149,9 +146,9 @@ func scoreIn(t *testing.T, report, target string) string {
 	return ""
 }
 
-// TestWalkthroughFromAnEmptyDirectory runs the README's commands in an
+// TestWalkthroughFromAnEmptyDirectory runs the tutorial's commands in an
 // empty directory holding only the two files, and checks that the score
-// is the one the README states. The install line is replaced by a build of
+// is the one the tutorial states. The install line is replaced by a build of
 // this checkout, so that the test judges the code it ships with.
 func TestWalkthroughFromAnEmptyDirectory(t *testing.T) {
 	goTool, err := exec.LookPath("go")
@@ -220,7 +217,7 @@ func TestWalkthroughFromAnEmptyDirectory(t *testing.T) {
 	}
 	require.True(t, ran["run"], "the walk-through never runs idemcheck")
 
-	// The output the README promises: its block that starts like a run's
+	// The output the tutorial promises: its block that starts like a run's
 	// report. Every line it shows is in what the run printed, in order
 	// (seed and time aside); "…" stands for lines left out.
 	var promised string
@@ -241,7 +238,7 @@ func TestWalkthroughFromAnEmptyDirectory(t *testing.T) {
 		for at < len(got) && got[at] != want {
 			at++
 		}
-		if !assert.Less(t, at, len(got), "the README shows %q, which the run did not print (in that order); it printed:\n%s", want, report) {
+		if !assert.Less(t, at, len(got), "the tutorial shows %q, which the run did not print (in that order); it printed:\n%s", want, report) {
 			return
 		}
 		at++

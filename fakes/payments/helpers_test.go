@@ -166,13 +166,3 @@ func holdFirstEffect(t testing.TB, l *fakes.Ledger) *hold {
 	t.Cleanup(func() { h.release(); cancel() })
 	return h
 }
-
-// closed reports whether ch is closed, without blocking.
-func closed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}

@@ -4,10 +4,17 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
-	"sort"
+	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // ReportV1 is the JSON Schema of idemcheck.report/v1.
@@ -15,180 +22,163 @@ import (
 //go:embed report.v1.json
 var ReportV1 []byte
 
-// Errors lists every way a document violates a schema.
+// Errors lists every way a document violates a schema, one line each,
+// with where in the document: `$.targets[0].score: expected integer, got
+// string "3"`.
 type Errors []string
 
 func (e Errors) Error() string {
 	return fmt.Sprintf("%d schema violation(s):\n  %s", len(e), strings.Join(e, "\n  "))
 }
 
+// reportV1 is ReportV1 compiled, once.
+var reportV1 = sync.OnceValues(func() (*jsonschema.Schema, error) { return compile(ReportV1) })
+
 // ValidateReport checks a JSON report against ReportV1.
 func ValidateReport(doc []byte) error {
-	return Validate(ReportV1, doc)
+	sch, err := reportV1()
+	if err != nil {
+		return fmt.Errorf("schema: %w", err)
+	}
+	return validate(sch, doc)
 }
 
 // Validate checks the JSON document doc against the JSON Schema schema
-// and returns Errors with every violation, or nil.
+// (draft 2020-12 unless the schema says otherwise) and returns Errors with
+// every violation, or nil. A schema that is not valid JSON Schema, or
+// that refers to anything outside itself, is an error of its own.
 func Validate(schema, doc []byte) error {
-	var root map[string]any
-	if err := decode(schema, &root); err != nil {
+	sch, err := compile(schema)
+	if err != nil {
 		return fmt.Errorf("schema: %w", err)
 	}
-	var v any
-	if err := decode(doc, &v); err != nil {
+	return validate(sch, doc)
+}
+
+// schemaURL is where a schema is placed for compiling; a reference that
+// leaves the schema resolves beside it, where nothing is loaded.
+const schemaURL = "mem:///schema.json"
+
+// noLoader refuses every document outside the schema being compiled.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("%s: only references within the schema itself are supported (into $defs, say); nothing is loaded from elsewhere", url)
+}
+
+func compile(schema []byte) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noLoader{})
+	if err := c.AddResource(schemaURL, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(schemaURL)
+}
+
+func validate(sch *jsonschema.Schema, doc []byte) error {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
 		return fmt.Errorf("document: %w", err)
 	}
-	c := &checker{root: root}
-	c.check("$", root, v)
-	if len(c.errs) > 0 {
-		return c.errs
-	}
-	return nil
-}
-
-func decode(b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	if err := d.Decode(v); err != nil {
+	err = sch.Validate(v)
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
 		return err
 	}
-	if d.More() {
-		return fmt.Errorf("trailing data after the JSON value")
+	var errs Errors
+	collect(ve, v, &errs)
+	if len(errs) == 0 { // a failure without a leaf: say it whole
+		errs = Errors{ve.Error()}
 	}
-	return nil
+	return errs
 }
 
-type checker struct {
-	root map[string]any
-	errs Errors
+// printer writes the library's messages for the kinds of violation this
+// package does not phrase itself.
+var printer = message.NewPrinter(language.English)
+
+// collect appends one line per leaf violation of ve, in the library's
+// order (which follows the schema's keywords and the document's fields).
+func collect(ve *jsonschema.ValidationError, doc any, errs *Errors) {
+	if len(ve.Causes) > 0 {
+		for _, c := range ve.Causes {
+			collect(c, doc, errs)
+		}
+		return
+	}
+	path, v := locate(doc, ve.InstanceLocation)
+	switch k := ve.ErrorKind.(type) {
+	case *kind.Required:
+		for _, name := range k.Missing {
+			*errs = append(*errs, fmt.Sprintf("%s: required field %q is missing", path, name))
+		}
+	case *kind.AdditionalProperties:
+		for _, name := range k.Properties {
+			*errs = append(*errs, fmt.Sprintf("%s: field %q is not in the schema", path, name))
+		}
+	case *kind.Type:
+		*errs = append(*errs, fmt.Sprintf("%s: expected %s, got %s %s", path, strings.Join(nullLast(k.Want), " or "), typeOf(v), short(show(v))))
+	case *kind.Enum:
+		*errs = append(*errs, fmt.Sprintf("%s: %s is not one of %s", path, show(v), show(k.Want)))
+	case *kind.Minimum:
+		*errs = append(*errs, fmt.Sprintf("%s: %s is less than the minimum %s", path, show(v), k.Want.RatString()))
+	default:
+		*errs = append(*errs, fmt.Sprintf("%s: %s", path, ve.ErrorKind.LocalizedString(printer)))
+	}
 }
 
-func (c *checker) fail(path, format string, args ...any) {
-	c.errs = append(c.errs, path+": "+fmt.Sprintf(format, args...))
-}
-
-var annotations = map[string]bool{"$schema": true, "$id": true, "$defs": true, "title": true, "description": true, "format": true}
-
-func (c *checker) check(path string, s map[string]any, v any) {
-	keys := make([]string, 0, len(s))
-	for k := range s {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		switch k {
-		case "$ref", "type", "enum", "minimum", "required", "properties", "additionalProperties", "items":
-		default:
-			if !annotations[k] {
-				c.fail(path, "the schema uses %q, which this validator does not know", k)
-			}
-		}
-	}
-	if ref, ok := s["$ref"].(string); ok {
-		target, err := c.resolve(ref)
-		if err != nil {
-			c.fail(path, "%v", err)
-			return
-		}
-		c.check(path, target, v)
-	}
-	if t, ok := s["type"]; ok && !c.checkType(path, t, v) {
-		return // the other keywords would only repeat the mismatch
-	}
-	if e, ok := s["enum"].([]any); ok {
-		found := false
-		for _, x := range e {
-			if equal(x, v) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			c.fail(path, "%s is not one of %s", show(v), show(e))
-		}
-	}
-	if m, ok := s["minimum"].(json.Number); ok {
-		if n, isNum := v.(json.Number); isNum && cmpNum(n, m) < 0 {
-			c.fail(path, "%s is less than the minimum %s", n, m)
-		}
-	}
-	obj, isObj := v.(map[string]any)
-	if isObj {
-		if req, ok := s["required"].([]any); ok {
-			for _, r := range req {
-				if name, _ := r.(string); name != "" {
-					if _, has := obj[name]; !has {
-						c.fail(path, "required field %q is missing", name)
-					}
-				}
-			}
-		}
-		props, _ := s["properties"].(map[string]any)
-		names := make([]string, 0, len(obj))
-		for k := range obj {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			if ps, ok := props[k].(map[string]any); ok {
-				c.check(path+"."+k, ps, obj[k])
+// locate follows the instance location through doc and returns it as a
+// path ("$.targets[0].score") with the value found there.
+func locate(doc any, at []string) (string, any) {
+	var b strings.Builder
+	b.WriteString("$")
+	v := doc
+	for _, tok := range at {
+		switch x := v.(type) {
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				fmt.Fprintf(&b, "[%s]", tok)
+				v = nil
 				continue
 			}
-			switch ap := s["additionalProperties"].(type) {
-			case bool:
-				if !ap {
-					c.fail(path, "field %q is not in the schema", k)
-				}
-			case map[string]any:
-				c.check(path+"."+k, ap, obj[k])
-			}
+			fmt.Fprintf(&b, "[%d]", i)
+			v = x[i]
+		case map[string]any:
+			b.WriteString("." + tok)
+			v = x[tok]
+		default:
+			b.WriteString("." + tok)
+			v = nil
 		}
 	}
-	if arr, isArr := v.([]any); isArr {
-		if items, ok := s["items"].(map[string]any); ok {
-			for i, x := range arr {
-				c.check(fmt.Sprintf("%s[%d]", path, i), items, x)
-			}
-		}
-	}
+	return b.String(), v
 }
 
-func (c *checker) resolve(ref string) (map[string]any, error) {
-	name, ok := strings.CutPrefix(ref, "#/$defs/")
-	if !ok {
-		return nil, fmt.Errorf("$ref %q: only local references into $defs are supported", ref)
+// nullLast puts "null" after the other types: "integer or null".
+func nullLast(types []string) []string {
+	out := make([]string, 0, len(types))
+	null := false
+	for _, t := range types {
+		if t == "null" {
+			null = true
+			continue
+		}
+		out = append(out, t)
 	}
-	defs, _ := c.root["$defs"].(map[string]any)
-	s, ok := defs[name].(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("$ref %q: no such definition", ref)
+	if null {
+		out = append(out, "null")
 	}
-	return s, nil
+	return out
 }
 
-// checkType reports whether v has the type (or one of the types) t.
-func (c *checker) checkType(path string, t, v any) bool {
-	var types []string
-	switch x := t.(type) {
-	case string:
-		types = []string{x}
-	case []any:
-		for _, y := range x {
-			if s, ok := y.(string); ok {
-				types = append(types, s)
-			}
-		}
-	}
-	got := typeOf(v)
-	for _, want := range types {
-		if want == got || (want == "number" && got == "integer") {
-			return true
-		}
-	}
-	c.fail(path, "expected %s, got %s %s", strings.Join(types, " or "), got, short(show(v)))
-	return false
-}
-
+// typeOf names the JSON type of v, "integer" for a number without a
+// fraction.
 func typeOf(v any) string {
 	switch x := v.(type) {
 	case nil:
@@ -202,32 +192,12 @@ func typeOf(v any) string {
 	case map[string]any:
 		return "object"
 	case json.Number:
-		if _, ok := new(big.Int).SetString(x.String(), 10); ok {
-			return "integer"
-		}
-		if f, ok := new(big.Float).SetString(x.String()); ok && f.IsInt() {
+		if r, ok := new(big.Rat).SetString(x.String()); ok && r.IsInt() {
 			return "integer"
 		}
 		return "number"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-func cmpNum(a, b json.Number) int {
-	x, _ := new(big.Float).SetString(a.String())
-	y, _ := new(big.Float).SetString(b.String())
-	if x == nil || y == nil {
-		return 0
-	}
-	return x.Cmp(y)
-}
-
-func equal(a, b any) bool {
-	if x, ok := a.(json.Number); ok {
-		y, ok := b.(json.Number)
-		return ok && cmpNum(x, y) == 0
-	}
-	return show(a) == show(b)
 }
 
 func show(v any) string {

@@ -2,6 +2,7 @@ package schema_test
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -59,13 +60,24 @@ func TestValidatorCatchesEachViolation(t *testing.T) {
 	}
 }
 
-func TestValidatorRefusesWhatItDoesNotKnow(t *testing.T) {
+// TestValidatorChecksEveryKeyword: the whole of JSON Schema is checked
+// (pattern here), and a reference that leaves the schema is refused, not
+// loaded.
+func TestValidatorChecksEveryKeyword(t *testing.T) {
 	err := schema.Validate([]byte(`{"type": "string", "pattern": "^a"}`), []byte(`"b"`))
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), `the schema uses "pattern", which this validator does not know`)
+	var errs schema.Errors
+	require.ErrorAs(t, err, &errs)
+	assert.Equal(t, schema.Errors{`$: 'b' does not match pattern '^a'`}, errs)
+	assert.NoError(t, schema.Validate([]byte(`{"type": "string", "pattern": "^a"}`), []byte(`"abc"`)))
+
 	err = schema.Validate([]byte(`{"$ref": "other.json#/x"}`), []byte(`1`))
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "only local references")
+	assert.False(t, errors.As(err, &errs), "a schema that cannot be compiled is not a verdict on the document")
+	assert.Contains(t, err.Error(), "only references within the schema itself")
+
+	err = schema.Validate([]byte(`{"type": "object"}`), []byte(`{} {}`))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "document: ")
 }
 
 // TestReportSchemaIsWellFormed checks the schema itself: valid JSON,
@@ -99,7 +111,6 @@ func TestReportSchemaIsWellFormed(t *testing.T) {
 	for name, d := range root["$defs"].(map[string]any) {
 		walk("$defs."+name, d.(map[string]any))
 	}
-	// The schema validates against itself as far as this validator goes:
-	// it uses no keyword the validator would ignore.
+	// The smallest report the schema allows passes.
 	assert.NoError(t, schema.Validate(schema.ReportV1, []byte(`{"schema":"idemcheck.report/v1","seed":0,"meta":{},"started":"2026-01-01T00:00:00Z","duration_ms":0,"replay":"","summary":{"targets":0,"untested":0,"intents":0,"trials":0,"attempts":0,"effects":0,"findings":0,"critical":0,"major":0,"minor":0,"duration_ms":0},"targets":[]}`)))
 }

@@ -3,8 +3,11 @@ package http
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/idemcheck/idemcheck/faults"
 )
@@ -38,27 +41,33 @@ func (e *ErrBudget) Error() string {
 	return fmt.Sprintf("the request budget of %d requests is spent: raise the target's limits.requests, or run fewer checks (--only) or trials (--trials)", e.Requests)
 }
 
-// limiter is a token bucket for the rate and a counter for the budget.
+// limiter counts requests against the budget and paces them with a token
+// bucket (golang.org/x/time/rate) that holds a second's worth of
+// requests, or a whole burst if that is more, and starts full.
 type limiter struct {
-	mu       sync.Mutex
-	lim      Limits
-	sent     int
-	tokens   float64
-	capacity float64
-	last     time.Time
-	spent    error
+	mu    sync.Mutex
+	lim   Limits
+	sent  int
+	spent error
+	rate  *rate.Limiter // nil without a rate
 }
 
 func newLimiter(l Limits, burst int) *limiter {
 	if l.Requests <= 0 && l.PerSecond <= 0 {
 		return nil
 	}
-	capacity := max(l.PerSecond, float64(burst), 1)
-	return &limiter{lim: l, tokens: capacity, capacity: capacity, last: time.Now()}
+	out := &limiter{lim: l}
+	if l.PerSecond > 0 {
+		capacity := int(math.Ceil(max(l.PerSecond, float64(burst), 1)))
+		out.rate = rate.NewLimiter(rate.Limit(l.PerSecond), capacity)
+	}
+	return out
 }
 
 // take waits until n requests may be sent and counts them; it fails at
-// once when the budget cannot hold them.
+// once when the budget cannot hold them, and with ctx's error when ctx
+// ends first. n requests that are more than the bucket holds (a burst)
+// wait for a full bucket and then go together.
 func (l *limiter) take(ctx context.Context, n int) error {
 	if l == nil {
 		return nil
@@ -70,30 +79,23 @@ func (l *limiter) take(ctx context.Context, n int) error {
 		return l.spent
 	}
 	l.sent += n
-	if l.lim.PerSecond <= 0 {
-		l.mu.Unlock()
+	l.mu.Unlock()
+	if l.rate == nil {
 		return nil
 	}
-	need := min(float64(n), l.capacity)
-	for {
-		now := time.Now()
-		l.tokens = min(l.capacity, l.tokens+now.Sub(l.last).Seconds()*l.lim.PerSecond)
-		l.last = now
-		if l.tokens >= need {
-			l.tokens -= need
-			l.mu.Unlock()
-			return nil
-		}
-		wait := time.Duration((need - l.tokens) / l.lim.PerSecond * float64(time.Second))
-		l.mu.Unlock()
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-		l.mu.Lock()
+	r := l.rate.ReserveN(time.Now(), min(n, l.rate.Burst()))
+	wait := r.Delay()
+	if wait == 0 {
+		return nil
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		r.Cancel() // the tokens go back to the requests still waiting
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 

@@ -1,0 +1,134 @@
+package docs_test
+
+import (
+	"bufio"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// writtenElsewhere are guides the docs link to that are written beside
+// the code they describe, in packages of their own; until one exists its
+// links are logged, not failed. Once it exists, its links are checked
+// like any other.
+var writtenElsewhere = map[string]bool{
+	"targets/CREATING_KINDS.md": true,
+	"fakes/CREATING_FAKES.md":   true,
+}
+
+// TestLinksResolve: every relative link in README.md and in docs/ leads
+// to a file that exists and, for a link into a Markdown file, to a
+// heading it has.
+func TestLinksResolve(t *testing.T) {
+	root, err := filepath.Abs("..")
+	require.NoError(t, err)
+	pages := []string{filepath.Join(root, "README.md")}
+	require.NoError(t, filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
+			abs, _ := filepath.Abs(path)
+			pages = append(pages, abs)
+		}
+		return err
+	}))
+	checked := 0
+	for _, page := range pages {
+		rel, _ := filepath.Rel(root, page)
+		for _, l := range links(t, page) {
+			if l.target == "" || strings.Contains(l.target, "://") || strings.HasPrefix(l.target, "mailto:") {
+				continue
+			}
+			checked++
+			path, frag, _ := strings.Cut(l.target, "#")
+			file := page
+			if path != "" {
+				file = filepath.Join(filepath.Dir(page), filepath.FromSlash(path))
+			}
+			where := fmt.Sprintf("%s:%d: [%s](%s)", rel, l.line, l.text, l.target)
+			inRepo, _ := filepath.Rel(root, file)
+			if !strings.HasPrefix(inRepo, "..") && writtenElsewhere[filepath.ToSlash(inRepo)] {
+				if _, err := os.Stat(file); err != nil {
+					t.Logf("%s: %s is not written yet", where, inRepo)
+					continue
+				}
+			}
+			if _, err := os.Stat(file); err != nil {
+				t.Errorf("%s: no such file (%s)", where, inRepo)
+				continue
+			}
+			if frag != "" && strings.HasSuffix(file, ".md") {
+				if !anchors(t, file)[frag] {
+					t.Errorf("%s: %s has no heading whose anchor is #%s", where, inRepo, frag)
+				}
+			}
+		}
+	}
+	assert.Greater(t, checked, 100, "the link check found fewer links than the docs have: is it reading them?")
+}
+
+// link is one Markdown link in a page.
+type link struct {
+	text, target string
+	line         int
+}
+
+var inlineLink = regexp.MustCompile(`\[([^\]]*)\]\(([^)\s]+)\)`)
+
+// links returns the links of a Markdown page, outside code blocks.
+func links(t *testing.T, page string) []link {
+	t.Helper()
+	f, err := os.Open(page)
+	require.NoError(t, err)
+	defer f.Close()
+	var out []link
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	fence, n := false, 0
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fence = !fence
+			continue
+		}
+		if fence {
+			continue
+		}
+		for _, m := range inlineLink.FindAllStringSubmatch(line, -1) {
+			out = append(out, link{text: m[1], target: m[2], line: n})
+		}
+	}
+	require.NoError(t, sc.Err())
+	return out
+}
+
+// anchors returns the anchors of a Markdown page's headings.
+func anchors(t *testing.T, page string) map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile(page)
+	require.NoError(t, err)
+	out := map[string]bool{}
+	fence := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fence = !fence
+			continue
+		}
+		if fence || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		text := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		a := anchor(text)
+		for i := 1; out[a]; i++ { // GitHub numbers repeated headings
+			a = fmt.Sprintf("%s-%d", anchor(text), i)
+		}
+		out[a] = true
+	}
+	return out
+}
