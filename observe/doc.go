@@ -11,4 +11,12 @@
 // can say which source saw each effect. The harness asks every observer
 // after each attempt, before it reads the ledger's sequence number that
 // closes the attempt's window (see harness.EffectObserver).
+//
+// A PostgreSQL observer stays on this machine unless SQL.Remote is set:
+// before connecting it parses the final DSN as pgx will (query parameters
+// such as ?host=, fallback hosts and the PG* environment included) and
+// refuses any host but a Unix socket, a loopback address or the name
+// localhost, which is taken as 127.0.0.1 and ::1 without asking DNS; every
+// lookup and dial it then makes is held to loopback too. SQLite has no
+// host.
 package observe

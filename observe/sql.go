@@ -26,6 +26,11 @@ type SQL struct {
 	//	SELECT id, amount FROM orders WHERE note LIKE '%' || {{marker}} || '%'
 	Query  string
 	Settle Settle
+	// Remote allows a database whose host is not loopback (the target's
+	// allow_remote). Without it OpenSQL refuses, before any connection,
+	// a DSN that names any other host, however it names it (see
+	// CheckLoopbackDSN).
+	Remote bool
 }
 
 // Driver returns the database/sql driver for dsn ("pgx" or "sqlite") and
@@ -80,8 +85,14 @@ func OpenSQL(ctx context.Context, s SQL) (*Observer, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open(driver, source)
-	if err != nil {
+	var db *sql.DB
+	if driver == "pgx" {
+		cfg, err := pgConfig(source, s.Remote)
+		if err != nil {
+			return nil, err
+		}
+		db = openPG(*cfg)
+	} else if db, err = sql.Open(driver, source); err != nil {
 		return nil, fmt.Errorf("opening %s: %w", redact(s.DSN), err)
 	}
 	db.SetMaxOpenConns(2)
