@@ -10,22 +10,31 @@ import (
 	_ "modernc.org/sqlite"             // SQLite, pure Go, as driver "sqlite"
 )
 
-// SQL describes a query against the database a target writes to.
+// SQL describes a query against the database a target writes to. As a
+// Source, its settings are dsn and query; Name, Kind and Settle serve
+// SQLStarter and OpenSQL (in a Spec, the Spec's are used).
 type SQL struct {
 	// Name names the observer (the Fake of its effects); default "sql".
-	Name string
+	Name string `json:"-"`
 	// Kind is the kind of effect a row is (default "row"), e.g. "order".
-	Kind string
+	Kind string `json:"-"`
 	// DSN is postgres://… (or postgresql://…) for PostgreSQL, and
 	// sqlite:PATH or file:PATH (with SQLite's URI parameters) for SQLite.
-	DSN string
+	// It may use {{env.NAME}} anywhere, the whole DSN included, and
+	// {{state_dir}}: the scheme is checked once they are expanded.
+	DSN string `json:"dsn"`
 	// Query selects the rows of one intent; {{marker}} (or $marker) stands
 	// for the marker, passed as a bound parameter, never spliced in. The
 	// first column is the row's identity, the others become evidence:
 	//
 	//	SELECT id, amount FROM orders WHERE note LIKE '%' || {{marker}} || '%'
-	Query  string
-	Settle Settle
+	//
+	// It runs in a read-only transaction (SQLite is opened read-only), so
+	// an observer can never write.
+	Query  string `json:"query"`
+	Settle Settle `json:"-"`
+
+	every bool // the query counts every row (Count): it takes no marker
 }
 
 // Driver returns the database/sql driver for dsn ("pgx" or "sqlite") and
@@ -76,11 +85,11 @@ func OpenSQL(ctx context.Context, s SQL) (*Observer, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, err := Bind(s.Query, driver)
+	q, err := s.bind(driver)
 	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open(driver, source)
+	db, err := sql.Open(driver, readOnly(driver, source))
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", redact(s.DSN), err)
 	}
@@ -102,15 +111,23 @@ func OpenSQL(ctx context.Context, s SQL) (*Observer, error) {
 type sqlFinder struct {
 	db    *sql.DB
 	query string
+	every bool // the query reads every row, without a marker (Count)
 }
 
-// Find runs the query with the marker bound.
-func (f *sqlFinder) Find(ctx context.Context, marker string) ([]Row, error) {
-	rows, err := f.db.QueryContext(ctx, f.query, marker)
+// Find runs the query with the marker bound, in a read-only transaction.
+func (f *sqlFinder) Find(ctx context.Context, marker string) (Found, error) {
+	out, err := f.rows(ctx, marker)
+	return Found{Rows: out}, err
+}
+
+// rows runs the query with args, in a read-only transaction, and returns
+// its rows: the first column the identity, the others evidence.
+func (f *sqlFinder) rows(ctx context.Context, args ...any) ([]Row, error) {
+	rows, done, err := readOnlyQuery(ctx, f.db, f.query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("query: %w", err)
 	}
-	defer rows.Close()
+	defer done()
 	cols, err := rows.Columns()
 	if err != nil {
 		return nil, err
@@ -133,8 +150,8 @@ func (f *sqlFinder) Find(ctx context.Context, marker string) ([]Row, error) {
 			}
 		}
 		out = append(out, r)
-		if len(out) > maxRows {
-			return nil, fmt.Errorf("the query returned more than %d rows for one marker: it should select the rows of one intent", maxRows)
+		if len(out) > f.limit() {
+			return nil, f.tooMany()
 		}
 	}
 	return out, rows.Err()
