@@ -61,7 +61,7 @@ func TestSQLObserverNeverWrites(t *testing.T) {
 			require.NoError(t, db.QueryRow(`SELECT count(*) FROM orders`).Scan(&n))
 			assert.Zero(t, n, "nothing was written")
 
-			_, err = db.Exec(`INSERT INTO orders (amount, note) VALUES (7, 'order `+m1+`')`)
+			_, err = db.Exec(`INSERT INTO orders (amount, note) VALUES (7, 'order ` + m1 + `')`)
 			require.NoError(t, err)
 			reader := open(t, observe.Spec{Name: "orders-db", Settle: quick,
 				Source: observe.SQL{DSN: dsn, Query: `SELECT id FROM orders WHERE note LIKE '%' || {{marker}} || '%'`}}, "")
