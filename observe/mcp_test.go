@@ -110,7 +110,9 @@ func TestMCPReadBackErrors(t *testing.T) {
 	// A tool annotated as one that changes things is refused.
 	srv := sdk.NewServer(&sdk.Implementation{Name: "s", Version: "1"}, nil)
 	sdk.AddTool(srv, &sdk.Tool{Name: "list_orders", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: false}},
-		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) { return nil, nil, nil })
+		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			return nil, nil, nil
+		})
 	_, err = observe.Spec{Source: observe.MCP{Tool: "list_orders", Server: srv}}.Open(ctx, w)
 	assert.ErrorContains(t, err, "annotated readOnlyHint: false")
 
