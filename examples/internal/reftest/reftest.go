@@ -1,0 +1,220 @@
+// Package reftest runs the reference targets that keep their effects in
+// their own data as real processes in their tests: the test binary itself,
+// started again with ServeArg (TestMain hands such a run to the target's
+// Main), over a real database.
+package reftest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/idemcheck/idemcheck/internal/pgserver"
+	"github.com/idemcheck/idemcheck/targets/process"
+)
+
+// ServeArg is the first argument of a test binary run as the target.
+const ServeArg = "__serve"
+
+// TestMain runs m, or, when the binary was started as the target, the
+// target's main; it stops the shared PostgreSQL server at the end.
+func TestMain(m *testing.M, main func(args []string) int) {
+	if len(os.Args) > 1 && os.Args[1] == ServeArg {
+		os.Exit(main(os.Args[2:]))
+	}
+	// Built with -race, every target process would sleep a second at exit.
+	os.Setenv("GORACE", "atexit_sleep_ms=0")
+	code := m.Run()
+	if pg.server != nil {
+		_ = pg.server.Stop()
+	}
+	os.Exit(code)
+}
+
+var pg struct {
+	once   sync.Once
+	server *pgserver.Server
+	err    error
+	n      atomic.Int64
+}
+
+// Postgres returns the DSN of a fresh database on the package's shared
+// PostgreSQL server, started on first use. It skips the test when
+// PostgreSQL is not installed.
+func Postgres(t testing.TB) string {
+	t.Helper()
+	if _, err := pgserver.Find(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	pg.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		pg.server, pg.err = pgserver.Start(ctx)
+	})
+	if pg.err != nil {
+		t.Fatalf("starting PostgreSQL: %v", pg.err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dsn, err := pg.server.CreateDatabase(ctx, fmt.Sprintf("ref%d", pg.n.Add(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dsn
+}
+
+// Server is a target serving HTTP on loopback, its output watched.
+type Server struct {
+	URL   string
+	Addr  string
+	Proc  *process.Process
+	lines *Lines
+}
+
+// StartHTTP starts the target with args and --listen on a free loopback
+// port, and returns once GET /healthz answers. It is stopped when the
+// test ends.
+func StartHTTP(t testing.TB, args ...string) *Server {
+	t.Helper()
+	port, err := process.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return StartHTTPAt(t, "127.0.0.1:"+strconv.Itoa(port), args...)
+}
+
+// StartHTTPAt is StartHTTP on addr: a target started again where it
+// listened before.
+func StartHTTPAt(t testing.TB, addr string, args ...string) *Server {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := &Lines{}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	p, err := process.Start(ctx, process.Spec{
+		Command: append(append([]string{exe, ServeArg}, args...), "--listen", addr),
+		Ready:   process.Ready{URL: "http://" + addr + "/healthz", Timeout: 30 * time.Second},
+		Stdout:  lines,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = p.Stop(ctx)
+	})
+	return &Server{URL: "http://" + addr, Addr: addr, Proc: p, lines: lines}
+}
+
+// Await waits until the target has printed a line holding s since its
+// last restart, within d.
+func (s *Server) Await(t testing.TB, text string, d time.Duration) {
+	t.Helper()
+	if !s.lines.Await(text, d) {
+		t.Fatalf("the target did not print %q within %s; it printed:\n%s", text, d, s.Proc.Output())
+	}
+}
+
+// Kill SIGKILLs the target (a crash) and returns once it is dead; a test
+// starts it again with StartHTTPAt, as a supervisor would.
+func (s *Server) Kill(t testing.TB) {
+	t.Helper()
+	if err := s.Proc.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-s.Proc.Exited()
+}
+
+// Lines is an io.Writer that tells when a text has been written.
+type Lines struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	changed chan struct{}
+}
+
+// Write implements io.Writer.
+func (l *Lines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Write(p)
+	if l.changed != nil {
+		close(l.changed)
+		l.changed = nil
+	}
+	return len(p), nil
+}
+
+// Reset forgets what was written.
+func (l *Lines) Reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Reset()
+}
+
+// Await waits until text has been written, within d.
+func (l *Lines) Await(text string, d time.Duration) bool {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		l.mu.Lock()
+		if strings.Contains(l.buf.String(), text) {
+			l.mu.Unlock()
+			return true
+		}
+		if l.changed == nil {
+			l.changed = make(chan struct{})
+		}
+		ch := l.changed
+		l.mu.Unlock()
+		select {
+		case <-ch:
+		case <-deadline.C:
+			return false
+		}
+	}
+}
+
+// Result is one run of a command-line target.
+type Result struct {
+	Code   int
+	Stdout string
+	Stderr string
+}
+
+// Run runs the target once with args, as a command-line tool is run, and
+// returns its exit code and output. It fails the test when the process
+// cannot run or does not end within a minute.
+func Run(t testing.TB, args ...string) Result {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, append([]string{ServeArg}, args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.WaitDelay = time.Second
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("running the target: %v (stderr: %s)", err, errb.String())
+	}
+	return Result{Code: cmd.ProcessState.ExitCode(), Stdout: out.String(), Stderr: errb.String()}
+}
