@@ -1,0 +1,34 @@
+package mcpdb
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Profiles are the ways the server keeps its keys, the correct one first.
+var Profiles = []string{"correct", "session-keys"}
+
+// Info says what a profile is built to score, and why.
+type Info struct {
+	// Score is the rubric score it is built for (over stdio).
+	Score int
+	// Flaw is its planted flaw, "" for the correct one.
+	Flaw string
+	// Failing are the checks its flaw makes fail.
+	Failing []string
+}
+
+var infos = map[string]Info{
+	"correct": {Score: 3},
+	"session-keys": {Score: 0, Flaw: "keeps the keys it has seen in the server process's memory: a retry on a new session, a new process over stdio, makes the task again",
+		Failing: []string{"concurrent.duplicates", "crash.recovery", "retry.after-fault"}},
+}
+
+// Describe returns what profile is built for.
+func Describe(profile string) (Info, error) {
+	i, ok := infos[profile]
+	if !ok {
+		return Info{}, fmt.Errorf("unknown profile %q: expected one of %s", profile, strings.Join(Profiles, ", "))
+	}
+	return i, nil
+}
