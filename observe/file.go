@@ -97,7 +97,8 @@ const (
 	maxDirFiles  = 10_000
 )
 
-// Find implements Finder: the items whose JSON holds marker.
+// Find implements Finder: the items whose JSON holds marker. Only they
+// are decoded, for their identity.
 func (ff *fileFinder) Find(_ context.Context, marker string) (Found, error) {
 	items, absent, err := ff.read()
 	if err != nil || absent {
@@ -105,9 +106,14 @@ func (ff *fileFinder) Find(_ context.Context, marker string) (Found, error) {
 	}
 	var out []Row
 	for _, it := range items {
-		if bytes.Contains(it.raw, []byte(marker)) {
-			out = append(out, Row{ID: it.id})
+		if !bytes.Contains(it.raw, []byte(marker)) {
+			continue
 		}
+		id, err := ff.identity(it)
+		if err != nil {
+			return Found{}, err
+		}
+		out = append(out, Row{ID: id})
 	}
 	return Found{Rows: out}, nil
 }
@@ -122,10 +128,36 @@ func (ff *fileFinder) Measure(_ context.Context, rows bool) (Reading, error) {
 	if rows {
 		r.IDs = make([]string, len(items))
 		for i, it := range items {
-			r.IDs[i] = it.id
+			if r.IDs[i], err = ff.identity(it); err != nil {
+				return Reading{}, err
+			}
 		}
 	}
 	return r, nil
+}
+
+// fileItem is one item as it is written in its file.
+type fileItem struct {
+	raw   json.RawMessage
+	where string // the file (and line), for errors
+	place string // the positional identity
+	index int
+}
+
+// identity reads an item's identity at ID, or gives its place.
+func (ff *fileFinder) identity(it fileItem) (string, error) {
+	if ff.f.ID == "" {
+		return it.place, nil
+	}
+	doc, err := decodeJSON(it.raw)
+	if err != nil {
+		return "", fmt.Errorf("%s: item %d: %w", it.where, it.index, err)
+	}
+	id, ok := identityAt(doc, ff.f.ID)
+	if !ok {
+		return "", fmt.Errorf("%s: item %d has no %q: %s", it.where, it.index, ff.f.ID, head(it.raw))
+	}
+	return id, nil
 }
 
 func absentPath(absent bool, p string) string {
@@ -137,7 +169,7 @@ func absentPath(absent bool, p string) string {
 
 // read returns every item of the file or directory; absent is true when
 // there is no such path yet.
-func (ff *fileFinder) read() (items []item, absent bool, err error) {
+func (ff *fileFinder) read() (items []fileItem, absent bool, err error) {
 	fi, err := os.Stat(ff.f.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, true, nil
@@ -178,7 +210,7 @@ func (ff *fileFinder) read() (items []item, absent bool, err error) {
 
 // readFile reads the items of one file; name prefixes positional
 // identities in a directory.
-func (ff *fileFinder) readFile(path, name string) ([]item, error) {
+func (ff *fileFinder) readFile(path, name string) ([]fileItem, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -202,13 +234,13 @@ func (ff *fileFinder) readFile(path, name string) ([]item, error) {
 		if len(bytes.TrimSpace(data)) == 0 {
 			return nil, nil // created, not written yet
 		}
-		doc, err := decodeJSON(data)
-		if err != nil {
-			return nil, fmt.Errorf("%s is not JSON: %v: %s", path, err, head(data))
+		items, err := ff.itemsOf(path, data, name)
+		if verr := validJSON(data, err); verr != nil {
+			return nil, fmt.Errorf("%s is not JSON: %v: %s", path, verr, head(data))
 		}
-		return ff.itemsOf(path, doc, name)
+		return items, err
 	}
-	var out []item
+	var out []fileItem
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64<<10), maxFileBytes)
 	for line := 1; sc.Scan(); line++ {
@@ -216,11 +248,10 @@ func (ff *fileFinder) readFile(path, name string) ([]item, error) {
 		if len(b) == 0 {
 			continue
 		}
-		doc, err := decodeJSON(b)
-		if err != nil {
-			return nil, fmt.Errorf("%s line %d is not JSON: %v: %s", path, line, err, head(b))
+		got, err := ff.itemsOf(fmt.Sprintf("%s line %d", path, line), b, name+":"+strconv.Itoa(line))
+		if verr := validJSON(b, err); verr != nil {
+			return nil, fmt.Errorf("%s line %d is not JSON: %v: %s", path, line, verr, head(b))
 		}
-		got, err := ff.itemsOf(fmt.Sprintf("%s line %d", path, line), doc, name+":"+strconv.Itoa(line))
 		if err != nil {
 			return nil, err
 		}
@@ -229,40 +260,82 @@ func (ff *fileFinder) readFile(path, name string) ([]item, error) {
 	return out, sc.Err()
 }
 
-// itemsOf lists the items of one document; where says where it is, for
+// itemsOf lists the items of one document, as they are written: only
+// the way to them is decoded. where says where the document is, for
 // errors, and place prefixes positional identities.
-func (ff *fileFinder) itemsOf(where string, doc any, place string) ([]item, error) {
-	list, ok := Lookup(doc, ff.f.Items)
-	if !ok {
-		return nil, fmt.Errorf("%s has no %q", where, ff.f.Items)
+func (ff *fileFinder) itemsOf(where string, doc []byte, place string) ([]fileItem, error) {
+	cur := bytes.TrimSpace(doc)
+	for _, part := range SplitPath(ff.f.Items) {
+		next, ok := child(cur, part)
+		if !ok {
+			return nil, fmt.Errorf("%s has no %q", where, ff.f.Items)
+		}
+		cur = next
 	}
-	arr, isList := list.([]any)
+	var arr []json.RawMessage
+	isList := len(cur) > 0 && cur[0] == '['
 	switch {
-	case list == nil:
+	case bytes.Equal(cur, []byte("null")):
 		return nil, nil
-	case !isList && ff.f.Items != "":
+	case isList:
+		if err := json.Unmarshal(cur, &arr); err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+	case ff.f.Items != "":
 		return nil, fmt.Errorf("%s: %q is not a list", where, ff.f.Items)
-	case !isList:
-		arr = []any{list}
-	}
-	out := make([]item, 0, len(arr))
-	for i, it := range arr {
-		raw, err := json.Marshal(it)
-		if err != nil {
+	default:
+		if err := validJSON(cur, errOneItem); err != nil {
 			return nil, err
 		}
-		id := place
-		if isList || id == "" {
-			id += "[" + strconv.Itoa(i) + "]"
+		arr = []json.RawMessage{cur}
+	}
+	out := make([]fileItem, len(arr))
+	for i, raw := range arr {
+		p := place
+		if isList || p == "" {
+			p += "[" + strconv.Itoa(i) + "]"
 		}
-		if ff.f.ID != "" {
-			v, ok := Lookup(it, ff.f.ID)
-			if !ok || v == nil {
-				return nil, fmt.Errorf("%s: item %d has no %q: %s", where, i, ff.f.ID, head(raw))
-			}
-			id = scalar(v)
-		}
-		out = append(out, item{id: id, raw: raw})
+		out[i] = fileItem{raw: raw, where: where, place: p, index: i}
 	}
 	return out, nil
+}
+
+// child is the value of a name in an object, or at an index in a list,
+// of a JSON document known to be valid.
+func child(doc []byte, part string) ([]byte, bool) {
+	if len(doc) == 0 {
+		return nil, false
+	}
+	switch doc[0] {
+	case '{':
+		var m map[string]json.RawMessage
+		if json.Unmarshal(doc, &m) != nil {
+			return nil, false
+		}
+		v, ok := m[part]
+		return bytes.TrimSpace(v), ok
+	case '[':
+		i, err := strconv.Atoi(part)
+		var a []json.RawMessage
+		if err != nil || json.Unmarshal(doc, &a) != nil || i < 0 || i >= len(a) {
+			return nil, false
+		}
+		return bytes.TrimSpace(a[i]), true
+	}
+	return nil, false
+}
+
+// errOneItem asks validJSON to check a document read as one item, which
+// nothing else has parsed.
+var errOneItem = errors.New("one item")
+
+// validJSON says why b is not one JSON document, or nil. Reading the
+// items parses what it reads; only when that failed (failed is not nil),
+// or read nothing, is the whole document checked.
+func validJSON(b []byte, failed error) error {
+	if failed == nil {
+		return nil
+	}
+	var raw json.RawMessage
+	return json.Unmarshal(b, &raw)
 }

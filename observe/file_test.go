@@ -13,7 +13,7 @@ import (
 	"github.com/idemcheck/idemcheck/observe"
 )
 
-func write(t *testing.T, path, content string) {
+func write(t testing.TB, path, content string) {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
@@ -79,7 +79,7 @@ func TestFileObserverErrors(t *testing.T) {
 		file observe.File
 		want string
 	}{
-		{"a document cut short", observe.File{Path: "{{state_dir}}/store.json"}, "observer store (file): " + filepath.Join(dir, "store.json") + " is not JSON: unexpected EOF"},
+		{"a document cut short", observe.File{Path: "{{state_dir}}/store.json"}, "observer store (file): " + filepath.Join(dir, "store.json") + " is not JSON: unexpected end of JSON input"},
 		{"a line that is not JSON", observe.File{Path: "{{state_dir}}/store.jsonl"}, filepath.Join(dir, "store.jsonl") + " line 2 is not JSON"},
 		{"an item without its identity", observe.File{Path: "{{state_dir}}/keyed.json", ID: "id"}, `item 0 has no "id"`},
 		{"items under a path that is not there", observe.File{Path: "{{state_dir}}/keyed.json", Items: "entities"}, `has no "entities"`},

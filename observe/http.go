@@ -263,11 +263,11 @@ func (f *httpFinder) items(u string, doc any) ([]item, error) {
 	out := make([]item, 0, len(arr))
 	for i, it := range arr {
 		raw, _ := json.Marshal(it)
-		id, ok := Lookup(it, f.h.ID)
-		if !ok || id == nil {
+		id, ok := identityAt(it, f.h.ID)
+		if !ok {
 			return nil, fmt.Errorf("read-back %s: object %d has no %q: %s", redactURL(u), i, f.h.ID, head(raw))
 		}
-		out = append(out, item{id: scalar(id), raw: raw})
+		out = append(out, item{id: id, raw: raw})
 	}
 	return out, nil
 }

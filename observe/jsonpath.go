@@ -72,3 +72,15 @@ func scalar(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// identityAt reads an item's identity at path: a string as it is, a
+// number as written, anything else as JSON; ok is false when the path is
+// not there, or leads to null or an empty string.
+func identityAt(item any, path string) (string, bool) {
+	v, ok := Lookup(item, path)
+	if !ok || v == nil {
+		return "", false
+	}
+	id := scalar(v)
+	return id, id != ""
+}

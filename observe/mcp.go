@@ -257,11 +257,11 @@ func (f *mcpFinder) Find(ctx context.Context, marker string) (Found, error) {
 		}
 		id := fmt.Sprintf("[%d]", i)
 		if f.m.ID != "" {
-			v, ok := Lookup(it, f.m.ID)
-			if !ok || v == nil {
+			v, ok := identityAt(it, f.m.ID)
+			if !ok {
 				return Found{}, fmt.Errorf("tool %s: item %d has no %q: %s", f.m.Tool, i, f.m.ID, head(raw))
 			}
-			id = scalar(v)
+			id = v
 		}
 		out = append(out, Row{ID: id})
 	}

@@ -2,8 +2,12 @@ package observe_test
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,4 +138,31 @@ func TestMCPReadBackTextResult(t *testing.T) {
 		})
 	o := open(t, observe.Spec{Name: "notes", Settle: quick, Source: observe.MCP{Tool: "list_notes", Items: "notes", Server: srv}}, "")
 	assert.Equal(t, []string{"[0]", "[2]"}, ids(t, o, m1))
+}
+
+// Over streamable HTTP: the server's URL, a session of the observer's.
+func TestMCPReadBackOverStreamableHTTP(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "s", Version: "1"}, nil)
+	sdk.AddTool(srv, &sdk.Tool{Name: "list_orders", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, _ *sdk.CallToolRequest, in struct {
+			Search string `json:"search"`
+		}) (*sdk.CallToolResult, struct {
+			Orders []map[string]string `json:"orders"`
+		}, error) {
+			out := struct {
+				Orders []map[string]string `json:"orders"`
+			}{Orders: []map[string]string{}}
+			for i, note := range []string{"a " + m1, "b " + m2, "c " + m1} {
+				if strings.Contains(note, in.Search) {
+					out.Orders = append(out.Orders, map[string]string{"id": fmt.Sprintf("ord_%d", i+1), "note": note})
+				}
+			}
+			return nil, out, nil
+		})
+	h := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	t.Cleanup(h.Close) // after the observer has ended its session
+	o := open(t, observe.Spec{Name: "orders-tool", Settle: patient, Source: observe.MCP{
+		Tool: "list_orders", Arguments: map[string]any{"search": "{{marker}}"}, Items: "orders", ID: "id", URL: h.URL,
+	}}, "")
+	assert.Equal(t, []string{"ord_1", "ord_3"}, ids(t, o, m1))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL through pgx, as database/sql driver "pgx"
@@ -133,12 +134,12 @@ func (f *sqlFinder) rows(ctx context.Context, args ...any) ([]Row, error) {
 		return nil, err
 	}
 	var out []Row
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
 	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, fmt.Errorf("reading a row: %w", err)
 		}
@@ -167,6 +168,10 @@ func text(v any) string {
 		return ""
 	case []byte:
 		return string(x)
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
 	}
 	return fmt.Sprint(v)
 }
