@@ -13,13 +13,16 @@
 // only in how the file is written:
 //
 //   - rewrite: load the file, look the key up, add the record, save the
-//     file whole (os.WriteFile), with no lock: two processes that overlap
-//     both load the same store, and the second save loses the first's
-//     record, even for two distinct intents; same-key copies both add.
+//     file whole (written aside and renamed over the old one), with no
+//     lock: two processes that overlap both load the same store, and the
+//     second save loses the first's record, even for two distinct
+//     intents; same-key copies each add one, and one survives.
 //   - locked: the same load, check, add and save under an exclusive lock
-//     (flock on PATH.lock), the new file written aside and renamed over
-//     the old one: no write is lost, a crash never leaves half a file,
-//     and same-key copies find the first's record.
+//     (flock on PATH.lock): no write is lost, and same-key copies find the
+//     first's record.
+//
+// Both save the same way, so a crash never leaves half a file: they differ
+// only in the lock.
 //
 // --window is the other work a put does between loading and saving.
 package jsonstore

@@ -108,15 +108,13 @@ func (s *store) load() (document, error) {
 	return doc, nil
 }
 
-// save writes the whole store: over the old file (rewrite), or aside and
-// renamed over it (locked), so that a reader never sees half of it.
+// save writes the whole store aside and renames it over the old file, so
+// that a reader never sees half of it. Without the lock (rewrite), two
+// saves each replace the file whole: the one renamed last wins.
 func (s *store) save(doc document) error {
 	b, err := json.Marshal(doc)
 	if err != nil {
 		return err
-	}
-	if !s.locked {
-		return os.WriteFile(s.path, b, 0o600)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(s.path), ".jsonstore-*")
 	if err != nil {

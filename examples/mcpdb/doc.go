@@ -19,10 +19,11 @@
 //     fingerprint: a retry on any session, in any process, replays the
 //     task; a reused key with other arguments is refused; a call without
 //     a key too.
-//   - session-keys: in the server process's memory: a retry on the same
-//     session is replayed, but over stdio every session is a process of
-//     its own, so a retry on a new session (the client reconnected, the
-//     server restarted) makes the task again.
+//   - session-keys: in the server process's memory, without the payload:
+//     a retry on the same session is replayed, but over stdio every
+//     session is a process of its own, so a retry on a new session (the
+//     client reconnected, the server restarted) makes the task again; a
+//     reused key with other arguments replays the first task.
 //
 // Run it with Main (cmd/mcpdb is its program): --profile NAME --db
 // postgres://…|sqlite:PATH, over stdio; every session is a process of its

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/internal/pgserver"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
@@ -217,4 +219,37 @@ func Run(t testing.TB, args ...string) Result {
 		t.Fatalf("running the target: %v (stderr: %s)", err, errb.String())
 	}
 	return Result{Code: cmd.ProcessState.ExitCode(), Stdout: out.String(), Stderr: errb.String()}
+}
+
+// Verify scores spec with the harness, as idemcheck run does, with a
+// fixed seed, and returns its result, its findings logged; the test
+// fails if the target could not be judged.
+func Verify(t testing.TB, spec harness.Spec, opts ...harness.Option) harness.TargetResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	res, err := harness.Verify(ctx, []harness.Spec{spec}, append([]harness.Option{harness.WithSeed(7)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := res.Targets[0]
+	for _, f := range tr.Findings {
+		t.Logf("%s %s: %s", f.Severity, f.Check, f.Message)
+	}
+	if tr.Error != "" {
+		t.Fatalf("%s could not be judged: %s", spec.Name, tr.Error)
+	}
+	return tr
+}
+
+// Failing returns the ids of the checks that failed, sorted.
+func Failing(tr harness.TargetResult) []string {
+	var ids []string
+	for _, c := range tr.Checks {
+		if c.Status == harness.StatusFail {
+			ids = append(ids, c.ID)
+		}
+	}
+	sort.Strings(ids)
+	return ids
 }
