@@ -8,4 +8,11 @@
 // request a fake receives is scanned for markers (tokens like
 // idem-0123456789abcdef) so that an effect is attributed to its intent even
 // when the target rewrites everything else about the request.
+//
+// The harness arms rules in-process (Fake.Arm) and learns whether they
+// fired (FireCounter, FiredAt; Rules.Fired and the Armed handle inside a
+// fake): a fault armed for an attempt that never fired examined nothing.
+// A fake serves its control API (ledger, rules) only on a listener of its
+// own, for idemcheck fakes; the address a target is given serves the
+// fake's API alone, so a target cannot disarm its faults.
 package fakes

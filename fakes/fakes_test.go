@@ -101,6 +101,79 @@ func TestRulesMatchByMarkerAndCount(t *testing.T) {
 	assert.False(t, ok, "Clear disarms everything")
 }
 
+// TestRulesSayWhetherTheyFired: a rule armed for a marker whose request
+// never came has fired 0 times, by its handle and by its marker, even once
+// disarmed; one whose request came says how often it acted.
+func TestRulesSayWhetherTheyFired(t *testing.T) {
+	const a, b = "idem-aaaaaaaaaaaaaaaa", "idem-bbbbbbbbbbbbbbbb"
+	var rs fakes.Rules
+	ha := rs.Arm(fakes.Rule{Marker: a, Times: 2, Action: fakes.FailBefore})
+	hb := rs.Arm(fakes.Rule{Marker: b, Action: fakes.FailAfter})
+	assert.Zero(t, ha.Fired())
+	assert.Zero(t, rs.Fired(a))
+
+	_, ok := rs.Take([]string{a})
+	require.True(t, ok)
+	assert.Equal(t, 1, ha.Fired(), "acted once")
+	assert.Equal(t, 1, rs.Fired(a))
+	_, _ = rs.Take([]string{a})
+	_, ok = rs.Take([]string{a})
+	assert.False(t, ok, "used up")
+	assert.Equal(t, 2, ha.Fired(), "a used-up rule keeps its count")
+	assert.Equal(t, 2, rs.Fired(a))
+
+	rs.ClearMarker(b)
+	assert.Zero(t, hb.Fired(), "armed, never matched, then disarmed: it never fired")
+	assert.Zero(t, rs.Fired(b))
+
+	// A second rule for the same marker adds to the marker's count: read
+	// it before and after an attempt.
+	before := rs.Fired(a)
+	h2 := rs.Arm(fakes.Rule{Marker: a, Action: fakes.Pass})
+	_, _ = rs.Take([]string{a})
+	assert.Equal(t, 1, rs.Fired(a)-before)
+	assert.Equal(t, 1, h2.Fired())
+
+	var none *fakes.Armed
+	assert.Zero(t, none.Fired())
+}
+
+// TestProbabilityRulesFireOnlyWhenDrawn: a request a probabilistic rule
+// spares does not count as a firing.
+func TestProbabilityRulesFireOnlyWhenDrawn(t *testing.T) {
+	const a = "idem-aaaaaaaaaaaaaaaa"
+	var rs fakes.Rules
+	rs.Seed(3)
+	h := rs.Arm(fakes.Rule{Marker: a, Action: fakes.FailBefore, Probability: 0.5, Times: 1000})
+	acted := 0
+	for range 100 {
+		if _, ok := rs.Take([]string{a}); ok {
+			acted++
+		}
+	}
+	require.Greater(t, acted, 0)
+	require.Less(t, acted, 100)
+	assert.Equal(t, acted, h.Fired())
+	assert.Equal(t, acted, rs.Fired(a))
+}
+
+// TestFiredAt: a fake that cannot count its firings says so.
+func TestFiredAt(t *testing.T) {
+	_, known := fakes.FiredAt(silentFake{}, "idem-aaaaaaaaaaaaaaaa")
+	assert.False(t, known)
+}
+
+// silentFake is a Fake without FireCounter.
+type silentFake struct{}
+
+func (silentFake) Name() string          { return "silent" }
+func (silentFake) URL() string           { return "" }
+func (silentFake) Ledger() *fakes.Ledger { return nil }
+func (silentFake) Arm(fakes.Rule)        {}
+func (silentFake) Disarm()               {}
+func (silentFake) DisarmMarker(string)   {}
+func (silentFake) Close() error          { return nil }
+
 // TestProbabilityRulesFollowTheSeed: a probabilistic fault fires on some
 // requests, the same ones for the same seed, and spared requests do not use
 // the rule up.

@@ -66,10 +66,18 @@ type Rule struct {
 // Rules is a concurrency-safe set of armed rules. The zero value is ready;
 // rules with a Probability draw from a source seeded with 1 unless Seed
 // says otherwise, so a run's faults are the same for the same seed.
+//
+// Rules also counts, per marker, how many requests the rules armed for that
+// marker acted on (Fired), and each Arm returns a handle that counts its
+// own rule's (Armed.Fired): a fault armed for an attempt that never fired
+// did not test what it was armed to test.
 type Rules struct {
 	mu    sync.Mutex
 	armed []*armedRule
 	rng   *rand.Rand
+	// fired counts the requests acted on by the rules armed for a marker,
+	// kept after the rules are used up or disarmed.
+	fired map[string]int
 }
 
 // Seed seeds the source that Probability rules draw from.
@@ -81,18 +89,50 @@ func (rs *Rules) Seed(seed uint64) {
 
 type armedRule struct {
 	Rule
-	left int
+	left   int
+	handle *Armed
 }
 
-// Arm adds r. Rules are consulted in the order they were armed.
-func (rs *Rules) Arm(r Rule) {
+// Armed is the handle of one armed rule.
+type Armed struct {
+	mu    sync.Mutex
+	fired int
+}
+
+// Fired returns how many requests the rule has acted on so far: 0 if it
+// never matched (or, with a Probability, never drew to act), up to its
+// Times. A nil *Armed has fired 0 times.
+func (a *Armed) Fired() int {
+	if a == nil {
+		return 0
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.fired
+}
+
+// Arm adds r and returns its handle. Rules are consulted in the order they
+// were armed.
+func (rs *Rules) Arm(r Rule) *Armed {
 	n := r.Times
 	if n <= 0 {
 		n = 1
 	}
+	h := &Armed{}
 	rs.mu.Lock()
-	rs.armed = append(rs.armed, &armedRule{Rule: r, left: n})
+	rs.armed = append(rs.armed, &armedRule{Rule: r, left: n, handle: h})
 	rs.mu.Unlock()
+	return h
+}
+
+// Fired returns how many requests the rules armed for marker m (Rule.Marker
+// == m) have acted on, over every such rule armed so far, whether used up,
+// disarmed or still armed. Read it before and after an attempt to learn
+// whether the attempt's rule fired.
+func (rs *Rules) Fired(m string) int {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.fired[m]
 }
 
 // Clear removes every armed rule.
@@ -135,6 +175,15 @@ func (rs *Rules) Take(markers []string) (Rule, bool) {
 			}
 		}
 		a.left--
+		a.handle.mu.Lock()
+		a.handle.fired++
+		a.handle.mu.Unlock()
+		if a.Marker != "" {
+			if rs.fired == nil {
+				rs.fired = map[string]int{}
+			}
+			rs.fired[a.Marker]++
+		}
 		if a.left <= 0 {
 			rs.armed = append(rs.armed[:i], rs.armed[i+1:]...)
 		}
@@ -171,6 +220,26 @@ type Fake interface {
 	DisarmMarker(marker string)
 	// Close stops the fake and waits for in-flight requests.
 	Close() error
+}
+
+// FireCounter is the optional ability of a Fake to say whether the rules
+// armed for a marker acted: Fired(m) is how many requests the rules armed
+// with Rule.Marker == m have acted on since the fake started (see
+// Rules.Fired). The harness reads it after an attempt: a downstream fault
+// that was armed and never fired examined nothing, which is not a pass.
+// Every fake of this module implements it.
+type FireCounter interface {
+	Fired(marker string) int
+}
+
+// FiredAt returns how many requests the rules f armed for marker have
+// acted on, and whether f can tell at all (it implements FireCounter).
+func FiredAt(f Fake, marker string) (n int, known bool) {
+	fc, ok := f.(FireCounter)
+	if !ok {
+		return 0, false
+	}
+	return fc.Fired(marker), true
 }
 
 // Starter starts one fake writing to ledger, the one a run's fakes share.

@@ -46,4 +46,12 @@
 // A source that cannot be read (a failed query, a file that is not JSON, a
 // tool that answers an error) makes Observe fail with the observer's name,
 // its source type and the reason.
+//
+// A PostgreSQL observer stays on this machine unless SQL.Remote is set:
+// before connecting it parses the final DSN as pgx will (query parameters
+// such as ?host=, fallback hosts and the PG* environment included) and
+// refuses any host but a Unix socket, a loopback address or the name
+// localhost, which is taken as 127.0.0.1 and ::1 without asking DNS; every
+// lookup and dial it then makes is held to loopback too. SQLite has no
+// host.
 package observe

@@ -34,6 +34,11 @@ type SQL struct {
 	// an observer can never write.
 	Query  string `json:"query"`
 	Settle Settle `json:"-"`
+	// Remote allows a database whose host is not loopback (the target's
+	// allow_remote). Without it OpenSQL refuses, before any connection,
+	// a DSN that names any other host, however it names it (see
+	// CheckLoopbackDSN).
+	Remote bool `json:"-"`
 
 	every bool // the query counts every row (Count): it takes no marker
 }
@@ -90,8 +95,14 @@ func OpenSQL(ctx context.Context, s SQL) (*Observer, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open(driver, readOnly(driver, source))
-	if err != nil {
+	var db *sql.DB
+	if driver == "pgx" {
+		cfg, err := pgConfig(source, s.Remote)
+		if err != nil {
+			return nil, err
+		}
+		db = openPG(*cfg)
+	} else if db, err = sql.Open(driver, readOnly(driver, source)); err != nil {
 		return nil, fmt.Errorf("opening %s: %w", redact(s.DSN), err)
 	}
 	db.SetMaxOpenConns(2)

@@ -9,7 +9,11 @@
 // Markdown and HTML reports are for people and may change between
 // versions; the text one fits [TextWidth] columns, long lists of evidence
 // summarised ([Summarise]). Every format tells the minimal counterexample
-// of a failing generated trial ([TrialSteps]). Every file is written atomically ([WriteFile]: a temporary file
+// of a failing generated trial ([TrialSteps]). What a target wrote is
+// escaped for each format: in Markdown, every construct GitHub's renderer
+// would turn into a link, an image, HTML, a heading or a list is escaped,
+// so report.md makes no link or image of its own (tested by rendering it
+// with a GFM renderer). Every file is written atomically ([WriteFile]: a temporary file
 // renamed into place), so an interrupted run never leaves a half-written
 // report.
 package reports

@@ -404,15 +404,19 @@ func mdTrial(t harness.TargetResult) string {
 	var b strings.Builder
 	b.WriteString("\nA generated trial failed")
 	if ids := trialChecks(t.Scenario); len(ids) > 0 {
-		b.WriteString(" (`" + strings.Join(ids, "`, `") + "`)")
+		codes := make([]string, len(ids))
+		for i, id := range ids {
+			codes[i] = mdCode(id)
+		}
+		b.WriteString(" (" + strings.Join(codes, ", ") + ")")
 	}
 	b.WriteString("; its minimal counterexample")
 	if rate := t.Scenario.Rate(); rate != "" {
-		b.WriteString(" (" + rate + ")")
+		b.WriteString(" (" + mdText(rate) + ")")
 	}
 	b.WriteString(":\n\n")
 	for i, s := range steps {
-		fmt.Fprintf(&b, "%d. %s\n", i+1, mdText(s))
+		fmt.Fprintf(&b, "%d. %s\n", i+1, mdLine(s))
 	}
 	return b.String()
 }

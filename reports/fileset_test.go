@@ -47,7 +47,11 @@ func TestWriteSetNeverMixesRuns(t *testing.T) {
 	assert.Equal(t, "new result", read(t, filepath.Join(dir, "result.json")), "a failed report loses no other")
 	assert.NoFileExists(t, filepath.Join(dir, "report.md"), "no stale report beside the new result")
 	entries, _ := os.ReadDir(dir)
-	assert.Len(t, entries, 1, "no temporary file left behind")
+	assert.Len(t, entries, 2, "result.json and the manifest, no temporary file left behind")
+	m, err := reports.VerifySet(dir)
+	require.NoError(t, err)
+	require.Len(t, m.Files, 1, "the manifest lists what was written, not what failed")
+	assert.Equal(t, "result.json", m.Files[0].Name)
 
 	require.NoError(t, reports.WriteSet(dir, []reports.SetFile{
 		{Name: "result.json", Render: text("new result")},
@@ -56,4 +60,28 @@ func TestWriteSetNeverMixesRuns(t *testing.T) {
 	assert.Equal(t, "new result", read(t, filepath.Join(dir, "result.json")))
 	assert.Equal(t, "new md", read(t, filepath.Join(dir, "report.md")))
 	assert.NoFileExists(t, filepath.Join(dir, "report.xml"), "an earlier run's report of another format is not left beside the new set")
+}
+
+// TestManifestTellsTheSet: the manifest lists every file of the set with
+// its digest; a file that is not the one it lists (another run's, or
+// changed since) is refused.
+func TestManifestTellsTheSet(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, reports.WriteSet(dir, []reports.SetFile{
+		{Name: "result.json", Render: text(`{"run":1}`)},
+		{Name: "report.md", Render: text("# one")},
+	}))
+	m, err := reports.VerifySet(dir)
+	require.NoError(t, err)
+	assert.Equal(t, reports.ManifestSchema, m.Schema)
+	assert.NoError(t, m.Check("result.json", []byte(`{"run":1}`)))
+	assert.ErrorContains(t, m.Check("result.json", []byte(`{"run":2}`)), "not the one manifest.json lists")
+	assert.ErrorContains(t, m.Check("report.html", nil), "does not list")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "report.md"), []byte("# two"), 0o644))
+	_, err = reports.VerifySet(dir)
+	assert.ErrorContains(t, err, "report.md is not the one")
+
+	_, err = reports.VerifySet(t.TempDir())
+	assert.ErrorIs(t, err, reports.ErrNoManifest)
 }

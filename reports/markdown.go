@@ -35,9 +35,9 @@ func Markdown(w io.Writer, res *harness.Result, o Options) error {
 		b.WriteString("\n" + freshKeysNote + "\n")
 	}
 	if r := RunCommand(res); r != "" {
-		fmt.Fprintf(&b, "\nRepeat the run: `%s`", r)
+		fmt.Fprintf(&b, "\nRepeat the run: %s", mdCode(r))
 		if d := res.Meta.ConfigDigest; d != "" {
-			fmt.Fprintf(&b, " (configuration sha256 `%s`)", short(d, 12))
+			fmt.Fprintf(&b, " (configuration sha256 %s)", mdCode(short(d, 12)))
 		}
 		b.WriteString("\n")
 	}
@@ -51,9 +51,9 @@ func Markdown(w io.Writer, res *harness.Result, o Options) error {
 			fmt.Fprintf(&b, "Could not be tested: %s\n", mdText(t.Error))
 			continue
 		}
-		fmt.Fprintf(&b, "%s\n", mdText(t.Score.Reason))
+		fmt.Fprintf(&b, "%s\n", mdLine(t.Score.Reason))
 		if n := t.Score.Next; n != nil {
-			fmt.Fprintf(&b, "\nBlocked by `%s`: %s\n", n.Check, mdText(n.Message))
+			fmt.Fprintf(&b, "\nBlocked by %s: %s\n", mdCode(n.Check), mdText(n.Message))
 		}
 		if g := t.Gate; g != nil {
 			state := "met"
@@ -78,7 +78,7 @@ func Markdown(w io.Writer, res *harness.Result, o Options) error {
 		}
 		fmt.Fprintf(&b, "\n<details><summary>Checks: %d fail, %d pass, %d skip</summary>\n\n| check | status | note |\n| --- | --- | --- |\n", fail, pass, skip)
 		for _, c := range t.Checks {
-			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", c.ID, strings.ToUpper(string(c.Status)), mdText(c.Note))
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", mdCell(mdCode(c.ID)), mdText(strings.ToUpper(string(c.Status))), mdText(c.Note))
 		}
 		b.WriteString("\n</details>\n")
 		b.WriteString(mdTrial(t))
@@ -93,20 +93,22 @@ func Markdown(w io.Writer, res *harness.Result, o Options) error {
 				fmt.Fprintf(&b, "\n… and %s: see the HTML or JSON report.\n", plural(len(fs)-i, "more finding", "more findings"))
 				break
 			}
-			where := "`" + f.Check + "`"
+			where := mdCode(f.Check)
 			if op := operationLabel(f); op != "" {
 				where += " " + mdText(op)
 			}
 			if f.Fault != "" {
-				where += " under `" + f.Fault + "`"
+				where += " under " + mdCode(f.Fault)
 			}
 			flags := ""
 			if f.Flaky {
 				flags = " (flaky: seen once, never again when replayed; not counted)"
 			}
-			fmt.Fprintf(&b, "%d. **%s** %s%s: %s\n", i+1, f.Severity, where, flags, mdText(f.Message))
+			fmt.Fprintf(&b, "%d. **%s** %s%s: %s\n", i+1, mdText(string(f.Severity)), where, flags, mdText(f.Message))
 			if r := findingReplay(res, f); r != "" {
-				fmt.Fprintf(&b, "   ```sh\n   %s\n   ```\n", r)
+				r = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(r)
+				fence := mdFence(r)
+				fmt.Fprintf(&b, "   %ssh\n   %s\n   %s\n", fence, r, fence)
 			}
 		}
 	}
@@ -119,7 +121,7 @@ func Markdown(w io.Writer, res *harness.Result, o Options) error {
 func mdBaseline(b *strings.Builder, res *harness.Result, d *harness.TargetDiff) {
 	fmt.Fprintf(b, "\n**Since the baseline**")
 	if res.Gate != nil && res.Gate.Baseline != "" {
-		fmt.Fprintf(b, " (`%s`)", mdCode(res.Gate.Baseline))
+		fmt.Fprintf(b, " (%s)", mdCode(res.Gate.Baseline))
 	}
 	fmt.Fprintf(b, ": %s.\n", mdText(d.Summary()))
 	for _, sec := range []struct {
@@ -131,21 +133,16 @@ func mdBaseline(b *strings.Builder, res *harness.Result, d *harness.TargetDiff) 
 		}
 		fmt.Fprintf(b, "\n%s:\n\n", sec.title)
 		for _, k := range sec.keys {
-			where := "`" + k.Check + "`"
+			where := mdCode(k.Check)
 			if k.Operation != "" {
 				where += " " + mdText(k.Operation)
 			}
 			if k.Fault != "" {
-				where += " under `" + k.Fault + "`"
+				where += " under " + mdCode(k.Fault)
 			}
-			fmt.Fprintf(b, "- **%s** %s: %s\n", k.Severity, where, mdText(k.Message))
+			fmt.Fprintf(b, "- **%s** %s: %s\n", mdText(string(k.Severity)), where, mdText(k.Message))
 		}
 	}
-}
-
-// mdCode makes s safe inside a Markdown code span.
-func mdCode(s string) string {
-	return strings.NewReplacer("`", "'", "\n", " ", "\r", " ").Replace(s)
 }
 
 // scoreBadge is a target's score as emphasised text, e.g. "**score 2/3**",
@@ -191,10 +188,4 @@ func verdictLine(res *harness.Result, minScore int) string {
 		return "**FAIL**: " + mdText(g.Reason) + "."
 	}
 	return "**PASS**: " + mdText(g.Reason) + "."
-}
-
-// mdText makes s safe inside a Markdown paragraph or table cell: one line,
-// no table separators, no HTML.
-func mdText(s string) string {
-	return strings.NewReplacer("\r", " ", "\n", " ", "|", `\|`, "<", "&lt;", ">", "&gt;", "`", "'").Replace(s)
 }

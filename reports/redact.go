@@ -1,7 +1,7 @@
 package reports
 
 import (
-	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/harness"
@@ -10,49 +10,20 @@ import (
 // Redacted is what a secret is replaced with.
 const Redacted = "[redacted]"
 
-// secretShapes are the shapes of credentials a target may print: they are
-// redacted from every report and result, whatever the configuration says.
-//
-//   - an HTTP credential after its scheme: "Bearer …", "Basic …",
-//     "Token …" (8 or more token characters); the scheme word is kept
-//   - API keys with a known prefix: sk_…, rk_… (secret and restricted
-//     keys, e.g. sk_live_…), whsec_… (webhook signing secrets), ghp_…,
-//     gho_…, ghs_…, github_pat_… (GitHub tokens), xoxb-…, xoxp-… (Slack
-//     tokens): 8 or more key characters after the prefix
-//   - AWS access key ids: AKIA followed by 16 capitals or digits
-var secretShapes = []struct {
-	re   *regexp.Regexp
-	repl string
-}{
-	{regexp.MustCompile(`(?i)\b(bearer|basic|token)(\s+)[A-Za-z0-9._~+/=-]{8,}`), "${1}${2}" + Redacted},
-	{regexp.MustCompile(`\b(?:sk|rk|whsec|gh[opsu]|github_pat)_[A-Za-z0-9_]{8,}`), Redacted},
-	{regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{8,}`), Redacted},
-	{regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`), Redacted},
-}
+// MinFragment is the shortest piece of a secret redacted where a text
+// starts or ends: evidence is cut at a fixed size (the first 2 KiB of a
+// body, the last 2 KiB of stderr), which can cut a secret in two, and
+// each half must go. Shorter pieces are too likely to be chance.
+const MinFragment = 4
 
 // RedactText replaces, in s, every occurrence of one of secrets (values
-// the configuration marks secret; empty ones are ignored) and every
-// credential of a known shape (see secretShapes) with Redacted.
+// the configuration marks secret, and those of idemcheck's environment:
+// see EnvSecrets; empty ones are ignored), a piece of one of them at least
+// MinFragment long where s starts or ends (a secret cut by an evidence
+// limit), and every credential of a known shape (see SECRETS.md) with
+// Redacted.
 func RedactText(s string, secrets []string) string {
-	for _, sec := range secrets {
-		if sec != "" && strings.Contains(s, sec) {
-			s = strings.ReplaceAll(s, sec, Redacted)
-		}
-	}
-	if !mayHoldSecret(s) {
-		return s
-	}
-	for _, sh := range secretShapes {
-		s = sh.re.ReplaceAllString(s, sh.repl)
-	}
-	return s
-}
-
-// mayHoldSecret is a cheap filter before the regular expressions.
-func mayHoldSecret(s string) bool {
-	return strings.Contains(s, "_") || strings.Contains(s, "xox") || strings.Contains(s, "AKIA") ||
-		strings.ContainsAny(s, "bBtT") && (strings.Contains(strings.ToLower(s), "bearer") ||
-			strings.Contains(strings.ToLower(s), "basic") || strings.Contains(strings.ToLower(s), "token"))
+	return newRedactor(secrets).text(s)
 }
 
 // Redact returns a copy of res cleaned (see Clean) and with every secret
@@ -60,5 +31,75 @@ func mayHoldSecret(s string) bool {
 // replies, errors and messages alike. Write result.json and the reports
 // from it.
 func Redact(res *harness.Result, secrets []string) *harness.Result {
-	return transformed(res, func(s string) string { return RedactText(Clean(s), secrets) })
+	r := newRedactor(secrets)
+	return transformed(res, func(s string) string { return r.text(Clean(s)) })
+}
+
+// redactor holds the secrets to redact, longest first, so that a secret
+// that holds another is replaced whole.
+type redactor struct{ secrets []string }
+
+func newRedactor(secrets []string) redactor {
+	var out []string
+	for _, s := range secrets {
+		if s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return redactor{out}
+}
+
+func (r redactor) text(s string) string {
+	for _, sec := range r.secrets {
+		if strings.Contains(s, sec) {
+			s = strings.ReplaceAll(s, sec, Redacted)
+		}
+	}
+	for _, sec := range r.secrets {
+		s = redactEdges(s, sec)
+	}
+	return redactShapes(s)
+}
+
+// ellipsis marks where evidence was cut (the start of stderr's tail).
+const ellipsis = "…"
+
+// redactEdges redacts the longest piece of sec, at least MinFragment long
+// and shorter than sec, that ends s (a prefix of sec: the text was cut
+// after it) or starts s (a suffix of sec: the text was cut before it), an
+// ellipsis that marks the cut aside.
+func redactEdges(s, sec string) string {
+	if len(sec) <= MinFragment || len(s) < MinFragment {
+		return s
+	}
+	body, tail := s, ""
+	if strings.HasSuffix(body, ellipsis) {
+		body, tail = strings.TrimSuffix(body, ellipsis), ellipsis
+	}
+	// The last byte of body must end the piece: only those lengths are
+	// tried.
+	if n := len(body); n >= MinFragment {
+		last := body[n-1]
+		for k := min(len(sec)-1, n); k >= MinFragment; k-- {
+			if sec[k-1] == last && body[n-k:] == sec[:k] {
+				body = body[:n-k] + Redacted
+				break
+			}
+		}
+	}
+	head := ""
+	if strings.HasPrefix(body, ellipsis) {
+		head, body = ellipsis, strings.TrimPrefix(body, ellipsis)
+	}
+	if n := len(body); n >= MinFragment && !strings.HasPrefix(body, Redacted) {
+		first := body[0]
+		for k := min(len(sec)-1, n); k >= MinFragment; k-- {
+			if sec[len(sec)-k] == first && body[:k] == sec[len(sec)-k:] {
+				body = Redacted + body[k:]
+				break
+			}
+		}
+	}
+	return head + body + tail
 }

@@ -130,7 +130,7 @@ func TestReplayCommands(t *testing.T) {
 func TestMarkdown(t *testing.T) {
 	md := render(t, "md", fixture(t), reports.Options{MinScore: 2})
 	assert.Contains(t, md, "**ERROR**: the harness could not test down.")
-	assert.Contains(t, md, "| mark-first | http | **score 0/3** (fails the gate: a critical finding (exactly-once create-order [downstream-503])) | 2 | exactly-once |")
+	assert.Contains(t, md, "| mark-first | http | **score 0/3** (fails the gate: a critical finding (exactly-once create-order \\[downstream-503\\])) | 2 | exactly-once |")
 	assert.Contains(t, md, "| unstable-replay | http | **score 1/3** (fails the gate: score 1, below --min-score 2) |")
 	assert.Contains(t, md, "| mismatch | http | **score 2/3** | 1 | key.mismatch |")
 	assert.Contains(t, md, "| down | http | **not scored** |")

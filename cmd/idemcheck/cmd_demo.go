@@ -35,6 +35,11 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := tf.check(); err != nil {
 		return err
 	}
+	unlock, err := c.lockOut()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	trialOpts, err := tf.options(c.out)
 	if err != nil {
 		return err
@@ -57,7 +62,8 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		specs[i] = d.Spec
 		expected[d.Spec.Name] = d.Built
 	}
-	res, err := harness.Verify(ctx, specs, append(trialOpts, harness.WithSeed(seed), progressTo(c.quiet, stderr))...)
+	c.redactWith(envSecrets())
+	res, err := harness.Verify(ctx, specs, append(trialOpts, harness.WithSeed(seed), progressTo(c.quiet, stderr, c.secrets...))...)
 	if err != nil && ctx.Err() == nil {
 		return harnessErr(err, "")
 	}

@@ -11,6 +11,14 @@ import (
 	"github.com/idemcheck/idemcheck/fakes/webhooks"
 )
 
+// controlAddr is where idemcheck fakes serves each fake's control API: a
+// free loopback port apart from the address a service is given, so that
+// the service cannot disarm the faults a person arms.
+const controlAddr = "127.0.0.1:0"
+
+// controlNote says where the control API is.
+const controlNote = "each fake's ledger and fault rules are at its control URL only (GET /_idemcheck/ledger, POST and DELETE /_idemcheck/rules), never at the address a service is given"
+
 // cmdFakes runs every fake on loopback, sharing one ledger, until
 // interrupted: to point a tool at them by hand.
 func cmdFakes(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -32,25 +40,25 @@ func cmdFakes(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fakesFromConfig(ctx, cfgPath, stdout)
 	}
 	ledger := fakes.NewLedger()
-	p, err := payments.New(payments.Options{Addr: *payAddr, Ledger: ledger})
+	p, err := payments.New(payments.Options{Addr: *payAddr, Ledger: ledger, ControlAddr: controlAddr})
 	if err != nil {
 		return usageErr("fakes: %v", err)
 	}
 	defer p.Close()
-	m, err := email.New(email.Options{Addr: *mailAddr, SMTPAddr: *smtpAddr, Ledger: ledger})
+	m, err := email.New(email.Options{Addr: *mailAddr, SMTPAddr: *smtpAddr, Ledger: ledger, ControlAddr: controlAddr})
 	if err != nil {
 		return usageErr("fakes: %v", err)
 	}
 	defer m.Close()
-	w, err := webhooks.New(webhooks.Options{Addr: *hookAddr, Ledger: ledger})
+	w, err := webhooks.New(webhooks.Options{Addr: *hookAddr, Ledger: ledger, ControlAddr: controlAddr})
 	if err != nil {
 		return usageErr("fakes: %v", err)
 	}
 	defer w.Close()
-	fmt.Fprintf(stdout, "payments  %s  (POST /v1/charges, GET /v1/charges)\n", p.URL())
-	fmt.Fprintf(stdout, "email     %s  (POST /v3/mail/send, GET /v3/messages)  smtp %s\n", m.URL(), m.SMTPAddr())
-	fmt.Fprintf(stdout, "webhooks  %s  (POST /hooks/…)\n", w.URL())
-	fmt.Fprintln(stdout, "each fake's ledger: GET /_idemcheck/ledger; fault rules: POST /_idemcheck/rules")
+	fmt.Fprintf(stdout, "payments  %s  (POST /v1/charges, GET /v1/charges)  control %s\n", p.URL(), p.ControlURL())
+	fmt.Fprintf(stdout, "email     %s  (POST /v3/mail/send, GET /v3/messages)  smtp %s  control %s\n", m.URL(), m.SMTPAddr(), m.ControlURL())
+	fmt.Fprintf(stdout, "webhooks  %s  (POST /hooks/…)  control %s\n", w.URL(), w.ControlURL())
+	fmt.Fprintln(stdout, controlNote)
 	fmt.Fprintln(stdout, "press Ctrl-C to stop")
 	<-ctx.Done()
 	return nil

@@ -39,6 +39,11 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	unlock, err := c.lockOut()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	saved, err := scenarios.Load(fset.Arg(0))
 	if errors.Is(err, fs.ErrNotExist) {
 		return usageErr("replay: %s does not exist (run with --out DIR writes DIR/%s when a trial fails)", fset.Arg(0), failingTrialsFile)

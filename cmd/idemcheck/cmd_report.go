@@ -2,9 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
 
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/reports"
@@ -32,9 +37,18 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	o.redactWith(envSecrets())
+	unlock, err := o.lockOut()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	results := make([]*harness.Result, len(paths))
 	for i, p := range paths {
-		if results[i], err = harness.ReadResultFile(p); err != nil {
+		if results[i], err = readResultFile(ctx, p); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			return &exitError{code: exitUsage, err: fmt.Errorf("report: %s: %w", p, err), hint: "pass the result.json files written by idemcheck run --out (or demo --out)"}
 		}
 	}
@@ -78,4 +92,87 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// maxResultBytes bounds a result file idemcheck report reads: far above
+// what a run writes (its evidence is capped per attempt), far below what
+// would exhaust memory once decoded.
+const maxResultBytes = 128 << 20
+
+// readResultFile reads a raw result as idemcheck report must, whatever
+// the path names: only a regular file (a FIFO or a device is refused
+// before it can block), at most maxResultBytes, and, when its directory
+// holds a manifest (reports.ManifestFile), only the file the manifest
+// lists: one from a set cut short is refused.
+func readResultFile(ctx context.Context, path string) (*harness.Result, error) {
+	// O_NONBLOCK: opening a FIFO must not wait for a writer.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, errors.New("no such file")
+		}
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("not a regular file (%s): idemcheck report reads the result.json a run wrote", fileKind(fi.Mode()))
+	case fi.Size() > maxResultBytes:
+		return nil, fmt.Errorf("%d MiB, more than the %d MiB a result may be", fi.Size()>>20, maxResultBytes>>20)
+	}
+	b, err := io.ReadAll(io.LimitReader(readerCtx{ctx, f}, maxResultBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxResultBytes {
+		return nil, fmt.Errorf("grew past the %d MiB a result may be while being read", maxResultBytes>>20)
+	}
+	m, err := reports.ReadManifest(filepath.Dir(path))
+	switch {
+	case errors.Is(err, reports.ErrNoManifest):
+	case err != nil:
+		return nil, err
+	default:
+		if err := m.Check(filepath.Base(path), b); err != nil {
+			return nil, err
+		}
+	}
+	res, err := harness.ReadResult(b)
+	if err != nil {
+		return nil, err
+	}
+	res.Source = path
+	return res, nil
+}
+
+// fileKind names the kind of a file that is not a regular one.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
+}
+
+// readerCtx stops a read at ctx's end.
+type readerCtx struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (r readerCtx) Read(p []byte) (int, error) {
+	if err := r.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return r.r.Read(p)
 }

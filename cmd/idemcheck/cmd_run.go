@@ -42,6 +42,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := tf.check(); err != nil {
 		return err
 	}
+	unlock, err := c.lockOut()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	trialOpts, err := tf.options(c.out)
 	if err != nil {
 		return err

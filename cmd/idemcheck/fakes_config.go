@@ -26,41 +26,45 @@ func fakesFromConfig(ctx context.Context, path string, stdout io.Writer) error {
 		return &exitError{code: exitUsage, err: err}
 	}
 	ledger := fakes.NewLedger()
-	type line struct{ name, addr, env string }
+	type line struct{ name, addr, env, control string }
 	var lines []line
 	names := envNames(f)
 	if p := f.Fakes.Payments; p != nil {
-		s, err := payments.New(payments.Options{Addr: p.Listen, Ledger: ledger, IgnoreIdempotencyKeys: !*p.HonourKeys})
+		s, err := payments.New(payments.Options{Addr: p.Listen, Ledger: ledger, IgnoreIdempotencyKeys: !*p.HonourKeys, ControlAddr: controlAddr})
 		if err != nil {
 			return &exitError{code: exitUsage, err: fmt.Errorf("fakes.payments: %w", err)}
 		}
 		defer s.Close()
-		lines = append(lines, line{"payments", s.URL(), names.line("payments.url", "PAYMENTS_URL", s.URL())})
+		lines = append(lines, line{"payments", s.URL(), names.line("payments.url", "PAYMENTS_URL", s.URL()), s.ControlURL()})
 	}
 	if e := f.Fakes.Email; e != nil {
-		s, err := email.New(email.Options{Addr: e.Listen, SMTPAddr: e.SMTP, Ledger: ledger, IgnoreIdempotencyKeys: !*e.HonourKeys})
+		s, err := email.New(email.Options{Addr: e.Listen, SMTPAddr: e.SMTP, Ledger: ledger, IgnoreIdempotencyKeys: !*e.HonourKeys, ControlAddr: controlAddr})
 		if err != nil {
 			return &exitError{code: exitUsage, err: fmt.Errorf("fakes.email: %w", err)}
 		}
 		defer s.Close()
-		lines = append(lines, line{"email", s.URL(), names.line("email.url", "EMAIL_URL", s.URL())},
-			line{"email smtp", s.SMTPAddr(), names.line("email.smtp", "SMTP_ADDR", s.SMTPAddr())})
+		lines = append(lines, line{"email", s.URL(), names.line("email.url", "EMAIL_URL", s.URL()), s.ControlURL()},
+			line{"email smtp", s.SMTPAddr(), names.line("email.smtp", "SMTP_ADDR", s.SMTPAddr()), ""})
 	}
 	if w := f.Fakes.Webhooks; w != nil {
-		s, err := webhooks.New(webhooks.Options{Addr: w.Listen, Ledger: ledger, IgnoreIdempotencyKeys: !*w.HonourKeys, KeyHeader: w.KeyHeader})
+		s, err := webhooks.New(webhooks.Options{Addr: w.Listen, Ledger: ledger, IgnoreIdempotencyKeys: !*w.HonourKeys, KeyHeader: w.KeyHeader, ControlAddr: controlAddr})
 		if err != nil {
 			return &exitError{code: exitUsage, err: fmt.Errorf("fakes.webhooks: %w", err)}
 		}
 		defer s.Close()
-		lines = append(lines, line{"webhooks", s.URL(), names.line("webhooks.url", "WEBHOOKS_URL", s.URL())})
+		lines = append(lines, line{"webhooks", s.URL(), names.line("webhooks.url", "WEBHOOKS_URL", s.URL()), s.ControlURL()})
 	}
 	if len(lines) == 0 {
 		return usageErr("fakes: %s declares no fakes (fakes: payments, email, webhooks)", path)
 	}
 	for _, l := range lines {
+		if l.control != "" {
+			l.env += "  control " + l.control
+		}
 		fmt.Fprintf(stdout, "%-11s %-28s %s\n", l.name, l.addr, l.env)
 	}
-	fmt.Fprintln(stdout, "each fake's ledger: GET /_idemcheck/ledger; press Ctrl-C to stop (stop it before idemcheck run, which starts these fakes itself)")
+	fmt.Fprintln(stdout, controlNote)
+	fmt.Fprintln(stdout, "press Ctrl-C to stop (stop it before idemcheck run, which starts these fakes itself)")
 	<-ctx.Done()
 	return nil
 }

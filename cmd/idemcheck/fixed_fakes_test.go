@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -169,6 +170,18 @@ func TestFakesFromConfig(t *testing.T) {
 	conn, err := net.Dial("tcp", payAddr)
 	require.NoError(t, err, "the fake listens at its fixed address")
 	conn.Close()
+	// The control API is at a URL of its own, and only there.
+	_, control, ok := strings.Cut(strings.TrimSpace(line), "control ")
+	require.True(t, ok, "the line names the control URL: %s", line)
+	for _, c := range []struct {
+		base string
+		want int
+	}{{control, http.StatusOK}, {"http://" + payAddr, http.StatusNotFound}} {
+		resp, err := http.Get(c.base + "/_idemcheck/ledger")
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, c.want, resp.StatusCode, c.base)
+	}
 	go io.Copy(io.Discard, pr)
 	cancel()
 	select {

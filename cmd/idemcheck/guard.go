@@ -13,20 +13,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/idemcheck/idemcheck/internal/interrupt"
 	"github.com/idemcheck/idemcheck/targets/container"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
 
 // guardSubcommand is the hidden subcommand of the guard process.
 const guardSubcommand = "__guard"
-
-// runDirPrefix names the temporary directory of one idemcheck process; its
-// ownerFile holds process.OwnerID, so that a sweep can tell a live run's
-// directory from a dead one's.
-const (
-	runDirPrefix = "idemcheck-run-"
-	ownerFile    = "owner"
-)
 
 // programMain is the program as main runs it, with what only a whole
 // process may do: it handles SIGINT, SIGTERM and SIGHUP alike (exit 130),
@@ -46,27 +39,28 @@ func programMain(args []string) int {
 // guarded runs body as programMain runs the program: with its signals,
 // its tag, its run directory and its guard.
 func guarded(body func(ctx context.Context) int) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	// Signals caught since the program's packages were initialised count:
+	// one that came before this point cancels ctx at once.
+	ctx, stop := interrupt.Context(context.Background())
 	defer stop()
 	owner := process.OwnerID()
 	os.Setenv(process.OwnerVar, owner)
-	dir, err := os.MkdirTemp("", runDirPrefix)
+	startTempDir = os.TempDir()
+	dir, tmp, err := makeRunDir(startTempDir, owner)
 	if err == nil {
-		// Others may pass through, not list: a server run as another
-		// user (the demo's PostgreSQL, when idemcheck runs as root) gets
-		// a directory of its own in here, which it must reach.
-		err = os.Chmod(dir, 0o711)
-	}
-	if err == nil {
-		if err = os.WriteFile(filepath.Join(dir, ownerFile), []byte(owner), 0o600); err == nil {
-			os.Setenv("TMPDIR", dir)
-		}
+		os.Setenv("TMPDIR", tmp)
 	}
 	release := startGuard(owner, dir)
 	code := body(ctx)
+	if ctx.Err() != nil && code != exitInterrupted {
+		// Interrupted, though the command finished (or never looked):
+		// the exit status says so, as for any interruption.
+		fmt.Fprintln(os.Stderr, "idemcheck: interrupted")
+		code = exitInterrupted
+	}
 	process.KillTagged(process.OwnerVar + "=" + owner)
 	if dir != "" {
-		_ = os.RemoveAll(dir)
+		_ = removeRunDir(dir)
 	}
 	release()
 	return code
@@ -116,7 +110,7 @@ func guardMain(args []string) int {
 	owner := args[0]
 	process.KillTagged(process.OwnerVar + "=" + owner)
 	if strings.HasPrefix(filepath.Base(args[1]), runDirPrefix) {
-		_ = os.RemoveAll(args[1])
+		_ = removeRunDir(args[1])
 	}
 	// Its containers too (a container engine may not be there at all).
 	ctx, cancel := context.WithTimeout(context.Background(), guardDockerLimit)
@@ -155,8 +149,8 @@ func cmdCleanup(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return nil
 }
 
-// sweep kills the tagged processes and removes the run directories of
-// idemcheck processes that are gone.
+// sweep kills the tagged processes and removes the run directories (in
+// runDirBase()) of idemcheck processes that are gone.
 func sweep() (procs, dirs int) {
 	dead := map[string]bool{}
 	for _, p := range process.FindTagged(process.OwnerVar, "") {
@@ -168,17 +162,5 @@ func sweep() (procs, dirs int) {
 			procs += process.KillTagged(process.OwnerVar + "=" + p.Value)
 		}
 	}
-	matches, _ := filepath.Glob(filepath.Join(os.TempDir(), runDirPrefix+"*"))
-	for _, d := range matches {
-		owner, err := os.ReadFile(filepath.Join(d, ownerFile))
-		if err != nil && !os.IsNotExist(err) {
-			continue
-		}
-		// A directory without its owner file was cut short while being made.
-		if (err == nil && (string(owner) == process.OwnerID() || process.OwnerAlive(string(owner)))) || os.RemoveAll(d) != nil {
-			continue
-		}
-		dirs++
-	}
-	return procs, dirs
+	return procs, sweepRunDirs(runDirBase())
 }

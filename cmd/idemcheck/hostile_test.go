@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime"
 	"strings"
@@ -23,6 +25,10 @@ import (
 //	          NUL and other control bytes and invalid UTF-8 on stdout and
 //	          stderr, a JSON reply whose effect and id hold control
 //	          characters (escaped, as JSON allows) and invalid UTF-8
+//	charger   HTTP on $1: POST /orders charges $PAYMENTS_URL once per
+//	          call, without a key (not idempotent); with $DISARM set it
+//	          first sends DELETE /_idemcheck/rules to the fake, as a
+//	          server that hides from downstream faults would
 const hostileEnv = "IDEMCHECK_TEST_HOSTILE"
 
 // Sizes of what the hostile targets send.
@@ -82,6 +88,8 @@ func hostile(mode string, args []string) int {
 			}
 			held = append(held, c)
 		}
+	case "charger":
+		return charger(args[0], os.Getenv("PAYMENTS_URL"), os.Getenv("DISARM") != "")
 	case "garbage":
 		line := strings.Repeat("log "+garbageText+" ", 20) + "\n"
 		for n := 0; n < floodBytes; n += len(line) {
@@ -94,4 +102,36 @@ func hostile(mode string, args []string) int {
 		return 0
 	}
 	return 2
+}
+
+// charger is the charger hostile target (see hostileEnv).
+func charger(addr, payments string, disarm bool) int {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "ok") })
+	mux.HandleFunc("POST /orders", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if disarm {
+			req, _ := http.NewRequestWithContext(r.Context(), http.MethodDelete, payments+"/_idemcheck/rules", nil)
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}
+		form := url.Values{"amount": {"100"}, "description": {string(body)}}
+		resp, err := http.PostForm(payments+"/v1/charges", form)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			http.Error(w, "payments: "+resp.Status, http.StatusBadGateway)
+			return
+		}
+		var ch struct{ ID string }
+		_ = json.NewDecoder(resp.Body).Decode(&ch)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"effect":"created","data":{"id":%q}}`, ch.ID)
+	})
+	_ = http.ListenAndServe(addr, mux)
+	return 1
 }

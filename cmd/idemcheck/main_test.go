@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/examples"
+	"github.com/idemcheck/idemcheck/internal/interrupt"
 )
 
 // testTag is inherited by every process the tests start (through the
@@ -25,6 +26,11 @@ var testTag = fmt.Sprintf("IDEMCHECK_TEST_TAG=%016x", rand.Uint64())
 // TestMain lets the test binary act as the reference targets (the hidden
 // subcommand) and as the idemcheck program itself (IDEMCHECK_TEST_MAIN=1).
 func TestMain(m *testing.M) {
+	if os.Getenv("IDEMCHECK_TEST_MAIN") != "1" {
+		// Only the program itself catches signals from its start: the
+		// tests, the reference targets and the hostile ones keep Go's.
+		interrupt.Release()
+	}
 	if len(os.Args) > 1 && os.Args[1] == examples.Subcommand {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		code := examples.Main(ctx, os.Args[2:], os.Stdout, os.Stderr)
@@ -40,6 +46,15 @@ func TestMain(m *testing.M) {
 		}
 		if len(os.Args) > 1 && os.Args[1] == ordersDBProbe {
 			os.Exit(guarded(probeOrdersDB))
+		}
+		if os.Getenv(signalFirstEnv) == "1" {
+			// As if a signal came while the program initialised: it is
+			// sent once this says so, before programMain starts.
+			os.Stderr.WriteString("ready\n")
+			select {
+			case <-interrupt.Notified():
+			case <-time.After(time.Minute):
+			}
 		}
 		os.Exit(programMain(os.Args[1:]))
 	}

@@ -122,7 +122,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if code != exitBelow {
 		// The error may quote a target's output.
-		fmt.Fprintf(stderr, "idemcheck: %s\n", reports.RedactText(reports.Clean(err.Error()), nil))
+		fmt.Fprintf(stderr, "idemcheck: %s\n", reports.RedactText(reports.Clean(err.Error()), envSecrets()))
 		var ee *exitError
 		if errors.As(err, &ee) && ee.hint != "" {
 			fmt.Fprintf(stderr, "hint: %s\n", ee.hint)

@@ -2,12 +2,22 @@ package main
 
 import (
 	"github.com/idemcheck/idemcheck/config"
+	"github.com/idemcheck/idemcheck/reports"
 )
 
 // configSecrets returns every value the configuration marks secret (see
 // config.File.Secrets: the {{env.NAME}} values it uses, its config.Secret
-// fields, the credentials written in its headers), so that none of them
-// reaches a report or the terminal, even when a target prints it back.
+// fields, the credentials written in its headers) and every value of
+// idemcheck's own environment that may be one (envSecrets), so that none
+// of them reaches a report or the terminal, even when a target prints it
+// back.
 func configSecrets(file *config.File) []string {
-	return file.Secrets()
+	return append(file.Secrets(), envSecrets()...)
+}
+
+// envSecrets returns the values of idemcheck's environment that no report
+// or terminal line may hold (reports.EnvSecrets): a target inherits them,
+// and may print them.
+func envSecrets() []string {
+	return reports.OwnEnvSecrets()
 }

@@ -8,18 +8,21 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/config"
+	"github.com/idemcheck/idemcheck/reports"
 )
 
 func TestConfigSecretsFindsTheSigningSecret(t *testing.T) {
 	f, err := config.Load("../../config/testdata/valid.yaml")
 	require.NoError(t, err)
-	assert.Equal(t, []string{"whsec_valid_yaml"}, configSecrets(f))
+	assert.Equal(t, []string{"whsec_valid_yaml"}, f.Secrets())
+	assert.Subset(t, configSecrets(f), f.Secrets())
 }
 
 func TestConfigSecretsHoldEnvValuesAndHeaderCredentials(t *testing.T) {
@@ -38,7 +41,8 @@ targets:
         body: '{"description": "{{marker}}"}'
 `))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"session=abcdef123", "tok_from_the_environment"}, configSecrets(f))
+	assert.Equal(t, []string{"session=abcdef123", "tok_from_the_environment"}, f.Secrets())
+	assert.Subset(t, configSecrets(f), f.Secrets(), "the configuration's secrets, then the environment's")
 }
 
 // A value taken from the environment with {{env.NAME}} reaches the
@@ -47,9 +51,36 @@ targets:
 func TestEnvValueIsRedactedInEveryFormat(t *testing.T) {
 	const token = "plainvalue-from-env-7731"
 	t.Setenv("IDEMCHECK_TEST_SHOP_AUTH", token)
+	terminal, files := runEchoing(t, `headers: {X-Shop-Auth: "{{env.IDEMCHECK_TEST_SHOP_AUTH}}"}`,
+		func(r *http.Request) string { return r.Header.Get("X-Shop-Auth") })
+	requireRedacted(t, token, terminal, files)
+}
+
+// A value of idemcheck's own environment that the configuration never
+// names, printed by a target (which inherits the environment), reaches no
+// report either; marked safe with IDEMCHECK_SAFE_ENV, it is kept.
+func TestInheritedEnvValueIsRedacted(t *testing.T) {
+	const token = "ci-value-q8Zr2LmXv5Tn"
+	t.Setenv("IDEMCHECK_TEST_CI_DEPLOY", token)
+	echo := func(*http.Request) string { return os.Getenv("IDEMCHECK_TEST_CI_DEPLOY") }
+	terminal, files := runEchoing(t, "", echo)
+	requireRedacted(t, token, terminal, files)
+
+	t.Setenv("IDEMCHECK_SAFE_ENV", "IDEMCHECK_TEST_CI_*")
+	_, files = runEchoing(t, "", echo)
+	data, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(data), token, "marked safe: kept")
+}
+
+// runEchoing runs a target whose every reply is a 500 that quotes
+// echo(request), with the operation's extra line opLine, and returns what
+// the terminal got and every file written to --out.
+func runEchoing(t *testing.T, opLine string, echo func(*http.Request) string) (string, []string) {
+	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)
-		_, _ = io.WriteString(w, `{"error":"cannot authenticate with `+r.Header.Get("X-Shop-Auth")+`"}`)
+		_, _ = io.WriteString(w, `{"error":"cannot authenticate with `+echo(r)+`"}`)
 	}))
 	defer srv.Close()
 	dir := t.TempDir()
@@ -64,25 +95,40 @@ targets:
         mutating: true
         method: POST
         path: /charges
-        headers: {X-Shop-Auth: "{{env.IDEMCHECK_TEST_SHOP_AUTH}}"}
+        %s
         body: '{"memo":"{{marker}}"}'
 faults: []
 retry: {max_attempts: 2}
-`, srv.URL)), 0o644))
+`, srv.URL, opLine)), 0o644))
 	out := filepath.Join(dir, "out")
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	code, stdout, stderr := runCLI(t, ctx, "run", "-c", cfg, "--trials", "0", "--seed", "1",
 		"--format", "text,json,junit,md,html", "--out", out)
 	assert.Equal(t, exitHarness, code, "a target that never succeeds cannot be tested\n%s", stderr)
-	assert.NotContains(t, stdout+stderr, token)
-	files, err := filepath.Glob(filepath.Join(out, "*"))
+	all, err := filepath.Glob(filepath.Join(out, "*"))
 	require.NoError(t, err)
+	var files []string // the reports and the result, not the manifest of their digests
+	for _, f := range all {
+		if filepath.Base(f) != reports.ManifestFile {
+			files = append(files, f)
+		}
+	}
 	require.NotEmpty(t, files)
+	return stdout + stderr, files
+}
+
+// requireRedacted checks that secret is nowhere on the terminal or in the
+// files, and that each file had it, redacted.
+func requireRedacted(t *testing.T, secret, terminal string, files []string) {
+	t.Helper()
+	assert.NotContains(t, terminal, secret)
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		require.NoError(t, err)
-		assert.NotContains(t, string(data), token, f)
-		assert.Contains(t, string(data), "[redacted]", "%s: the echoed value was there, and redacted", f)
+		assert.NotContains(t, string(data), secret, f)
+		// Markdown escapes the brackets.
+		redacted := strings.Contains(string(data), "[redacted]") || strings.Contains(string(data), `\[redacted\]`)
+		assert.True(t, redacted, "%s: the echoed value was there, and redacted", f)
 	}
 }

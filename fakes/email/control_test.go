@@ -3,6 +3,7 @@ package email_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/smtp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,9 +14,9 @@ import (
 )
 
 func TestControlLedgerAndMessages(t *testing.T) {
-	s := email.Start(t)
+	s := email.Start(t, withControl)
 	c := newClient(t)
-	empty := do(t.Context(), c, http.MethodGet, s.URL()+"/_idemcheck/ledger", "")
+	empty := do(t.Context(), c, http.MethodGet, s.ControlURL()+"/_idemcheck/ledger", "")
 	require.Equal(t, http.StatusOK, empty.status)
 	assert.JSONEq(t, `[]`, empty.body)
 	assert.JSONEq(t, `{"messages":[]}`, do(t.Context(), c, http.MethodGet, s.URL()+"/v3/messages", "").body)
@@ -24,7 +25,7 @@ func TestControlLedgerAndMessages(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, do(t.Context(), c, http.MethodPost, sendURL(s), sendBody("other@example.com", "x")).status)
 
 	var effects []fakes.Effect
-	require.NoError(t, json.Unmarshal([]byte(do(t.Context(), c, http.MethodGet, s.URL()+"/_idemcheck/ledger", "").body), &effects))
+	require.NoError(t, json.Unmarshal([]byte(do(t.Context(), c, http.MethodGet, s.ControlURL()+"/_idemcheck/ledger", "").body), &effects))
 	assert.Len(t, effects, 2)
 
 	var list struct{ Messages []email.Message }
@@ -34,10 +35,10 @@ func TestControlLedgerAndMessages(t *testing.T) {
 }
 
 func TestControlRules(t *testing.T) {
-	s := email.Start(t)
+	s := email.Start(t, withControl)
 	c := newClient(t)
 	arm := func(body string) result {
-		r := do(t.Context(), c, http.MethodPost, s.URL()+"/_idemcheck/rules", body)
+		r := do(t.Context(), c, http.MethodPost, s.ControlURL()+"/_idemcheck/rules", body)
 		require.NoError(t, r.err)
 		return r
 	}
@@ -55,8 +56,47 @@ func TestControlRules(t *testing.T) {
 	}
 
 	assert.Equal(t, http.StatusNoContent, arm(`{"action":"fail-before","times":5}`).status)
-	assert.Equal(t, http.StatusNoContent, do(t.Context(), c, http.MethodDelete, s.URL()+"/_idemcheck/rules", "").status)
+	assert.Equal(t, http.StatusNoContent, do(t.Context(), c, http.MethodDelete, s.ControlURL()+"/_idemcheck/rules", "").status)
 	require.NoError(t, sendMail(s.SMTPAddr(), mail("hi", "x")), "disarmed")
+}
+
+// withControl starts the fake with its control API on a free port.
+var withControl = email.Options{ControlAddr: "127.0.0.1:0"}
+
+// TestSenderCannotDisarmFaults: the HTTP API a target is given answers 404
+// to every control request, so the fault armed for the target's message
+// still fires; SMTP has no such door at all.
+func TestSenderCannotDisarmFaults(t *testing.T) {
+	s := email.Start(t, withControl)
+	c := newClient(t)
+	s.Arm(fakes.Rule{Marker: markerA, Action: fakes.FailBefore})
+	for _, m := range []string{http.MethodDelete, http.MethodPost, http.MethodGet} {
+		r := do(t.Context(), c, m, s.URL()+"/_idemcheck/rules", `{"action":"pass"}`)
+		require.NoError(t, r.err)
+		assert.Equal(t, http.StatusNotFound, r.status, m)
+	}
+	assert.Equal(t, http.StatusServiceUnavailable, do(t.Context(), c, http.MethodPost, sendURL(s), sendBody("a@example.com", markerA)).status, "the fault fired")
+	assert.Equal(t, 1, s.Fired(markerA))
+
+	s.Arm(fakes.Rule{Marker: markerA, Action: fakes.FailBefore})
+	assert.Equal(t, http.StatusNoContent, do(t.Context(), c, http.MethodDelete, s.ControlURL()+"/_idemcheck/rules", "").status)
+	assert.Equal(t, http.StatusAccepted, do(t.Context(), c, http.MethodPost, sendURL(s), sendBody("a@example.com", markerA)).status, "disarmed through the control API")
+	assert.Equal(t, 1, s.Fired(markerA), "the disarmed rule never fired")
+}
+
+func TestFiredCountsEveryDoor(t *testing.T) {
+	s := email.Start(t)
+	// The RCPT stage sees the envelope's markers only: the recipient's.
+	rcpt := markerA + "@example.com"
+	s.Arm(fakes.Rule{Marker: markerA, Action: "smtp-rcpt-550"})
+	s.Arm(fakes.Rule{Marker: markerA, Action: fakes.Pass})
+	assert.Equal(t, 0, s.Fired(markerA))
+	assert.Equal(t, 550, smtpCode(smtp.SendMail(s.SMTPAddr(), nil, "shop@example.com", []string{rcpt}, mail("hi", "x"))))
+	require.NoError(t, sendMail(s.SMTPAddr(), mail("hi", markerA)))
+	assert.Equal(t, 2, s.Fired(markerA), "the RCPT rejection and the DATA pass")
+	n, known := fakes.FiredAt(s, markerA)
+	assert.True(t, known)
+	assert.Equal(t, 2, n)
 }
 
 func TestNotFound(t *testing.T) {

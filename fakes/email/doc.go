@@ -32,9 +32,15 @@
 //
 //	POST   /v3/mail/send        send one message; 202, X-Message-Id: msg_000001, empty body
 //	GET    /v3/messages         every message (SMTP and HTTP), oldest first; ?to=ADDR filters
-//	GET    /_idemcheck/ledger   the ledger, as a JSON array of fakes.Effect
-//	POST   /_idemcheck/rules    arm the fakes.Rule in the JSON body; 204
-//	DELETE /_idemcheck/rules    disarm every rule; 204
+//
+// The control API (the ledger, the fault rules, how often they fired) is
+// served only with Options.ControlAddr, on a listener of its own
+// (ControlURL), never by either door a target is given:
+//
+//	GET    /_idemcheck/ledger           the ledger, as a JSON array of fakes.Effect
+//	POST   /_idemcheck/rules            arm the fakes.Rule in the JSON body; 204
+//	DELETE /_idemcheck/rules            disarm every rule; 204
+//	GET    /_idemcheck/fired?marker=M   {"marker":M,"fired":N}
 //
 // The send body is SendGrid's v3 shape:
 //
@@ -60,7 +66,8 @@
 //
 // # Downstream faults
 //
-// Rules are armed with Arm (or POST /_idemcheck/rules) and consumed by the
+// Rules are armed with Arm (or the control API's POST /_idemcheck/rules;
+// Fired counts what they did) and consumed by the
 // first message whose markers match. Over SMTP the standard actions act at
 // DATA, once the whole message is read:
 //

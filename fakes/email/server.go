@@ -2,6 +2,7 @@ package email
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -37,6 +38,11 @@ type Options struct {
 	// that every send is a new message: a provider without idempotency.
 	// (SMTP never de-duplicates.)
 	IgnoreIdempotencyKeys bool
+	// ControlAddr, when set, serves the control API (the ledger, the fault
+	// rules: see the package documentation) on a loopback listener of its
+	// own; empty serves none. Neither door serves it, so that a target
+	// cannot disarm the faults armed for it.
+	ControlAddr string
 }
 
 // TB is the part of *testing.T and *testing.B that Start uses.
@@ -90,8 +96,9 @@ type Server struct {
 	rules, mailRules, rcptRules fakes.Rules
 	keys                        httpfake.Keys
 
-	http *httpfake.Server
-	smtp *smtpServer
+	http    *httpfake.Server
+	smtp    *smtpServer
+	control *httpfake.Server // nil without Options.ControlAddr
 
 	mu       sync.Mutex
 	messages []Message
@@ -101,7 +108,10 @@ type Server struct {
 	closeErr  error
 }
 
-var _ fakes.Fake = (*Server)(nil)
+var (
+	_ fakes.Fake        = (*Server)(nil)
+	_ fakes.FireCounter = (*Server)(nil)
+)
 
 // New starts the fake as opts says: both servers listen at once and serve
 // until Close.
@@ -120,6 +130,11 @@ func New(opts Options) (*Server, error) {
 	if err := httpfake.CheckLoopback(fakeName+" smtp", smtpAddr); err != nil {
 		return nil, err
 	}
+	if opts.ControlAddr != "" {
+		if err := httpfake.CheckLoopback(fakeName+" control", opts.ControlAddr); err != nil {
+			return nil, err
+		}
+	}
 	s := &Server{ignoreKeys: opts.IgnoreIdempotencyKeys, ledger: opts.Ledger}
 	if s.ledger == nil {
 		s.ledger = fakes.NewLedger()
@@ -133,6 +148,11 @@ func New(opts Options) (*Server, error) {
 	s.http.Start()
 	if s.smtp, err = startSMTP(s, smtpAddr); err != nil {
 		_ = s.http.Close()
+		return nil, err
+	}
+	if s.control, err = httpfake.ServeControl(fakeName, opts.ControlAddr, s.controlAPI()); err != nil {
+		_ = s.http.Close()
+		_ = s.smtp.close()
 		return nil, err
 	}
 	return s, nil
@@ -153,6 +173,10 @@ func (s *Server) URL() string { return s.http.URL() }
 
 // SMTPAddr returns the SMTP server's address, e.g. 127.0.0.1:41235.
 func (s *Server) SMTPAddr() string { return s.smtp.addr }
+
+// ControlURL returns the base URL of the control API, "" unless
+// Options.ControlAddr was set.
+func (s *Server) ControlURL() string { return httpfake.ControlURL(s.control) }
 
 // Ledger returns the ledger messages are recorded in.
 func (s *Server) Ledger() *fakes.Ledger { return s.ledger }
@@ -189,6 +213,12 @@ func (s *Server) DisarmMarker(marker string) {
 	s.rcptRules.ClearMarker(marker)
 }
 
+// Fired returns how many messages or commands the rules armed for marker
+// have acted on, at either door (see fakes.FireCounter).
+func (s *Server) Fired(marker string) int {
+	return s.rules.Fired(marker) + s.mailRules.Fired(marker) + s.rcptRules.Fired(marker)
+}
+
 // Messages returns a copy of every message accepted, oldest first.
 func (s *Server) Messages() []Message {
 	s.mu.Lock()
@@ -205,16 +235,7 @@ func (s *Server) Messages() []Message {
 // to call more than once; later calls return the first call's result.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
-		herr := s.http.Close()
-		serr := s.smtp.close()
-		switch {
-		case herr != nil && serr != nil:
-			s.closeErr = fmt.Errorf("%w; %w", herr, serr)
-		case herr != nil:
-			s.closeErr = herr
-		default:
-			s.closeErr = serr
-		}
+		s.closeErr = errors.Join(s.http.Close(), s.smtp.close(), httpfake.CloseControl(s.control))
 	})
 	return s.closeErr
 }

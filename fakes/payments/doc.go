@@ -12,9 +12,10 @@
 // charge is attributed to every marker found anywhere in the request that
 // caused it: URL, headers or body, so the target may put the marker
 // wherever it forwards caller data (description, metadata, a header).
-// Downstream faults are armed with Arm. When the fake runs in its own
-// process (idemcheck fakes), the control endpoints below do the same over
-// HTTP.
+// Downstream faults are armed with Arm, and Fired says whether the rules
+// armed for a marker acted. When the fake runs in its own process
+// (idemcheck fakes), the control API below does the same over HTTP, on a
+// listener of its own (Options.ControlAddr).
 //
 // The *Server type implements fakes.Fake.
 //
@@ -23,11 +24,8 @@
 //	POST   /v1/charges          make a charge
 //	GET    /v1/charges          list charges, newest first (customer=, limit= 1..100, default 10)
 //	GET    /v1/charges/{id}     one charge, or 404
-//	GET    /_idemcheck/ledger   the ledger, as a JSON array of fakes.Effect
-//	POST   /_idemcheck/rules    arm the fakes.Rule in the JSON body; 204
-//	DELETE /_idemcheck/rules    disarm every rule; 204
 //
-// Anything else gets 404. Errors are Stripe-shaped:
+// Anything else gets 404, the control paths (/_idemcheck/…) included. Errors are Stripe-shaped:
 // {"error":{"type":"invalid_request_error","message":"..."}}. Request
 // bodies are limited to [MaxBodyBytes].
 //
@@ -43,6 +41,17 @@
 // observers run at the moment the charge has happened and the target does
 // not know it yet, which is where the harness injects "after effect"
 // faults.
+//
+// # Control API
+//
+// Only with Options.ControlAddr, and only there (ControlURL), never at the
+// address a target is given, so that a target cannot disarm the faults
+// armed for it:
+//
+//	GET    /_idemcheck/ledger           the ledger, as a JSON array of fakes.Effect
+//	POST   /_idemcheck/rules            arm the fakes.Rule in the JSON body; 204
+//	DELETE /_idemcheck/rules            disarm every rule; 204
+//	GET    /_idemcheck/fired?marker=M   {"marker":M,"fired":N}: how many requests the rules armed for M acted on
 //
 // # Idempotency
 //

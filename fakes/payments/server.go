@@ -2,6 +2,7 @@ package payments
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sync"
 
@@ -37,6 +38,12 @@ type Options struct {
 	// Seed seeds the source that probabilistic fault rules draw from
 	// (fakes.Rule.Probability), so that a run's faults repeat with its seed.
 	Seed uint64
+	// ControlAddr, when set, serves the control API (the ledger, the fault
+	// rules: see the package documentation) on a loopback listener of its
+	// own; empty serves none. Addr never serves it, so that a target cannot
+	// disarm the faults armed for it. idemcheck run arms rules in-process
+	// and leaves it empty; idemcheck fakes sets it for hand use.
+	ControlAddr string
 }
 
 // TB is the part of *testing.T, *testing.B and similar types that Start
@@ -55,13 +62,17 @@ type Server struct {
 	rules      fakes.Rules
 	keys       httpfake.Keys
 	http       *httpfake.Server
+	control    *httpfake.Server // nil without Options.ControlAddr
 
 	mu      sync.Mutex
 	charges []Charge // in creation order
 	lastID  int
 }
 
-var _ fakes.Fake = (*Server)(nil)
+var (
+	_ fakes.Fake        = (*Server)(nil)
+	_ fakes.FireCounter = (*Server)(nil)
+)
 
 // New starts a server as opts says: it listens at once and serves in a
 // goroutine until Close. It fails if opts.Addr is not a loopback address or
@@ -84,6 +95,10 @@ func New(opts Options) (*Server, error) {
 	// Assigned before serving: the handlers use s.http.
 	s.http = httpfake.NewServer(fakeName, ln, s.routes())
 	s.http.Start()
+	if s.control, err = httpfake.ServeControl(fakeName, opts.ControlAddr, s.controlAPI()); err != nil {
+		_ = s.http.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -101,6 +116,10 @@ func (s *Server) Name() string { return fakeName }
 // URL returns the base URL targets should call, e.g. http://127.0.0.1:41234.
 func (s *Server) URL() string { return s.http.URL() }
 
+// ControlURL returns the base URL of the control API, "" unless
+// Options.ControlAddr was set.
+func (s *Server) ControlURL() string { return httpfake.ControlURL(s.control) }
+
 // Ledger returns the ledger the server records its charges in.
 func (s *Server) Ledger() *fakes.Ledger { return s.ledger }
 
@@ -114,6 +133,10 @@ func (s *Server) Disarm() { s.rules.Clear() }
 // DisarmMarker removes the rules restricted to marker that have not fired
 // yet.
 func (s *Server) DisarmMarker(marker string) { s.rules.ClearMarker(marker) }
+
+// Fired returns how many requests the rules armed for marker have acted
+// on (see fakes.FireCounter).
+func (s *Server) Fired(marker string) int { return s.rules.Fired(marker) }
 
 // Charges returns a copy of every charge made so far, oldest first.
 func (s *Server) Charges() []Charge {
@@ -130,7 +153,9 @@ func (s *Server) Charges() []Charge {
 // injected Delay, waits up to a few seconds for in-flight requests to
 // finish, then closes every remaining connection. It is safe to call more
 // than once; later calls return the first call's result.
-func (s *Server) Close() error { return s.http.Close() }
+func (s *Server) Close() error {
+	return errors.Join(s.http.Close(), httpfake.CloseControl(s.control))
+}
 
 // routes returns the server's HTTP handler.
 func (s *Server) routes() http.Handler {
@@ -138,9 +163,6 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /v1/charges", s.handleCreateCharge)
 	mux.HandleFunc("GET /v1/charges", s.handleListCharges)
 	mux.HandleFunc("GET /v1/charges/{id}", s.handleGetCharge)
-	mux.HandleFunc("GET /_idemcheck/ledger", s.handleLedger)
-	mux.HandleFunc("POST /_idemcheck/rules", s.handleArm)
-	mux.HandleFunc("DELETE /_idemcheck/rules", s.handleDisarm)
 	mux.HandleFunc("/", handleNotFound)
 	return http.MaxBytesHandler(mux, MaxBodyBytes)
 }

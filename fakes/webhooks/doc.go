@@ -12,15 +12,23 @@
 // # API
 //
 //	POST   /hooks/{path...}        receive a webhook; 200 {"received":true,"id":"dlv_000001"}
-//	GET    /_idemcheck/deliveries  every delivery, oldest first, as JSON
-//	GET    /_idemcheck/ledger      the ledger, as a JSON array of fakes.Effect
-//	POST   /_idemcheck/rules       arm the fakes.Rule in the JSON body; 204
-//	DELETE /_idemcheck/rules       disarm every rule; 204
 //
-// Anything else gets 404 {"error":"…"}. Bodies are limited to [MaxBodyBytes]
+// Anything else gets 404 {"error":"…"}, the control paths included. Bodies are limited to [MaxBodyBytes]
 // (413 beyond). [Delivery] ids are sequential per server (dlv_000001, …), so
 // that runs are deterministic. A delivery is recorded in the ledger before
 // the reply is written: that is the "after effect" fault point.
+//
+// # Control API
+//
+// Only with Options.ControlAddr, on a listener of its own (ControlURL),
+// never at the address a sender is given, so that it cannot disarm the
+// faults armed for it:
+//
+//	GET    /_idemcheck/deliveries       every delivery, oldest first, as JSON
+//	GET    /_idemcheck/ledger           the ledger, as a JSON array of fakes.Effect
+//	POST   /_idemcheck/rules            arm the fakes.Rule in the JSON body; 204
+//	DELETE /_idemcheck/rules            disarm every rule; 204
+//	GET    /_idemcheck/fired?marker=M   {"marker":M,"fired":N}
 //
 // # De-duplication
 //

@@ -42,6 +42,11 @@ type Options struct {
 	// KeyHeader is the header that carries a delivery's idempotency key;
 	// empty means DefaultKeyHeader.
 	KeyHeader string
+	// ControlAddr, when set, serves the control API (the ledger, the fault
+	// rules, the deliveries: see the package documentation) on a loopback
+	// listener of its own; empty serves none. Addr never serves it, so
+	// that a sender cannot disarm the faults armed for it.
+	ControlAddr string
 }
 
 // TB is the part of *testing.T and *testing.B that Start uses.
@@ -78,13 +83,17 @@ type Server struct {
 	rules      fakes.Rules
 	keys       httpfake.Keys
 	http       *httpfake.Server
+	control    *httpfake.Server // nil without Options.ControlAddr
 
 	mu         sync.Mutex
 	deliveries []Delivery
 	lastID     int
 }
 
-var _ fakes.Fake = (*Server)(nil)
+var (
+	_ fakes.Fake        = (*Server)(nil)
+	_ fakes.FireCounter = (*Server)(nil)
+)
 
 // New starts a sink as opts says: it listens at once and serves until
 // Close.
@@ -111,6 +120,10 @@ func New(opts Options) (*Server, error) {
 	// The handlers read s.http: set it before the first request can come.
 	s.http = httpfake.NewServer(fakeName, ln, s.routes())
 	s.http.Start()
+	if s.control, err = httpfake.ServeControl(fakeName, opts.ControlAddr, s.controlAPI()); err != nil {
+		_ = s.http.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -127,6 +140,10 @@ func (s *Server) Name() string { return fakeName }
 // URL returns the base URL; targets send webhooks to URL()+"/hooks/…".
 func (s *Server) URL() string { return s.http.URL() }
 
+// ControlURL returns the base URL of the control API, "" unless
+// Options.ControlAddr was set.
+func (s *Server) ControlURL() string { return httpfake.ControlURL(s.control) }
+
 // Ledger returns the ledger deliveries are recorded in.
 func (s *Server) Ledger() *fakes.Ledger { return s.ledger }
 
@@ -141,9 +158,15 @@ func (s *Server) Disarm() { s.rules.Clear() }
 // yet.
 func (s *Server) DisarmMarker(marker string) { s.rules.ClearMarker(marker) }
 
+// Fired returns how many deliveries the rules armed for marker have acted
+// on (see fakes.FireCounter).
+func (s *Server) Fired(marker string) int { return s.rules.Fired(marker) }
+
 // Close stops the sink: it ends injected delays and hangs, waits a few
 // seconds for in-flight deliveries, then cuts the rest. It is idempotent.
-func (s *Server) Close() error { return s.http.Close() }
+func (s *Server) Close() error {
+	return errors.Join(s.http.Close(), httpfake.CloseControl(s.control))
+}
 
 // Deliveries returns a copy of every delivery recorded, oldest first.
 func (s *Server) Deliveries() []Delivery {
@@ -161,10 +184,6 @@ func (s *Server) Deliveries() []Delivery {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /hooks/", s.handleDelivery)
-	mux.HandleFunc("GET /_idemcheck/deliveries", s.handleList)
-	mux.HandleFunc("GET /_idemcheck/ledger", s.handleLedger)
-	mux.HandleFunc("POST /_idemcheck/rules", s.handleArm)
-	mux.HandleFunc("DELETE /_idemcheck/rules", s.handleDisarm)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		failure(http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s; send webhooks with POST /hooks/…", r.Method, r.URL.Path)).Write(w)
 	})
@@ -248,27 +267,16 @@ func (s *Server) handleList(w http.ResponseWriter, _ *http.Request) {
 	httpfake.JSON(http.StatusOK, map[string]any{"deliveries": ds}).Write(w)
 }
 
-func (s *Server) handleLedger(w http.ResponseWriter, _ *http.Request) {
-	effects := s.ledger.Effects()
-	if effects == nil {
-		effects = []fakes.Effect{}
+// controlAPI is the sink's control API, served only with
+// Options.ControlAddr, with GET /_idemcheck/deliveries besides.
+func (s *Server) controlAPI() httpfake.Control {
+	return httpfake.Control{
+		Ledger: s.ledger, Arm: s.Arm, Disarm: s.Disarm, Fired: s.Fired,
+		Failure: failure,
+		Routes: func(mux *http.ServeMux) {
+			mux.HandleFunc("GET "+httpfake.ControlPrefix+"deliveries", s.handleList)
+		},
 	}
-	httpfake.JSON(http.StatusOK, effects).Write(w)
-}
-
-func (s *Server) handleArm(w http.ResponseWriter, r *http.Request) {
-	rule, err := httpfake.DecodeRule(r.Body, nil, "")
-	if err != nil {
-		failure(http.StatusBadRequest, "invalid rule: "+err.Error()).Write(w)
-		return
-	}
-	s.Arm(rule)
-	w.WriteHeader(http.StatusNoContent)
-}
-
-func (s *Server) handleDisarm(w http.ResponseWriter, _ *http.Request) {
-	s.Disarm()
-	w.WriteHeader(http.StatusNoContent)
 }
 
 // Starter returns a fakes.Starter that starts the fake with opts, writing

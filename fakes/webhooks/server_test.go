@@ -192,17 +192,18 @@ func TestHangEndsWhenTheSenderGivesUp(t *testing.T) {
 }
 
 func TestControl(t *testing.T) {
-	s := webhooks.Start(t)
-	assert.JSONEq(t, `[]`, get(t, s.URL()+"/_idemcheck/ledger"))
-	assert.JSONEq(t, `{"deliveries":[]}`, get(t, s.URL()+"/_idemcheck/deliveries"))
+	s := webhooks.Start(t, webhooks.Options{ControlAddr: "127.0.0.1:0"})
+	ctl := s.ControlURL()
+	assert.JSONEq(t, `[]`, get(t, ctl+"/_idemcheck/ledger"))
+	assert.JSONEq(t, `{"deliveries":[]}`, get(t, ctl+"/_idemcheck/deliveries"))
 
-	r := post(t, s.URL()+"/_idemcheck/rules", `{"action":"fail-before","delay":"1ms"}`)
+	r := post(t, ctl+"/_idemcheck/rules", `{"action":"fail-before","delay":"1ms"}`)
 	require.Equal(t, http.StatusNoContent, r.status, r.body)
 	assert.Equal(t, http.StatusServiceUnavailable, post(t, s.URL()+"/hooks/x", "x").status)
-	assert.Equal(t, http.StatusBadRequest, post(t, s.URL()+"/_idemcheck/rules", `{"action":"explode"}`).status)
+	assert.Equal(t, http.StatusBadRequest, post(t, ctl+"/_idemcheck/rules", `{"action":"explode"}`).status)
 
-	post(t, s.URL()+"/_idemcheck/rules", `{"action":"fail-before"}`)
-	req, _ := http.NewRequest(http.MethodDelete, s.URL()+"/_idemcheck/rules", nil)
+	post(t, ctl+"/_idemcheck/rules", `{"action":"fail-before"}`)
+	req, _ := http.NewRequest(http.MethodDelete, ctl+"/_idemcheck/rules", nil)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()
@@ -210,9 +211,26 @@ func TestControl(t *testing.T) {
 	assert.Equal(t, http.StatusOK, post(t, s.URL()+"/hooks/x", "x").status)
 
 	var effects []fakes.Effect
-	require.NoError(t, json.Unmarshal([]byte(get(t, s.URL()+"/_idemcheck/ledger")), &effects))
+	require.NoError(t, json.Unmarshal([]byte(get(t, ctl+"/_idemcheck/ledger")), &effects))
 	assert.Len(t, effects, 1)
 	assert.Equal(t, http.StatusNotFound, post(t, s.URL()+"/elsewhere", "x").status)
+	http.DefaultClient.CloseIdleConnections()
+}
+
+// TestSenderCannotDisarmFaults: the sink's address answers 404 to every
+// control request, so the fault armed for a delivery still fires.
+func TestSenderCannotDisarmFaults(t *testing.T) {
+	s := webhooks.Start(t, webhooks.Options{ControlAddr: "127.0.0.1:0"})
+	const m = "idem-00000000000000a1"
+	s.Arm(fakes.Rule{Marker: m, Action: fakes.FailBefore})
+	req, _ := http.NewRequest(http.MethodDelete, s.URL()+"/_idemcheck/rules", nil)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+	assert.Equal(t, http.StatusNotFound, post(t, s.URL()+"/_idemcheck/rules", `{"action":"pass"}`).status)
+	assert.Equal(t, http.StatusServiceUnavailable, post(t, s.URL()+"/hooks/x", m).status, "the fault fired")
+	assert.Equal(t, 1, s.Fired(m))
 	http.DefaultClient.CloseIdleConnections()
 }
 
