@@ -338,21 +338,10 @@ func mapStrings(v any, fn func(string) (string, error)) (any, error) {
 // mentionsMarker reports whether {{marker}} is in a string of v, at any
 // depth.
 func mentionsMarker(v any) bool {
-	switch x := v.(type) {
-	case string:
-		return strings.Contains(x, "{{marker}}")
-	case map[string]any:
-		for _, e := range x {
-			if mentionsMarker(e) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if mentionsMarker(e) {
-				return true
-			}
-		}
-	}
-	return false
+	found := false
+	_, _ = mapStrings(v, func(s string) (string, error) {
+		found = found || strings.Contains(s, "{{marker}}")
+		return s, nil
+	})
+	return found
 }

@@ -4,7 +4,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/examples/clidb"
@@ -40,16 +39,5 @@ func spec(t *testing.T, profile string) harness.Spec {
 // Each profile scores what it is built for, judged by the harness on what
 // the SQL observer counted.
 func TestScores(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a full harness run per profile")
-	}
-	for _, profile := range clidb.Profiles {
-		t.Run(profile, func(t *testing.T) {
-			info, err := clidb.Describe(profile)
-			require.NoError(t, err)
-			tr := reftest.Verify(t, spec(t, profile))
-			assert.Equal(t, info.Score, tr.Score.Level, tr.Score.Reason)
-			assert.Equal(t, info.Failing, reftest.Failing(tr))
-		})
-	}
+	reftest.Scores(t, clidb.Profiles, clidb.Describe, spec)
 }

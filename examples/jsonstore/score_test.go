@@ -4,7 +4,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/examples/internal/reftest"
@@ -40,20 +39,5 @@ func spec(t *testing.T, profile string) harness.Spec {
 // writes land on whichever intents overlap: besides the checks it always
 // fails, a critical finding (a lost or doubled intent) makes its 0.
 func TestScores(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a full harness run per profile")
-	}
-	for _, profile := range jsonstore.Profiles {
-		t.Run(profile, func(t *testing.T) {
-			info, err := jsonstore.Describe(profile)
-			require.NoError(t, err)
-			tr := reftest.Verify(t, spec(t, profile), harness.WithTrials(100))
-			assert.Equal(t, info.Score, tr.Score.Level, tr.Score.Reason)
-			if info.Flaw == "" {
-				assert.Empty(t, reftest.Failing(tr))
-				return
-			}
-			assert.Subset(t, reftest.Failing(tr), info.Failing)
-		})
-	}
+	reftest.Scores(t, jsonstore.Profiles, jsonstore.Describe, spec, harness.WithTrials(100))
 }

@@ -1,24 +1,13 @@
 package ledger
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/idemcheck/idemcheck/examples/internal/refprofile"
 
 // Profiles are the ways a transfer and its key are written, the correct
 // one first.
 var Profiles = []string{"correct", "no-fingerprint", "key-after-effect"}
 
 // Info says what a profile is built to score, and why.
-type Info struct {
-	// Score is the rubric score it is built for, observed by a count with
-	// its intents run one at a time.
-	Score int
-	// Flaw is its planted flaw, "" for the correct one.
-	Flaw string
-	// Failing are the checks its flaw makes fail.
-	Failing []string
-}
+type Info = refprofile.Info
 
 var infos = map[string]Info{
 	"correct": {Score: 3},
@@ -29,10 +18,4 @@ var infos = map[string]Info{
 }
 
 // Describe returns what profile is built for.
-func Describe(profile string) (Info, error) {
-	i, ok := infos[profile]
-	if !ok {
-		return Info{}, fmt.Errorf("unknown profile %q: expected one of %s", profile, strings.Join(Profiles, ", "))
-	}
-	return i, nil
-}
+func Describe(profile string) (Info, error) { return refprofile.Describe(Profiles, infos, profile) }

@@ -1,22 +1,12 @@
 package mcpdb
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/idemcheck/idemcheck/examples/internal/refprofile"
 
 // Profiles are the ways the server keeps its keys, the correct one first.
 var Profiles = []string{"correct", "session-keys"}
 
 // Info says what a profile is built to score, and why.
-type Info struct {
-	// Score is the rubric score it is built for (over stdio).
-	Score int
-	// Flaw is its planted flaw, "" for the correct one.
-	Flaw string
-	// Failing are the checks its flaw makes fail.
-	Failing []string
-}
+type Info = refprofile.Info
 
 var infos = map[string]Info{
 	"correct": {Score: 3},
@@ -25,10 +15,4 @@ var infos = map[string]Info{
 }
 
 // Describe returns what profile is built for.
-func Describe(profile string) (Info, error) {
-	i, ok := infos[profile]
-	if !ok {
-		return Info{}, fmt.Errorf("unknown profile %q: expected one of %s", profile, strings.Join(Profiles, ", "))
-	}
-	return i, nil
-}
+func Describe(profile string) (Info, error) { return refprofile.Describe(Profiles, infos, profile) }

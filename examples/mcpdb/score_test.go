@@ -4,9 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/idemcheck/idemcheck/examples/internal/reftest"
 	"github.com/idemcheck/idemcheck/examples/mcpdb"
 	"github.com/idemcheck/idemcheck/harness"
@@ -30,16 +27,5 @@ func spec(t *testing.T, profile string) harness.Spec {
 // Each profile scores what it is built for, judged by the harness on what
 // the SQL observer counted.
 func TestScores(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a full harness run per profile")
-	}
-	for _, profile := range mcpdb.Profiles {
-		t.Run(profile, func(t *testing.T) {
-			info, err := mcpdb.Describe(profile)
-			require.NoError(t, err)
-			tr := reftest.Verify(t, spec(t, profile))
-			assert.Equal(t, info.Score, tr.Score.Level, tr.Score.Reason)
-			assert.Equal(t, info.Failing, reftest.Failing(tr))
-		})
-	}
+	reftest.Scores(t, mcpdb.Profiles, mcpdb.Describe, spec)
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idemcheck/idemcheck/examples/internal/refprofile"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/internal/pgserver"
 	"github.com/idemcheck/idemcheck/targets/process"
@@ -252,4 +254,39 @@ func Failing(tr harness.TargetResult) []string {
 	}
 	sort.Strings(ids)
 	return ids
+}
+
+// Scores holds the harness to what each profile is built for: spec makes
+// the harness spec of a profile, describe says what it should score and
+// which checks it fails (all of them, or at least those when its flaw is
+// racy).
+func Scores(t *testing.T, profiles []string, describe func(string) (refprofile.Info, error), spec func(t *testing.T, profile string) harness.Spec, opts ...harness.Option) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("a full harness run per profile")
+	}
+	for _, profile := range profiles {
+		t.Run(profile, func(t *testing.T) {
+			info, err := describe(profile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := Verify(t, spec(t, profile), opts...)
+			if tr.Score.Level != info.Score {
+				t.Errorf("scored %d, built for %d: %s", tr.Score.Level, info.Score, tr.Score.Reason)
+			}
+			failing := Failing(tr)
+			if info.Racy {
+				for _, id := range info.Failing {
+					if !slices.Contains(failing, id) {
+						t.Errorf("%s did not fail (failing: %v)", id, failing)
+					}
+				}
+				return
+			}
+			if !slices.Equal(failing, info.Failing) {
+				t.Errorf("failing %v, built to fail %v", failing, info.Failing)
+			}
+		})
+	}
 }
