@@ -167,7 +167,7 @@ func TestCountErrors(t *testing.T) {
 	_, err := observe.Spec{Source: observe.Count{SQL: &observe.SQL{DSN: dsn, Query: `SELECT id, amount FROM transactions`}}}.Open(ctx, observe.Where{})
 	assert.ErrorContains(t, err, "a count returns one number", "the first reading is taken at once")
 
-	o := open(t, observe.Spec{Name: "ledger-db", Settle: quick, Source: observe.Count{SQL: &observe.SQL{DSN: dsn, Query: `SELECT coalesce(sum(amount), 0) FROM transactions`}, Unit: 500}}, "")
+	o := open(t, observe.Spec{Name: "ledger-db", Settle: failing, Source: observe.Count{SQL: &observe.SQL{DSN: dsn, Query: `SELECT coalesce(sum(amount), 0) FROM transactions`}, Unit: 500}}, "")
 	post(t, db, 250)
 	err = o.Observe(ctx, fakes.NewLedger(), m1)
 	require.Error(t, err)

@@ -132,7 +132,7 @@ func TestCreatingObserversExample(t *testing.T) {
 	dir := t.TempDir()
 	src, err := r.New("lines", []byte(`{"path": "{{state_dir}}/spool.log"}`))
 	require.NoError(t, err)
-	spec := observe.Spec{Name: "spool", Settle: quick, Source: src}
+	spec := observe.Spec{Name: "spool", Settle: failingFile, Source: src}
 	start := spec.Starter()
 	o, err := start(context.Background(), &harness.Env{StateDir: dir}, nil)
 	require.NoError(t, err)

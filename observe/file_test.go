@@ -84,7 +84,7 @@ func TestFileObserverErrors(t *testing.T) {
 		{"an item without its identity", observe.File{Path: "{{state_dir}}/keyed.json", ID: "id"}, `item 0 has no "id"`},
 		{"items under a path that is not there", observe.File{Path: "{{state_dir}}/keyed.json", Items: "entities"}, `has no "entities"`},
 	} {
-		o := open(t, observe.Spec{Name: "store", Settle: quick, Source: tc.file}, dir)
+		o := open(t, observe.Spec{Name: "store", Settle: failingFile, Source: tc.file}, dir)
 		err := o.Observe(context.Background(), fakes.NewLedger(), m1)
 		require.Error(t, err, tc.why)
 		assert.Contains(t, err.Error(), tc.want, tc.why)

@@ -102,7 +102,7 @@ func TestMCPReadBackErrors(t *testing.T) {
 	assert.Contains(t, err.Error(), "search_nodes")
 
 	// A tool that answers an error: the reason is named.
-	bad := open(t, observe.Spec{Name: "graph-tool", Settle: quick, Source: observe.MCP{
+	bad := open(t, observe.Spec{Name: "graph-tool", Settle: failing, Source: observe.MCP{
 		Tool: "add_observations", Arguments: map[string]any{"observations": []any{map[string]any{"entityName": "nobody {{marker}}", "contents": []any{"x"}}}},
 		Command: []string{bin, "-memory", filepath.Join(dir, "m.json")},
 	}}, dir)

@@ -97,7 +97,7 @@ func TestSQLObserverErrors(t *testing.T) {
 		assert.NotContains(t, err.Error(), "secret", "a password is never printed")
 	}
 	o, err := observe.OpenSQL(ctx, observe.SQL{DSN: dsn, Query: `SELECT id FROM nowhere WHERE note = {{marker}}`,
-		Settle: observe.Settle{Within: 50 * time.Millisecond}})
+		Settle: failing})
 	require.NoError(t, err)
 	defer o.Close()
 	err = o.Observe(ctx, fakes.NewLedger(), m1)
@@ -186,7 +186,7 @@ func TestHTTPObserverErrors(t *testing.T) {
 	srv := httptest.NewServer(ls)
 	defer srv.Close()
 	o, err := observe.OpenHTTP(srv.URL, observe.HTTP{URL: "/v1/orders?search={{marker}}", Items: "data",
-		Settle: observe.Settle{Interval: time.Millisecond, Within: 30 * time.Millisecond}})
+		Settle: failing})
 	require.NoError(t, err)
 	err = o.Observe(context.Background(), fakes.NewLedger(), m1)
 	require.Error(t, err)
@@ -201,7 +201,7 @@ func TestHTTPObserverErrors(t *testing.T) {
 	ok := &listServer{script: func(int) []map[string]any { return []map[string]any{{"note": m1}} }}
 	srv2 := httptest.NewServer(ok)
 	defer srv2.Close()
-	o2, err := observe.OpenHTTP(srv2.URL, observe.HTTP{URL: "/?search={{marker}}", Items: "data", Settle: observe.Settle{Within: 20 * time.Millisecond}})
+	o2, err := observe.OpenHTTP(srv2.URL, observe.HTTP{URL: "/?search={{marker}}", Items: "data", Settle: failing})
 	require.NoError(t, err)
 	assert.ErrorContains(t, o2.Observe(context.Background(), fakes.NewLedger(), m1), `object 0 has no "id"`)
 }

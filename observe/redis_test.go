@@ -58,7 +58,7 @@ func TestRedisObserver(t *testing.T) {
 	assert.NotContains(t, err.Error(), "secret")
 
 	// The server goes away: the read fails, naming the source.
-	o := open(t, observe.Spec{Name: "orders-redis", Settle: quick, Source: observe.Redis{URL: url, Keys: "order:*"}}, "")
+	o := open(t, observe.Spec{Name: "orders-redis", Settle: failing, Source: observe.Redis{URL: url, Keys: "order:*"}}, "")
 	require.NoError(t, rdb.Do(ctx, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes").Err())
 	require.NoError(t, rdb.Do(ctx, "CONFIG", "SET", "requirepass", "now-needed").Err())
 	err = o.Observe(ctx, fakes.NewLedger(), m1)

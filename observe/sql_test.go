@@ -27,8 +27,17 @@ func open(t *testing.T, spec observe.Spec, dir string) *observe.Observer {
 	return o
 }
 
-// quick settles at once: one read, a short bound on failures.
-var quick = observe.Settle{Interval: time.Millisecond, Within: 100 * time.Millisecond}
+// quick settles at once: one read, and a read that fails is read again
+// for up to 10s (a loaded machine).
+var quick = observe.Settle{Interval: time.Millisecond, Within: 10 * time.Second}
+
+// failing is for a read expected to fail: given up after 2s, long enough
+// for the first read to fail for its own reason, not for the deadline.
+var failing = observe.Settle{Interval: 5 * time.Millisecond, Within: 2 * time.Second}
+
+// failingFile is failing for a file, whose read takes no deadline: the
+// bound only stops the retries.
+var failingFile = observe.Settle{Interval: time.Millisecond, Within: 100 * time.Millisecond}
 
 // The observer's query runs read-only, whatever it says: a query that
 // tries to write fails and the table is unchanged, on SQLite and on
@@ -52,7 +61,7 @@ func TestSQLObserverNeverWrites(t *testing.T) {
 	} {
 		t.Run(tc.db, func(t *testing.T) {
 			dsn, db := tc.open(t)
-			o := open(t, observe.Spec{Name: "orders-db", Settle: quick, Source: observe.SQL{DSN: dsn, Query: tc.writing}}, "")
+			o := open(t, observe.Spec{Name: "orders-db", Settle: failing, Source: observe.SQL{DSN: dsn, Query: tc.writing}}, "")
 			err := o.Observe(ctx, fakes.NewLedger(), m1)
 			require.Error(t, err, "a query that writes must fail")
 			assert.Contains(t, err.Error(), tc.refusal)

@@ -16,7 +16,7 @@ import (
 // the observer was asked, and what it found.
 func TestSummary(t *testing.T) {
 	dsn, db := sqliteDB(t)
-	o := open(t, observe.Spec{Name: "orders-db", Kind: "order", Settle: quick,
+	o := open(t, observe.Spec{Name: "orders-db", Kind: "order", Settle: failing,
 		Source: observe.SQL{DSN: dsn, Query: `SELECT id FROM orders WHERE note = {{marker}}`}}, "")
 	assert.Equal(t, "orders-db (sql) was not asked about any marker", o.Summary())
 	ledger := fakes.NewLedger()

@@ -60,14 +60,15 @@ func databases() map[string]func(*testing.T) string {
 }
 
 // A retry after the first call ended is replayed by both; four calls that
-// overlap (four processes) make one expense with correct, and one each
-// with check-then-insert.
+// overlap (four processes) make one expense with correct, and more with
+// check-then-insert (one for each call that looked the key up before the
+// first insert: all four, unless the processes start far apart).
 func TestOverlappingCalls(t *testing.T) {
 	for db, newDSN := range databases() {
 		for _, tc := range []struct {
-			profile string
-			copies  int
-		}{{"correct", 1}, {"check-then-insert", 4}} {
+			profile    string
+			duplicates bool
+		}{{"correct", false}, {"check-then-insert", true}} {
 			t.Run(db+"/"+tc.profile, func(t *testing.T) {
 				dsn := newDSN(t)
 				count := counter(t, dsn)
@@ -91,7 +92,11 @@ func TestOverlappingCalls(t *testing.T) {
 					}()
 				}
 				wg.Wait()
-				assert.Equal(t, tc.copies, count(m2), "four calls at once")
+				if n := count(m2); tc.duplicates {
+					assert.Greater(t, n, 1, "four calls at once")
+				} else {
+					assert.Equal(t, 1, n, "four calls at once")
+				}
 			})
 		}
 	}
