@@ -6,15 +6,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
 )
 
-// checksPage is reference/checks.md: the rubric (harness.Rubric) and every
+// checksPage is reference/checks.md: the rubric (checks.Rubric) and every
 // registered check (harness.Checks), with what a target needs for the
 // check to apply, worked out by asking the check itself.
 func checksPage(t *testing.T) string {
-	caps := fieldDocs(typeDoc(packageDoc(t, "../harness"), "Capabilities"))
+	caps := fieldDocs(typeDoc(packageDoc(t, "../record"), "Capabilities"))
 	var b strings.Builder
 	b.WriteString("# Checks and rubric\n\n")
 	b.WriteString("Every check of this version, in report order, and the rubric that turns their findings into a score. " +
@@ -25,7 +26,7 @@ func checksPage(t *testing.T) string {
 	b.WriteString("A target's score is the highest level whose condition holds: no finding of the severity the level forbids " +
 		"(or worse), and every check the level needs has run (not skipped). A target that reaches no level scores 0.\n\n")
 	var rows [][]string
-	for _, l := range harness.Rubric() {
+	for _, l := range checks.Rubric() {
 		rows = append(rows, []string{fmt.Sprint(l.Level), sentence(l.Condition), fmt.Sprintf("%s or worse", l.Forbids), list(l.Needs)})
 	}
 	b.WriteString(table([]string{"level", "condition", "forbids a finding", "needs these checks to have run"}, rows))
@@ -77,7 +78,7 @@ func capabilityFields() []capField {
 // needs says which capabilities the check needs to apply: those without
 // which its Applies rule says no, starting from a target that has them
 // all.
-func needs(c harness.Invariant) string {
+func needs(c checks.Invariant) string {
 	if c.Applies == nil {
 		return "every target"
 	}

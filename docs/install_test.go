@@ -54,12 +54,16 @@ func TestGoAPIFromACheckout(t *testing.T) {
 import (
 	"testing"
 
+	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/harness"
 )
 
 func TestRubric(t *testing.T) {
-	if len(harness.Rubric()) != 3 {
+	if len(checks.Rubric()) != 3 {
 		t.Fatal("the rubric has three levels above 0")
+	}
+	if !harness.KnownCheck(harness.CheckRetrySequential) {
+		t.Fatal("the harness knows the checks")
 	}
 }
 `), 0o644))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // TestKeysScopedToTheCaller: given two callers' credentials, key.scope
@@ -38,7 +39,7 @@ func TestKeysScopedToTheCaller(t *testing.T) {
 	assert.Empty(t, tr.Findings)
 	crossed := 0
 	for _, in := range tr.Record.Intents {
-		if in.Role == harness.RoleOtherCaller {
+		if in.Role == record.RoleOtherCaller {
 			crossed++
 			assert.Len(t, tr.Record.EffectsOf(&in), 1, "the second caller's request ran as its own")
 		}

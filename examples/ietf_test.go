@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
 )
 
@@ -24,7 +25,7 @@ import (
 func TestIETFDraftProfile(t *testing.T) {
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	run := func(profile string) (harness.Status, []harness.Finding) {
+	run := func(profile string) (record.Status, []record.Finding) {
 		launch := &httptarget.Launch{
 			Command: []string{exe, examples.Subcommand, "shop", "--profile", profile,
 				"--listen", "127.0.0.1:{{port}}", "--payments", "{{fakes.payments.url}}",
@@ -40,11 +41,11 @@ func TestIETFDraftProfile(t *testing.T) {
 		require.NoError(t, err)
 		tr := res.Targets[0]
 		require.Empty(t, tr.Error)
-		var fs []harness.Finding
+		var fs []record.Finding
 		for _, f := range tr.Findings {
 			t.Logf("%s: %s %s: %s", profile, f.Severity, f.Check, f.Message)
 			assert.Equal(t, harness.CheckIETFDraft, f.Check, "only ietf.draft was enabled")
-			assert.Equal(t, harness.Minor, f.Severity)
+			assert.Equal(t, record.Minor, f.Severity)
 			fs = append(fs, f)
 		}
 		for _, c := range tr.Checks {
@@ -56,7 +57,7 @@ func TestIETFDraftProfile(t *testing.T) {
 		return "", nil
 	}
 	st, fs := run("correct")
-	assert.Equal(t, harness.StatusPass, st)
+	assert.Equal(t, record.StatusPass, st)
 	assert.Empty(t, fs)
 
 	st, fs = run("mismatch")
@@ -72,7 +73,7 @@ func TestIETFDraftProfile(t *testing.T) {
 
 // ietfSections is each finding's section and rule, up to the status it
 // names.
-func ietfSections(fs []harness.Finding) []string {
+func ietfSections(fs []record.Finding) []string {
 	var out []string
 	for _, f := range fs {
 		m := f.Message

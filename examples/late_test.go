@@ -16,6 +16,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // TestForgetfulStoresFoundByDefault runs the shops whose key store
@@ -53,7 +54,7 @@ func TestForgetfulStoresFoundByDefault(t *testing.T) {
 			if tc.want == nil {
 				assert.Empty(t, tr.Findings, "a correct store: no finding")
 				assert.Equal(t, 3, tr.Score.Level)
-				assert.Equal(t, harness.StatusPass, status(tr, harness.CheckRetryLate))
+				assert.Equal(t, record.StatusPass, status(tr, harness.CheckRetryLate))
 				return
 			}
 			assert.Equal(t, []string{harness.CheckRetryLate}, failing(tr), "the forgetful store is its only flaw")
@@ -85,7 +86,7 @@ func bracket(t *testing.T, msg string) (lo, hi int) {
 	return lo, hi
 }
 
-func status(tr harness.TargetResult, id string) harness.Status {
+func status(tr harness.TargetResult, id string) record.Status {
 	for _, c := range tr.Checks {
 		if c.ID == id {
 			return c.Status

@@ -12,6 +12,7 @@ import (
 	"github.com/idemcheck/idemcheck/examples"
 	mcpexample "github.com/idemcheck/idemcheck/examples/mcp"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // TestReferenceMCPServers scores every reference MCP server, over real
@@ -50,7 +51,7 @@ func TestReferenceMCPServers(t *testing.T) {
 				// The other way of the MCP checks: they ran, and passed.
 				for _, c := range tr.Checks {
 					if strings.HasPrefix(c.ID, "mcp.") {
-						assert.Equal(t, harness.StatusPass, c.Status, "%s on %s: %s", c.ID, p.Name, c.Note)
+						assert.Equal(t, record.StatusPass, c.Status, "%s on %s: %s", c.ID, p.Name, c.Note)
 					}
 				}
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/keys"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // startRedis starts a real redis-server on a free loopback port, with its
@@ -154,7 +155,7 @@ func TestRedisRaceCaughtOnEverySeed(t *testing.T) {
 		tr := verifyRedisShopQuiet(t, "redis-check-then-set", addr, harness.WithSeed(uint64(seed)), harness.WithChecks(harness.CheckConcurrentDuplicates))
 		caught := false
 		for _, in := range tr.Record.Intents {
-			if in.Role != harness.RoleBurst {
+			if in.Role != record.RoleBurst {
 				continue
 			}
 			bursts++
@@ -163,7 +164,7 @@ func TestRedisRaceCaughtOnEverySeed(t *testing.T) {
 			}
 		}
 		for _, f := range tr.Findings {
-			if f.Check == harness.CheckConcurrentDuplicates && f.Severity == harness.Critical {
+			if f.Check == harness.CheckConcurrentDuplicates && f.Severity == record.Critical {
 				caught = true
 				t.Logf("seed %d: %s", seed, f.Message)
 			}
@@ -217,7 +218,7 @@ func TestProcessLockScaledOut(t *testing.T) {
 	assert.Less(t, two.Score.Level, 3, two.Score.Reason)
 	caught := false
 	for _, f := range two.Findings {
-		if f.Check == harness.CheckConcurrentDuplicates && f.Severity == harness.Critical {
+		if f.Check == harness.CheckConcurrentDuplicates && f.Severity == record.Critical {
 			caught = true
 		}
 	}

@@ -1,14 +1,8 @@
 package faults_test
 
 import (
-	"context"
-	"io"
 	"net/http"
-	"strconv"
-	"sync/atomic"
 	"testing"
-
-	"github.com/idemcheck/idemcheck/faults"
 )
 
 // BenchmarkProxyPassThrough measures announced attempts passing through the
@@ -20,26 +14,12 @@ func BenchmarkProxyPassThrough(b *testing.B) {
 	tr := &http.Transport{Proxy: nil, DisableCompression: true, MaxIdleConnsPerHost: 64}
 	b.Cleanup(tr.CloseIdleConnections)
 	c := &http.Client{Transport: tr}
-	var n atomic.Int64
+	v := &via{url: p.URL(), p: p}
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			id := "a" + strconv.FormatInt(n.Add(1), 10)
-			p.Arm(id, nil)
-			req, _ := http.NewRequest(http.MethodPost, p.URL()+"/orders", nil)
-			req.Header.Set(faults.AttemptHeader, id)
-			resp, err := c.Do(req)
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if rep, ok := p.Report(context.Background(), id, waitLimit); !ok || !rep.Forwarded {
-				b.Errorf("attempt %s: report %+v, %v", id, rep, ok)
-				return
-			}
+			v.send(b, c)
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")

@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -13,6 +12,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/idemcheck/idemcheck/internal/memnet"
+	"github.com/idemcheck/idemcheck/internal/oncehttp"
 )
 
 // BurstMode says how the copies of a Burst are delivered.
@@ -116,6 +118,10 @@ type Burst struct {
 	// req.URL.Host. The copies are still released together, so a lock
 	// that each instance holds for itself is raced across instances.
 	Hosts []string
+	// Dial opens each copy's connection; nil dials TCP. (idemcheck
+	// passes memnet.DialContext: a Go handler served in this process is
+	// then reached in memory, anything else over TCP.)
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Fire sends b.N copies of req and returns one reply per copy, in request
@@ -148,7 +154,7 @@ func (b Burst) Fire(ctx context.Context, req *http.Request) ([]BurstReply, error
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	f := &firing{ctx: ctx, n: n, wire: w, wires: wires, deadline: deadline, replies: make([]BurstReply, n)}
+	f := &firing{ctx: ctx, n: n, wire: w, wires: wires, deadline: deadline, replies: make([]BurstReply, n), dialer: b.Dial}
 	// A cancelled context expires every connection's deadline, which ends
 	// every read and write at once.
 	expired := make(chan struct{})
@@ -344,6 +350,8 @@ type firing struct {
 	deadline time.Time
 	replies  []BurstReply
 	opened   atomic.Int32
+	// dialer is Burst.Dial.
+	dialer func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	mu      sync.Mutex
 	conns   []net.Conn
@@ -377,10 +385,18 @@ func (f *firing) expire() {
 func (f *firing) wireOf(i int) *burstWire { return f.wires[i%len(f.wires)] }
 
 func (f *firing) dial(i int) (net.Conn, time.Duration, error) {
-	d := net.Dialer{Deadline: f.deadline}
 	start := time.Now()
 	addr := f.wireOf(i).addr
-	c, err := d.DialContext(f.ctx, "tcp", addr)
+	var c net.Conn
+	var err error
+	if f.dialer != nil {
+		ctx, cancel := context.WithDeadline(f.ctx, f.deadline)
+		c, err = f.dialer(ctx, "tcp", addr)
+		cancel()
+	} else {
+		d := net.Dialer{Deadline: f.deadline}
+		c, err = d.DialContext(f.ctx, "tcp", addr)
+	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("dialing %s: %w", addr, f.cause(err))
 	}
@@ -494,7 +510,13 @@ func (f *firing) synchronized() {
 	rel := newRelease(live, f.wire.tail)
 	var sent []time.Time
 	var errs []error
-	if f.pause(settle - burstWriterLead) {
+	if inMemory(live) {
+		// A write in memory is a copy and a wake-up, no system call: one
+		// loop releases every copy within microseconds, with no helper
+		// to start ahead and so no lead to spin out.
+		f.pause(settle)
+		sent, errs = rel.run()
+	} else if f.pause(settle - burstWriterLead) {
 		sent, errs = rel.run()
 	} else {
 		// One release spins at a time in this process: two bursts
@@ -533,18 +555,15 @@ func (f *firing) synchronized() {
 }
 
 // read reads copy i's reply from c into f.replies[i]. reading, if not
-// nil, is called just before the first read.
+// nil, is called just before the first read. Informational replies (100
+// Continue, 103 Early Hints) before the real one are skipped, and a
+// header section over MaxReplyHeaderBytes or MaxReplyHeaderLines is an
+// error: a burst of 200 copies holds 200 replies at once.
 func (f *firing) read(i int, c net.Conn, reading func()) {
-	br := bufio.NewReader(c)
 	if reading != nil {
 		reading()
 	}
-	resp, err := http.ReadResponse(br, f.wire.req)
-	// Informational replies (100 Continue, 103 Early Hints) precede the
-	// real one.
-	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
-		resp, err = http.ReadResponse(br, f.wire.req)
-	}
+	resp, err := oncehttp.ReadReply(c, f.wire.req)
 	r := &f.replies[i]
 	if err != nil {
 		f.fail(i, fmt.Errorf("reading the reply: %w", f.cause(err)))
@@ -578,6 +597,17 @@ func (f *firing) pause(d time.Duration) (ended bool) {
 	case <-f.ctx.Done():
 		return true
 	}
+}
+
+// inMemory says whether every connection is in memory (see
+// internal/memnet).
+func inMemory(conns []net.Conn) bool {
+	for _, c := range conns {
+		if _, ok := c.(*memnet.Conn); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // burstWriters is how many goroutines write the release to n

@@ -22,6 +22,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/internal/memnet"
 )
 
 // burstWait bounds every wait on an event in the burst tests: a deadline
@@ -549,14 +550,29 @@ func (c *checkThenAct) executions(key string) int {
 // than once or limit bursts have been fired; it returns how many duplicated
 // and how many were fired.
 func duplicatedBursts(tb testing.TB, mode faults.BurstMode, limit, n int, window time.Duration, stopAtFirst bool) (dups, fired int) {
+	return duplicatedBurstsOver(tb, mode, limit, n, window, stopAtFirst, false)
+}
+
+// duplicatedBurstsOver is duplicatedBursts, with the target served and
+// reached in memory when inMemory (as idemcheck serves a Go handler).
+func duplicatedBurstsOver(tb testing.TB, mode faults.BurstMode, limit, n int, window time.Duration, stopAtFirst, inMemory bool) (dups, fired int) {
 	tb.Helper()
 	target := newCheckThenAct(window)
 	srv := httptest.NewServer(target)
 	defer srv.Close()
+	var dial func(context.Context, string, string) (net.Conn, error)
+	if inMemory {
+		ln, err := memnet.Listen(strings.TrimPrefix(srv.URL, "http://"))
+		require.NoError(tb, err)
+		mem := &http.Server{Handler: target, ReadHeaderTimeout: burstWait}
+		go func() { _ = mem.Serve(ln) }()
+		defer mem.Close()
+		dial = memnet.DialContext
+	}
 	for fired < limit && !(stopAtFirst && dups > 0) {
 		fired++
 		key := fmt.Sprintf("%s-%d", mode, fired)
-		replies, err := faults.Burst{N: n, Mode: mode, Timeout: burstWait}.Fire(context.Background(), newOrder(tb, srv.URL, key))
+		replies, err := faults.Burst{N: n, Mode: mode, Timeout: burstWait, Dial: dial}.Fire(context.Background(), newOrder(tb, srv.URL, key))
 		require.NoError(tb, err)
 		for _, r := range replies {
 			require.NoError(tb, r.Err)
@@ -588,6 +604,18 @@ func TestBurstSynchronizedDuplicatesACheckThenActHandler(t *testing.T) {
 		return
 	}
 	assert.Positive(t, dups, "none of %d bursts of 20 got two copies into a 50µs check-then-act window", fired)
+}
+
+// TestBurstInMemoryDuplicatesACheckThenActHandler: released to a handler
+// served in memory, a burst's copies still arrive together, inside the
+// same 50µs window, and the release spins no helper.
+func TestBurstInMemoryDuplicatesACheckThenActHandler(t *testing.T) {
+	if testing.Short() {
+		t.Skip("up to 200 bursts")
+	}
+	dups, fired := duplicatedBurstsOver(t, faults.Synchronized, 200, 20, 50*time.Microsecond, true, true)
+	t.Logf("in memory: %d of %d bursts of 20 executed more than once", dups, fired)
+	assert.Positive(t, dups, "none of %d bursts of 20 in memory got two copies into a 50µs check-then-act window", fired)
 }
 
 // A burst of five copies of one order at a target that de-duplicates

@@ -14,7 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idemcheck/idemcheck/internal/drain"
+	"github.com/idemcheck/idemcheck/internal/memnet"
+	"github.com/idemcheck/idemcheck/internal/oncehttp"
 )
 
 // AttemptHeader carries the attempt id from the harness client to the
@@ -58,19 +59,42 @@ type Report struct {
 	// ReplyBytes is how many body bytes arrived from the target when Cut
 	// (up to maxDrain, and within the forward timeout).
 	ReplyBytes int64 `json:"reply_bytes,omitempty"`
+	// HeaderTooLarge is true when the target's reply had a header section
+	// over MaxReplyHeaderBytes or MaxReplyHeaderLines: it was not read
+	// further, and UpstreamError says which cap it went over.
+	HeaderTooLarge bool `json:"header_too_large,omitempty"`
 }
+
+// Caps on the header section of a reply, wherever idemcheck reads one
+// from a target (the proxy, a burst): a reply over them is an error that
+// says so, and no more than the caps is held in memory for it.
+const (
+	MaxReplyHeaderBytes = oncehttp.MaxHeaderBytes
+	MaxReplyHeaderLines = oncehttp.MaxHeaderLines
+)
 
 // Proxy is a real HTTP reverse proxy on loopback that applies the
 // ProxyFault armed for each attempt. Requests without an armed fault pass
 // through unchanged.
+//
+// It listens on a loopback port and also in memory at the same address
+// (see internal/memnet): idemcheck's own clients reach it without a
+// socket. It forwards over connections it keeps alive, through a client
+// that never sends a request twice (internal/oncehttp), and reaches in
+// memory a target served in this process.
 type Proxy struct {
 	target  *url.URL
 	ln      net.Listener
-	srv     *http.Server
+	mem     *memnet.Listener
 	timeout time.Duration
+	client  *oncehttp.Client
+	// ctx is cancelled when Close gives up waiting: it ends the forwards
+	// still in progress.
+	ctx    context.Context
+	cancel context.CancelFunc
 
-	// inflight counts the exchanges in progress, for Close.
-	inflight drain.Tracker
+	// conns are the client connections being served (see proxy_conn.go).
+	conns connSet
 
 	mu      sync.Mutex
 	pending map[string]*pending
@@ -101,15 +125,22 @@ func NewProxy(target string, forwardTimeout time.Duration) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fault proxy: %w", err)
 	}
+	mem, err := memnet.Listen(ln.Addr().String())
+	if err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("fault proxy: %w", err)
+	}
 	p := &Proxy{
 		target:  u,
 		ln:      ln,
+		mem:     mem,
 		timeout: forwardTimeout,
+		client:  &oncehttp.Client{Dial: memnet.DialContext},
 		pending: map[string]*pending{},
 	}
-	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
-	p.inflight.Track(p.srv)
-	go func() { _ = p.srv.Serve(p.inflight.Listener(ln)) }()
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.conns.serve(p, ln)
+	p.conns.serve(p, mem)
 	return p, nil
 }
 
@@ -157,26 +188,9 @@ func (p *Proxy) Report(ctx context.Context, id string, wait time.Duration) (r Re
 	}
 }
 
-// forwardClient returns a client for one forwarded request, on a
-// connection of its own: net/http silently re-sends a request with an
-// Idempotency-Key (or a GET) when a reused connection dies before the
-// reply, and the target would see it twice; a fresh connection is never
-// retried. The request asks to keep the connection open all the same, and
-// the caller closes it (CloseIdleConnections) once the reply is read, so
-// that the proxy closes first and keeps the connection's TIME_WAIT: a
-// target that closes first keeps its own, and a later connection given
-// the same client port then waits a second for its SYN to be sent again.
-func forwardClient() *http.Client {
-	return &http.Client{
-		Transport: &http.Transport{
-			Proxy:              nil,
-			DisableCompression: true,
-		},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-}
-
-// Close stops the proxy, waiting up to 5s for exchanges in progress.
+// Close stops the proxy, waiting up to 5s for exchanges in progress, then
+// closes its connections to the target: the proxy closes them, not the
+// target, so that their TIME_WAIT is the proxy's.
 func (p *Proxy) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -185,11 +199,23 @@ func (p *Proxy) Close() error {
 	}
 	p.closed = true
 	p.mu.Unlock()
-	return drain.Close(p.srv, &p.inflight, 5*time.Second)
+	_ = p.ln.Close()
+	_ = p.mem.Close()
+	err := p.conns.close(5*time.Second, p.cancel)
+	p.client.Close()
+	return err
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler: the proxy's exchanges served by
+// another server. (The proxy serves its own listeners itself, see
+// proxy_conn.go.)
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.handle(r, &handlerSide{w: w, r: r})
+}
+
+// handle runs one exchange: the fault armed for its attempt, or a plain
+// pass-through.
+func (p *Proxy) handle(r *http.Request, client clientSide) {
 	id := r.Header.Get(AttemptHeader)
 	r.Header.Del(AttemptHeader)
 	p.mu.Lock()
@@ -203,7 +229,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p.mu.Unlock()
 
-	ex := &exchange{p: p, w: w, r: r}
+	ex := &exchange{p: p, r: r, client: client}
 	if pe != nil {
 		defer func() {
 			pe.report = ex.report
@@ -233,10 +259,60 @@ func passThrough(ex *exchange) {
 	ex.Respond(up.Status, up.Header, up.Body)
 }
 
+// clientSide is the client's end of an exchange: how to answer it, reset
+// it, and learn that it went away.
+type clientSide interface {
+	respond(status int, header http.Header, body []byte)
+	reset()
+	// gone is closed when the client has gone away.
+	gone() <-chan struct{}
+	// context is cancelled when the client has gone away.
+	context() context.Context
+}
+
+// handlerSide is the client's end of an exchange served by net/http.
+type handlerSide struct {
+	w http.ResponseWriter
+	r *http.Request
+}
+
+func (h *handlerSide) respond(status int, header http.Header, body []byte) {
+	for k, v := range header {
+		h.w.Header()[k] = v
+	}
+	h.w.WriteHeader(status)
+	_, _ = h.w.Write(body)
+}
+
+func (h *handlerSide) reset() {
+	hj, ok := h.w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	resetConn(conn)
+}
+
+func (h *handlerSide) gone() <-chan struct{} { return h.r.Context().Done() }
+
+func (h *handlerSide) context() context.Context { return h.r.Context() }
+
+// resetConn ends c with a reset, not an orderly close: on TCP and in
+// memory alike.
+func resetConn(c net.Conn) {
+	if l, ok := c.(interface{ SetLinger(int) error }); ok {
+		_ = l.SetLinger(0)
+	}
+	_ = c.Close()
+}
+
 type exchange struct {
 	p        *Proxy
-	w        http.ResponseWriter
 	r        *http.Request
+	client   clientSide
 	up       *Upstream
 	fwdDone  bool
 	answered bool
@@ -245,7 +321,7 @@ type exchange struct {
 
 func (ex *exchange) Request() *http.Request { return ex.r }
 
-func (ex *exchange) ClientGone() <-chan struct{} { return ex.r.Context().Done() }
+func (ex *exchange) ClientGone() <-chan struct{} { return ex.client.gone() }
 
 var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
 	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
@@ -273,9 +349,9 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 	}
 	// The target must not see the client give up: it runs to the end;
 	// unless asked (ClientDisconnect), when it sees the client leave.
-	parent := context.WithoutCancel(ex.r.Context())
+	parent := ex.p.ctx
 	if bound {
-		parent = ex.r.Context()
+		parent = ex.client.context()
 	}
 	ctx, cancel := context.WithTimeout(parent, ex.p.timeout)
 	defer cancel()
@@ -293,17 +369,18 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 	for _, h := range hopHeaders {
 		out.Header.Del(h)
 	}
-	client := forwardClient()
-	defer client.CloseIdleConnections()
-	resp, err := client.Do(out)
+	resp, err := ex.p.client.Do(out, false)
 	if err != nil {
-		var op *net.OpError
-		if errors.As(err, &op) && op.Op == "dial" {
-			ex.report.Refused = true
-		} else {
+		if oncehttp.Dialed(err) {
 			ex.report.Forwarded = true
+		} else {
+			ex.report.Refused = true
 		}
 		ex.report.UpstreamError = err.Error()
+		if errors.Is(err, oncehttp.ErrHeaderTooLarge) {
+			ex.report.HeaderTooLarge = true
+			ex.report.UpstreamError = fmt.Sprintf("the reply's header section is larger than idemcheck reads (%d KiB, %d lines): %v", MaxReplyHeaderBytes>>10, MaxReplyHeaderLines, err)
+		}
 		return nil, err
 	}
 	ex.report.Forwarded = true
@@ -312,7 +389,7 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 	if err == nil && len(rb) > MaxReplyBody {
 		// Counted, not kept: a hostile target cannot fill the memory.
 		var rest int64
-		rest, err = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
+		rest, err = discard(io.LimitReader(resp.Body, maxDrain))
 		ex.report.Cut = true
 		ex.report.ReplyBytes = int64(len(rb)) + rest
 		rb = rb[:MaxReplyBody]
@@ -334,6 +411,23 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 	return ex.up, nil
 }
 
+// discard reads r to its end, in large reads (fewer system calls than
+// io.Discard's), and returns how many bytes it read.
+func discard(r io.Reader) (int64, error) {
+	buf := make([]byte, 64<<10)
+	var n int64
+	for {
+		k, err := r.Read(buf)
+		n += int64(k)
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
 func (ex *exchange) Respond(status int, header http.Header, body []byte) {
 	if ex.answered {
 		return
@@ -342,11 +436,7 @@ func (ex *exchange) Respond(status int, header http.Header, body []byte) {
 	if ex.up != nil && (status != ex.up.Status || !bytes.Equal(body, ex.up.Body)) {
 		ex.report.Withheld = true
 	}
-	for k, v := range header {
-		ex.w.Header()[k] = v
-	}
-	ex.w.WriteHeader(status)
-	_, _ = ex.w.Write(body)
+	ex.client.respond(status, header, body)
 }
 
 func (ex *exchange) Reset() {
@@ -357,16 +447,5 @@ func (ex *exchange) Reset() {
 	if ex.up != nil {
 		ex.report.Withheld = true
 	}
-	hj, ok := ex.w.(http.Hijacker)
-	if !ok {
-		panic(http.ErrAbortHandler)
-	}
-	conn, _, err := hj.Hijack()
-	if err != nil {
-		panic(http.ErrAbortHandler)
-	}
-	if tc, ok := conn.(*net.TCPConn); ok {
-		_ = tc.SetLinger(0)
-	}
-	_ = conn.Close()
+	ex.client.reset()
 }

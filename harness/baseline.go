@@ -3,82 +3,20 @@ package harness
 import (
 	"fmt"
 	"sort"
-	"strings"
+
+	"github.com/idemcheck/idemcheck/record"
 )
-
-// ScoreChange says how a target's score moved since a baseline.
-type ScoreChange string
-
-// The score changes; ScoreUnknown when either score is partial.
-const (
-	ScoreSame    ScoreChange = "same"
-	ScoreLower   ScoreChange = "lower"
-	ScoreHigher  ScoreChange = "higher"
-	ScoreUnknown ScoreChange = "unknown"
-)
-
-// FindingKey identifies a finding across runs: its check, operation and
-// cause (the fault it was found under, or none). Messages are not part of
-// it: they quote keys and ids that differ from run to run.
-type FindingKey struct {
-	Check     string   `json:"check"`
-	Operation string   `json:"operation,omitempty"`
-	Fault     string   `json:"fault,omitempty"`
-	Severity  Severity `json:"severity"`
-	// Message is the first such finding's message, for people.
-	Message string `json:"message"`
-}
-
-// String is the key as "check operation [fault]".
-func (k FindingKey) String() string {
-	s := k.Check
-	if k.Operation != "" {
-		s += " " + k.Operation
-	}
-	if k.Fault != "" {
-		s += " [" + k.Fault + "]"
-	}
-	return s
-}
-
-func (k FindingKey) id() string { return k.Check + "\x00" + k.Operation + "\x00" + k.Fault }
-
-func findingKey(f Finding) FindingKey {
-	return FindingKey{Check: f.Check, Operation: f.Operation, Fault: f.Fault, Severity: f.Severity, Message: f.Message}
-}
-
-// TargetDiff is how a target compares with the same target in a baseline:
-// its findings new, fixed (in the baseline, gone now) and still present,
-// each listed once per check, operation and cause, and its score.
-type TargetDiff struct {
-	BaselineScore int          `json:"baseline_score"`
-	ScoreChange   ScoreChange  `json:"score_change"`
-	New           []FindingKey `json:"new"`
-	Fixed         []FindingKey `json:"fixed"`
-	Still         []FindingKey `json:"still"`
-}
-
-// isNew reports whether f is one of the diff's new findings.
-func (d *TargetDiff) isNew(f Finding) bool {
-	id := findingKey(f).id()
-	for _, k := range d.New {
-		if k.id() == id {
-			return true
-		}
-	}
-	return false
-}
 
 // CheckBaseline says why base cannot be a baseline for a run made as meta
 // describes, or nil: it must be a whole run, not one shard of it, and come
 // from the same configuration (by its SHA-256), and so from the same
 // command.
-func CheckBaseline(base *Result, meta Meta) error {
+func CheckBaseline(base *record.Result, meta record.Meta) error {
 	if base.Meta.Shard != "" {
 		return fmt.Errorf("shard %s of a run, which judged only part of it: merge its shards first (idemcheck report --out DIR with every shard's result.json) and pass DIR/result.json", base.Meta.Shard)
 	}
 	if base.Meta.ConfigDigest != meta.ConfigDigest {
-		what := func(m Meta) string {
+		what := func(m record.Meta) string {
 			if m.ConfigDigest == "" {
 				return "no configuration file (" + orWord(m.Command, "unknown command") + ")"
 			}
@@ -100,7 +38,7 @@ func orWord(s, def string) string {
 // configuration (see CheckBaseline), and sets each target's
 // TargetResult.Baseline; a target base did not have, or could not test,
 // gets none. Apply the gate after it (ApplyGate) to gate on what is new.
-func Compare(base, cur *Result) error {
+func Compare(base, cur *record.Result) error {
 	if err := CheckBaseline(base, cur.Meta); err != nil {
 		return err
 	}
@@ -120,17 +58,17 @@ func Compare(base, cur *Result) error {
 	return nil
 }
 
-func diff(b, t *TargetResult) *TargetDiff {
-	d := &TargetDiff{BaselineScore: b.Score.Level, New: []FindingKey{}, Fixed: []FindingKey{}, Still: []FindingKey{}}
+func diff(b, t *TargetResult) *record.TargetDiff {
+	d := &record.TargetDiff{BaselineScore: b.Score.Level, New: []record.FindingKey{}, Fixed: []record.FindingKey{}, Still: []record.FindingKey{}}
 	switch {
 	case b.Score.Partial || t.Score.Partial:
-		d.ScoreChange = ScoreUnknown
+		d.ScoreChange = record.ScoreUnknown
 	case t.Score.Level < b.Score.Level:
-		d.ScoreChange = ScoreLower
+		d.ScoreChange = record.ScoreLower
 	case t.Score.Level > b.Score.Level:
-		d.ScoreChange = ScoreHigher
+		d.ScoreChange = record.ScoreHigher
 	default:
-		d.ScoreChange = ScoreSame
+		d.ScoreChange = record.ScoreSame
 	}
 	was, now := findingKeys(b.Findings), findingKeys(t.Findings)
 	for _, k := range now.order {
@@ -145,44 +83,30 @@ func diff(b, t *TargetResult) *TargetDiff {
 			d.Fixed = append(d.Fixed, was.byID[k])
 		}
 	}
-	for _, l := range [][]FindingKey{d.New, d.Fixed, d.Still} {
-		sort.SliceStable(l, func(i, j int) bool { return severityRank[l[i].Severity] > severityRank[l[j].Severity] })
+	for _, l := range [][]record.FindingKey{d.New, d.Fixed, d.Still} {
+		sort.SliceStable(l, func(i, j int) bool { return l[i].Severity.Rank() > l[j].Severity.Rank() })
 	}
 	return d
 }
 
 type keySet struct {
-	byID  map[string]FindingKey
+	byID  map[string]record.FindingKey
 	order []string
 }
 
 // findingKeys lists the findings' keys once each, keeping the worst severity.
-func findingKeys(fs []Finding) keySet {
-	s := keySet{byID: map[string]FindingKey{}}
+func findingKeys(fs []record.Finding) keySet {
+	s := keySet{byID: map[string]record.FindingKey{}}
 	for _, f := range fs {
-		k := findingKey(f)
-		prev, ok := s.byID[k.id()]
+		k := f.Key()
+		prev, ok := s.byID[k.ID()]
 		switch {
 		case !ok:
-			s.order = append(s.order, k.id())
-			s.byID[k.id()] = k
-		case severityRank[k.Severity] > severityRank[prev.Severity]:
-			s.byID[k.id()] = k
+			s.order = append(s.order, k.ID())
+			s.byID[k.ID()] = k
+		case k.Severity.Rank() > prev.Severity.Rank():
+			s.byID[k.ID()] = k
 		}
 	}
 	return s
-}
-
-// Summary says the diff in a few words, e.g. "2 new, 1 fixed, 3 still
-// present; score 1 (same)".
-func (d *TargetDiff) Summary() string {
-	parts := []string{fmt.Sprintf("%d new", len(d.New)), fmt.Sprintf("%d fixed", len(d.Fixed)), fmt.Sprintf("%d still present", len(d.Still))}
-	s := strings.Join(parts, ", ")
-	switch d.ScoreChange {
-	case ScoreUnknown:
-		return s + "; score not comparable (partial)"
-	case ScoreSame:
-		return s + fmt.Sprintf("; score as in the baseline (%d)", d.BaselineScore)
-	}
-	return s + fmt.Sprintf("; score %s than the baseline's %d", d.ScoreChange, d.BaselineScore)
 }

@@ -1,32 +1,41 @@
-// Package harness is idemcheck's core: the model of a run (targets,
-// operations, intents, attempts, outcomes, the history and the ledger), the
-// runner that drives a target through probes under faults, the checks that
-// turn what happened into findings, and the rubric that scores a target 0–3.
+// Package harness is what a Go program or test opens to run idemcheck:
+// [Verify] tests targets and scores each 0–3, [Check] does it inside go
+// test, and [Merge], [Compare] and [ApplyGate] re-score a run's shards,
+// compare it with a baseline and hold it to a minimum score.
 //
-// An intent is one logical request meant to happen exactly once; each try at
-// it is an [Attempt], with the same idempotency key, perhaps under a fault,
-// whose [Outcome] is ok, fail or info (unknown). Each [Intent] carries a
-// unique marker that the target passes to its downstream calls, so the fakes
-// attribute every side effect (an effect in the ledger) to the intent that
-// caused it.
+// A program describes each target with a [Spec]: the fakes it calls, how
+// to start it (into a [Target], given an [Env]), the observers that count
+// its effects in its own data ([EffectObserver]). Adapters (targets/http,
+// targets/cli, …) implement Target and the abilities a target may have
+// besides ([Crasher], [Burster], [Signer], [Reorderer], [Budgeted],
+// [FaultExplainer]), and say what it can do in its
+// [record.TargetInfo.Capabilities]. [Options], set with the With…
+// functions, tune a run.
 //
-// One interpreter (interpret.go) runs every intent: the fixed probes the
-// checks declare, lists of [Step], and the trials the scenarios package
-// generates, which are compiled into such lists; so a key reused, a fault,
-// a retry, a restart or a pause means one thing wherever it comes from.
-// The probes run on an instance of the target of their own; the trials
-// share another (trialhost.go), or, when every start of the target is its
-// own ([Spec.Isolated]), one per trial worker, each running its share of
-// the trials in order, and those start while the probes' last late
-// retries wait.
+// An intent is one logical request meant to happen exactly once; each try
+// at it is an attempt, with the same idempotency key, perhaps under a
+// fault, whose outcome is ok, fail or info (unknown). Each intent carries
+// a unique marker that the target passes to its downstream calls, so the
+// fakes attribute every side effect to the intent that caused it. The
+// probes the checks plan, lists of steps, and the trials the scenarios
+// package generates, compiled into such lists, all run through one
+// interpreter, so a key reused, a fault, a retry, a restart or a pause
+// means one thing wherever it comes from.
 //
-// Programs call [Verify] (or [Check] from a test) with one [Spec] per
-// target; adapters (targets/http, targets/cli, …) implement [Target] and
-// say what the target can do in [TargetInfo.Capabilities]. The checks are
-// values of type [Invariant], one per check_*.go file, listed by [Checks];
-// each declares its rubric level, the probes it needs and how it judges a
-// [Record] (see CREATING_CHECKS.md). A Record (one target's history plus
-// ledger) is the single record of a run: it is what checks read, what
-// [Result.WriteJSON] saves as result.json, and what [ReadResult] and
-// [Merge] read back to re-score.
+// The work is split by audience, every import pointing down:
+//
+//   - package record is the record of a run, as data: what was attempted,
+//     what the target answered, what the fakes saw, the findings and the
+//     scores; it is what result.json holds ([record.Result.WriteJSON],
+//     [record.ReadResult]) and what reports render. This package keeps
+//     the names adapters use (Call, Reply, TargetInfo, …) as aliases.
+//   - package checks holds the checks, their registry, the probe plan and
+//     the rubric, and sees only the record (see its CREATING_CHECKS.md).
+//     This package keeps the check ids, [Checks] and [KnownCheck].
+//   - harness/internal/engine runs one target at a time: its instances,
+//     the probes, the generated trials, their shrinking and replays. The
+//     probes run on an instance of the target of their own; the trials
+//     share another, or, when every start of the target is its own
+//     ([Spec.Isolated]), one per trial worker, and those start while the
+//     probes' last late retries wait.
 package harness

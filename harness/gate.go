@@ -3,94 +3,31 @@ package harness
 import (
 	"fmt"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/record"
 )
-
-// Gate is the verdict a run was held to, kept in the result so that every
-// report says what the exit code says.
-type Gate struct {
-	// MinScore is the score every target had to reach (--min-score).
-	MinScore int `json:"min_score"`
-	// Baseline is the earlier result the run was compared with (--baseline),
-	// if any: then only what is new fails the gate.
-	Baseline string `json:"baseline,omitempty"`
-	// Met says whether every target met the gate.
-	Met bool `json:"met"`
-	// Reason says why, in one sentence.
-	Reason string `json:"reason"`
-}
-
-// TargetGate is one target's part of the gate.
-type TargetGate struct {
-	Met    bool   `json:"met"`
-	Reason string `json:"reason"`
-}
 
 // GateSeverity is the least severe finding that keeps a target below
 // minScore: the severity the rubric's level minScore forbids (critical for
 // 0 and 1, major for 2, minor for 3). A partial score, or a comparison
 // with a baseline, fails the gate on a finding this severe or worse; a
 // critical finding always fails it.
-func GateSeverity(minScore int) Severity {
+func GateSeverity(minScore int) record.Severity {
 	switch {
 	case minScore >= 3:
-		return Minor
+		return record.Minor
 	case minScore == 2:
-		return Major
+		return record.Major
 	}
-	return Critical
+	return record.Critical
 }
 
 // failsGate reports whether f fails a gate of minScore by itself.
-func failsGate(f Finding, minScore int) bool {
-	return severityRank[f.Severity] >= severityRank[GateSeverity(minScore)]
+func failsGate(f record.Finding, minScore int) bool {
+	return f.Severity.Rank() >= GateSeverity(minScore).Rank()
 }
 
-// MarkPartial marks the score of every target as partial when the run was
-// restricted (Meta.Only) to fewer checks than the rubric needs for it: such
-// a score is not computed, since a check that did not run would show
-// nothing either way. Merge calls it after re-scoring; a caller that sets
-// Meta.Only after Verify calls it itself.
-func (r *Result) MarkPartial() {
-	if len(r.Meta.Only) == 0 {
-		return
-	}
-	for i := range r.Targets {
-		markPartial(&r.Targets[i], r.Meta.Only)
-	}
-}
-
-func markPartial(t *TargetResult, only []string) {
-	if t.Error != "" {
-		return
-	}
-	ran := map[string]bool{}
-	for _, id := range only {
-		ran[id] = true
-	}
-	if t.Record != nil {
-		for _, id := range notApplicable(registry, t.Record.Target.Caps()) {
-			ran[id] = true // needed by no level for this kind of target
-		}
-	}
-	missing := 0
-	for _, l := range Rubric() {
-		for _, id := range l.Needs {
-			if !ran[id] {
-				missing++
-			}
-		}
-	}
-	if missing == 0 {
-		return
-	}
-	t.Score = ScoreResult{
-		Partial: true,
-		Reason: fmt.Sprintf("partial score, not computed: only %s ran (--only), not the %s the score also needs; %s",
-			strings.Join(only, ", "), plural(missing, "other check", "other checks"), plural(len(t.Findings), "finding", "findings")),
-	}
-}
-
-// ApplyGate judges every target against minScore and sets Result.Gate and
+// ApplyGate judges every target of r against minScore and sets Result.Gate and
 // each TargetResult.Gate. A target meets the gate when:
 //
 //   - without a baseline, its score is at least minScore and it has no
@@ -103,8 +40,8 @@ func markPartial(t *TargetResult, only []string) {
 //     judged as without one.
 //
 // A target the harness could not test does not meet it.
-func (r *Result) ApplyGate(minScore int, baseline string) {
-	g := &Gate{MinScore: minScore, Baseline: baseline, Met: true}
+func ApplyGate(r *record.Result, minScore int, baseline string) {
+	g := &record.Gate{MinScore: minScore, Baseline: baseline, Met: true}
 	var failed []string
 	for i := range r.Targets {
 		t := &r.Targets[i]
@@ -127,9 +64,9 @@ func (r *Result) ApplyGate(minScore int, baseline string) {
 	r.Gate = g
 }
 
-func judge(t *TargetResult, minScore int) *TargetGate {
+func judge(t *TargetResult, minScore int) *record.TargetGate {
 	if t.Error != "" {
-		return &TargetGate{Reason: "not tested, so not scored"}
+		return &record.TargetGate{Reason: "not tested, so not scored"}
 	}
 	sev := GateSeverity(minScore)
 	d := t.Baseline
@@ -137,7 +74,7 @@ func judge(t *TargetResult, minScore int) *TargetGate {
 	if d != nil {
 		findings = nil
 		for _, f := range t.Findings {
-			if d.isNew(f) {
+			if d.IsNew(f) {
 				findings = append(findings, f)
 			}
 		}
@@ -147,19 +84,19 @@ func judge(t *TargetResult, minScore int) *TargetGate {
 		newWord = "new "
 	}
 	for _, f := range findings {
-		if f.Severity == Critical || (t.Score.Partial || d != nil) && failsGate(f, minScore) {
-			return &TargetGate{Reason: fmt.Sprintf("a %s%s finding (%s)", newWord, f.Severity, findingKey(f).String())}
+		if f.Severity == record.Critical || (t.Score.Partial || d != nil) && failsGate(f, minScore) {
+			return &record.TargetGate{Reason: fmt.Sprintf("a %s%s finding (%s)", newWord, f.Severity, f.Key().String())}
 		}
 	}
 	switch {
 	case t.Score.Partial:
-		return &TargetGate{Met: true, Reason: fmt.Sprintf("partial score, not judged; no %sfinding of severity %s or worse among the checks that ran", newWord, sev)}
-	case d != nil && d.ScoreChange == ScoreLower:
-		return &TargetGate{Reason: fmt.Sprintf("score %d, lower than the baseline's %d", t.Score.Level, d.BaselineScore)}
+		return &record.TargetGate{Met: true, Reason: fmt.Sprintf("partial score, not judged; no %sfinding of severity %s or worse among the checks that ran", newWord, sev)}
+	case d != nil && d.ScoreChange == record.ScoreLower:
+		return &record.TargetGate{Reason: fmt.Sprintf("score %d, lower than the baseline's %d", t.Score.Level, d.BaselineScore)}
 	case d != nil && t.Score.Level < minScore:
-		return &TargetGate{Met: true, Reason: fmt.Sprintf("score %d is below --min-score %d but not lower than the baseline's, and no new finding of severity %s or worse", t.Score.Level, minScore, sev)}
+		return &record.TargetGate{Met: true, Reason: fmt.Sprintf("score %d is below --min-score %d but not lower than the baseline's, and no new finding of severity %s or worse", t.Score.Level, minScore, sev)}
 	case t.Score.Level < minScore:
-		return &TargetGate{Reason: fmt.Sprintf("score %d, below --min-score %d", t.Score.Level, minScore)}
+		return &record.TargetGate{Reason: fmt.Sprintf("score %d, below --min-score %d", t.Score.Level, minScore)}
 	}
-	return &TargetGate{Met: true, Reason: fmt.Sprintf("score %d meets --min-score %d", t.Score.Level, minScore)}
+	return &record.TargetGate{Met: true, Reason: fmt.Sprintf("score %d meets --min-score %d", t.Score.Level, minScore)}
 }

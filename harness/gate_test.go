@@ -6,15 +6,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
-func finding(check, op, fault string, sev harness.Severity) harness.Finding {
-	return harness.Finding{Check: check, Operation: op, Fault: fault, Severity: sev, Message: check + " failed"}
+func finding(check, op, fault string, sev record.Severity) record.Finding {
+	return record.Finding{Check: check, Operation: op, Fault: fault, Severity: sev, Message: check + " failed"}
 }
 
-func target(name string, level int, fs ...harness.Finding) harness.TargetResult {
-	return harness.TargetResult{Name: name, Kind: "http", Score: harness.ScoreResult{Level: level, Reason: "because"}, Findings: fs}
+func target(name string, level int, fs ...record.Finding) harness.TargetResult {
+	return harness.TargetResult{Name: name, Kind: "http", Score: record.ScoreResult{Level: level, Reason: "because"}, Findings: fs}
 }
 
 // TestGate: each row is a case of the gate's rule, without a baseline.
@@ -26,15 +28,15 @@ func TestGate(t *testing.T) {
 		met      bool
 		reason   string
 	}{
-		{"the default gate fails a weak target", target("a", 1, finding("effect.field", "op", "", harness.Major)), 3, false, "score 1, below --min-score 3"},
-		{"a lowered gate passes it", target("a", 1, finding("effect.field", "op", "", harness.Major)), 1, true, "score 1 meets --min-score 1"},
-		{"a critical finding fails even --min-score 0", target("a", 0, finding("exactly-once", "op", "reset", harness.Critical)), 0, false, "a critical finding (exactly-once op [reset])"},
+		{"the default gate fails a weak target", target("a", 1, finding("effect.field", "op", "", record.Major)), 3, false, "score 1, below --min-score 3"},
+		{"a lowered gate passes it", target("a", 1, finding("effect.field", "op", "", record.Major)), 1, true, "score 1 meets --min-score 1"},
+		{"a critical finding fails even --min-score 0", target("a", 0, finding("exactly-once", "op", "reset", record.Critical)), 0, false, "a critical finding (exactly-once op [reset])"},
 		{"a clean target passes the default gate", target("a", 3), 3, true, "score 3 meets --min-score 3"},
 		{"a target that could not be tested fails", harness.TargetResult{Name: "a", Error: "refused"}, 0, false, "not tested, so not scored"},
 	} {
 		t.Run(tc.why, func(t *testing.T) {
-			res := &harness.Result{Targets: []harness.TargetResult{tc.t}}
-			res.ApplyGate(tc.minScore, "")
+			res := &record.Result{Targets: []harness.TargetResult{tc.t}}
+			harness.ApplyGate(res, tc.minScore, "")
 			require.NotNil(t, res.Gate)
 			assert.Equal(t, tc.met, res.Gate.Met)
 			assert.Equal(t, tc.minScore, res.Gate.MinScore)
@@ -50,54 +52,54 @@ func TestGate(t *testing.T) {
 // TestPartialScore: a run restricted to some checks has no computed
 // score; the gate then judges only the findings of the checks that ran.
 func TestPartialScore(t *testing.T) {
-	res := &harness.Result{Meta: harness.Meta{Only: []string{harness.CheckKeyRequired}}, Targets: []harness.TargetResult{
+	res := &record.Result{Meta: record.Meta{Only: []string{harness.CheckKeyRequired}}, Targets: []harness.TargetResult{
 		target("clean", 0),
-		target("minor", 0, finding(harness.CheckKeyRequired, "op", "", harness.Minor)),
+		target("minor", 0, finding(harness.CheckKeyRequired, "op", "", record.Minor)),
 	}}
-	res.MarkPartial()
+	checks.MarkPartial(res)
 	for _, tr := range res.Targets {
 		assert.True(t, tr.Score.Partial, tr.Name)
 		assert.Contains(t, tr.Score.Reason, "only key.required ran (--only)")
 		assert.NotContains(t, tr.Score.Reason, "score 0")
 	}
-	res.ApplyGate(1, "")
+	harness.ApplyGate(res, 1, "")
 	assert.True(t, res.Gate.Met, "a minor finding does not keep a target below 1: %s", res.Gate.Reason)
-	res.ApplyGate(3, "")
+	harness.ApplyGate(res, 3, "")
 	assert.False(t, res.Gate.Met, "a minor finding keeps a target below 3")
 	assert.True(t, res.Targets[0].Gate.Met, "no finding: a partial score does not fail by itself")
 	assert.Equal(t, "minor: a minor finding (key.required op)", res.Gate.Reason)
 
-	all := &harness.Result{Targets: []harness.TargetResult{target("t", 2)}}
+	all := &record.Result{Targets: []harness.TargetResult{target("t", 2)}}
 	for _, c := range harness.Checks() {
 		all.Meta.Only = append(all.Meta.Only, c.ID)
 	}
-	all.MarkPartial()
+	checks.MarkPartial(all)
 	assert.False(t, all.Targets[0].Score.Partial, "every check ran: the score is whole")
 }
 
 // TestBaseline: compared with an earlier result, a target fails the gate
 // only on what is new.
 func TestBaseline(t *testing.T) {
-	old := finding(harness.CheckEffectField, "create", "", harness.Major)
-	fixed := finding(harness.CheckKeyMismatch, "create", "", harness.Minor)
-	base := &harness.Result{Meta: harness.Meta{ConfigDigest: "abc"}, Targets: []harness.TargetResult{
+	old := finding(harness.CheckEffectField, "create", "", record.Major)
+	fixed := finding(harness.CheckKeyMismatch, "create", "", record.Minor)
+	base := &record.Result{Meta: record.Meta{ConfigDigest: "abc"}, Targets: []harness.TargetResult{
 		target("same", 1, old, fixed),
 		target("worse", 2, fixed),
 		target("better", 1, old),
 	}}
-	newer := finding(harness.CheckReplayConsistent, "create", "reset", harness.Major)
-	cur := &harness.Result{Meta: harness.Meta{ConfigDigest: "abc"}, Targets: []harness.TargetResult{
+	newer := finding(harness.CheckReplayConsistent, "create", "reset", record.Major)
+	cur := &record.Result{Meta: record.Meta{ConfigDigest: "abc"}, Targets: []harness.TargetResult{
 		target("same", 1, old, old),
 		target("worse", 1, newer),
 		target("better", 3),
 		target("added", 2, fixed),
 	}}
 	require.NoError(t, harness.Compare(base, cur))
-	cur.ApplyGate(3, "old/result.json")
+	harness.ApplyGate(cur, 3, "old/result.json")
 
 	same := cur.Targets[0]
 	require.NotNil(t, same.Baseline)
-	assert.Equal(t, harness.ScoreSame, same.Baseline.ScoreChange)
+	assert.Equal(t, record.ScoreSame, same.Baseline.ScoreChange)
 	assert.Len(t, same.Baseline.Still, 1, "two findings of one check, operation and cause are one")
 	assert.Empty(t, same.Baseline.New)
 	require.Len(t, same.Baseline.Fixed, 1)
@@ -105,13 +107,13 @@ func TestBaseline(t *testing.T) {
 	assert.True(t, same.Gate.Met, "below 3, but nothing new: %s", same.Gate.Reason)
 
 	worse := cur.Targets[1]
-	assert.Equal(t, harness.ScoreLower, worse.Baseline.ScoreChange)
+	assert.Equal(t, record.ScoreLower, worse.Baseline.ScoreChange)
 	require.Len(t, worse.Baseline.New, 1)
 	assert.False(t, worse.Gate.Met)
 	assert.Equal(t, "a new major finding (replay.consistent create [reset])", worse.Gate.Reason)
 
 	better := cur.Targets[2]
-	assert.Equal(t, harness.ScoreHigher, better.Baseline.ScoreChange)
+	assert.Equal(t, record.ScoreHigher, better.Baseline.ScoreChange)
 	assert.Len(t, better.Baseline.Fixed, 1)
 	assert.True(t, better.Gate.Met)
 
@@ -123,20 +125,20 @@ func TestBaseline(t *testing.T) {
 	assert.Equal(t, "old/result.json", cur.Gate.Baseline)
 
 	// A lower score alone fails, even with no new finding.
-	lower := &harness.Result{Meta: base.Meta, Targets: []harness.TargetResult{target("same", 0, old)}}
+	lower := &record.Result{Meta: base.Meta, Targets: []harness.TargetResult{target("same", 0, old)}}
 	require.NoError(t, harness.Compare(base, lower))
-	lower.ApplyGate(1, "b")
+	harness.ApplyGate(lower, 1, "b")
 	assert.Equal(t, "same: score 0, lower than the baseline's 1", lower.Gate.Reason)
 }
 
 func TestBaselineFromAnotherConfiguration(t *testing.T) {
-	base := &harness.Result{Meta: harness.Meta{Config: "a.yaml", ConfigDigest: "aaaaaaaaaaaaaaaa"}}
-	cur := &harness.Result{Meta: harness.Meta{Config: "b.yaml", ConfigDigest: "bbbbbbbbbbbbbbbb"}}
+	base := &record.Result{Meta: record.Meta{Config: "a.yaml", ConfigDigest: "aaaaaaaaaaaaaaaa"}}
+	cur := &record.Result{Meta: record.Meta{Config: "b.yaml", ConfigDigest: "bbbbbbbbbbbbbbbb"}}
 	err := harness.Compare(base, cur)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "made from a.yaml (sha256 aaaaaaaaaaaa…), but this run is from b.yaml")
-	err = harness.CheckBaseline(&harness.Result{Meta: harness.Meta{Command: "demo"}}, cur.Meta)
+	err = harness.CheckBaseline(&record.Result{Meta: record.Meta{Command: "demo"}}, cur.Meta)
 	assert.ErrorContains(t, err, "made from no configuration file (demo)")
-	err = harness.CheckBaseline(&harness.Result{Meta: harness.Meta{ConfigDigest: "b", Shard: "1/2"}}, harness.Meta{ConfigDigest: "b"})
+	err = harness.CheckBaseline(&record.Result{Meta: record.Meta{ConfigDigest: "b", Shard: "1/2"}}, record.Meta{ConfigDigest: "b"})
 	assert.ErrorContains(t, err, "shard 1/2 of a run, which judged only part of it: merge its shards first")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
 
@@ -106,7 +107,7 @@ func TestLateRetryQuietOnAnUnboundedCache(t *testing.T) {
 	assert.Empty(t, tr.Findings)
 	for _, c := range tr.Checks {
 		if c.ID == harness.CheckRetryLate {
-			assert.Equal(t, harness.StatusPass, c.Status)
+			assert.Equal(t, record.StatusPass, c.Status)
 		}
 	}
 	require.NotNil(t, tr.Scenario)

@@ -7,6 +7,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // Merge puts the shards of one run (idemcheck run --shard i/n, with the
@@ -21,20 +24,20 @@ import (
 // merged report would judge part of a run, and Merge says which result is
 // wrong (by its Source, when it was read from a file). The merged result
 // has no gate: apply one (ApplyGate) to judge it.
-func Merge(results ...*Result) (*Result, error) {
+func Merge(results ...*record.Result) (*record.Result, error) {
 	if len(results) == 0 {
 		return nil, errors.New("merge: no results")
 	}
 	if err := oneRun(results); err != nil {
 		return nil, err
 	}
-	out := &Result{Schema: ResultSchema, Seed: results[0].Seed, Nonce: results[0].Nonce, Meta: results[0].Meta, Started: results[0].Started}
+	out := &record.Result{Schema: record.ResultSchema, Seed: results[0].Seed, Nonce: results[0].Nonce, Meta: results[0].Meta, Started: results[0].Started}
 	out.Meta.Shard = ""
 	byName := map[string]*TargetResult{}
 	var order []string
 	for _, res := range results {
-		if res.Schema != ResultSchema {
-			return nil, fmt.Errorf("merge: schema %q, expected %q", res.Schema, ResultSchema)
+		if res.Schema != record.ResultSchema {
+			return nil, fmt.Errorf("merge: schema %q, expected %q", res.Schema, record.ResultSchema)
 		}
 		if res.Started.Before(out.Started) {
 			out.Started = res.Started
@@ -58,12 +61,12 @@ func Merge(results ...*Result) (*Result, error) {
 			t.Record.Shard = ""
 			sort.SliceStable(t.Record.Intents, func(i, j int) bool { return t.Record.Intents[i].ID < t.Record.Intents[j].ID })
 			if t.Error == "" {
-				Score(t)
+				checks.Score(t)
 			}
 		}
 		out.Targets = append(out.Targets, *t)
 	}
-	out.MarkPartial() // a run restricted by --only stays partial when re-scored
+	checks.MarkPartial(out) // a run restricted by --only stays partial when re-scored
 	return out, nil
 }
 
@@ -88,7 +91,7 @@ func mergeTarget(m *TargetResult, t TargetResult) error {
 	}
 	if m.Record == nil {
 		rec := *t.Record
-		rec.Intents = append([]Intent(nil), t.Record.Intents...)
+		rec.Intents = append([]record.Intent(nil), t.Record.Intents...)
 		rec.Ledger = append(rec.Ledger[:0:0], t.Record.Ledger...)
 		m.Record = &rec
 		return nil
@@ -105,7 +108,7 @@ func mergeTarget(m *TargetResult, t TargetResult) error {
 		if seen[in.ID] {
 			return fmt.Errorf("intent %d is in two shards: were they made with the same --shard n?", in.ID)
 		}
-		in.Attempts = append([]Attempt(nil), in.Attempts...)
+		in.Attempts = append([]record.Attempt(nil), in.Attempts...)
 		for i := range in.Attempts {
 			in.Attempts[i].LedgerBefore += offset
 			in.Attempts[i].LedgerAfter += offset
@@ -140,7 +143,7 @@ func union(a, b []string) []string {
 
 // oneRun checks that results are one run: the same seed and
 // configuration, and, when they are shards, every shard exactly once.
-func oneRun(rs []*Result) error {
+func oneRun(rs []*record.Result) error {
 	name := func(i int) string {
 		if rs[i].Source != "" {
 			return rs[i].Source

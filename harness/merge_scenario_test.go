@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
 
@@ -20,12 +21,12 @@ func TestMergeKeepsWhatTrialsShowed(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Skip("the reports fixture is not there:", err)
 	}
-	res, err := harness.ReadResultFile(path)
+	res, err := record.ReadResultFile(path)
 	require.NoError(t, err)
 	tr := &res.Targets[1] // mismatch: no critical finding of its own
 	trial := &scenarios.Trial{Steps: []scenarios.Step{{Op: "create-order", Key: scenarios.Fresh, Restart: true}}}
-	tr.Scenario = &harness.ScenarioResult{Trials: 9, Counterexample: trial,
-		Findings: []harness.Finding{{Check: harness.CheckRetrySequential, Severity: harness.Critical, Operation: "create-order", Message: "create-order: twice"}}}
+	tr.Scenario = &record.ScenarioResult{Trials: 9, Counterexample: trial,
+		Findings: []record.Finding{{Check: harness.CheckRetrySequential, Severity: record.Critical, Operation: "create-order", Message: "create-order: twice"}}}
 	merged, err := harness.Merge(res)
 	require.NoError(t, err)
 	got := merged.Targets[1]

@@ -3,10 +3,11 @@ package harness
 import (
 	"io"
 	"slices"
-	"sync/atomic"
 	"time"
 
+	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/harness/internal/engine"
 	"github.com/idemcheck/idemcheck/keys"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
@@ -101,19 +102,13 @@ type Options struct {
 	Shard, Shards int
 	// Progress, if set, receives one line per target started and finished.
 	Progress io.Writer
-	// LateOptions tune retry.late's late retries (options_late.go).
-	LateOptions
+	// LateOptions tune retry.late's late retries (see WithLateRetry and
+	// WithTrialWaits).
+	checks.LateOptions
 
 	// minScoreSet says that MinScore was given: otherwise Check requires
 	// DefaultMinScore of a run of every check.
 	minScoreSet bool
-
-	// trialRuns numbers the trial runs, so that each gets
-	// keys of its own even when a store outlives the target (see trialRun).
-	trialRuns *atomic.Uint64
-	// trialPace bounds the waits of waiting faults in generated trials
-	// (trialPace in scenario.go); 0 keeps the configured waits.
-	trialPace time.Duration
 }
 
 // Option changes Options.
@@ -210,9 +205,6 @@ func (o *Options) fill() {
 	if o.Nonce == 0 {
 		o.Nonce = keys.NewNonce()
 	}
-	if o.trialRuns == nil {
-		o.trialRuns = new(atomic.Uint64)
-	}
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = DefaultMaxAttempts
 	}
@@ -231,7 +223,7 @@ func (o *Options) fill() {
 	if o.Bursts <= 0 {
 		o.Bursts = DefaultBursts
 	}
-	o.LateOptions.fill()
+	o.LateOptions = o.LateOptions.WithDefaults()
 	if len(o.Checks) == 0 {
 		for _, c := range Checks() {
 			o.Checks = append(o.Checks, c.ID)
@@ -259,9 +251,28 @@ func (o Options) forTarget(spec Spec) Options {
 		opt(&t)
 	}
 	t.Seed, t.Nonce, t.Parallel, t.Shard, t.Shards, t.Progress = o.Seed, o.Nonce, o.Parallel, o.Shard, o.Shards, o.Progress
-	t.trialRuns = o.trialRuns
 	t.fill()
 	return t
+}
+
+// config is what the engine is told of a run of spec with o (o.forTarget
+// applied): o, with the trial workers' number resolved for spec.
+func (o Options) config(spec Spec) engine.Config {
+	workers := o.TrialWorkers
+	switch {
+	case workers > 0:
+	case spec.Isolated:
+		workers = DefaultTrialWorkers
+	default:
+		workers = 1
+	}
+	return engine.Config{
+		Seed: o.Seed, Nonce: o.Nonce, Checks: o.Checks, Faults: o.Faults,
+		MaxAttempts: o.MaxAttempts, Backoff: o.Backoff, StuckWait: o.StuckWait,
+		Burst: o.Burst, Bursts: o.Bursts, Late: o.LateOptions,
+		Trials: o.Trials, FreshTrials: o.FreshTrials, TrialWorkers: workers, Budget: o.Budget, Replay: o.Replay,
+		Shard: o.Shard, Shards: o.Shards,
+	}
 }
 
 // gate returns the score Check requires, and false when it requires none.

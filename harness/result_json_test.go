@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // TestResultRoundTrip: a result written by WriteJSON reads back as the
@@ -23,15 +24,15 @@ func TestResultRoundTrip(t *testing.T) {
 	require.NotEmpty(t, res.Targets[0].Findings, "a flawed target, so that findings make the trip")
 	// The gate and a comparison with a baseline make the trip too.
 	require.NoError(t, harness.Compare(res, res))
-	res.ApplyGate(harness.DefaultMinScore, "old/result.json")
+	harness.ApplyGate(res, harness.DefaultMinScore, "old/result.json")
 	require.NotNil(t, res.Targets[0].Baseline)
 
 	var first bytes.Buffer
 	require.NoError(t, res.WriteJSON(&first))
-	path := filepath.Join(t.TempDir(), harness.ResultFile)
+	path := filepath.Join(t.TempDir(), record.ResultFile)
 	require.NoError(t, os.WriteFile(path, first.Bytes(), 0o644))
 
-	back, err := harness.ReadResultFile(path)
+	back, err := record.ReadResultFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, path, back.Source)
 	var second bytes.Buffer
@@ -46,44 +47,25 @@ func TestResultRoundTrip(t *testing.T) {
 	assert.Equal(t, shardVerdictsOf(t, res.Targets[0]), shardVerdictsOf(t, rescored.Targets[0]))
 }
 
-// TestReadResultSaysWhatIsWrong: a file ReadResult cannot use is named
-// for what it is.
-func TestReadResultSaysWhatIsWrong(t *testing.T) {
-	for _, tc := range []struct{ why, in, want string }{
-		{"not JSON, with where", "{\n  \"schema\": oops}", "not JSON: line 2, column 13"},
-		{"no schema", `{"seed": 1}`, `no "schema" field`},
-		{"a JSON report has no history", `{"schema": "idemcheck.report/v1"}`, "a JSON report (idemcheck.report/v1), which has no history to re-score"},
-		{"another schema", `{"schema": "idemcheck.result/v9"}`, `schema "idemcheck.result/v9", expected "idemcheck.result/v1"`},
-		{"the wrong shape", `{"schema": "idemcheck.result/v1", "seed": "one"}`, "not a valid idemcheck.result/v1"},
-	} {
-		t.Run(tc.why, func(t *testing.T) {
-			_, err := harness.ReadResult([]byte(tc.in))
-			assert.ErrorContains(t, err, tc.want)
-		})
-	}
-	_, err := harness.ReadResultFile(filepath.Join(t.TempDir(), "nope.json"))
-	assert.EqualError(t, err, "no such file")
-}
-
 // TestMergeChecksTheShardsAreOneRun: Merge refuses shards that are not
 // exactly one run, naming the results.
 func TestMergeChecksTheShardsAreOneRun(t *testing.T) {
-	shard := func(source string, seed uint64, sh string) *harness.Result {
-		return &harness.Result{Schema: harness.ResultSchema, Seed: seed, Meta: harness.Meta{Shard: sh}, Source: source}
+	shard := func(source string, seed uint64, sh string) *record.Result {
+		return &record.Result{Schema: record.ResultSchema, Seed: seed, Meta: record.Meta{Shard: sh}, Source: source}
 	}
 	s1, s2 := shard("s1.json", 3, "1/2"), shard("s2.json", 3, "2/2")
 	whole := shard("whole.json", 3, "")
 	for _, tc := range []struct {
 		why  string
-		rs   []*harness.Result
+		rs   []*record.Result
 		want string
 	}{
-		{"a missing shard", []*harness.Result{s1}, "shard(s) 2/2 missing"},
-		{"a shard twice", []*harness.Result{s1, s2, s1}, "s1.json and s1.json are both shard 1/2"},
-		{"different splits", []*harness.Result{s1, shard("s1of3.json", 3, "1/3")}, "s1.json is shard 1/2 but s1of3.json is shard 1/3"},
-		{"a whole run among shards", []*harness.Result{s1, whole}, "whole.json is a whole run"},
-		{"different seeds", []*harness.Result{s1, shard("other.json", 4, "2/2")}, "s1.json (seed 3) and other.json (seed 4) are not from one run"},
-		{"a shard that is not i/n", []*harness.Result{s1, shard("bad.json", 3, "2of2")}, `bad.json: meta.shard: "2of2" is not i/n`},
+		{"a missing shard", []*record.Result{s1}, "shard(s) 2/2 missing"},
+		{"a shard twice", []*record.Result{s1, s2, s1}, "s1.json and s1.json are both shard 1/2"},
+		{"different splits", []*record.Result{s1, shard("s1of3.json", 3, "1/3")}, "s1.json is shard 1/2 but s1of3.json is shard 1/3"},
+		{"a whole run among shards", []*record.Result{s1, whole}, "whole.json is a whole run"},
+		{"different seeds", []*record.Result{s1, shard("other.json", 4, "2/2")}, "s1.json (seed 3) and other.json (seed 4) are not from one run"},
+		{"a shard that is not i/n", []*record.Result{s1, shard("bad.json", 3, "2of2")}, `bad.json: meta.shard: "2of2" is not i/n`},
 	} {
 		t.Run(tc.why, func(t *testing.T) {
 			_, err := harness.Merge(tc.rs...)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,9 +15,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // waitLimit bounds every wait on an event in these tests. It is a deadline
@@ -51,12 +55,12 @@ func verifyOne(t *testing.T, spec harness.Spec, opts ...harness.Option) harness.
 	res, err := harness.Verify(ctx, []harness.Spec{spec}, opts...)
 	require.NoError(t, err)
 	require.Len(t, res.Targets, 1)
-	assert.Equal(t, harness.ResultSchema, res.Schema)
+	assert.Equal(t, record.ResultSchema, res.Schema)
 	return res.Targets[0]
 }
 
-func checkStatuses(tr harness.TargetResult) map[string]harness.CheckResult {
-	out := map[string]harness.CheckResult{}
+func checkStatuses(tr harness.TargetResult) map[string]record.CheckResult {
+	out := map[string]record.CheckResult{}
 	for _, c := range tr.Checks {
 		out[c.ID] = c
 	}
@@ -84,7 +88,7 @@ func TestVerifyCorrectShopScores3(t *testing.T) {
 			assert.Equal(t, harness.StatusSkip, st[id].Status, "the shop did not opt into the ietf-draft profile")
 			continue
 		}
-		assert.Equal(t, harness.StatusPass, st[id].Status, "%s: %s", id, st[id].Note)
+		assert.Equal(t, record.StatusPass, st[id].Status, "%s: %s", id, st[id].Note)
 	}
 
 	rec := tr.Record
@@ -104,7 +108,7 @@ func TestVerifyCorrectShopScores3(t *testing.T) {
 				crashes++
 			}
 		}
-		if in.Role == burstR {
+		if in.Role == record.RoleBurst {
 			n := 0
 			for _, a := range in.Attempts {
 				if a.Burst {
@@ -138,7 +142,7 @@ func TestVerifyPlantedFlaws(t *testing.T) {
 		checks   []string // nil: all
 		faults   []string // nil: the defaults
 		check    string
-		severity harness.Severity
+		severity record.Severity
 		level    int
 		msg      string
 	}{
@@ -149,14 +153,14 @@ func TestVerifyPlantedFlaws(t *testing.T) {
 				harness.CheckKeyDistinct, harness.CheckDryRun, harness.CheckSafeReadOnly),
 			faults:   []string{},
 			check:    harness.CheckRetrySequential,
-			severity: critical, level: 0,
+			severity: record.Critical, level: 0,
 			msg: "the key is not honoured",
 		},
 		{
 			why:      "no effect field: every reply hides whether it acted",
 			cfg:      shopConfig{noEffectField: true},
 			check:    harness.CheckEffectField,
-			severity: major, level: 1,
+			severity: record.Major, level: 1,
 			msg: "carry no effect field",
 		},
 		{
@@ -164,14 +168,14 @@ func TestVerifyPlantedFlaws(t *testing.T) {
 			cfg:      shopConfig{volatile: true, noDownstreamKey: true},
 			faults:   crashFaults,
 			check:    harness.CheckCrashRecovery,
-			severity: critical, level: 0,
+			severity: record.Critical, level: 0,
 			msg: "the key store did not survive the crash",
 		},
 		{
 			why:      "an in-progress lock without a lease: retries after a crash are stuck on 409",
 			cfg:      shopConfig{noLease: true},
 			check:    harness.CheckCrashRecovery,
-			severity: major, level: 1,
+			severity: record.Major, level: 1,
 			msg: "stuck in progress",
 		},
 		{
@@ -179,7 +183,7 @@ func TestVerifyPlantedFlaws(t *testing.T) {
 			cfg:      shopConfig{downstreamRetry: true, noDownstreamKey: true},
 			faults:   downstreamFaults,
 			check:    harness.CheckDownstream,
-			severity: critical, level: 0,
+			severity: record.Critical, level: 0,
 			msg: "the downstream was given no idempotency key",
 		},
 		{
@@ -187,28 +191,28 @@ func TestVerifyPlantedFlaws(t *testing.T) {
 			cfg:      shopConfig{racyClaim: true, noDownstreamKey: true},
 			faults:   clientProxyFaults,
 			check:    harness.CheckConcurrentDuplicates,
-			severity: critical, level: 0,
+			severity: record.Critical, level: 0,
 			msg: "claim it atomically",
 		},
 		{
 			why:      "de-duplication by payload: a second key with the same inputs is merged into the first",
 			cfg:      shopConfig{payloadDedup: true},
 			check:    harness.CheckKeyDistinct,
-			severity: critical, level: 0,
+			severity: record.Critical, level: 0,
 			msg: "de-duplicates by payload",
 		},
 		{
 			why:      "a safe operation that charges",
 			cfg:      shopConfig{safeCharges: true},
 			check:    harness.CheckSafeReadOnly,
-			severity: critical, level: 0,
+			severity: record.Critical, level: 0,
 			msg: "balance is declared safe",
 		},
 		{
 			why:      "mark-first: the key is done before the charge, so a failed charge is never retried",
 			cfg:      shopConfig{markFirst: true},
 			check:    harness.CheckExactlyOnce,
-			severity: critical, level: 0,
+			severity: record.Critical, level: 0,
 			msg: "the intent was lost",
 		},
 	}
@@ -234,10 +238,10 @@ func TestVerifyPlantedFlaws(t *testing.T) {
 				}
 			}
 			require.NotEmpty(t, tr.Findings)
-			worst, msg := minor, false
+			worst, msg := record.Minor, false
 			for _, f := range tr.Findings {
 				assert.Equal(t, tt.check, f.Check, f.Message)
-				if f.Severity == critical || (f.Severity == major && worst == minor) {
+				if f.Severity == record.Critical || (f.Severity == record.Major && worst == record.Minor) {
 					worst = f.Severity
 				}
 				msg = msg || strings.Contains(f.Message, tt.msg)
@@ -256,7 +260,7 @@ func TestVerifyPlantedFlaws(t *testing.T) {
 type intentView struct {
 	ID        int
 	Operation string
-	Role      harness.Role
+	Role      record.Role
 	Probe     string
 	Key       string
 	Marker    string
@@ -265,7 +269,7 @@ type intentView struct {
 	Fault     string
 }
 
-func viewIntents(rec *harness.Record) []intentView {
+func viewIntents(rec *record.Record) []intentView {
 	var out []intentView
 	for _, in := range rec.Intents {
 		v := intentView{in.ID, in.Operation, in.Role, in.Probe, in.Key, in.Marker, in.Inputs, in.Related, ""}
@@ -279,13 +283,13 @@ func viewIntents(rec *harness.Record) []intentView {
 
 type findingView struct {
 	Check     string
-	Severity  harness.Severity
+	Severity  record.Severity
 	Operation string
 	Fault     string
 	Message   string
 }
 
-func viewFindings(fs []harness.Finding) []findingView {
+func viewFindings(fs []record.Finding) []findingView {
 	var out []findingView
 	for _, f := range fs {
 		out = append(out, findingView{f.Check, f.Severity, f.Operation, f.Fault, f.Message})
@@ -367,14 +371,14 @@ func TestVerifyWithChecks(t *testing.T) {
 	require.NotNil(t, tr.Record)
 	assert.Equal(t, enabled, tr.Record.Checks)
 	for _, c := range tr.Checks {
-		if contains(enabled, c.ID) {
-			assert.Equal(t, harness.StatusPass, c.Status, c.ID)
+		if slices.Contains(enabled, c.ID) {
+			assert.Equal(t, record.StatusPass, c.Status, c.ID)
 		} else if c.ID != harness.CheckWebhookSignature && c.ID != harness.CheckWebhookOrder && c.ID != harness.CheckIETFDraft && !strings.HasPrefix(c.ID, "mcp.") {
-			assert.Equal(t, harness.CheckResult{ID: c.ID, Status: harness.StatusSkip, Note: "disabled"}, c)
+			assert.Equal(t, record.CheckResult{ID: c.ID, Status: harness.StatusSkip, Note: "disabled"}, c)
 		}
 	}
 	for _, in := range tr.Record.Intents {
-		assert.Contains(t, []harness.Role{noKey, mismatch, plain}, in.Role, "only the probes of the enabled checks run")
+		assert.Contains(t, []record.Role{record.RoleNoKey, record.RoleMismatch, record.RolePlain}, in.Role, "only the probes of the enabled checks run")
 		assert.Empty(t, in.Attempts[0].Fault, "no fault probe runs")
 	}
 	assert.Equal(t, 0, tr.Score.Level, "level 1 cannot be shown without its checks")
@@ -439,7 +443,7 @@ func interruptDuringFaults(t *testing.T) (harness.TargetResult, *shopRun, error)
 		<-ctx.Done() // a target that hangs until the client gives up
 	}})
 	type outcome struct {
-		res *harness.Result
+		res *record.Result
 		err error
 	}
 	done := make(chan outcome, 1)
@@ -479,7 +483,7 @@ func TestVerifyCancelledWhileACallHangs(t *testing.T) {
 	require.NotEmpty(t, tr.Record.Intents)
 	rescored := tr
 	rescored.Error = ""
-	require.NotPanics(t, func() { harness.Score(&rescored) })
+	require.NotPanics(t, func() { checks.Score(&rescored) })
 }
 
 // TestVerifyInterruptedRecordKeepsLedger: the record of an interrupted run
@@ -495,12 +499,12 @@ func TestVerifyInterruptedRecordKeepsLedger(t *testing.T) {
 	require.NotEmpty(t, want, "the sequential probe charged before the interruption")
 	if len(tr.Record.Ledger) == 0 {
 		rescored := tr
-		harness.Score(&rescored)
+		checks.Score(&rescored)
 		t.Logf("re-scored without the ledger:%s", describe(rescored.Findings))
 	}
 	assert.Equal(t, want, tr.Record.Ledger)
 	rescored := tr
-	harness.Score(&rescored)
+	checks.Score(&rescored)
 	for _, f := range rescored.Findings {
 		assert.NotEqual(t, harness.CheckExactlyOnce, f.Check, "a correct target's partial record has no lost intent: %s", f.Message)
 	}
@@ -625,10 +629,10 @@ func TestVerifyTargetWithoutCrashOrBurst(t *testing.T) {
 	require.Empty(t, tr.Error)
 	assert.Empty(t, tr.Findings)
 	st := checkStatuses(tr)
-	assert.Equal(t, harness.CheckResult{ID: harness.CheckConcurrentDuplicates, Status: harness.StatusSkip, Note: "the adapter cannot send bursts"}, st[harness.CheckConcurrentDuplicates])
+	assert.Equal(t, record.CheckResult{ID: harness.CheckConcurrentDuplicates, Status: harness.StatusSkip, Note: "the adapter cannot send bursts"}, st[harness.CheckConcurrentDuplicates])
 	assert.Equal(t, harness.StatusSkip, st[harness.CheckCrashRecovery].Status)
-	assert.Equal(t, harness.StatusPass, st[harness.CheckRetryAfterFault].Status)
-	assert.Equal(t, harness.StatusPass, st[harness.CheckDownstream].Status)
+	assert.Equal(t, record.StatusPass, st[harness.CheckRetryAfterFault].Status)
+	assert.Equal(t, record.StatusPass, st[harness.CheckDownstream].Status)
 	assert.Equal(t, 1, tr.Score.Level)
 	require.NotNil(t, tr.Score.Next)
 	assert.Equal(t, harness.CheckConcurrentDuplicates, tr.Score.Next.Check)
@@ -638,7 +642,7 @@ func TestVerifyTargetWithoutCrashOrBurst(t *testing.T) {
 
 	t.Run("the faults it could not inject are listed", func(t *testing.T) {
 		for _, f := range crashFaults {
-			assert.True(t, contains(tr.Record.Unsupported, f), "%s is listed as not injectable", f)
+			assert.True(t, slices.Contains(tr.Record.Unsupported, f), "%s is listed as not injectable", f)
 			assert.NotEmpty(t, tr.Record.UnsupportedWhy[f], "%s: the record says why", f)
 		}
 		assert.Contains(t, st[harness.CheckCrashRecovery].Note, "could not be injected")
@@ -665,4 +669,22 @@ func verifyTarget(t *testing.T, ctx context.Context, spec harness.Spec, opts ...
 	require.Len(t, res.Targets, 1)
 	require.Empty(t, res.Targets[0].Error)
 	return res.Targets[0]
+}
+
+// describe lists findings for failure messages.
+func describe(fs []record.Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		fmt.Fprintf(&b, "\n  %s %s: %s", f.Check, f.Severity, f.Message)
+	}
+	return b.String()
+}
+
+// allChecks are the ids of every check, in report order.
+func allChecks() []string {
+	var ids []string
+	for _, c := range harness.Checks() {
+		ids = append(ids, c.ID)
+	}
+	return ids
 }

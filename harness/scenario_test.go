@@ -12,6 +12,7 @@ import (
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
 
@@ -101,7 +102,7 @@ func TestTrialsFindWhatOnlyASequenceShows(t *testing.T) {
 		if f.Trial {
 			found = true
 			assert.Equal(t, harness.CheckRetrySequential, f.Check, f.Message)
-			assert.Equal(t, harness.Critical, f.Severity)
+			assert.Equal(t, record.Critical, f.Severity)
 		}
 	}
 	require.True(t, found, "the counterexample's findings are part of the target's")
@@ -124,7 +125,7 @@ func TestTrialsFindWhatOnlyASequenceShows(t *testing.T) {
 
 // TestTrialsAreDeterministic: one seed, the same trials and findings.
 func TestTrialsAreDeterministic(t *testing.T) {
-	run := func(seed uint64) *harness.ScenarioResult {
+	run := func(seed uint64) *record.ScenarioResult {
 		res, err := harness.Verify(context.Background(), []harness.Spec{lruSpec(2)}, harness.WithSeed(seed), harness.WithTrials(300))
 		require.NoError(t, err)
 		require.NotNil(t, res.Targets[0].Scenario)
@@ -149,7 +150,7 @@ func TestTrialsAreDeterministic(t *testing.T) {
 func TestTrialWorkersKeepTheCounterexample(t *testing.T) {
 	spec := lruSpec(24)
 	spec.Isolated = true
-	run := func() *harness.ScenarioResult {
+	run := func() *record.ScenarioResult {
 		res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(5), harness.WithTrials(300), harness.WithTrialWorkers(4))
 		require.NoError(t, err)
 		require.NotNil(t, res.Targets[0].Scenario)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // shardVerdicts is what must not depend on how a run was split: the intents
@@ -15,7 +16,7 @@ import (
 // (check, severity, operation, fault) and the score.
 type shardVerdicts struct {
 	Intents  []string
-	Checks   []harness.CheckResult
+	Checks   []record.CheckResult
 	Findings []string
 	Score    int
 }
@@ -53,7 +54,7 @@ func TestMergedShardsEqualTheWholeRun(t *testing.T) {
 			spec, _ := shopSpec("shop", tc.cfg)
 			whole, err := harness.Verify(ctx, []harness.Spec{spec}, harness.WithSeed(11), harness.WithNonce(11))
 			require.NoError(t, err)
-			var parts []*harness.Result
+			var parts []*record.Result
 			for i := 1; i <= 3; i++ {
 				spec, _ := shopSpec("shop", tc.cfg)
 				part, err := harness.Verify(ctx, []harness.Spec{spec}, harness.WithSeed(11), harness.WithNonce(11), harness.WithShard(i, 3))

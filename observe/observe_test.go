@@ -54,7 +54,7 @@ func TestSQLObserverRecordsEachRowOnce(t *testing.T) {
 	effs := ledger.Effects()
 	require.Len(t, effs, 1, "a row is one effect, however often it is seen; the other marker's row is not this intent's")
 	assert.Equal(t, fakes.Effect{Seq: 1, Fake: "orders-db", Kind: "order", ID: "1", Markers: []string{m1}, At: effs[0].At,
-		Detail: map[string]string{"source": "sql", "amount": "100"}}, effs[0])
+		Detail: map[string]string{"source": "sql", "object": "orders-db", "amount": "100"}}, effs[0])
 
 	_, err = db.Exec(`INSERT INTO orders (amount, note) VALUES (100, ?)`, "again "+m1)
 	require.NoError(t, err)
@@ -97,12 +97,12 @@ func TestSQLObserverErrors(t *testing.T) {
 		assert.NotContains(t, err.Error(), "secret", "a password is never printed")
 	}
 	o, err := observe.OpenSQL(ctx, observe.SQL{DSN: dsn, Query: `SELECT id FROM nowhere WHERE note = {{marker}}`,
-		Settle: observe.Settle{Within: 50 * time.Millisecond}})
+		Settle: failing})
 	require.NoError(t, err)
 	defer o.Close()
 	err = o.Observe(ctx, fakes.NewLedger(), m1)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "observer sql: query")
+	assert.Contains(t, err.Error(), "observer sql (sql): query")
 	assert.Contains(t, err.Error(), "nowhere")
 }
 
@@ -186,7 +186,7 @@ func TestHTTPObserverErrors(t *testing.T) {
 	srv := httptest.NewServer(ls)
 	defer srv.Close()
 	o, err := observe.OpenHTTP(srv.URL, observe.HTTP{URL: "/v1/orders?search={{marker}}", Items: "data",
-		Settle: observe.Settle{Interval: time.Millisecond, Within: 30 * time.Millisecond}})
+		Settle: failing})
 	require.NoError(t, err)
 	err = o.Observe(context.Background(), fakes.NewLedger(), m1)
 	require.Error(t, err)
@@ -201,7 +201,7 @@ func TestHTTPObserverErrors(t *testing.T) {
 	ok := &listServer{script: func(int) []map[string]any { return []map[string]any{{"note": m1}} }}
 	srv2 := httptest.NewServer(ok)
 	defer srv2.Close()
-	o2, err := observe.OpenHTTP(srv2.URL, observe.HTTP{URL: "/?search={{marker}}", Items: "data", Settle: observe.Settle{Within: 20 * time.Millisecond}})
+	o2, err := observe.OpenHTTP(srv2.URL, observe.HTTP{URL: "/?search={{marker}}", Items: "data", Settle: failing})
 	require.NoError(t, err)
 	assert.ErrorContains(t, o2.Observe(context.Background(), fakes.NewLedger(), m1), `object 0 has no "id"`)
 }

@@ -4,33 +4,43 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL through pgx, as database/sql driver "pgx"
 	_ "modernc.org/sqlite"             // SQLite, pure Go, as driver "sqlite"
 )
 
-// SQL describes a query against the database a target writes to.
+// SQL describes a query against the database a target writes to. As a
+// Source, its settings are dsn and query; Name, Kind and Settle serve
+// SQLStarter and OpenSQL (in a Spec, the Spec's are used).
 type SQL struct {
 	// Name names the observer (the Fake of its effects); default "sql".
-	Name string
+	Name string `json:"-"`
 	// Kind is the kind of effect a row is (default "row"), e.g. "order".
-	Kind string
+	Kind string `json:"-"`
 	// DSN is postgres://… (or postgresql://…) for PostgreSQL, and
 	// sqlite:PATH or file:PATH (with SQLite's URI parameters) for SQLite.
-	DSN string
+	// It may use {{env.NAME}} anywhere, the whole DSN included, and
+	// {{state_dir}}: the scheme is checked once they are expanded.
+	DSN string `json:"dsn"`
 	// Query selects the rows of one intent; {{marker}} (or $marker) stands
 	// for the marker, passed as a bound parameter, never spliced in. The
 	// first column is the row's identity, the others become evidence:
 	//
 	//	SELECT id, amount FROM orders WHERE note LIKE '%' || {{marker}} || '%'
-	Query  string
-	Settle Settle
+	//
+	// It runs in a read-only transaction (SQLite is opened read-only), so
+	// an observer can never write.
+	Query  string `json:"query"`
+	Settle Settle `json:"-"`
 	// Remote allows a database whose host is not loopback (the target's
 	// allow_remote). Without it OpenSQL refuses, before any connection,
 	// a DSN that names any other host, however it names it (see
 	// CheckLoopbackDSN).
-	Remote bool
+	Remote bool `json:"-"`
+
+	every bool // the query counts every row (Count): it takes no marker
 }
 
 // Driver returns the database/sql driver for dsn ("pgx" or "sqlite") and
@@ -81,7 +91,7 @@ func OpenSQL(ctx context.Context, s SQL) (*Observer, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, err := Bind(s.Query, driver)
+	q, err := s.bind(driver)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +102,7 @@ func OpenSQL(ctx context.Context, s SQL) (*Observer, error) {
 			return nil, err
 		}
 		db = openPG(*cfg)
-	} else if db, err = sql.Open(driver, source); err != nil {
+	} else if db, err = sql.Open(driver, readOnly(driver, source)); err != nil {
 		return nil, fmt.Errorf("opening %s: %w", redact(s.DSN), err)
 	}
 	db.SetMaxOpenConns(2)
@@ -113,26 +123,34 @@ func OpenSQL(ctx context.Context, s SQL) (*Observer, error) {
 type sqlFinder struct {
 	db    *sql.DB
 	query string
+	every bool // the query reads every row, without a marker (Count)
 }
 
-// Find runs the query with the marker bound.
-func (f *sqlFinder) Find(ctx context.Context, marker string) ([]Row, error) {
-	rows, err := f.db.QueryContext(ctx, f.query, marker)
+// Find runs the query with the marker bound, in a read-only transaction.
+func (f *sqlFinder) Find(ctx context.Context, marker string) (Found, error) {
+	out, err := f.rows(ctx, marker)
+	return Found{Rows: out}, err
+}
+
+// rows runs the query with args, in a read-only transaction, and returns
+// its rows: the first column the identity, the others evidence.
+func (f *sqlFinder) rows(ctx context.Context, args ...any) ([]Row, error) {
+	rows, done, err := readOnlyQuery(ctx, f.db, f.query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("query: %w", err)
 	}
-	defer rows.Close()
+	defer done()
 	cols, err := rows.Columns()
 	if err != nil {
 		return nil, err
 	}
 	var out []Row
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
 	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, fmt.Errorf("reading a row: %w", err)
 		}
@@ -144,8 +162,8 @@ func (f *sqlFinder) Find(ctx context.Context, marker string) ([]Row, error) {
 			}
 		}
 		out = append(out, r)
-		if len(out) > maxRows {
-			return nil, fmt.Errorf("the query returned more than %d rows for one marker: it should select the rows of one intent", maxRows)
+		if len(out) > f.limit() {
+			return nil, f.tooMany()
 		}
 	}
 	return out, rows.Err()
@@ -161,6 +179,10 @@ func text(v any) string {
 		return ""
 	case []byte:
 		return string(x)
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
 	}
 	return fmt.Sprint(v)
 }

@@ -1,4 +1,4 @@
-// Package reports renders a harness.Result for machines and for people:
+// Package reports renders a record.Result for machines and for people:
 // text, [JSON], [JUnit] XML, [Markdown] and one self-contained [HTML] page (see
 // [Formats]), plus the raw result that idemcheck report re-reads.
 //

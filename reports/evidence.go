@@ -9,13 +9,13 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakes"
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // IntentSteps is one intent of a finding's evidence told as steps: its
 // minimal counterexample, readable without the raw record.
 type IntentSteps struct {
-	Intent harness.Intent
+	Intent record.Intent
 	// Title names the intent: id, operation, probe, role, key.
 	Title string
 	Steps []Step
@@ -30,7 +30,7 @@ type Step struct {
 	// At is when the step began, after the first attempt of the finding.
 	At      time.Duration
 	Fault   string
-	Outcome harness.Outcome
+	Outcome record.Outcome
 	// Status is the HTTP status or exit code, or what happened instead.
 	Status string
 	// EffectField is what the reply said it did.
@@ -40,7 +40,7 @@ type Step struct {
 }
 
 // Counterexample tells f's evidence as steps, intent by intent.
-func Counterexample(f harness.Finding) []IntentSteps {
+func Counterexample(f record.Finding) []IntentSteps {
 	t0 := evidenceStart(f)
 	used := map[int64]bool{}
 	var out []IntentSteps
@@ -103,7 +103,7 @@ func Counterexample(f harness.Finding) []IntentSteps {
 }
 
 // evidenceStart is when the evidence's first attempt began.
-func evidenceStart(f harness.Finding) time.Time {
+func evidenceStart(f record.Finding) time.Time {
 	var t0 time.Time
 	for _, in := range f.Evidence.Intents {
 		for _, a := range in.Attempts {
@@ -122,7 +122,7 @@ func sinceOrZero(t, t0 time.Time) time.Duration {
 	return t.Sub(t0)
 }
 
-func intentTitle(in harness.Intent) string {
+func intentTitle(in record.Intent) string {
 	s := fmt.Sprintf("intent %d: %s, %s (%s)", in.ID, in.Operation, in.Probe, in.Role)
 	if in.Key != "" {
 		s += ", key " + in.Key
@@ -136,7 +136,7 @@ func intentTitle(in harness.Intent) string {
 }
 
 // statusText is the reply's status, or what happened instead of one.
-func statusText(r harness.Reply) string {
+func statusText(r record.Reply) string {
 	switch {
 	case r.Status != 0 && r.Withheld:
 		return fmt.Sprintf("%d (the target's reply was withheld)", r.Status)
@@ -152,11 +152,11 @@ func statusText(r harness.Reply) string {
 	return "no reply"
 }
 
-func effectFieldText(r harness.Reply) string {
+func effectFieldText(r record.Reply) string {
 	switch {
 	case r.HasEffect:
 		return fmt.Sprintf("effect %q", r.Effect)
-	case r.Outcome == harness.OK:
+	case r.Outcome == record.OK:
 		return "no effect field"
 	}
 	return ""
@@ -196,7 +196,7 @@ func (st Step) String() string {
 }
 
 // stepsText tells f's counterexample as indented lines.
-func stepsText(f harness.Finding, indent string) string {
+func stepsText(f record.Finding, indent string) string {
 	var b strings.Builder
 	for _, is := range Counterexample(f) {
 		fmt.Fprintf(&b, "%s%s\n", indent, is.Title)
@@ -346,7 +346,7 @@ func isWordByte(c byte) bool {
 // operationLabel is the operation to name beside f's check, "" when f's
 // message already begins with it ("create-order: …"), so that a line
 // never says it twice.
-func operationLabel(f harness.Finding) string {
+func operationLabel(f record.Finding) string {
 	if op := f.Operation; op != "" && !strings.HasPrefix(f.Message, op+":") && !strings.HasPrefix(f.Message, op+" ") {
 		return op
 	}
@@ -363,7 +363,7 @@ func numbered(steps []string) string {
 }
 
 // trialFailed reports whether t's failing generated trial failed check.
-func trialFailed(t harness.TargetResult, check string) bool {
+func trialFailed(t record.TargetResult, check string) bool {
 	if t.Scenario == nil || len(TrialSteps(t)) == 0 {
 		return false
 	}
@@ -382,7 +382,7 @@ func trialFailed(t harness.TargetResult, check string) bool {
 
 // trialBlock is t's failing generated trial as plain text for the JUnit
 // report: a heading and the numbered steps; "" when no trial failed.
-func trialBlock(t harness.TargetResult) string {
+func trialBlock(t record.TargetResult) string {
 	steps := TrialSteps(t)
 	if len(steps) == 0 {
 		return ""
@@ -396,7 +396,7 @@ func trialBlock(t harness.TargetResult) string {
 
 // mdTrial is t's failing generated trial as a Markdown numbered list;
 // "" when no trial failed.
-func mdTrial(t harness.TargetResult) string {
+func mdTrial(t record.TargetResult) string {
 	steps := TrialSteps(t)
 	if len(steps) == 0 {
 		return ""

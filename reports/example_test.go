@@ -3,13 +3,14 @@ package reports_test
 import (
 	"fmt"
 
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
 func ExampleReplayCommand() {
-	res := &harness.Result{Seed: 42, Meta: harness.Meta{Command: "run", Config: "idemcheck.yaml"}}
-	f := harness.Finding{Check: harness.CheckRetryAfterFault, Severity: harness.Critical}
+	res := &record.Result{Seed: 42, Meta: record.Meta{Command: "run", Config: "idemcheck.yaml"}}
+	f := record.Finding{Check: checks.CheckRetryAfterFault, Severity: record.Critical}
 	fmt.Println(reports.RunCommand(res))
 	fmt.Println(reports.ReplayCommand(res, f))
 	// Output:

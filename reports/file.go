@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // WriteFile writes path atomically: render writes into a temporary file in
@@ -57,12 +57,12 @@ func WriteFile(path string, render func(io.Writer) error) (err error) {
 }
 
 // WriteDir writes into dir (made if need be) the raw result
-// (harness.ResultFile), cleaned as ResultJSON does, for every report can be
+// (record.ResultFile), cleaned as ResultJSON does, for every report can be
 // made again from it, and each format's report to its File, replaced as a
 // set (see WriteSet): a file that cannot be written does not stop the
 // others, and every failure is returned together, after all were tried.
-func WriteDir(dir string, res *harness.Result, formats []Format, o Options) error {
-	set := []SetFile{{Name: harness.ResultFile, Render: func(w io.Writer) error { return ResultJSON(w, res) }}}
+func WriteDir(dir string, res *record.Result, formats []Format, o Options) error {
+	set := []SetFile{{Name: record.ResultFile, Render: func(w io.Writer) error { return ResultJSON(w, res) }}}
 	for _, f := range formats {
 		set = append(set, SetFile{Name: f.File, Render: func(w io.Writer) error { return f.Render(w, res, o) }})
 	}

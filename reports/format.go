@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // Options tune the renderers; the zero value is usable.
@@ -18,7 +18,7 @@ type Options struct {
 	Findings int
 	// MinScore is the score the run was gated on (--min-score); the
 	// Markdown and HTML reports mark the targets below it. A result that
-	// carries no gate (harness.Result.ApplyGate) is judged against it.
+	// carries no gate (harness.ApplyGate) is judged against it.
 	MinScore int
 	// Color colours the text report's scores and severities (for a
 	// terminal that wants colour; never for a file).
@@ -39,7 +39,7 @@ type Format struct {
 	// File is the report's file name under --out.
 	File string
 	// Render writes the report of res.
-	Render func(w io.Writer, res *harness.Result, o Options) error
+	Render func(w io.Writer, res *record.Result, o Options) error
 }
 
 // Formats returns the report formats, in the order of their documentation.

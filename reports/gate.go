@@ -5,15 +5,16 @@ import (
 	"strings"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // withGate makes sure res carries a gate: the one the run applied
-// (harness.Result.ApplyGate), or else, for a result rendered straight from
+// (harness.ApplyGate), or else, for a result rendered straight from
 // harness.Verify, the gate of o.MinScore. res must be the renderer's own
 // copy (see cleaned): it is changed in place.
-func withGate(res *harness.Result, o Options) *harness.Result {
+func withGate(res *record.Result, o Options) *record.Result {
 	if res != nil && res.Gate == nil {
-		res.ApplyGate(o.MinScore, "")
+		harness.ApplyGate(res, o.MinScore, "")
 	}
 	return res
 }
@@ -21,7 +22,7 @@ func withGate(res *harness.Result, o Options) *harness.Result {
 // ScoreLabel is a target's score for a table: "0" to "3", "partial" when
 // the run was restricted to some checks (its score is not computed), or
 // "error" when the harness could not test it.
-func ScoreLabel(t harness.TargetResult) string {
+func ScoreLabel(t record.TargetResult) string {
 	switch {
 	case t.Error != "":
 		return "error"
@@ -33,7 +34,7 @@ func ScoreLabel(t harness.TargetResult) string {
 
 // GateState is the run's verdict in one word: PASS (every target met the
 // gate), FAIL (one did not) or ERROR (the harness could not test one).
-func GateState(res *harness.Result) string {
+func GateState(res *record.Result) string {
 	switch {
 	case res.Failed():
 		return "ERROR"
@@ -48,7 +49,7 @@ func GateState(res *harness.Result) string {
 // that was applied, and with a baseline what changed since it. res is the
 // result as a renderer has it (cleaned); a result without a gate is
 // judged against o.MinScore.
-func GateText(res *harness.Result, o Options) string {
+func GateText(res *record.Result, o Options) string {
 	res = withGate(cleaned(res), o)
 	g := res.Gate
 	var b strings.Builder
@@ -74,7 +75,7 @@ func GateText(res *harness.Result, o Options) string {
 // countsForGate reports whether a failed check's findings count against
 // the target's gate: the gate was not met and, with a baseline, the check
 // has a new finding. The others are tolerated: within the gate.
-func countsForGate(t harness.TargetResult, check string) bool {
+func countsForGate(t record.TargetResult, check string) bool {
 	if t.Gate == nil || t.Gate.Met {
 		return false
 	}

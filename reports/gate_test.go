@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -29,7 +30,7 @@ func TestJUnitFailsExactlyWhenTheGateFails(t *testing.T) {
 					base.Targets[0].Findings = base.Targets[0].Findings[:1]
 					require.NoError(t, harness.Compare(base, res))
 				}
-				res.ApplyGate(min, "")
+				harness.ApplyGate(res, min, "")
 				var doc struct {
 					Failures int `xml:"failures,attr"`
 					Suites   []struct {
@@ -55,10 +56,10 @@ func TestReportsShowTheGate(t *testing.T) {
 	// Since the baseline, mismatch fixed its finding and unstable-replay
 	// gained one.
 	res.Targets[1].Findings = nil
-	res.Targets[1].Score = harness.ScoreResult{Level: 3, Reason: "every condition holds"}
+	res.Targets[1].Score = record.ScoreResult{Level: 3, Reason: "every condition holds"}
 	base.Targets[2].Findings = base.Targets[2].Findings[:1]
 	require.NoError(t, harness.Compare(base, res))
-	res.ApplyGate(2, "old/result.json")
+	harness.ApplyGate(res, 2, "old/result.json")
 
 	md := render(t, "md", res, reports.Options{})
 	assert.Contains(t, md, "**Since the baseline** (`old/result.json`): 0 new, 1 fixed, 0 still present; score higher than the baseline's 2.")

@@ -10,7 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 //go:embed html.tmpl
@@ -28,7 +29,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 // forbids the rest). Per target it shows the score and why, a check × fault
 // matrix, and for each finding a timeline of its attempts and effects and
 // its minimal counterexample as a list of steps.
-func HTML(w io.Writer, res *harness.Result, o Options) error {
+func HTML(w io.Writer, res *record.Result, o Options) error {
 	res = cleaned(res) // nothing a target printed reaches the report raw
 	return htmlTemplate.Execute(w, buildPage(res, o))
 }
@@ -38,7 +39,7 @@ type htmlPage struct {
 	Verdict string
 	Failed  bool
 	Seed    uint64
-	Meta    harness.Meta
+	Meta    record.Meta
 	Started string
 	Elapsed string
 	Replay  string
@@ -54,7 +55,7 @@ type htmlTarget struct {
 	MinScore           int
 	Error              string
 	Reason             string
-	Next               *harness.Gap
+	Next               *record.Gap
 	NextAnchor         string
 	Summary            Summary
 	Faults             []string
@@ -81,7 +82,7 @@ type htmlFinding struct {
 
 var anchorUnsafe = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
 
-func buildPage(res *harness.Result, o Options) htmlPage {
+func buildPage(res *record.Result, o Options) htmlPage {
 	rep := Build(res)
 	p := htmlPage{
 		Title:   fmt.Sprintf("idemcheck report: %s, seed %d", plural(len(res.Targets), "target", "targets"), res.Seed),
@@ -97,7 +98,7 @@ func buildPage(res *harness.Result, o Options) htmlPage {
 		p.Started = res.Started.UTC().Format(time.RFC3339)
 	}
 	props := map[string]string{}
-	for _, c := range harness.Checks() {
+	for _, c := range checks.Checks() {
 		props[c.ID] = c.Property
 	}
 	for ti, t := range res.Targets {

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // ReportSchema names the version of the JSON report. Within a version,
@@ -18,16 +18,16 @@ type Report struct {
 	Seed   uint64 `json:"seed"`
 	// Meta says how the run was made: idemcheck's version, the
 	// configuration file and its SHA-256, the command, the shard.
-	Meta       harness.Meta `json:"meta"`
-	Started    time.Time    `json:"started"`
-	DurationMS int64        `json:"duration_ms"`
+	Meta       record.Meta `json:"meta"`
+	Started    time.Time   `json:"started"`
+	DurationMS int64       `json:"duration_ms"`
 	// Replay is the command that repeats the whole run with its seed, ""
 	// when the run was not made by the idemcheck command.
 	Replay  string     `json:"replay"`
 	Summary RunSummary `json:"summary"`
 	// Gate is the verdict the run was held to (--min-score, --baseline):
 	// the one its exit code gives.
-	Gate    *harness.Gate  `json:"gate,omitempty"`
+	Gate    *record.Gate   `json:"gate,omitempty"`
 	Targets []TargetReport `json:"targets"`
 }
 
@@ -40,16 +40,16 @@ type TargetReport struct {
 	Score int `json:"score"`
 	// ScorePartial is true when the run was restricted to some checks
 	// (--only): the score is not computed, ScoreReason says which ran.
-	ScorePartial bool         `json:"score_partial,omitempty"`
-	ScoreReason  string       `json:"score_reason"`
-	Next         *harness.Gap `json:"next,omitempty"`
+	ScorePartial bool        `json:"score_partial,omitempty"`
+	ScoreReason  string      `json:"score_reason"`
+	Next         *record.Gap `json:"next,omitempty"`
 	// Gate says whether the target met the run's gate, and why.
-	Gate *harness.TargetGate `json:"gate,omitempty"`
+	Gate *record.TargetGate `json:"gate,omitempty"`
 	// Baseline is what changed since the baseline (--baseline), if any.
-	Baseline *harness.TargetDiff   `json:"baseline,omitempty"`
-	Error    string                `json:"error,omitempty"`
-	Checks   []harness.CheckResult `json:"checks"`
-	Findings []Finding             `json:"findings"`
+	Baseline *record.TargetDiff   `json:"baseline,omitempty"`
+	Error    string               `json:"error,omitempty"`
+	Checks   []record.CheckResult `json:"checks"`
+	Findings []Finding            `json:"findings"`
 	// Faults are the faults the run tried on the target; Unsupported those
 	// its adapter could not inject.
 	Faults      []string `json:"faults"`
@@ -76,7 +76,7 @@ type Trial struct {
 
 // Finding is a harness finding with the command that replays it.
 type Finding struct {
-	harness.Finding
+	record.Finding
 	// Replay re-runs the finding's check with the run's seed; "" when the
 	// run was not made by the idemcheck command.
 	Replay string `json:"replay"`
@@ -111,7 +111,7 @@ type RunSummary struct {
 }
 
 // Build makes the report of res.
-func Build(res *harness.Result) Report {
+func Build(res *record.Result) Report {
 	rep := Report{
 		Schema: ReportSchema, Seed: res.Seed, Meta: res.Meta,
 		Started: res.Started, DurationMS: res.Duration.Milliseconds(),
@@ -136,16 +136,16 @@ func Build(res *harness.Result) Report {
 			rep.Summary.Untested++
 		}
 		if tr.Checks == nil {
-			tr.Checks = []harness.CheckResult{}
+			tr.Checks = []record.CheckResult{}
 		}
 		for _, f := range t.Findings {
 			tr.Findings = append(tr.Findings, Finding{Finding: f, Replay: findingReplay(res, f)})
 			switch f.Severity {
-			case harness.Critical:
+			case record.Critical:
 				rep.Summary.Critical++
-			case harness.Major:
+			case record.Major:
 				rep.Summary.Major++
-			case harness.Minor:
+			case record.Minor:
 				rep.Summary.Minor++
 			}
 		}
@@ -182,7 +182,7 @@ func Build(res *harness.Result) Report {
 }
 
 // JSON writes the report of res, indented.
-func JSON(w io.Writer, res *harness.Result, o Options) error {
+func JSON(w io.Writer, res *record.Result, o Options) error {
 	res = withGate(cleaned(res), o) // nothing a target printed reaches the report raw
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -192,7 +192,7 @@ func JSON(w io.Writer, res *harness.Result, o Options) error {
 // ResultJSON writes res itself (history and ledger included) as
 // Result.WriteJSON does, cleaned first: nothing a target printed is stored
 // raw, and no secret it printed is stored at all.
-func ResultJSON(w io.Writer, res *harness.Result) error {
+func ResultJSON(w io.Writer, res *record.Result) error {
 	res = cleaned(res) // nothing a target printed is stored raw
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

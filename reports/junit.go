@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // The JUnit XML shape CI systems read (Jenkins, GitLab, GitHub test
@@ -74,7 +74,7 @@ type junitMessage struct {
 // findings in its system-out: so the file has a failure exactly when the
 // run's exit code is 1. A target the harness could not test is one
 // testcase in error (exit code 3).
-func JUnit(w io.Writer, res *harness.Result, o Options) error {
+func JUnit(w io.Writer, res *record.Result, o Options) error {
 	res = withGate(cleaned(res), o) // nothing a target printed reaches the report raw
 	doc := junitSuites{Name: "idemcheck", Time: seconds(res.Duration)}
 	stamp := ""
@@ -120,16 +120,16 @@ func JUnit(w io.Writer, res *harness.Result, o Options) error {
 			s.SystemOut = &junitText{scoreText(t) + "\ngate: " + gateReason(t) + trialBlock(t)}
 			s.Cases = append(s.Cases, scoreCase(t, classname))
 		}
-		byCheck := map[string][]harness.Finding{}
+		byCheck := map[string][]record.Finding{}
 		for _, f := range t.Findings {
 			byCheck[f.Check] = append(byCheck[f.Check], f)
 		}
 		for _, c := range t.Checks {
 			tc := junitCase{Name: c.ID, Classname: classname, Time: "0"}
 			switch c.Status {
-			case harness.StatusSkip:
+			case record.StatusSkip:
 				tc.Skipped = &junitMessage{Message: c.Note}
-			case harness.StatusFail:
+			case record.StatusFail:
 				tc.Failure = junitFailure(res, c, byCheck[c.ID])
 				if trialFailed(t, c.ID) {
 					tc.Failure.Body += trialBlock(t)[1:]
@@ -173,7 +173,7 @@ func JUnit(w io.Writer, res *harness.Result, o Options) error {
 	return err
 }
 
-func junitFailure(res *harness.Result, c harness.CheckResult, fs []harness.Finding) *junitMessage {
+func junitFailure(res *record.Result, c record.CheckResult, fs []record.Finding) *junitMessage {
 	m := &junitMessage{Message: c.Note, Type: "fail"}
 	if len(fs) == 0 {
 		return m
@@ -210,7 +210,7 @@ func junitFailure(res *harness.Result, c harness.CheckResult, fs []harness.Findi
 }
 
 // findingReplay is f's own replay command if it has one, else the run's.
-func findingReplay(res *harness.Result, f harness.Finding) string {
+func findingReplay(res *record.Result, f record.Finding) string {
 	if f.Replay != "" {
 		return f.Replay
 	}
@@ -222,7 +222,7 @@ func seconds(d time.Duration) string {
 }
 
 // scoreCase is the testcase of a target's score against the gate.
-func scoreCase(t harness.TargetResult, classname string) junitCase {
+func scoreCase(t record.TargetResult, classname string) junitCase {
 	tc := junitCase{Name: "score", Classname: classname, Time: "0"}
 	if t.Gate != nil && !t.Gate.Met {
 		tc.Failure = &junitMessage{Message: "gate not met: " + t.Gate.Reason, Type: "gate", Body: scoreText(t)}
@@ -232,7 +232,7 @@ func scoreCase(t harness.TargetResult, classname string) junitCase {
 	return tc
 }
 
-func gateReason(t harness.TargetResult) string {
+func gateReason(t record.TargetResult) string {
 	if t.Gate == nil {
 		return "no gate applied"
 	}
@@ -240,7 +240,7 @@ func gateReason(t harness.TargetResult) string {
 }
 
 // scoreText says a target's score and why, in two lines.
-func scoreText(t harness.TargetResult) string {
+func scoreText(t record.TargetResult) string {
 	label := ScoreLabel(t)
 	if !t.Score.Partial {
 		label += "/3"

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // Markdown writes a summary for a GitHub Actions step summary or a pull
@@ -14,7 +14,7 @@ import (
 // reason for its score, its checks, and its top findings with the commands
 // that replay them. It uses no images and no emoji: it reads the same as
 // plain text.
-func Markdown(w io.Writer, res *harness.Result, o Options) error {
+func Markdown(w io.Writer, res *record.Result, o Options) error {
 	res = withGate(cleaned(res), o) // nothing a target printed reaches the report raw
 	var b strings.Builder
 	rep := Build(res)
@@ -68,9 +68,9 @@ func Markdown(w io.Writer, res *harness.Result, o Options) error {
 		pass, fail, skip := 0, 0, 0
 		for _, c := range t.Checks {
 			switch c.Status {
-			case harness.StatusPass:
+			case record.StatusPass:
 				pass++
-			case harness.StatusFail:
+			case record.StatusFail:
 				fail++
 			default:
 				skip++
@@ -85,7 +85,7 @@ func Markdown(w io.Writer, res *harness.Result, o Options) error {
 		if len(t.Findings) == 0 {
 			continue
 		}
-		fs := append([]harness.Finding(nil), t.Findings...)
+		fs := append([]record.Finding(nil), t.Findings...)
 		sort.SliceStable(fs, func(i, j int) bool { return rank(fs[i].Severity) > rank(fs[j].Severity) })
 		b.WriteString("\nTop findings:\n\n")
 		for i, f := range fs {
@@ -118,7 +118,7 @@ func Markdown(w io.Writer, res *harness.Result, o Options) error {
 
 // mdBaseline writes what changed since the baseline: the new findings,
 // then the fixed ones.
-func mdBaseline(b *strings.Builder, res *harness.Result, d *harness.TargetDiff) {
+func mdBaseline(b *strings.Builder, res *record.Result, d *record.TargetDiff) {
 	fmt.Fprintf(b, "\n**Since the baseline**")
 	if res.Gate != nil && res.Gate.Baseline != "" {
 		fmt.Fprintf(b, " (%s)", mdCode(res.Gate.Baseline))
@@ -126,7 +126,7 @@ func mdBaseline(b *strings.Builder, res *harness.Result, d *harness.TargetDiff) 
 	fmt.Fprintf(b, ": %s.\n", mdText(d.Summary()))
 	for _, sec := range []struct {
 		title string
-		keys  []harness.FindingKey
+		keys  []record.FindingKey
 	}{{"New", d.New}, {"Fixed", d.Fixed}} {
 		if len(sec.keys) == 0 {
 			continue
@@ -147,7 +147,7 @@ func mdBaseline(b *strings.Builder, res *harness.Result, d *harness.TargetDiff) 
 
 // scoreBadge is a target's score as emphasised text, e.g. "**score 2/3**",
 // with the gate's reason when the target did not meet it.
-func scoreBadge(t harness.TargetResult, minScore int) string {
+func scoreBadge(t record.TargetResult, minScore int) string {
 	if t.Error != "" {
 		return "**not scored**"
 	}
@@ -170,7 +170,7 @@ func scoreBadge(t harness.TargetResult, minScore int) string {
 // one; reports of a run with a nonce carry it.
 const freshKeysNote = "Keys and markers are new in every run, even with the same seed: idemcheck never resets state kept outside {{state_dir}} (a database, a Redis), and needs not to, since no later run sends a key or marker an earlier one sent."
 
-func verdictLine(res *harness.Result, minScore int) string {
+func verdictLine(res *record.Result, minScore int) string {
 	if res.Gate == nil {
 		res = withGate(cleaned(res), Options{MinScore: minScore})
 	}

@@ -1,7 +1,8 @@
 package reports
 
 import (
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // Matrix is a target's checks against the faults tried: which check held
@@ -30,7 +31,7 @@ type MatrixColumn struct {
 // MatrixRow is one check across the columns.
 type MatrixRow struct {
 	Check  string
-	Status harness.Status
+	Status record.Status
 	Note   string
 	Cells  []MatrixCell
 }
@@ -39,7 +40,7 @@ type MatrixRow struct {
 type MatrixCell struct {
 	// Status is pass, fail or skip; "" when the check judged nothing under
 	// this fault.
-	Status harness.Status
+	Status record.Status
 	// Findings counts the check's findings under this fault.
 	Findings int
 	// Passed counts the operations the check judged under this fault
@@ -48,7 +49,7 @@ type MatrixCell struct {
 }
 
 // BuildMatrix makes t's matrix; nil when t has no record.
-func BuildMatrix(t harness.TargetResult) *Matrix {
+func BuildMatrix(t record.TargetResult) *Matrix {
 	rec := t.Record
 	if rec == nil {
 		return nil
@@ -71,7 +72,7 @@ func BuildMatrix(t harness.TargetResult) *Matrix {
 		addColumn(f)
 	}
 	// The intents of each column and operation.
-	byCell := map[[2]string][]harness.Intent{}
+	byCell := map[[2]string][]record.Intent{}
 	for _, in := range rec.Intents {
 		if len(in.Attempts) == 0 {
 			continue
@@ -102,11 +103,11 @@ func BuildMatrix(t harness.TargetResult) *Matrix {
 		addColumn(ff) // a generated trial may have met a fault the probes did not
 		found[[3]string{f.Check, ff, f.Operation}]++
 	}
-	status := map[string]harness.CheckResult{}
+	status := map[string]record.CheckResult{}
 	for _, c := range t.Checks {
 		status[c.ID] = c
 	}
-	for _, c := range harness.Checks() {
+	for _, c := range checks.Checks() {
 		cr, ok := status[c.ID]
 		if !ok {
 			continue
@@ -114,8 +115,8 @@ func BuildMatrix(t harness.TargetResult) *Matrix {
 		row := MatrixRow{Check: c.ID, Status: cr.Status, Note: cr.Note, Cells: make([]MatrixCell, len(m.Columns))}
 		for i, column := range m.Columns {
 			cell := &row.Cells[i]
-			if cr.Status == harness.StatusSkip {
-				cell.Status = harness.StatusSkip
+			if cr.Status == record.StatusSkip {
+				cell.Status = record.StatusSkip
 				continue
 			}
 			for _, op := range rec.Target.Operations {
@@ -130,9 +131,9 @@ func BuildMatrix(t harness.TargetResult) *Matrix {
 			cell.Findings += found[[3]string{c.ID, column.Fault, ""}]
 			switch {
 			case cell.Findings > 0:
-				cell.Status = harness.StatusFail
+				cell.Status = record.StatusFail
 			case cell.Passed > 0:
-				cell.Status = harness.StatusPass
+				cell.Status = record.StatusPass
 			}
 		}
 		m.Rows = append(m.Rows, row)
@@ -142,7 +143,7 @@ func BuildMatrix(t harness.TargetResult) *Matrix {
 
 // judges reports whether eval finds anything to judge among ins (with the
 // whole ledger, since checks read attempts' ledger windows).
-func judges(eval func(*harness.Record) ([]harness.Finding, bool), rec *harness.Record, ins []harness.Intent) (applicable bool) {
+func judges(eval func(*record.Record) ([]record.Finding, bool), rec *record.Record, ins []record.Intent) (applicable bool) {
 	defer func() {
 		if recover() != nil {
 			applicable = false // a check that cannot read a partial record judged nothing here
@@ -155,7 +156,7 @@ func judges(eval func(*harness.Record) ([]harness.Finding, bool), rec *harness.R
 }
 
 // intentFault is the fault of the intent's first faulted attempt, "" if none.
-func intentFault(in *harness.Intent) string {
+func intentFault(in *record.Intent) string {
 	for _, a := range in.Attempts {
 		if a.Fault != "" {
 			return a.Fault
@@ -166,7 +167,7 @@ func intentFault(in *harness.Intent) string {
 
 // findingFault is the fault a finding was made under: its own, else that
 // of the intents it shows.
-func findingFault(f harness.Finding) string {
+func findingFault(f record.Finding) string {
 	if f.Fault != "" {
 		return f.Fault
 	}

@@ -6,7 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -37,24 +38,24 @@ func TestMatrix(t *testing.T) {
 	assert.Equal(t, []string{"", "lost-response", "downstream-503", "crash-before-effect"}, cols, "no fault, then the faults tried in order")
 	assert.Len(t, m.Rows, len(res.Targets[0].Checks), "a row per check")
 
-	eo := cells(t, m, harness.CheckExactlyOnce)
-	assert.Equal(t, reports.MatrixCell{Status: harness.StatusFail, Findings: 1}, eo["downstream-503"], "the lost intent after a failed charge")
-	assert.Equal(t, reports.MatrixCell{Status: harness.StatusFail, Findings: 1}, eo["crash-before-effect"], "and after a crash before the charge")
-	assert.Equal(t, reports.MatrixCell{Status: harness.StatusPass, Passed: 1}, eo["lost-response"], "the one mutating operation held under lost-response")
+	eo := cells(t, m, checks.CheckExactlyOnce)
+	assert.Equal(t, reports.MatrixCell{Status: record.StatusFail, Findings: 1}, eo["downstream-503"], "the lost intent after a failed charge")
+	assert.Equal(t, reports.MatrixCell{Status: record.StatusFail, Findings: 1}, eo["crash-before-effect"], "and after a crash before the charge")
+	assert.Equal(t, reports.MatrixCell{Status: record.StatusPass, Passed: 1}, eo["lost-response"], "the one mutating operation held under lost-response")
 
-	raf := cells(t, m, harness.CheckRetryAfterFault)
-	assert.Equal(t, harness.StatusPass, raf["lost-response"].Status)
-	assert.Equal(t, harness.Status(""), raf[""].Status, "retry.after-fault judges nothing without a fault")
-	assert.Equal(t, harness.Status(""), raf["crash-before-effect"].Status, "a crash is crash.recovery's to judge")
-	assert.Equal(t, harness.StatusPass, cells(t, m, harness.CheckCrashRecovery)["crash-before-effect"].Status)
+	raf := cells(t, m, checks.CheckRetryAfterFault)
+	assert.Equal(t, record.StatusPass, raf["lost-response"].Status)
+	assert.Equal(t, record.Status(""), raf[""].Status, "retry.after-fault judges nothing without a fault")
+	assert.Equal(t, record.Status(""), raf["crash-before-effect"].Status, "a crash is crash.recovery's to judge")
+	assert.Equal(t, record.StatusPass, cells(t, m, checks.CheckCrashRecovery)["crash-before-effect"].Status)
 
-	for col, c := range cells(t, m, harness.CheckDownstream) {
-		assert.Equal(t, harness.StatusSkip, c.Status, "a skipped check is skipped in every column (%q)", col)
+	for col, c := range cells(t, m, checks.CheckDownstream) {
+		assert.Equal(t, record.StatusSkip, c.Status, "a skipped check is skipped in every column (%q)", col)
 	}
-	assert.Equal(t, reports.MatrixCell{Status: harness.StatusPass, Passed: 1}, cells(t, m, harness.CheckSafeReadOnly)[""], "the one safe operation")
+	assert.Equal(t, reports.MatrixCell{Status: record.StatusPass, Passed: 1}, cells(t, m, checks.CheckSafeReadOnly)[""], "the one safe operation")
 
 	mm := reports.BuildMatrix(res.Targets[1]) // mismatch: replays a reused key with another payload
-	assert.Equal(t, reports.MatrixCell{Status: harness.StatusFail, Findings: 1}, cells(t, mm, harness.CheckKeyMismatch)[""])
+	assert.Equal(t, reports.MatrixCell{Status: record.StatusFail, Findings: 1}, cells(t, mm, checks.CheckKeyMismatch)[""])
 
 	assert.Nil(t, reports.BuildMatrix(res.Targets[3]), "an untested target has no record, so no matrix")
 }

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // Redacted is what a secret is replaced with.
@@ -30,7 +30,7 @@ func RedactText(s string, secrets []string) string {
 // redacted (see RedactText) from every string it holds: target output,
 // replies, errors and messages alike. Write result.json and the reports
 // from it.
-func Redact(res *harness.Result, secrets []string) *harness.Result {
+func Redact(res *record.Result, secrets []string) *record.Result {
 	r := newRedactor(secrets)
 	return transformed(res, func(s string) string { return r.text(Clean(s)) })
 }

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // RunCommand returns the command that repeats the run with its seed (from
 // res.Meta), or "" when the run was not made by the idemcheck command. A
 // sharded run is repeated whole: the shards of a seed make exactly the
 // intents of the unsharded run.
-func RunCommand(res *harness.Result) string {
+func RunCommand(res *record.Result) string {
 	switch {
 	case res.Meta.Command == "demo":
 		return fmt.Sprintf("idemcheck demo --seed %d", res.Seed)
@@ -25,7 +25,7 @@ func RunCommand(res *harness.Result) string {
 // with the seed, restricted to f's check (--only), or "" when the run was
 // not made by the idemcheck command. The demo has no --only: its replay is
 // the whole demo.
-func ReplayCommand(res *harness.Result, f harness.Finding) string {
+func ReplayCommand(res *record.Result, f record.Finding) string {
 	cmd := RunCommand(res)
 	if cmd == "" || res.Meta.Command == "demo" {
 		return cmd

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -22,16 +22,16 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // fixture is a real run's raw result (3 reference targets of the shop,
 // three faults, seed 3: a lost effect, a silent key reuse, unstable
 // replays), plus a target the harness could not start, added by hand.
-func fixture(t *testing.T) *harness.Result {
+func fixture(t *testing.T) *record.Result {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "result.json"))
 	require.NoError(t, err)
-	var res harness.Result
+	var res record.Result
 	require.NoError(t, json.Unmarshal(b, &res))
 	return &res
 }
 
-func render(t *testing.T, name string, res *harness.Result, o reports.Options) string {
+func render(t *testing.T, name string, res *record.Result, o reports.Options) string {
 	t.Helper()
 	f, ok := reports.LookupFormat(name)
 	require.True(t, ok, name)
@@ -101,26 +101,26 @@ func TestJSONKeepsTheV1Fields(t *testing.T) {
 }
 
 func TestReplayCommands(t *testing.T) {
-	f := harness.Finding{Check: "exactly-once"}
+	f := record.Finding{Check: "exactly-once"}
 	cases := []struct {
 		why      string
-		meta     harness.Meta
+		meta     record.Meta
 		run, one string
 	}{
 		{"a run repeats with its configuration and seed, a finding with --only its check",
-			harness.Meta{Command: "run", Config: "idemcheck.yaml"},
+			record.Meta{Command: "run", Config: "idemcheck.yaml"},
 			"idemcheck run -c idemcheck.yaml --seed 9", "idemcheck run -c idemcheck.yaml --seed 9 --only exactly-once"},
 		{"a path a shell would split is quoted",
-			harness.Meta{Command: "run", Config: "my dir/it's.yaml"},
+			record.Meta{Command: "run", Config: "my dir/it's.yaml"},
 			`idemcheck run -c 'my dir/it'\''s.yaml' --seed 9`, `idemcheck run -c 'my dir/it'\''s.yaml' --seed 9 --only exactly-once`},
 		{"the demo has no --only: its findings replay with the whole demo",
-			harness.Meta{Command: "demo"}, "idemcheck demo --seed 9", "idemcheck demo --seed 9"},
+			record.Meta{Command: "demo"}, "idemcheck demo --seed 9", "idemcheck demo --seed 9"},
 		{"a run made from Go code has no command to give",
-			harness.Meta{}, "", ""},
+			record.Meta{}, "", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.why, func(t *testing.T) {
-			res := &harness.Result{Seed: 9, Meta: tc.meta}
+			res := &record.Result{Seed: 9, Meta: tc.meta}
 			assert.Equal(t, tc.run, reports.RunCommand(res))
 			assert.Equal(t, tc.one, reports.ReplayCommand(res, f))
 		})
@@ -180,7 +180,7 @@ func TestHTMLShowsATrialsCounterexample(t *testing.T) {
 	res := fixture(t)
 	tr := &res.Targets[0]
 	tr.Findings[0].Trial, tr.Findings[0].Flaky = true, true
-	tr.Scenario = &harness.ScenarioResult{Trials: 12, Steps: "1. create-order key A under lost-response\n2. create-order key A"}
+	tr.Scenario = &record.ScenarioResult{Trials: 12, Steps: "1. create-order key A under lost-response\n2. create-order key A"}
 	page := render(t, "html", res, reports.Options{})
 	assert.Contains(t, page, "Generated trial, shrunk to its minimal counterexample")
 	assert.Contains(t, page, "1. create-order key A under lost-response\n2. create-order key A")
@@ -196,7 +196,7 @@ func TestEveryFormatCarriesTheTrialAndItsRate(t *testing.T) {
 	res := fixture(t)
 	tr := &res.Targets[0]
 	tr.Findings[0].Trial = true
-	tr.Scenario = &harness.ScenarioResult{Trials: 40, Replays: 3, Reproduced: 2, Findings: []harness.Finding{tr.Findings[0]},
+	tr.Scenario = &record.ScenarioResult{Trials: 40, Replays: 3, Reproduced: 2, Findings: []record.Finding{tr.Findings[0]},
 		Steps: "1. create-order with a fresh key retrying until done\n2. at the same time as step 1: create-order with a fresh key retrying until done"}
 	rep := reports.Build(res).Targets[0]
 	require.NotNil(t, rep.Trial)

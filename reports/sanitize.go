@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // Clean makes text a target or a tool produced safe for every report
@@ -65,12 +65,12 @@ func isControl(r rune) bool {
 // cleaned returns a copy of res with every string cleaned (see Clean) and
 // every credential of a known shape redacted (see RedactText): what the
 // renderers write can then hold nothing a target printed raw.
-func cleaned(res *harness.Result) *harness.Result {
+func cleaned(res *record.Result) *record.Result {
 	return transformed(res, func(s string) string { return RedactText(Clean(s), nil) })
 }
 
 // transformed returns a copy of res with fn applied to every string.
-func transformed(res *harness.Result, fn func(string) string) *harness.Result {
+func transformed(res *record.Result, fn func(string) string) *record.Result {
 	if res == nil {
 		return nil
 	}
@@ -80,7 +80,7 @@ func transformed(res *harness.Result, fn func(string) string) *harness.Result {
 	if err != nil {
 		return res
 	}
-	var out harness.Result
+	var out record.Result
 	if err := json.Unmarshal(b, &out); err != nil {
 		return res
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/reports/schema"
 )
@@ -23,31 +23,31 @@ func TestReportOfARealRunValidates(t *testing.T) {
 // the harness types it carries, but not documented in the schema, fails
 // here.
 func TestEveryFieldIsInTheSchema(t *testing.T) {
-	var res harness.Result
+	var res record.Result
 	fill(reflect.ValueOf(&res).Elem(), 0)
-	res.Schema = harness.ResultSchema
+	res.Schema = record.ResultSchema
 	for i := range res.Targets {
 		tr := &res.Targets[i]
 		tr.Score.Level = 2
 		tr.Score.Next.Level = 3
 		tr.Score.Next.Finding = 0
 		for j := range tr.Checks {
-			tr.Checks[j].Status = harness.StatusFail
+			tr.Checks[j].Status = record.StatusFail
 		}
 		if d := tr.Baseline; d != nil {
-			d.ScoreChange = harness.ScoreLower
-			for _, l := range [][]harness.FindingKey{d.New, d.Fixed, d.Still} {
+			d.ScoreChange = record.ScoreLower
+			for _, l := range [][]record.FindingKey{d.New, d.Fixed, d.Still} {
 				for k := range l {
-					l[k].Severity = harness.Major
+					l[k].Severity = record.Major
 				}
 			}
 		}
 		for j := range tr.Findings {
 			f := &tr.Findings[j]
-			f.Severity = harness.Minor
+			f.Severity = record.Minor
 			for k := range f.Evidence.Intents {
 				for l := range f.Evidence.Intents[k].Attempts {
-					f.Evidence.Intents[k].Attempts[l].Outcome = harness.Info
+					f.Evidence.Intents[k].Attempts[l].Outcome = record.Info
 				}
 			}
 		}

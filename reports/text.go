@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // TextWidth is the width the text report fits in: every line of it is at
@@ -19,7 +19,7 @@ const TextWidth = 80
 // findings (long lists of evidence summarised: the JSON and HTML reports
 // keep them whole) and the minimal counterexample of a failing generated
 // trial. With Options.Color, scores and severities are coloured.
-func Text(w io.Writer, res *harness.Result, o Options) error {
+func Text(w io.Writer, res *record.Result, o Options) error {
 	res = cleaned(res) // nothing a target printed reaches the report raw
 	limit := o.findings()
 	var b strings.Builder
@@ -88,8 +88,8 @@ func Text(w io.Writer, res *harness.Result, o Options) error {
 // findingsOrder returns t's findings worst first, the one that blocks the
 // next level (if any) leading, and that one's index in the order (0), or
 // -1 when no finding blocks it.
-func findingsOrder(t harness.TargetResult) ([]harness.Finding, int) {
-	fs := append([]harness.Finding(nil), t.Findings...)
+func findingsOrder(t record.TargetResult) ([]record.Finding, int) {
+	fs := append([]record.Finding(nil), t.Findings...)
 	blocking := -1
 	if n := t.Score.Next; n != nil && n.Finding >= 0 && n.Finding < len(fs) {
 		blocking = n.Finding
@@ -105,7 +105,7 @@ func findingsOrder(t harness.TargetResult) ([]harness.Finding, int) {
 		}
 		return rank(fs[a].Severity) > rank(fs[b].Severity)
 	})
-	out := make([]harness.Finding, len(fs))
+	out := make([]record.Finding, len(fs))
 	for i, k := range idx {
 		out[i] = fs[k]
 	}
@@ -117,7 +117,7 @@ func findingsOrder(t harness.TargetResult) ([]harness.Finding, int) {
 
 // trialText tells the minimal counterexample of t's failing generated
 // trial as numbered steps, restarts included; "" when no trial failed.
-func trialText(t harness.TargetResult) string {
+func trialText(t record.TargetResult) string {
 	steps := TrialSteps(t)
 	if len(steps) == 0 {
 		return ""
@@ -148,7 +148,7 @@ func trialText(t harness.TargetResult) string {
 }
 
 // trialChecks are the checks a counterexample failed, each once.
-func trialChecks(sc *harness.ScenarioResult) []string {
+func trialChecks(sc *record.ScenarioResult) []string {
 	var ids []string
 	seen := map[string]bool{}
 	for _, f := range sc.Findings {
@@ -162,7 +162,7 @@ func trialChecks(sc *harness.ScenarioResult) []string {
 
 // TrialSteps is the minimal counterexample of t's failing generated trial,
 // one step per element, without numbers; nil when no trial failed.
-func TrialSteps(t harness.TargetResult) []string {
+func TrialSteps(t record.TargetResult) []string {
 	sc := t.Scenario
 	if sc == nil {
 		return nil
@@ -188,7 +188,7 @@ func TrialSteps(t harness.TargetResult) []string {
 
 // textTable writes the table of targets, its last column (the failed
 // checks) wrapped to fit TextWidth.
-func textTable(b *strings.Builder, res *harness.Result, o Options) {
+func textTable(b *strings.Builder, res *record.Result, o Options) {
 	head := []string{"TARGET", "SCORE"}
 	if o.Expected != nil {
 		head = append(head, "BUILT FOR")
@@ -317,11 +317,11 @@ func (o Options) paint(code, s string) string {
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
-func (o Options) paintSeverity(s harness.Severity, text string) string {
+func (o Options) paintSeverity(s record.Severity, text string) string {
 	switch s {
-	case harness.Critical:
+	case record.Critical:
 		return o.paint(colorRed, text)
-	case harness.Major:
+	case record.Major:
 		return o.paint(colorYellow, text)
 	}
 	return o.paint(colorCyan, text)
@@ -340,20 +340,20 @@ func (o Options) paintScore(level int, text string) string {
 	return strings.Replace(text, word, o.paint(code, word), 1)
 }
 
-func rank(s harness.Severity) int {
+func rank(s record.Severity) int {
 	switch s {
-	case harness.Critical:
+	case record.Critical:
 		return 3
-	case harness.Major:
+	case record.Major:
 		return 2
 	}
 	return 1
 }
 
-func failedChecks(t harness.TargetResult) string {
+func failedChecks(t record.TargetResult) string {
 	var ids []string
 	for _, c := range t.Checks {
-		if c.Status == harness.StatusFail {
+		if c.Status == record.StatusFail {
 			ids = append(ids, c.ID)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
@@ -86,16 +86,16 @@ func TestWrap(t *testing.T) {
 // whose minimal counterexample restarts the target; the trial's finding is
 // not among the target's findings (the probes had found it already), so
 // every format must show the counterexample on its own.
-func withTrial(t *testing.T) *harness.Result {
+func withTrial(t *testing.T) *record.Result {
 	res := fixture(t)
 	tr := &res.Targets[0]
-	tr.Scenario = &harness.ScenarioResult{
+	tr.Scenario = &record.ScenarioResult{
 		Trials: 25,
 		Counterexample: &scenarios.Trial{Steps: []scenarios.Step{
 			{Op: "create-order", Key: scenarios.Fresh, Fault: "lost-response"},
 			{Op: "create-order", Key: scenarios.Again, Of: 0, Restart: true},
 		}},
-		Findings: []harness.Finding{{Check: "exactly-once", Severity: harness.Critical, Operation: "create-order", Message: "create-order: lost"}},
+		Findings: []record.Finding{{Check: "exactly-once", Severity: record.Critical, Operation: "create-order", Message: "create-order: lost"}},
 	}
 	return res
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakes"
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // timeline is the geometry of a finding's timeline, in the spirit of
@@ -87,7 +87,7 @@ const (
 )
 
 // buildTimeline lays out f's evidence; nil when it has no attempts.
-func buildTimeline(f harness.Finding) *timeline {
+func buildTimeline(f record.Finding) *timeline {
 	var t0, t1 time.Time
 	widen := func(t time.Time) {
 		if t.IsZero() {
@@ -218,7 +218,7 @@ type attemptGroup struct {
 	title      string
 }
 
-func attemptGroups(in harness.Intent) []attemptGroup {
+func attemptGroups(in record.Intent) []attemptGroup {
 	var gs []attemptGroup
 	for i := 0; i < len(in.Attempts); i++ {
 		a := in.Attempts[i]

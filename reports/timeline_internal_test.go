@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/fakes"
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // TestTimelineLayout checks the geometry of every finding's timeline in
@@ -20,7 +20,7 @@ import (
 func TestTimelineLayout(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("testdata", "result.json"))
 	require.NoError(t, err)
-	var res harness.Result
+	var res record.Result
 	require.NoError(t, json.Unmarshal(b, &res))
 	n := 0
 	for _, tr := range res.Targets {
@@ -62,11 +62,11 @@ func TestTimelineLayout(t *testing.T) {
 func TestTimelineStacksOverlappingAttempts(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	f := harness.Finding{Evidence: harness.Evidence{
-		Intents: []harness.Intent{{ID: 1, Marker: "m", Attempts: []harness.Attempt{
-			{N: 1, Start: at(0), End: at(100), Fault: "client-timeout", LedgerBefore: 0, LedgerAfter: 1, Reply: harness.Reply{Outcome: harness.Info, Forwarded: true}},
-			{N: 2, Start: at(50), End: at(60), LedgerBefore: 0, LedgerAfter: 1, Reply: harness.Reply{Outcome: harness.OK, Status: 200, Forwarded: true, HasEffect: true, Effect: "created"}},
-			{N: 3, Start: at(100), End: at(120), LedgerBefore: 1, LedgerAfter: 1, Reply: harness.Reply{Outcome: harness.OK, Status: 200, Forwarded: true, HasEffect: true, Effect: "noop"}},
+	f := record.Finding{Evidence: record.Evidence{
+		Intents: []record.Intent{{ID: 1, Marker: "m", Attempts: []record.Attempt{
+			{N: 1, Start: at(0), End: at(100), Fault: "client-timeout", LedgerBefore: 0, LedgerAfter: 1, Reply: record.Reply{Outcome: record.Info, Forwarded: true}},
+			{N: 2, Start: at(50), End: at(60), LedgerBefore: 0, LedgerAfter: 1, Reply: record.Reply{Outcome: record.OK, Status: 200, Forwarded: true, HasEffect: true, Effect: "created"}},
+			{N: 3, Start: at(100), End: at(120), LedgerBefore: 1, LedgerAfter: 1, Reply: record.Reply{Outcome: record.OK, Status: 200, Forwarded: true, HasEffect: true, Effect: "noop"}},
 		}}},
 		Effects: []fakes.Effect{{Seq: 1, Fake: "payments", Kind: "charge", ID: "ch_1", Markers: []string{"m"}, At: at(55)}},
 	}}

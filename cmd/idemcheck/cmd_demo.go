@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -79,7 +80,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	res.Meta = harness.Meta{Version: version(), Command: "demo"}
+	res.Meta = record.Meta{Version: version(), Command: "demo"}
 	demoGate(res, c.minScore, expected)
 	if err := c.emit(res, formats, stdout, reports.Options{Expected: expected}); err != nil {
 		return err
@@ -101,9 +102,9 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // purpose, so a target meets it when it got the score it was built for
 // and reached --min-score, which is 0 unless given (a higher one shows
 // what a gate would fail).
-func demoGate(res *harness.Result, minScore int, expected map[string]int) {
-	res.ApplyGate(minScore, "")
-	g := &harness.Gate{MinScore: minScore, Met: true}
+func demoGate(res *record.Result, minScore int, expected map[string]int) {
+	harness.ApplyGate(res, minScore, "")
+	g := &record.Gate{MinScore: minScore, Met: true}
 	var off []string
 	for i := range res.Targets {
 		t := &res.Targets[i]
@@ -115,11 +116,11 @@ func demoGate(res *harness.Result, minScore int, expected map[string]int) {
 		built := expected[t.Name]
 		switch {
 		case t.Score.Level != built:
-			t.Gate = &harness.TargetGate{Reason: fmt.Sprintf("score %d, built for %d", t.Score.Level, built)}
+			t.Gate = &record.TargetGate{Reason: fmt.Sprintf("score %d, built for %d", t.Score.Level, built)}
 		case t.Score.Level < minScore:
-			t.Gate = &harness.TargetGate{Reason: fmt.Sprintf("score %d as built, below --min-score %d", t.Score.Level, minScore)}
+			t.Gate = &record.TargetGate{Reason: fmt.Sprintf("score %d as built, below --min-score %d", t.Score.Level, minScore)}
 		default:
-			t.Gate = &harness.TargetGate{Met: true, Reason: fmt.Sprintf("score %d, as built", t.Score.Level)}
+			t.Gate = &record.TargetGate{Met: true, Reason: fmt.Sprintf("score %d, as built", t.Score.Level)}
 		}
 		if !t.Gate.Met {
 			g.Met = false

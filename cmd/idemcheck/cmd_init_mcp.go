@@ -13,7 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/idemcheck/idemcheck/config"
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	mcptarget "github.com/idemcheck/idemcheck/targets/mcp"
 )
 
@@ -195,7 +195,7 @@ func contains(xs []string, s string) bool {
 }
 
 // inputYAML writes an input generator as the configuration spells it.
-func inputYAML(in harness.Input) string {
+func inputYAML(in record.Input) string {
 	switch in.Kind {
 	case "int":
 		return fmt.Sprintf("{int: [%d, %d]}", in.Min, in.Max)

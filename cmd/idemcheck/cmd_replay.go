@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
@@ -104,7 +105,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			fmt.Fprintf(stderr, "%s: the saved trial %s\n%s", t.Name, state, r.Trial)
 		}
 	}
-	res.ApplyGate(c.minScore, "")
+	harness.ApplyGate(res, c.minScore, "")
 	replayGate(res, stillFail)
 	if err := c.emit(res, formats, stdout, reports.Options{}); err != nil {
 		return err
@@ -121,7 +122,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // while a saved trial of it still fails, and passes once they all pass,
 // whatever else its probes found (run judges those). A target that could
 // not be tested keeps its gate.
-func replayGate(res *harness.Result, stillFail map[string]bool) {
+func replayGate(res *record.Result, stillFail map[string]bool) {
 	var failing []string
 	for i := range res.Targets {
 		t := &res.Targets[i]
@@ -129,10 +130,10 @@ func replayGate(res *harness.Result, stillFail map[string]bool) {
 			continue
 		}
 		if stillFail[t.Name] {
-			t.Gate = &harness.TargetGate{Reason: "a saved trial still fails"}
+			t.Gate = &record.TargetGate{Reason: "a saved trial still fails"}
 			failing = append(failing, t.Name)
 		} else {
-			t.Gate = &harness.TargetGate{Met: true, Reason: "every saved trial passes now"}
+			t.Gate = &record.TargetGate{Met: true, Reason: "every saved trial passes now"}
 		}
 	}
 	if res.Gate == nil {
@@ -146,7 +147,7 @@ func replayGate(res *harness.Result, stillFail map[string]bool) {
 }
 
 // allTested says whether every target of res could be tested.
-func allTested(res *harness.Result) bool {
+func allTested(res *record.Result) bool {
 	for _, t := range res.Targets {
 		if t.Error != "" {
 			return false

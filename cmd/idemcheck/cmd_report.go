@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -43,7 +44,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer unlock()
-	results := make([]*harness.Result, len(paths))
+	results := make([]*record.Result, len(paths))
 	for i, p := range paths {
 		if results[i], err = readResultFile(ctx, p); err != nil {
 			if ctx.Err() != nil {
@@ -104,7 +105,7 @@ const maxResultBytes = 128 << 20
 // before it can block), at most maxResultBytes, and, when its directory
 // holds a manifest (reports.ManifestFile), only the file the manifest
 // lists: one from a set cut short is refused.
-func readResultFile(ctx context.Context, path string) (*harness.Result, error) {
+func readResultFile(ctx context.Context, path string) (*record.Result, error) {
 	// O_NONBLOCK: opening a FIFO must not wait for a writer.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -141,7 +142,7 @@ func readResultFile(ctx context.Context, path string) (*harness.Result, error) {
 			return nil, err
 		}
 	}
-	res, err := harness.ReadResult(b)
+	res, err := record.ReadResult(b)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/reports"
 )
@@ -114,7 +115,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if res != nil {
 		res.Meta = meta
-		res.MarkPartial()
+		checks.MarkPartial(res)
 		if err := applyGate(res, c.minScore, base); err != nil {
 			return err
 		}
@@ -179,9 +180,9 @@ func parseOnly(s string) ([]string, error) {
 		if id == "" {
 			continue
 		}
-		if !harness.KnownCheck(id) {
+		if !checks.KnownCheck(id) {
 			var known []string
-			for _, c := range harness.Checks() {
+			for _, c := range checks.Checks() {
 				known = append(known, c.ID)
 			}
 			return nil, usageErr("--only: unknown check %q (known: %s)", id, strings.Join(known, ", "))

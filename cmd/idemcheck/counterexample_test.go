@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
@@ -25,16 +25,16 @@ import (
 func TestEveryReportCarriesTheCounterexample(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "..", "reports", "testdata", "result.json"))
 	require.NoError(t, err)
-	var res harness.Result
+	var res record.Result
 	require.NoError(t, json.Unmarshal(b, &res))
 	res.Targets = res.Targets[:3] // the fourth could not be tested: exit 3
-	res.Targets[0].Scenario = &harness.ScenarioResult{
+	res.Targets[0].Scenario = &record.ScenarioResult{
 		Trials: 25,
 		Counterexample: &scenarios.Trial{Steps: []scenarios.Step{
 			{Op: "create-order", Key: scenarios.Fresh},
 			{Op: "create-order", Key: scenarios.Again, Of: 0, Restart: true},
 		}},
-		Findings: []harness.Finding{{Check: "exactly-once", Severity: harness.Critical, Operation: "create-order", Message: "create-order: lost", Trial: true}},
+		Findings: []record.Finding{{Check: "exactly-once", Severity: record.Critical, Operation: "create-order", Message: "create-order: lost", Trial: true}},
 	}
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in", "result.json")

@@ -6,10 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/idemcheck/idemcheck/harness"
 )
 
 // TestTargetCannotDisarmItsFaults runs two servers that are equally not
@@ -44,14 +43,14 @@ func TestTargetCannotDisarmItsFaults(t *testing.T) {
 	out := t.TempDir()
 	code, _, errs := runCLI(t, t.Context(), "run", "-c", path, "--trials", "0", "--seed", "7", "--quiet", "--format", "json", "--out", out)
 	require.Equal(t, exitBelow, code, errs)
-	res, err := harness.ReadResultFile(filepath.Join(out, harness.ResultFile))
+	res, err := record.ReadResultFile(filepath.Join(out, record.ResultFile))
 	require.NoError(t, err)
 
 	critical := map[string][]string{}
 	for _, tr := range res.Targets {
 		require.Empty(t, tr.Error, tr.Name)
 		for _, f := range tr.Findings {
-			if f.Severity == harness.Critical && f.Fault != "" {
+			if f.Severity == record.Critical && f.Fault != "" {
 				critical[tr.Name] = append(critical[tr.Name], f.Check+" under "+f.Fault)
 			}
 		}

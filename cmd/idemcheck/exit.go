@@ -10,7 +10,7 @@ import (
 const (
 	// every target met the gate: --min-score (default 3; 0 for demo) and
 	// no critical finding; with --baseline, nothing new (see
-	// harness.Result.ApplyGate). demo: every reference target got the
+	// harness.ApplyGate). demo: every reference target got the
 	// score it was built for; replay: every saved trial passes now.
 	exitOK = 0
 	// a target did not meet the gate: it scored below --min-score, has a

@@ -10,7 +10,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // setMinScoreDefault makes v the default of --min-score (registered by
@@ -28,12 +30,12 @@ const baselineUsage = "an earlier result.json of the same configuration: gate on
 // loadBaseline reads the --baseline file and checks that it can be one
 // for a run made as meta says; "" is no baseline. A file that is not a
 // result, or one from another configuration, is a usage error (exit 2).
-func loadBaseline(path string, meta harness.Meta) (*harness.Result, error) {
+func loadBaseline(path string, meta record.Meta) (*record.Result, error) {
 	if path == "" {
 		return nil, nil
 	}
 	hint := "pass the result.json that an earlier run of the same configuration wrote with --out"
-	base, err := harness.ReadResultFile(path)
+	base, err := record.ReadResultFile(path)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: fmt.Errorf("--baseline %s: %w", path, err), hint: hint}
 	}
@@ -45,7 +47,7 @@ func loadBaseline(path string, meta harness.Meta) (*harness.Result, error) {
 
 // applyGate compares res with base (when given) and applies the gate of
 // minScore to it: the gate goes into the result, and so into every report.
-func applyGate(res *harness.Result, minScore int, base *harness.Result) error {
+func applyGate(res *record.Result, minScore int, base *record.Result) error {
 	src := ""
 	if base != nil {
 		if err := harness.Compare(base, res); err != nil {
@@ -53,7 +55,7 @@ func applyGate(res *harness.Result, minScore int, base *harness.Result) error {
 		}
 		src = base.Source
 	}
-	res.ApplyGate(minScore, src)
+	harness.ApplyGate(res, minScore, src)
 	return nil
 }
 
@@ -61,7 +63,7 @@ func applyGate(res *harness.Result, minScore int, base *harness.Result) error {
 // was interrupted, a target could not be tested (exit 3), or the gate was
 // not met (exit 1). A target's error is said once on stderr: in full when
 // quiet, else only by name, since its progress line already said it.
-func gateVerdict(ctx context.Context, res *harness.Result, quiet bool) error {
+func gateVerdict(ctx context.Context, res *record.Result, quiet bool) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -92,7 +94,7 @@ func gateVerdict(ctx context.Context, res *harness.Result, quiet bool) error {
 }
 
 // gateNote says on stderr, once, whether the gate was met, and why.
-func gateNote(w io.Writer, res *harness.Result) {
+func gateNote(w io.Writer, res *record.Result) {
 	g := res.Gate
 	if g == nil || res.Failed() {
 		return
@@ -106,7 +108,7 @@ func gateNote(w io.Writer, res *harness.Result) {
 
 // partialProgress passes progress lines on, saying "partial score" where a
 // target's line gives the score of a run restricted by --only: that
-// number judges only the checks that ran (see harness.Result.MarkPartial).
+// number judges only the checks that ran (see checks.MarkPartial).
 type partialProgress struct {
 	w     io.Writer
 	names map[string]bool
@@ -149,7 +151,7 @@ func partialRun(only []string) bool {
 	for _, id := range only {
 		ran[id] = true
 	}
-	for _, l := range harness.Rubric() {
+	for _, l := range checks.Rubric() {
 		for _, id := range l.Needs {
 			if !ran[id] {
 				return true

@@ -13,7 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/reports/schema"
 )
@@ -44,9 +45,9 @@ func requireJUnitAgrees(t *testing.T, code int, dir string) {
 }
 
 // readResult reads the result.json under dir.
-func readResult(t *testing.T, dir string) *harness.Result {
+func readResult(t *testing.T, dir string) *record.Result {
 	t.Helper()
-	res, err := harness.ReadResultFile(filepath.Join(dir, harness.ResultFile))
+	res, err := record.ReadResultFile(filepath.Join(dir, record.ResultFile))
 	require.NoError(t, err)
 	return res
 }
@@ -80,7 +81,7 @@ func TestDefaultGate(t *testing.T) {
 
 			res := readResult(t, dir)
 			require.NotNil(t, res.Gate, "the gate is in result.json")
-			assert.Equal(t, harness.Gate{MinScore: tc.min, Met: tc.met, Reason: tc.reason}, *res.Gate)
+			assert.Equal(t, record.Gate{MinScore: tc.min, Met: tc.met, Reason: tc.reason}, *res.Gate)
 			require.Len(t, res.Targets, 1)
 			assert.Equal(t, 1, res.Targets[0].Score.Level)
 			assert.Equal(t, tc.met, res.Targets[0].Gate.Met)
@@ -233,11 +234,11 @@ func TestBaselineGatesOnWhatIsNew(t *testing.T) {
 	assert.NoError(t, schema.ValidateReport([]byte(out)))
 	d := rep.Targets[0].Baseline
 	require.NotNil(t, d, "the comparison is in the JSON report")
-	assert.Equal(t, harness.ScoreHigher, d.ScoreChange)
+	assert.Equal(t, record.ScoreHigher, d.ScoreChange)
 	require.Len(t, d.New, 1)
-	assert.Equal(t, harness.CheckKeyMismatch, d.New[0].Check)
+	assert.Equal(t, checks.CheckKeyMismatch, d.New[0].Check)
 	require.Len(t, d.Fixed, 1)
-	assert.Equal(t, harness.CheckEffectField, d.Fixed[0].Check)
+	assert.Equal(t, checks.CheckEffectField, d.Fixed[0].Check)
 	assert.Empty(t, d.Still)
 	assert.Equal(t, "shop: a new minor finding (key.mismatch create-order)", rep.Gate.Reason)
 	assert.Equal(t, oldResult, rep.Gate.Baseline)

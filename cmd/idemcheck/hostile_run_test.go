@@ -27,36 +27,10 @@ func writeHostileConfig(t *testing.T) string {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	cfg := fmt.Sprintf(`version: 1
-targets:
-  - name: hugebody
-    kind: http
-    url: "http://127.0.0.1:{{port}}"
-    start:
-      command: [%[1]q, "127.0.0.1:{{port}}"]
-      env: {%[2]s: hugebody}
-      ready: {path: /healthz}
-    timeout: 30s
-    operations:
-      - name: create-order
-        mutating: true
-        method: POST
-        path: /orders
-        body: '{"memo":"{{marker}}"}'
-  - name: crashstart
-    kind: http
-    url: "http://127.0.0.1:{{port}}"
-    start:
-      command: [%[1]q, "127.0.0.1:{{port}}"]
-      env: {%[2]s: crashstart}
-      ready: {path: /healthz}
-    operations:
-      - name: create-order
-        mutating: true
-        method: POST
-        path: /orders
-        body: '{"memo":"{{marker}}"}'
-  - name: garbage
+	return writeConfigFile(t, "hostile.yaml", "version: 1\ntargets:\n"+
+		hostileHTTPTarget(exe, "hugebody", "    timeout: 30s\n")+
+		hostileHTTPTarget(exe, "crashstart", "")+
+		fmt.Sprintf(`  - name: garbage
     kind: cli
     command: [%[1]q]
     env: {%[2]s: garbage}
@@ -64,8 +38,32 @@ targets:
       - name: create-order
         mutating: true
         args: [create-order, --memo, "order {{marker}}"]
-`, exe, hostileEnv)
-	path := filepath.Join(t.TempDir(), "hostile.yaml")
+`, exe, hostileEnv))
+}
+
+// hostileHTTPTarget is the configuration of an HTTP target named after the
+// hostile mode the test binary runs it in, with extra lines of settings.
+func hostileHTTPTarget(exe, mode, extra string) string {
+	return fmt.Sprintf(`  - name: %[3]s
+    kind: http
+    url: "http://127.0.0.1:{{port}}"
+    start:
+      command: [%[1]q, "127.0.0.1:{{port}}"]
+      env: {%[2]s: %[3]s}
+      ready: {path: /healthz}
+%[4]s    operations:
+      - name: create-order
+        mutating: true
+        method: POST
+        path: /orders
+        body: '{"memo":"{{marker}}"}'
+`, exe, hostileEnv, mode, extra)
+}
+
+// writeConfigFile writes a configuration into a temporary directory.
+func writeConfigFile(t *testing.T, name, cfg string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
 	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
 	return path
 }
@@ -82,13 +80,41 @@ func TestHostileTargets(t *testing.T) {
 		// The race detector's shadow memory alone is ~5× the bound.
 		t.Skip("its memory bound holds only without -race: .ci/run runs it so (go test -run '^TestHostileTargets$' ./cmd/idemcheck/)")
 	}
-	out := t.TempDir()
-	cmd := exec.Command(os.Args[0], "run", "-c", writeHostileConfig(t), "--trials", "0",
+	stdout, stderr, out := runHostile(t, writeHostileConfig(t), "the hostile targets")
+	// hugebody cannot be tested (every reply is cut: exit 3 with that
+	// reason); garbage can. Either way every report is written.
+	assert.Contains(t, stderr, "cut: 268435")
+	for name, b := range map[string]string{"stdout": stdout, "stderr": stderr} {
+		assert.NotContains(t, b, "\x1b", "raw ESC on the terminal (%s)", name)
+		assert.NotContains(t, b, "\x00", "raw NUL on the terminal (%s)", name)
+		assert.NotContains(t, b, bearerSecret, "a secret on the terminal (%s)", name)
+		assert.NotContains(t, b, keySecret, "a secret on the terminal (%s)", name)
+	}
+	requireValidReports(t, out)
+
+	// A reply header of 10 MB to each of a burst's 200 copies: each reply
+	// is refused past the cap on header sections, recorded as a reply not
+	// read whole.
+	_, _, out = runHostile(t, writeHeaderFloodConfig(t), "a header flood to bursts of 200")
+	res, err := os.ReadFile(filepath.Join(out, "result.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(res), "header section is too large", "the flooded replies are recorded as such")
+	requireValidReports(t, out)
+	requireNoTargetsLeft(t)
+}
+
+// runHostile runs the program on cfg, with every report format, and
+// checks that its peak resident memory stays under 200 MiB; it returns
+// what it printed and its output directory.
+func runHostile(t *testing.T, cfg, what string) (stdout, stderr, out string) {
+	t.Helper()
+	out = t.TempDir()
+	cmd := exec.Command(os.Args[0], "run", "-c", cfg, "--trials", "0",
 		"--format", "text,json,junit,md,html", "--out", out)
 	cmd.Env = append(os.Environ(), "IDEMCHECK_TEST_MAIN=1")
 	cmd.WaitDelay = 10 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
 	require.NoError(t, cmd.Start())
 	// The peak is sampled from the kernel's high-water mark of the
 	// program's own memory (VmHWM), not taken from its rusage: a child's
@@ -117,21 +143,19 @@ func TestHostileTargets(t *testing.T) {
 	if err != nil && !errors.As(err, &ee) {
 		require.NoError(t, err)
 	}
-	// hugebody cannot be tested (every reply is cut: exit 3 with that
-	// reason); garbage can. Either way every report is written.
-	assert.Contains(t, stderr.String(), "cut: 268435")
 	require.Positive(t, peak, "the program's memory was sampled")
-	t.Logf("peak resident memory of idemcheck over the hostile targets: %.1f MiB", float64(peak)/(1<<20))
-	assert.Less(t, peak, int64(200<<20), "idemcheck's peak resident memory")
+	t.Logf("peak resident memory of idemcheck over %s: %.1f MiB", what, float64(peak)/(1<<20))
+	assert.Less(t, peak, int64(200<<20), "idemcheck's peak resident memory over %s", what)
+	return so.String(), se.String(), out
+}
 
-	for name, b := range map[string][]byte{"stdout": stdout.Bytes(), "stderr": stderr.Bytes()} {
-		assert.NotContains(t, string(b), "\x1b", "raw ESC on the terminal (%s)", name)
-		assert.NotContains(t, string(b), "\x00", "raw NUL on the terminal (%s)", name)
-		assert.NotContains(t, string(b), bearerSecret, "a secret on the terminal (%s)", name)
-		assert.NotContains(t, string(b), keySecret, "a secret on the terminal (%s)", name)
-	}
-	requireValidReports(t, out)
-	requireNoTargetsLeft(t)
+// writeHeaderFloodConfig writes a configuration of one HTTP target that
+// answers a burst's copies with a 10 MB header, bursts being of 200.
+func writeHeaderFloodConfig(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	return writeConfigFile(t, "headerflood.yaml", "version: 1\nretry:\n  burst: 200\ntargets:\n"+hostileHTTPTarget(exe, "headerflood", ""))
 }
 
 // requireValidReports checks every report file in dir: XML parses, JSON

@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 )
 
 // hostileEnv turns the test binary into a hostile target; its value is
@@ -18,6 +19,9 @@ import (
 //
 //	hugebody  HTTP on $1 (an address): /healthz answers, every other
 //	          request gets 200 and a body of hugeBody bytes
+//	headerflood HTTP on $1: /healthz answers; every other request gets
+//	          201 and a new order, and, while another request is in
+//	          flight (a burst's copies), a header of floodHeader bytes
 //	crashstart prints garbageText on stderr and exits 1 at once
 //	silent    accepts TCP connections on $1 and never answers
 //	garbage   a CLI tool that is not idempotent (a new order on every
@@ -33,8 +37,9 @@ const hostileEnv = "IDEMCHECK_TEST_HOSTILE"
 
 // Sizes of what the hostile targets send.
 const (
-	hugeBody   = 256 << 20
-	floodBytes = 8 << 20
+	hugeBody    = 256 << 20
+	floodBytes  = 8 << 20
+	floodHeader = 10 << 20
 )
 
 // garbageText is what the garbage tool prints: colours, NUL, a bell, a
@@ -66,6 +71,24 @@ func hostile(mode string, args []string) int {
 				}
 			}
 			_, _ = io.WriteString(w, `"}`)
+		})
+		_ = http.ListenAndServe(args[0], mux)
+		return 1
+	case "headerflood":
+		flood := strings.Repeat("f", floodHeader)
+		var inFlight, orders atomic.Int64
+		mux := http.NewServeMux()
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "ok") })
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			n := inFlight.Add(1)
+			defer inFlight.Add(-1)
+			_, _ = io.Copy(io.Discard, r.Body)
+			if n > 1 {
+				w.Header().Set("X-Flood", flood)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusCreated)
+			fmt.Fprintf(w, `{"effect":"created","data":{"id":"ord_%d"}}`, orders.Add(1))
 		})
 		_ = http.ListenAndServe(args[0], mux)
 		return 1

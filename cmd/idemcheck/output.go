@@ -11,6 +11,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/config"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -101,7 +102,7 @@ func (c *common) resolveSeed(def *uint64) (uint64, error) {
 // and every format to its file, replaced as a set (reports.WriteDir); and
 // the first format to stdout. Files that cannot be written never stop the
 // report on stdout: every failure is returned together.
-func (o *output) emit(res *harness.Result, formats []reports.Format, stdout io.Writer, ropt reports.Options) error {
+func (o *output) emit(res *record.Result, formats []reports.Format, stdout io.Writer, ropt reports.Options) error {
 	res = reports.Redact(res, o.secrets)
 	ropt.MinScore = o.minScore
 	var errs []error
@@ -152,8 +153,8 @@ func loadConfig(path string) (*config.File, []harness.Spec, []harness.Option, er
 }
 
 // configMeta describes a run made from the configuration file.
-func configMeta(command string, file *config.File) harness.Meta {
-	return harness.Meta{Version: version(), Command: command, Config: file.Source(), ConfigDigest: file.Digest()}
+func configMeta(command string, file *config.File) record.Meta {
+	return record.Meta{Version: version(), Command: command, Config: file.Source(), ConfigDigest: file.Digest()}
 }
 
 func progressTo(quiet bool, stderr io.Writer, secrets ...string) harness.Option {

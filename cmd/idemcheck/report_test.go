@@ -21,8 +21,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/examples/shop"
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/reports/schema"
 )
@@ -83,7 +84,7 @@ func checkDemoReports(t *testing.T, ctx context.Context, dir, stdout string) {
 		assert.NoError(t, schema.ValidateReport([]byte(reportJSON)))
 		var rep reports.Report
 		require.NoError(t, json.Unmarshal([]byte(reportJSON), &rep))
-		assert.Equal(t, harness.Meta{Version: devVersion, Command: "demo"}, rep.Meta)
+		assert.Equal(t, record.Meta{Version: devVersion, Command: "demo"}, rep.Meta)
 		assert.Equal(t, "idemcheck demo --seed 1", rep.Replay)
 		assert.Equal(t, len(rep.Targets), rep.Summary.Targets)
 		assert.GreaterOrEqual(t, len(rep.Targets), len(shop.Profiles))
@@ -306,7 +307,7 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 		dir := t.TempDir()
 		code, _, errs := runCLI(t, ctx, "run", "-c", cfg, "--trials", "0", "--seed", "5", "--shard", fmt.Sprintf("%d/3", i), "--format", "json", "--out", dir, "--quiet")
 		require.Contains(t, []int{exitOK, exitBelow}, code, errs)
-		var res harness.Result
+		var res record.Result
 		require.NoError(t, json.Unmarshal([]byte(readFile(t, filepath.Join(dir, "result.json"))), &res))
 		assert.Equal(t, fmt.Sprintf("%d/3", i), res.Meta.Shard)
 		assert.Equal(t, "run", res.Meta.Command)
@@ -333,12 +334,12 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 // reference targets — mark-first (score 0, a critical finding), mismatch
 // (score 2, a minor one), unstable-replay (score 1) — and one that could
 // not be started.
-func fixtureResult(t *testing.T, keep ...string) *harness.Result {
+func fixtureResult(t *testing.T, keep ...string) *record.Result {
 	t.Helper()
-	var res harness.Result
+	var res record.Result
 	require.NoError(t, json.Unmarshal([]byte(readFile(t, filepath.Join("..", "..", "reports", "testdata", "result.json"))), &res))
 	if keep != nil {
-		var ts []harness.TargetResult
+		var ts []record.TargetResult
 		for _, tr := range res.Targets {
 			for _, k := range keep {
 				if tr.Name == k {
@@ -351,7 +352,7 @@ func fixtureResult(t *testing.T, keep ...string) *harness.Result {
 	return &res
 }
 
-func writeResult(t *testing.T, dir, name string, res *harness.Result) string {
+func writeResult(t *testing.T, dir, name string, res *record.Result) string {
 	t.Helper()
 	b, err := json.Marshal(res)
 	require.NoError(t, err)
@@ -479,10 +480,10 @@ func TestRunOnly(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	require.Len(t, rep.Targets, 1)
 	for _, c := range rep.Targets[0].Checks {
-		if c.ID == harness.CheckKeyMismatch {
-			assert.Equal(t, harness.StatusFail, c.Status)
+		if c.ID == checks.CheckKeyMismatch {
+			assert.Equal(t, record.StatusFail, c.Status)
 		} else {
-			assert.Equal(t, harness.StatusSkip, c.Status, c.ID)
+			assert.Equal(t, record.StatusSkip, c.Status, c.ID)
 		}
 	}
 	require.NotEmpty(t, rep.Targets[0].Findings)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -19,14 +20,14 @@ func FuzzReadResult(f *testing.F) {
 	if err == nil {
 		f.Add(golden)
 	}
-	f.Add([]byte(`{"schema":"` + harness.ResultSchema + `","targets":[{"name":"t","history":[{"id":1,"attempts":[{"n":7}]}]}]}`))
-	f.Add([]byte(`{"schema":"` + harness.ResultSchema + `","targets":[{"name":"t","findings":[{"check":"retry.sequential","intent":-1,"attempt":99}]}]}`))
+	f.Add([]byte(`{"schema":"` + record.ResultSchema + `","targets":[{"name":"t","history":[{"id":1,"attempts":[{"n":7}]}]}]}`))
+	f.Add([]byte(`{"schema":"` + record.ResultSchema + `","targets":[{"name":"t","findings":[{"check":"retry.sequential","intent":-1,"attempt":99}]}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		path := filepath.Join(t.TempDir(), "result.json")
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		res, err := harness.ReadResultFile(path)
+		res, err := record.ReadResultFile(path)
 		if err != nil {
 			return
 		}
@@ -40,7 +41,7 @@ func FuzzReadResult(f *testing.F) {
 		if err := harness.Compare(res, merged); err != nil {
 			t.Fatalf("a result is a baseline of its own re-scoring: %v", err)
 		}
-		merged.ApplyGate(3, "baseline.json")
+		harness.ApplyGate(merged, 3, "baseline.json")
 		for _, fm := range reports.Formats() {
 			_ = fm.Render(io.Discard, merged, reports.Options{})
 		}

@@ -6,17 +6,16 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/stretchr/testify/require"
-
-	"github.com/idemcheck/idemcheck/harness"
 )
 
 // seedResult loads the small real result.json kept for the fuzz tests.
-func seedResult(t testing.TB) harness.Result {
+func seedResult(t testing.TB) record.Result {
 	t.Helper()
 	b, err := os.ReadFile("testdata/result.seed.json")
 	require.NoError(t, err)
-	var res harness.Result
+	var res record.Result
 	require.NoError(t, json.Unmarshal(b, &res))
 	require.NotEmpty(t, res.Targets)
 	require.NotNil(t, res.Targets[0].Record)
@@ -26,14 +25,14 @@ func seedResult(t testing.TB) harness.Result {
 
 // mutateNumbers sets the numbers of a result that index something to
 // values that may be out of range.
-func mutateNumbers(res *harness.Result, attemptN, finding, level, intentID int, dropAttempts bool) {
+func mutateNumbers(res *record.Result, attemptN, finding, level, intentID int, dropAttempts bool) {
 	tr := &res.Targets[0]
 	tr.Score.Level = level
 	if tr.Score.Next == nil {
-		tr.Score.Next = &harness.Gap{}
+		tr.Score.Next = &record.Gap{}
 	}
 	tr.Score.Next.Finding = finding
-	for _, ins := range [][]harness.Intent{tr.Record.Intents, tr.Findings[0].Evidence.Intents} {
+	for _, ins := range [][]record.Intent{tr.Record.Intents, tr.Findings[0].Evidence.Intents} {
 		for i := range ins {
 			ins[i].ID = intentID
 			ins[i].Related = intentID
@@ -49,7 +48,7 @@ func mutateNumbers(res *harness.Result, attemptN, finding, level, intentID int, 
 
 // reportOn writes res and runs `idemcheck report` on it; it returns the
 // exit code, and must not panic.
-func reportOn(t *testing.T, res *harness.Result) int {
+func reportOn(t *testing.T, res *record.Result) int {
 	t.Helper()
 	b, err := json.Marshal(res)
 	require.NoError(t, err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
@@ -60,7 +61,7 @@ func (t *trialFlags) options(outDir string) ([]harness.Option, error) {
 // saveTrials writes the failing trials under outDir (atomically), and
 // tells each trial finding how to replay it: replayCmd plus the saved file,
 // or, without outDir, rerun (the same run again, same seed).
-func saveTrials(res *harness.Result, outDir, replayCmd, rerun string) error {
+func saveTrials(res *record.Result, outDir, replayCmd, rerun string) error {
 	saved := res.FailingTrials()
 	if outDir == "" {
 		replayCmd = rerun
@@ -84,7 +85,7 @@ func saveTrials(res *harness.Result, outDir, replayCmd, rerun string) error {
 }
 
 // trialNote says on stderr what the trials found, for people.
-func trialNote(w io.Writer, res *harness.Result) {
+func trialNote(w io.Writer, res *record.Result) {
 	for _, t := range res.Targets {
 		sc := t.Scenario
 		if sc == nil {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/examples/webhooks"
-	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/targets/webhook"
 )
@@ -87,7 +87,7 @@ func TestRunWebhookConfig(t *testing.T) {
 			assert.Equal(t, tc.score, tr.Score, "%s: %s", tc.why, tr.ScoreReason)
 			var failing []string
 			for _, c := range tr.Checks {
-				if c.Status == harness.StatusFail {
+				if c.Status == record.StatusFail {
 					failing = append(failing, c.ID)
 				}
 			}

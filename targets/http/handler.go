@@ -10,11 +10,13 @@ import (
 
 	"github.com/idemcheck/idemcheck/fakes/payments"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/memnet"
 )
 
 // NewHandler builds the handler under test for one target: env holds the
 // running fakes (env.Fakes["payments"].URL() is the payments fake's base
-// URL) and a fresh state directory. It is called again for every fresh
+// URL, env.HTTPClient() the client that reaches it in memory) and a fresh
+// state directory. It is called again for every fresh
 // instance of the target: the probes', one per trial worker (whose
 // trials share it, each with keys of its own), and one per run of a
 // failing trial's shrinking and replays (and per trial with
@@ -22,16 +24,24 @@ import (
 type NewHandler func(env *harness.Env) nethttp.Handler
 
 // CheckHandler runs idemcheck on an http.Handler inside go test: it starts
-// the payments fake, serves newHandler's handler on a loopback port, and
-// runs harness.Check with ops as the target's operations (their path,
-// headers or body carry {{marker}}, which the handler passes on to the
-// payments it makes, so that each charge is traced to its request).
+// the payments fake, serves newHandler's handler, and runs harness.Check
+// with ops as the target's operations (their path, headers or body carry
+// {{marker}}, which the handler passes on to the payments it makes, so
+// that each charge is traced to its request).
+//
+// The handler is served in memory, as the fakes are: idemcheck's calls
+// reach it through the fault proxy without a socket, and so do its own
+// calls to the fakes when it makes them with env.HTTPClient() (with
+// another client they go over loopback, as they would to a real service).
+// Every fault keeps its meaning: a reset resets the connection, a lost
+// reply is lost, a burst's copies are released together. It also listens
+// on a loopback port (its BaseURL), for any other client.
 // Options are harness.Check's: harness.WithMinScore, harness.WithSkip,
 // harness.WithTrials, …; the score and its reason are logged.
 //
 //	func TestShop(t *testing.T) {
 //		httptarget.CheckHandler(t, func(env *harness.Env) http.Handler {
-//			return shop.New(env.Fakes["payments"].URL())
+//			return shop.New(env.Fakes["payments"].URL(), env.HTTPClient())
 //		}, []httptarget.Operation{{Name: "charge", Mutating: true, Method: "POST",
 //			Path: "/charges", Body: `{"memo":"{{marker}}"}`}})
 //	}
@@ -54,8 +64,8 @@ func CheckHandlerConfig(t harness.TB, cfg Config, newHandler NewHandler, opts ..
 }
 
 // HandlerSpec returns a harness.Spec that starts the fakes, then serves
-// newHandler's handler on a free loopback port, then the adapter in front
-// of it; closing the target stops the server.
+// newHandler's handler in memory and on a free loopback port, then the
+// adapter in front of it; closing the target stops the server.
 func HandlerSpec(cfg Config, newHandler NewHandler, fakes ...harness.FakeStarter) harness.Spec {
 	return harness.Spec{
 		Name:  cfg.Name,
@@ -77,15 +87,25 @@ func serveHandler(cfg Config, h nethttp.Handler) (harness.Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
 	}
+	// The proxy and a burst dial through memnet: at this address they
+	// reach the handler in memory.
+	mem, err := memnet.Listen(l.Addr().String())
+	if err != nil {
+		_ = l.Close()
+		return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
+	}
 	srv := &nethttp.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 1)
+	served := make(chan error, 2)
 	go func() { served <- srv.Serve(l) }()
+	go func() { served <- srv.Serve(mem) }()
 	// Close, not Shutdown: a handler that never returns must not hold the
 	// run; closing its connection cancels its request's context.
 	stop := func() error {
 		err := srv.Close()
-		if serr := <-served; !errors.Is(serr, nethttp.ErrServerClosed) {
-			err = errors.Join(err, serr)
+		for range 2 {
+			if serr := <-served; !errors.Is(serr, nethttp.ErrServerClosed) {
+				err = errors.Join(err, serr)
+			}
 		}
 		return err
 	}

@@ -28,6 +28,7 @@ import (
 // charges again.
 type shopHandler struct {
 	payments string
+	client   *http.Client
 	careless bool
 
 	mu   sync.Mutex
@@ -45,7 +46,7 @@ type keyed struct {
 
 func newShop(careless bool) httptarget.NewHandler {
 	return func(env *harness.Env) http.Handler {
-		return &shopHandler{payments: env.Fakes["payments"].URL(), careless: careless, keys: map[string]*keyed{}}
+		return &shopHandler{payments: env.Fakes["payments"].URL(), client: env.HTTPClient(), careless: careless, keys: map[string]*keyed{}}
 	}
 }
 
@@ -124,7 +125,7 @@ func (s *shopHandler) charge(r *http.Request, key, memo string, amount int) (str
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.client.Do(req)
 	if err != nil {
 		return "", http.StatusServiceUnavailable
 	}

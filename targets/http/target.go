@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	nethttp "net/http"
-	"net/http/httptrace"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -16,6 +15,8 @@ import (
 
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/memnet"
+	"github.com/idemcheck/idemcheck/internal/oncehttp"
 )
 
 // Defaults for Config.
@@ -111,6 +112,10 @@ type Target struct {
 	next atomic.Uint64
 	// limit bounds the requests sent (limits.go); nil for none.
 	limit *limiter
+	// client sends the calls to the fault proxies: each at most once, on
+	// connections kept alive (in memory, the proxies being in this
+	// process).
+	client *oncehttp.Client
 }
 
 // New starts a fault proxy in front of cfg.BaseURL and returns the target.
@@ -139,10 +144,11 @@ func New(cfg Config) (*Target, error) {
 		return nil, err
 	}
 	t := &Target{
-		cfg:   cfg,
-		ops:   map[string]*Operation{},
-		insts: insts,
-		info:  harness.TargetInfo{Name: cfg.Name, Kind: "http", Capabilities: capabilities()},
+		cfg:    cfg,
+		ops:    map[string]*Operation{},
+		insts:  insts,
+		client: &oncehttp.Client{Dial: memnet.DialContext},
+		info:   harness.TargetInfo{Name: cfg.Name, Kind: "http", Capabilities: capabilities()},
 	}
 	t.info.Capabilities.Callers = len(cfg.Callers)
 	t.info.Capabilities.Profile = cfg.Profile
@@ -245,8 +251,10 @@ func (t *Target) Restart(ctx context.Context) error {
 	return nil
 }
 
-// Close stops the proxies and whatever OnClose registered.
+// Close closes the calls' connections, stops the proxies (which close
+// theirs to the target first) and whatever OnClose registered.
 func (t *Target) Close() error {
+	t.client.Close()
 	var err error
 	for _, in := range t.insts {
 		err = errors.Join(err, in.proxy.Close())
@@ -287,22 +295,15 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 	proxy.Arm(c.ID, pf)
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	// The request is sent on a connection of its own, watched: one given
-	// up before it was written whole never reaches the target, and the
-	// proxy's report of it need not be waited for.
-	wc := &watchedConn{closed: make(chan struct{})}
-	var gotConn atomic.Bool
-	cctx = httptrace.WithClientTrace(cctx, &httptrace.ClientTrace{
-		GotConn: func(httptrace.GotConnInfo) { gotConn.Store(true) },
-	})
-	client := callClient(wc)
-	resp, err := client.Do(req.WithContext(cctx))
+	// A faulted attempt gets a connection of its own; the others reuse
+	// one. Either way the client sends the request once: a connection
+	// that fails is never followed by the same request on another.
+	_, downstream := c.Fault.(faults.DownstreamFault)
+	resp, err := t.client.Do(req.WithContext(cctx), c.Fault != nil && !downstream)
 	var body []byte
 	if err == nil {
-		body, err = io.ReadAll(io.LimitReader(resp.Body, maxReply))
-		resp.Body.Close()
-		client.CloseIdleConnections()
-	} else if !gotConn.Load() || !wc.sentWhole(ctx, timeout+5*time.Second) {
+		body, err = readReply(resp)
+	} else if !oncehttp.Sent(err) {
 		// Given up before the request was written whole (a short client
 		// timeout while the machine is busy): the target never saw it.
 		proxy.Forget(c.ID)
@@ -332,6 +333,10 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 	switch {
 	case got && !rep.Forwarded && rep.UpstreamError == "":
 		out.Outcome = harness.Fail // answered by the proxy: the target never saw it
+	case rep.HeaderTooLarge:
+		out.Outcome = harness.Info
+		out.Error = "the target's reply was not read whole: " + rep.UpstreamError
+		return out
 	case rep.UpstreamError != "":
 		out.Outcome = harness.Info
 		out.Error = "the target did not reply: " + rep.UpstreamError
@@ -348,6 +353,14 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 	}
 	t.read(op, &out, resp.Header, body)
 	return out
+}
+
+// readReply reads the reply's body, up to maxReply bytes kept (the
+// proxy passes on at most as much), and closes it.
+func readReply(resp *nethttp.Response) ([]byte, error) {
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxReply+1))
+	return body[:min(len(body), maxReply)], err
 }
 
 // loopbackURL writes a "localhost" host as 127.0.0.1, so that it is never
@@ -425,7 +438,7 @@ func (t *Target) Burst(ctx context.Context, c harness.Call, n int) []harness.Rep
 	}
 	if err == nil {
 		var replies []faults.BurstReply
-		replies, err = faults.Burst{N: n, Timeout: t.cfg.Timeout, Hosts: t.burstHosts()}.Fire(ctx, req)
+		replies, err = faults.Burst{N: n, Timeout: t.cfg.Timeout, Hosts: t.burstHosts(), Dial: memnet.DialContext}.Fire(ctx, req)
 		if err == nil {
 			for i, br := range replies {
 				r := harness.Reply{Forwarded: true, Status: br.Status}

@@ -31,10 +31,14 @@
 // override, and mcp.annotations reports the disagreement); the key goes in
 // the argument the schema calls idempotency_key, idempotencyKey or
 // request_id, or in a _meta field, or nowhere; the dry run in a boolean
-// dry_run argument; {{marker}} in the named or first free-text string
-// argument; every other argument is generated from the input schema with
-// the run's seed (bounds, enums, required fields, nested objects). The
-// annotations go on each harness.Operation for the mcp.* checks.
+// dry_run argument; {{marker}} at the JSON path the configuration names
+// ("entities.0.name", "entities[0].observations[0]"), or wherever the
+// fixed arguments write it (at any depth, inside a longer text), else in
+// the first free-text string at any depth of the schema; every other
+// argument is generated from the input schema with the run's seed (bounds,
+// enums, required fields, nested objects, one element of a required
+// array). The annotations go on each harness.Operation for the mcp.*
+// checks.
 //
 // # Faults
 //

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -22,7 +23,6 @@ type plan struct {
 	key      Placement
 	dryRun   Placement
 	marker   string
-	props    map[string]*Schema // by dotted path, for typing generated values
 	inputs   map[string]harness.Input
 	fixed    map[string]any
 	effect   string
@@ -136,8 +136,8 @@ func newPlan(cfg Config, o Tool, t *sdk.Tool) (*plan, string, error) {
 	readOnly, _, _, _ := Annotated(t)
 	p := &plan{
 		name: t.Name, tool: t, schema: schema, mutating: !readOnly,
-		props: map[string]*Schema{}, inputs: map[string]harness.Input{},
-		fixed: o.Arguments, effect: cfg.Effect, identity: cfg.Identity,
+		inputs: map[string]harness.Input{},
+		fixed:  o.Arguments, effect: cfg.Effect, identity: cfg.Identity,
 	}
 	var note string
 	if o.Mutating != nil && *o.Mutating != p.mutating {
@@ -159,20 +159,21 @@ func newPlan(cfg Config, o Tool, t *sdk.Tool) (*plan, string, error) {
 	if p.dryRun.In == InArgument {
 		skip = append(skip, p.dryRun.Name)
 	}
-	p.marker = o.Marker
-	if p.marker == "" {
+	p.marker = CanonicalPath(o.Marker)
+	if p.marker != "" {
+		if err := checkMarkerPath(schema, p.marker); err != nil {
+			return nil, "", fmt.Errorf("tool %s: marker: %w", t.Name, err)
+		}
+	}
+	if p.marker == "" && !fixedUsesMarker(o.Arguments) {
 		p.marker = schema.MarkerProperty(skip...)
 	}
 	if p.marker == "" && p.mutating && !fixedUsesMarker(o.Arguments) {
-		return nil, "", fmt.Errorf("tool %s: no free-text string argument to carry {{marker}} (idemcheck's attribution of effects): name one with marker:, or put {{marker}} in arguments:", t.Name)
+		return nil, "", fmt.Errorf("tool %s: no free-text string argument to carry {{marker}} (idemcheck's attribution of effects), at any depth of its input schema: name one with marker: (a JSON path, e.g. items.0.note), or put {{marker}} in arguments:", t.Name)
 	}
 	skip = append(skip, p.marker)
 	for _, l := range schema.Leaves() {
-		p.props[l.Path] = l.Schema
-		if contains(skip, l.Path) {
-			continue
-		}
-		if _, fixed := o.Arguments[l.Path]; fixed {
+		if contains(skip, l.Path) || underFixed(o.Arguments, l.Path) {
 			continue
 		}
 		if in, ok := InputFor(l); ok {
@@ -192,16 +193,75 @@ func contains(xs []string, s string) bool {
 	return false
 }
 
+// fixedUsesMarker reports whether {{marker}} is in a fixed argument: in a
+// string at any depth (inside arrays and objects, inside a longer text).
 func fixedUsesMarker(args map[string]any) bool {
 	for _, v := range args {
-		if s, ok := v.(string); ok && containsMarker(s) {
+		if usesMarker(v) {
 			return true
 		}
 	}
 	return false
 }
 
-func containsMarker(s string) bool { return strings.Contains(s, "{{marker}}") }
+func usesMarker(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return strings.Contains(x, "{{marker}}")
+	case map[string]any:
+		for _, e := range x {
+			if usesMarker(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if usesMarker(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// underFixed reports whether a fixed argument sets path or a value that
+// holds it ("entities" holds "entities.0.name").
+func underFixed(args map[string]any, path string) bool {
+	for k := range args {
+		k = CanonicalPath(k)
+		if path == k || strings.HasPrefix(path, k+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// checkMarkerPath refuses a marker path the input schema has no string
+// at; a schema that declares no properties takes any path.
+func checkMarkerPath(s *Schema, path string) error {
+	if len(s.Properties) == 0 {
+		return nil
+	}
+	at := s.At(path)
+	if at == nil {
+		var paths []string
+		for _, l := range s.Leaves() {
+			paths = append(paths, l.Path)
+		}
+		return fmt.Errorf("%q is not in the input schema (its leaves: %s)", path, strings.Join(paths, ", "))
+	}
+	if t := at.typeName(); t != "" && t != "string" {
+		return fmt.Errorf("%q is %s %s: {{marker}} is text, it needs a string", path, article(t), t)
+	}
+	return nil
+}
+
+func article(word string) string {
+	if strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
 
 func resolveKey(target Placement, tool *Placement, s *Schema) Placement {
 	p := target
@@ -257,31 +317,29 @@ func (p *plan) params(c harness.Call) (*sdk.CallToolParams, error) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		setPath(args, n, typed(p.props[n], c.Inputs[n]))
+		setPath(args, p.schema, n, typed(p.schema.At(n), c.Inputs[n]))
 	}
 	if p.marker != "" {
-		setPath(args, p.marker, c.Marker)
+		setPath(args, p.schema, p.marker, c.Marker)
 	}
 	vars := c.Vars()
-	for k, v := range p.fixed {
-		if s, ok := v.(string); ok {
-			x, err := harness.Expand(s, vars)
-			if err != nil {
-				return nil, fmt.Errorf("tool %s: argument %s: %w", p.name, k, err)
-			}
-			if len(s) > 2 && s[0] == '{' && s[1] == '{' && c.Inputs != nil {
-				setPath(args, k, typed(p.props[k], x))
-				continue
-			}
-			v = x
+	keys := make([]string, 0, len(p.fixed))
+	for k := range p.fixed {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v, err := p.expand(p.fixed[k], CanonicalPath(k), vars, c.Inputs != nil)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: argument %s: %w", p.name, k, err)
 		}
-		setPath(args, k, v)
+		setPath(args, p.schema, k, v)
 	}
 	meta := sdk.Meta{MetaAttempt: c.ID}
 	if c.Key != "" && p.mutating {
 		switch p.key.In {
 		case InArgument:
-			setPath(args, p.key.Name, c.Key)
+			setPath(args, p.schema, p.key.Name, c.Key)
 		case InMeta:
 			meta[p.key.Name] = c.Key
 		}
@@ -290,7 +348,45 @@ func (p *plan) params(c harness.Call) (*sdk.CallToolParams, error) {
 		if !p.mutating || p.dryRun.In != InArgument {
 			return nil, fmt.Errorf("tool %s has no dry-run mode", p.name)
 		}
-		setPath(args, p.dryRun.Name, true)
+		setPath(args, p.schema, p.dryRun.Name, true)
 	}
 	return &sdk.CallToolParams{Meta: meta, Name: p.name, Arguments: args}, nil
+}
+
+// expand fills the placeholders of a fixed argument, at any depth: a
+// string that is one placeholder and nothing else ("{{input.amount}}") is
+// given the type the schema has at path, when the call has inputs.
+func (p *plan) expand(v any, path string, vars map[string]string, inputs bool) (any, error) {
+	switch x := v.(type) {
+	case string:
+		out, err := harness.Expand(x, vars)
+		if err != nil {
+			return nil, err
+		}
+		if len(x) > 2 && x[0] == '{' && x[1] == '{' && inputs {
+			return typed(p.schema.At(path), out), nil
+		}
+		return out, nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			m, err := p.expand(e, path+"."+k, vars, inputs)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
+			out[k] = m
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			m, err := p.expand(e, path+"."+strconv.Itoa(i), vars, inputs)
+			if err != nil {
+				return nil, fmt.Errorf("%d: %w", i, err)
+			}
+			out[i] = m
+		}
+		return out, nil
+	}
+	return v, nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/internal/drain"
+	"github.com/idemcheck/idemcheck/internal/memnet"
 )
 
 // CloseTimeout bounds how long Close waits for in-flight requests before it
@@ -59,6 +60,10 @@ type Server struct {
 	serveDone chan struct{}
 	serveErr  error
 	ln        net.Listener
+	// mem listens in memory at ln's address, for the clients of this
+	// process that dial through memnet (a Go handler under test); nil
+	// if the address could not be registered.
+	mem *memnet.Listener
 
 	// inflight counts the requests being served, for Close.
 	inflight drain.Tracker
@@ -95,16 +100,28 @@ func NewServer(name string, ln net.Listener, h http.Handler) *Server {
 	}
 	s.srv.Handler = h
 	s.inflight.Track(s.srv)
+	s.mem, _ = memnet.Listen(ln.Addr().String())
 	return s
 }
 
-// Start serves in a goroutine until Close.
+// Start serves in a goroutine until Close, on the loopback listener and
+// in memory at its address.
 func (s *Server) Start() {
+	memDone := make(chan struct{})
+	if s.mem != nil {
+		go func() {
+			defer close(memDone)
+			_ = s.srv.Serve(s.inflight.Listener(s.mem))
+		}()
+	} else {
+		close(memDone)
+	}
 	go func() {
 		defer close(s.serveDone)
 		if err := s.srv.Serve(s.inflight.Listener(s.ln)); !errors.Is(err, http.ErrServerClosed) {
 			s.serveErr = err
 		}
+		<-memDone
 	}()
 }
 

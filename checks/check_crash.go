@@ -1,0 +1,122 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/record"
+)
+
+var crashRecovery = Invariant{
+	ID:       CheckCrashRecovery,
+	Property: "after a crash and restart, retries complete the intent exactly once and are not stuck in progress",
+	Level:    2,
+	Optional: true,
+	Faults:   []faults.Class{faults.ClassCrash},
+	Probes:   faultProbes,
+	Skip:     faultSkip,
+	Eval:     evalCrashRecovery,
+}
+
+var downstreamPropagation = Invariant{
+	ID:       CheckDownstream,
+	Property: "when the downstream call fails ambiguously and is retried, the downstream sees one effect (the key was passed on)",
+	Level:    2,
+	Optional: true,
+	Faults:   []faults.Class{faults.ClassDownstreamAmbiguous},
+	Probes:   faultProbes,
+	Skip:     faultSkip,
+	Eval:     evalDownstream,
+}
+
+// evalCrashRecovery judges the intents whose first attempt crashed the
+// target: after the restart, the retries must complete it, with one effect.
+func evalCrashRecovery(r *record.Record) ([]record.Finding, bool) {
+	var fs []record.Finding
+	applicable := false
+	for _, in := range intentsByRole(r, keyedRoles...) {
+		if !in.Mutating || owner(in) != CheckCrashRecovery {
+			continue
+		}
+		applicable = true
+		fault := firstFault(in)
+		effs := r.EffectsOf(in)
+		switch {
+		case repeated(effs) > 1:
+			fs = append(fs, record.Finding{
+				Check: CheckCrashRecovery, Severity: record.Critical, Operation: in.Operation, Fault: fault,
+				Message: fmt.Sprintf("%s: after %s and a restart, retrying with the same key caused %s (%s): the key store did not survive the crash, or the key was not passed downstream; attempts: %s",
+					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), statuses(in)),
+				Evidence: evidence(r, in),
+			})
+		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in):
+			last := in.Attempts[len(in.Attempts)-1]
+			msg := fmt.Sprintf("%s: after %s and a restart, %s with the same key never succeeded (%s)",
+				in.Operation, fault, plural(len(in.Attempts)-1, "retry", "retries"), statuses(in))
+			if busy(last.Status) && len(in.Attempts) > 1 {
+				msg = fmt.Sprintf("%s: stuck in progress: after %s and a restart, the key was answered %d for %s (%s): an in-progress record outlived the process that held it; give it a lease",
+					in.Operation, fault, last.Status, last.End.Sub(in.Attempts[1].Start).Round(1e6), plural(len(in.Attempts)-1, "retry", "retries"))
+			}
+			fs = append(fs, record.Finding{Check: CheckCrashRecovery, Severity: record.Major, Operation: in.Operation, Fault: fault, Message: msg, Evidence: evidence(r, in)})
+		}
+	}
+	return fs, applicable
+}
+
+// evalDownstream judges the intents whose target saw an ambiguous
+// downstream failure: the downstream must end with one effect.
+func evalDownstream(r *record.Record) ([]record.Finding, bool) {
+	var fs []record.Finding
+	applicable := false
+	for _, in := range intentsByRole(r, keyedRoles...) {
+		if !in.Mutating || owner(in) != CheckDownstream {
+			continue
+		}
+		applicable = true
+		fault := firstFault(in)
+		effs := r.EffectsOf(in)
+		switch {
+		case repeated(effs) > 1:
+			fs = append(fs, record.Finding{
+				Check: CheckDownstream, Severity: record.Critical, Operation: in.Operation, Fault: fault,
+				Message: fmt.Sprintf("%s: after %s the downstream recorded %s (%s): %s; attempts: %s",
+					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), keyDiagnosis(effs), statuses(in)),
+				Evidence: evidence(r, in),
+			})
+		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in):
+			fs = append(fs, record.Finding{
+				Check: CheckDownstream, Severity: record.Major, Operation: in.Operation, Fault: fault,
+				Message: fmt.Sprintf("%s: after %s, %s with the same key never succeeded (%s)",
+					in.Operation, fault, plural(len(in.Attempts), "attempt", "attempts"), statuses(in)),
+				Evidence: evidence(r, in),
+			})
+		}
+	}
+	return fs, applicable
+}
+
+// keyDiagnosis says, from the keys the fakes saw, why the downstream
+// recorded the same intent twice.
+func keyDiagnosis(effs []fakes.Effect) string {
+	seen := map[string]bool{}
+	var list []string
+	for _, e := range effs {
+		if !seen[e.Key] {
+			seen[e.Key] = true
+			k := e.Key
+			if k == "" {
+				k = "none"
+			}
+			list = append(list, k)
+		}
+	}
+	switch {
+	case len(seen) > 1:
+		return "the downstream was given a different key on each try (" + strings.Join(list, ", ") + ")"
+	case !seen[""]:
+		return "the downstream was given the same key (" + list[0] + ") but did not de-duplicate it"
+	}
+	return "the downstream was given no idempotency key"
+}

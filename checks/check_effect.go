@@ -1,0 +1,189 @@
+package checks
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/record"
+)
+
+var effectField = Invariant{
+	ID:       CheckEffectField,
+	Property: "every reply of a mutating operation carries an effect: created/updated/deleted when it acted, noop when it replayed; a safe operation's reply never says it acted",
+	Level:    2,
+	Applies:  func(c record.Capabilities) bool { return c.EffectField },
+	Probes:   sequentialProbes,
+	Eval:     evalEffectField,
+}
+
+var actingEffects = map[string]bool{"created": true, "updated": true, "deleted": true}
+
+// expectedEffect says what an ok attempt's effect field should be, judged
+// by the ledger: "act" when an effect of the intent was recorded during the
+// attempt, "noop" when the intent's effect was recorded before it began,
+// "" when it cannot be told.
+func expectedEffect(r *record.Record, in *record.Intent, j int) string {
+	a := &in.Attempts[j]
+	before, during := 0, 0
+	for _, e := range r.EffectsOf(in) {
+		switch {
+		case e.Seq <= a.LedgerBefore:
+			before++
+		case e.Seq <= a.LedgerAfter:
+			during++
+		}
+	}
+	switch {
+	case during > 0 && before == 0:
+		for _, prev := range in.Attempts[:j] {
+			if prev.Forwarded {
+				// An earlier attempt may still have been running: a replay
+				// and an execution are both honest answers.
+				return ""
+			}
+		}
+		return "act"
+	case during > 0:
+		return "act" // it acted again: honest, and a duplicate reported elsewhere
+	case before > 0:
+		// A replay is due once the caller has seen the success; before
+		// that (a lost reply, a crash) telling it "created" is as honest.
+		for _, prev := range in.Attempts[:j] {
+			if prev.Outcome == record.OK {
+				return "noop"
+			}
+		}
+	}
+	return ""
+}
+
+type effectTally struct {
+	op                  string
+	ok, missing, wrong  int
+	examples            []*record.Intent
+	wrongSaid, wrongExp map[string]int
+}
+
+// example keeps up to three distinct intents as evidence.
+func (t *effectTally) example(in *record.Intent) {
+	for _, x := range t.examples {
+		if x.ID == in.ID {
+			return
+		}
+	}
+	if len(t.examples) < 3 {
+		t.examples = append(t.examples, in)
+	}
+}
+
+func evalEffectField(r *record.Record) ([]record.Finding, bool) {
+	tallies := map[string]*effectTally{}
+	get := func(op string) *effectTally {
+		t := tallies[op]
+		if t == nil {
+			t = &effectTally{op: op, wrongSaid: map[string]int{}, wrongExp: map[string]int{}}
+			tallies[op] = t
+		}
+		return t
+	}
+	readJudged := false
+	for i := range r.Intents {
+		in := &r.Intents[i]
+		if in.Role == record.RoleMismatch || in.Role == record.RoleBadSignature || in.Role == record.RoleOtherOperation || in.Role == record.RoleOtherCaller || len(in.Attempts) == 0 {
+			continue // whether that should have been accepted is key.mismatch's concern
+		}
+		for j := range in.Attempts {
+			a := &in.Attempts[j]
+			if a.Outcome != record.OK {
+				continue
+			}
+			if !in.Mutating {
+				// A read needs no effect field: there is nothing to tell
+				// apart. One that says it acted misleads, and is judged.
+				readJudged = true
+				if a.HasEffect && actingEffects[a.Effect] {
+					t := get(in.Operation)
+					t.ok++
+					t.wrong++
+					t.wrongSaid[a.Effect]++
+					t.wrongExp["noop"]++
+					t.example(in)
+				}
+				continue
+			}
+			t := get(in.Operation)
+			t.ok++
+			if !a.HasEffect {
+				t.missing++
+				t.example(in)
+				continue
+			}
+			var want string
+			switch {
+			case a.DryRun:
+				continue // dryrun judges would_* values
+			case a.Burst:
+				continue // copies run together: which one acted cannot be told
+			default:
+				want = expectedEffect(r, in, j)
+			}
+			bad := (want == "noop" && a.Effect != "noop") || (want == "act" && !actingEffects[a.Effect])
+			if bad {
+				t.wrong++
+				t.wrongSaid[a.Effect]++
+				t.wrongExp[want]++
+				t.example(in)
+			}
+		}
+	}
+	var fs []record.Finding
+	ops := sortedKeys(tallies)
+	applicable := readJudged
+	for _, op := range ops {
+		t := tallies[op]
+		if t.ok > 0 {
+			applicable = true
+		}
+		if t.missing > 0 {
+			fs = append(fs, record.Finding{
+				Check: CheckEffectField, Severity: record.Major, Operation: op,
+				Message: fmt.Sprintf("%s: %d of %d successful replies carry no effect field: a caller cannot tell whether a retry acted or replayed (expected e.g. {\"effect\":\"created\"} then {\"effect\":\"noop\"})",
+					op, t.missing, t.ok),
+				Evidence: evidence(r, t.examples...),
+			})
+		}
+		if t.wrong > 0 {
+			fs = append(fs, record.Finding{
+				Check: CheckEffectField, Severity: record.Major, Operation: op,
+				Message: fmt.Sprintf("%s: %d of %d successful replies state the wrong effect (said %s where %s was due)",
+					op, t.wrong, t.ok, countList(t.wrongSaid), expList(t.wrongExp)),
+				Evidence: evidence(r, t.examples...),
+			})
+		}
+	}
+	return fs, applicable
+}
+
+func countList(m map[string]int) string {
+	keys := sortedKeys(m)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%q×%d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func expList(m map[string]int) string {
+	keys := sortedKeys(m)
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if k == "act" {
+			parts = append(parts, "created/updated/deleted")
+		} else {
+			parts = append(parts, fmt.Sprintf("%q", k))
+		}
+	}
+	return strings.Join(parts, " or ")
+}

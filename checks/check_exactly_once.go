@@ -1,0 +1,104 @@
+package checks
+
+import (
+	"fmt"
+
+	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/record"
+)
+
+var exactlyOnce = Invariant{
+	ID:       CheckExactlyOnce,
+	Property: "no acknowledged intent is without its effect, and no single call causes two",
+	Level:    1,
+	Probes:   sequentialProbes,
+	Eval:     evalExactlyOnce,
+}
+
+// evalExactlyOnce finds lost effects (an acknowledged intent with none) and
+// single calls that acted twice. Duplicates caused by retries belong to the
+// retry checks, merges of distinct keys to key.distinct, a dry run that
+// consumed the key to dryrun.
+func evalExactlyOnce(r *record.Record) ([]record.Finding, bool) {
+	var fs []record.Finding
+	applicable := false
+	for _, in := range intentsByRole(r, record.RolePlain, record.RoleTwin, record.RoleNoKey, record.RoleBurst, record.RoleAfterDryRun) {
+		if !in.Mutating {
+			continue
+		}
+		applicable = true
+		effs := r.EffectsOf(in)
+		if n, a := actedTwice(in, effs); n > 1 {
+			fs = append(fs, record.Finding{
+				Check: CheckExactlyOnce, Severity: record.Critical, Operation: in.Operation,
+				Message:  fmt.Sprintf("%s: a single call (attempt %d) caused %s (%s)", in.Operation, a, plural(n, "effect", "effects"), effectIDs(effs)),
+				Evidence: evidence(r, in),
+			})
+			continue
+		}
+		if !in.Acknowledged() || len(effs) > 0 || in.Role == record.RoleAfterDryRun {
+			continue
+		}
+		if in.Role == record.RoleTwin {
+			if o := r.Intent(in.Related); o != nil && len(r.EffectsOf(o)) > 0 {
+				continue // merged: key.distinct reports it
+			}
+		}
+		ok := in.FirstOK()
+		msg := fmt.Sprintf("%s: acknowledged (%d", in.Operation, ok.Status)
+		if ok.HasEffect {
+			msg += fmt.Sprintf(", effect %q", ok.Effect)
+		}
+		msg += ") but no side effect was recorded: the intent was lost"
+		if in.Faulted() {
+			msg += fmt.Sprintf(" after %s (attempts: %s)", firstFault(in), statuses(in))
+		}
+		if len(r.Ledger) == 0 {
+			msg += "; no effect at all reached the fakes: check that the target is pointed at them"
+		}
+		fs = append(fs, record.Finding{Check: CheckExactlyOnce, Severity: record.Critical, Operation: in.Operation, Fault: firstFault(in), Message: msg, Evidence: evidence(r, in)})
+	}
+	return fs, applicable
+}
+
+// actedTwice returns how many of the intent's effects one call caused, and
+// which attempt, when a call without any fault caused more than one. Under
+// a fault the target may retry downstream by itself: that is
+// downstream.propagation's to judge.
+func actedTwice(in *record.Intent, effs []fakes.Effect) (int, int) {
+	if in.Faulted() || repeated(effs) < 2 {
+		return 0, 0
+	}
+	if len(in.Attempts) == 1 && !in.Attempts[0].Burst {
+		return repeated(effs), 1
+	}
+	for _, a := range in.Attempts {
+		if a.Burst {
+			continue
+		}
+		var during []fakes.Effect
+		for _, e := range effs {
+			if e.Seq > a.LedgerBefore && e.Seq <= a.LedgerAfter {
+				during = append(during, e)
+			}
+		}
+		if n := repeated(during); n > 1 {
+			return n, a.N
+		}
+	}
+	return 0, 0
+}
+
+// repeated returns the largest number of effects of one kind (the same
+// fake and kind) among effs: an intent may cause a charge and an email,
+// but two charges are a duplicate.
+func repeated(effs []fakes.Effect) int {
+	counts := map[[2]string]int{}
+	most := 0
+	for _, e := range effs {
+		k := [2]string{e.Fake, e.Kind}
+		counts[k]++
+		most = max(most, counts[k])
+	}
+	return most
+}

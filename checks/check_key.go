@@ -1,0 +1,143 @@
+package checks
+
+import (
+	"fmt"
+
+	"github.com/idemcheck/idemcheck/record"
+)
+
+var keyMismatch = Invariant{
+	ID:       CheckKeyMismatch,
+	Property: "the same key with a different payload is rejected and causes no effect",
+	Level:    3,
+	Applies:  func(c record.Capabilities) bool { return c.Keys },
+	Probes: func(pc ProbeContext) []Probe {
+		if !pc.Op.Mutating || len(pc.Op.Inputs) == 0 {
+			return nil
+		}
+		b := Fresh(record.RoleMismatch, pc.Op.Name)
+		b.KeyFrom, b.InputsFrom, b.Change = 0, 0, true
+		return []Probe{{Name: "key reuse with another payload", Steps: []Step{Fresh(record.RolePlain, pc.Op.Name), b}}}
+	},
+	Skip: func(*record.Record) string { return "no mutating operation has inputs to vary" },
+	Eval: evalKeyMismatch,
+}
+
+var keyRequired = Invariant{
+	ID:       CheckKeyRequired,
+	Property: "a mutating call without a key is refused, or de-duplicated by the framework",
+	Level:    3,
+	Applies:  func(c record.Capabilities) bool { return c.Keys },
+	Probes: func(pc ProbeContext) []Probe {
+		if !pc.Op.Mutating {
+			return nil
+		}
+		s := Fresh(record.RoleNoKey, pc.Op.Name)
+		s.NoKey, s.Repeat = true, 2
+		return []Probe{{Name: "no key", Steps: []Step{s}}}
+	},
+	Eval: evalKeyRequired,
+}
+
+var keyDistinct = Invariant{
+	ID:       CheckKeyDistinct,
+	Property: "two intents with distinct keys and identical inputs cause two effects",
+	Level:    1,
+	Optional: true,
+	Probes: func(pc ProbeContext) []Probe {
+		if !pc.Op.Mutating {
+			return nil
+		}
+		b := Fresh(record.RoleTwin, pc.Op.Name)
+		b.InputsFrom = 0
+		return []Probe{{Name: "distinct keys, same inputs", Steps: []Step{Fresh(record.RolePlain, pc.Op.Name), b}}}
+	},
+	Eval: evalKeyDistinct,
+}
+
+func evalKeyMismatch(r *record.Record) ([]record.Finding, bool) {
+	var fs []record.Finding
+	ins := intentsByRole(r, record.RoleMismatch)
+	for _, in := range ins {
+		origin := r.Intent(in.Related)
+		if origin == nil || !origin.Acknowledged() {
+			// The key's first use never completed (refused, never sent,
+			// given up): reusing it is no mismatch the target could know.
+			continue
+		}
+		effs := r.EffectsOf(in)
+		a := mismatchVerdict(in)
+		var msg string
+		switch {
+		case len(effs) > 0:
+			msg = fmt.Sprintf("%s: a reused key with a different payload was executed (%s): expected a rejection (422)", in.Operation, effectIDs(effs))
+		case a.Outcome == record.OK && origin != nil && origin.FirstOK() != nil && a.Identity != "" && a.Identity == origin.FirstOK().Identity:
+			msg = fmt.Sprintf("%s: a reused key with a different payload silently replayed the first request's result (%s): the caller believes its new request succeeded; expected a rejection (422)", in.Operation, a.Identity)
+		case a.Outcome == record.OK:
+			msg = fmt.Sprintf("%s: a reused key with a different payload was accepted (%d): expected a rejection (422)", in.Operation, a.Status)
+		case a.Outcome == record.Info:
+			msg = fmt.Sprintf("%s: a reused key with a different payload was answered %d: expected an explicit rejection (422)", in.Operation, a.Status)
+		default:
+			continue
+		}
+		fs = append(fs, record.Finding{Check: CheckKeyMismatch, Severity: record.Minor, Operation: in.Operation, Message: msg, Evidence: evidence(r, origin, in)})
+	}
+	return fs, len(ins) > 0
+}
+
+// mismatchVerdict returns the attempt that says how the target answered a
+// reused key with another payload: an acceptance wherever it came, else a
+// definite refusal, else the last attempt. A generated trial may retry the
+// request after its refusal, under a fault that loses that reply; the lost
+// reply does not undo the refusal.
+func mismatchVerdict(in *record.Intent) record.Attempt {
+	if a := in.FirstOK(); a != nil {
+		return *a
+	}
+	for _, a := range in.Attempts {
+		if a.Outcome == record.Fail {
+			return a
+		}
+	}
+	return in.Attempts[len(in.Attempts)-1]
+}
+
+func evalKeyRequired(r *record.Record) ([]record.Finding, bool) {
+	var fs []record.Finding
+	ins := intentsByRole(r, record.RoleNoKey)
+	for _, in := range ins {
+		effs := r.EffectsOf(in)
+		if repeated(effs) <= 1 {
+			continue
+		}
+		fs = append(fs, record.Finding{
+			Check: CheckKeyRequired, Severity: record.Minor, Operation: in.Operation,
+			Message: fmt.Sprintf("%s: %s without an idempotency key were accepted and caused %s: expected a refusal (400) or framework de-duplication",
+				in.Operation, plural(len(in.Attempts), "call", "calls"), plural(len(effs), "effect", "effects")),
+			Evidence: evidence(r, in),
+		})
+	}
+	return fs, len(ins) > 0
+}
+
+func evalKeyDistinct(r *record.Record) ([]record.Finding, bool) {
+	var fs []record.Finding
+	ins := intentsByRole(r, record.RoleTwin)
+	for _, in := range ins {
+		origin := r.Intent(in.Related)
+		if origin == nil || !in.Acknowledged() || !origin.Acknowledged() {
+			continue
+		}
+		a, b := len(r.EffectsOf(origin)), len(r.EffectsOf(in))
+		if (a == 0) == (b == 0) {
+			continue
+		}
+		msg := fmt.Sprintf("%s: two intents with distinct keys and identical inputs were merged into one effect", in.Operation)
+		if x, y := origin.FirstOK().Identity, in.FirstOK().Identity; x != "" && x == y {
+			msg += fmt.Sprintf(" (both answered with %s)", x)
+		}
+		msg += ": the target de-duplicates by payload, not by key, and drops a legitimate request"
+		fs = append(fs, record.Finding{Check: CheckKeyDistinct, Severity: record.Critical, Operation: in.Operation, Message: msg, Evidence: evidence(r, origin, in)})
+	}
+	return fs, len(ins) > 0
+}

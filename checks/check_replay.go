@@ -1,0 +1,49 @@
+package checks
+
+import (
+	"fmt"
+
+	"github.com/idemcheck/idemcheck/record"
+)
+
+var replayConsistent = Invariant{
+	ID:       CheckReplayConsistent,
+	Property: "every replay returns the first reply's status and identity",
+	Level:    2,
+	Probes:   sequentialProbes,
+	Eval:     evalReplayConsistent,
+}
+
+func evalReplayConsistent(r *record.Record) ([]record.Finding, bool) {
+	var fs []record.Finding
+	applicable := false
+	for _, in := range intentsByRole(r, append(keyedRoles, record.RoleNoKey)...) {
+		if !in.Mutating || repeated(r.EffectsOf(in)) > 1 {
+			// Retries that acted again are not replays: the duplicate is
+			// the retry checks' (or key.required's) finding.
+			continue
+		}
+		first := in.FirstOK()
+		if first == nil {
+			continue
+		}
+		for _, a := range in.Attempts[first.N:] {
+			if a.Outcome != record.OK {
+				continue
+			}
+			applicable = true
+			var msg string
+			switch {
+			case a.Status != first.Status:
+				msg = fmt.Sprintf("%s: a replay answered %d, the first reply %d", in.Operation, a.Status, first.Status)
+			case first.Identity != "" && a.Identity != first.Identity:
+				msg = fmt.Sprintf("%s: a replay returned %q, the first reply %q: the caller cannot tell they are the same result", in.Operation, a.Identity, first.Identity)
+			default:
+				continue
+			}
+			fs = append(fs, record.Finding{Check: CheckReplayConsistent, Severity: record.Major, Operation: in.Operation, Fault: firstFault(in), Message: msg, Evidence: evidence(r, in)})
+			break
+		}
+	}
+	return fs, applicable
+}

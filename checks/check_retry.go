@@ -1,0 +1,127 @@
+package checks
+
+import (
+	"fmt"
+
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/record"
+)
+
+var retrySequential = Invariant{
+	ID:       CheckRetrySequential,
+	Property: "the same key sent twice causes one effect, and the second reply is a successful replay",
+	Level:    1,
+	Probes:   sequentialProbes,
+	Eval:     evalRetrySequential,
+}
+
+var retryAfterFault = Invariant{
+	ID:       CheckRetryAfterFault,
+	Property: "after each fault, retrying with the same key until success leaves exactly one effect",
+	Level:    2,
+	Faults:   []faults.Class{faults.ClassClient, faults.ClassProxy, faults.ClassDownstream},
+	Probes:   faultProbes,
+	Skip:     faultSkip,
+	Eval:     evalRetryAfterFault,
+}
+
+func evalRetrySequential(r *record.Record) ([]record.Finding, bool) {
+	var fs []record.Finding
+	applicable := false
+	for _, in := range intentsByRole(r, keyedRoles...) {
+		if owner(in) != CheckRetrySequential || len(in.Attempts) < 2 || !in.Mutating {
+			continue
+		}
+		applicable = true
+		effs := r.EffectsOf(in)
+		if n, _ := actedTwice(in, effs); n > 1 && n == repeated(effs) {
+			continue // one call acted twice: exactly-once reports it
+		}
+		if repeated(effs) > 1 {
+			fs = append(fs, record.Finding{
+				Check: CheckRetrySequential, Severity: record.Critical, Operation: in.Operation,
+				Message: fmt.Sprintf("%s: the same key sent %d times caused %s (%s): the key is not honoured",
+					in.Operation, len(in.Attempts), plural(len(effs), "effect", "effects"), effectIDs(effs)),
+				Evidence: evidence(r, in),
+			})
+			continue
+		}
+		if in.Attempts[0].Outcome != record.OK {
+			continue
+		}
+		for _, a := range in.Attempts[1:] {
+			if a.Outcome != record.OK {
+				fs = append(fs, record.Finding{
+					Check: CheckRetrySequential, Severity: record.Major, Operation: in.Operation,
+					Message: fmt.Sprintf("%s: the retry of a completed request was answered %d (%s) instead of a replay: a client cannot tell it already succeeded",
+						in.Operation, a.Status, short(a.Body, 80)),
+					Evidence: evidence(r, in),
+				})
+				break
+			}
+		}
+	}
+	return fs, applicable
+}
+
+func evalRetryAfterFault(r *record.Record) ([]record.Finding, bool) {
+	var fs []record.Finding
+	applicable := false
+	for _, in := range intentsByRole(r, keyedRoles...) {
+		if !in.Mutating || owner(in) != CheckRetryAfterFault {
+			continue
+		}
+		applicable = true
+		fault := firstFault(in)
+		effs := r.EffectsOf(in)
+		switch {
+		case repeated(effs) > 1:
+			fs = append(fs, record.Finding{
+				Check: CheckRetryAfterFault, Severity: record.Critical, Operation: in.Operation, Fault: fault,
+				Message: fmt.Sprintf("%s: after %s, retrying with the same key caused %s (%s); attempts: %s",
+					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), statuses(in)),
+				Evidence: evidence(r, in),
+			})
+		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in):
+			fs = append(fs, record.Finding{
+				Check: CheckRetryAfterFault, Severity: record.Major, Operation: in.Operation, Fault: fault,
+				Message: fmt.Sprintf("%s: after %s, %s with the same key never succeeded (%s): the intent cannot be completed safely",
+					in.Operation, fault, plural(len(in.Attempts), "attempt", "attempts"), statuses(in)),
+				Evidence: evidence(r, in),
+			})
+		}
+	}
+	return fs, applicable
+}
+
+// keyTakenByAnother says whether another payload sent with in's key (a
+// mismatch intent of in) was acknowledged while in never was: the target
+// first saw the key with that payload (in's own attempts were lost on the
+// way, or never reached it), holds the key for it, and refusing in's
+// retries (422) is right, not a request that cannot be completed.
+func keyTakenByAnother(r *record.Record, in *record.Intent) bool {
+	for i := range r.Intents {
+		m := &r.Intents[i]
+		if m.Role == record.RoleMismatch && m.Related == in.ID && m.Key == in.Key && m.Acknowledged() {
+			return true
+		}
+	}
+	return false
+}
+
+// firstFault names the fault of the intent's first faulted attempt.
+func firstFault(in *record.Intent) string {
+	for _, a := range in.Attempts {
+		if a.Fault != "" {
+			return a.Fault
+		}
+	}
+	return ""
+}
+
+func short(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,100 @@
+package checks_test
+
+import (
+	"time"
+
+	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/record"
+)
+
+// lateRecord builds what retry.late's probe makes: a first intent, n
+// intents with fresh keys, and late retries (newest first, then the
+// first) of the intents after which each of distances other keys came,
+// wait after the fresh keys. forgets says whether the store forgot a key
+// after d other keys and t: its retry then charges again.
+func lateRecord(n int, distances []int, wait time.Duration, forgets func(d int, t time.Duration) bool) *record.Record {
+	b := newRec()
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tick := func(id int) {
+		in := b.rec.Intent(id)
+		a := &in.Attempts[len(in.Attempts)-1]
+		a.Start, a.End = clock, clock.Add(time.Millisecond)
+		clock = clock.Add(2 * time.Millisecond)
+	}
+	late := map[int]bool{}
+	for _, d := range distances {
+		late[n-d] = true
+	}
+	ids := []int{b.intent(record.RoleLate, opCharge)}
+	b.try(ids[0], ok(201, "created", "ord_0"), mine())
+	tick(ids[0])
+	for j := 1; j <= n; j++ {
+		role := record.RoleFiller
+		if late[j] {
+			role = record.RoleLate
+		}
+		id := b.intent(role, opCharge)
+		b.try(id, ok(201, "created", "ord_x"), mine())
+		tick(id)
+		ids = append(ids, id)
+	}
+	clock = clock.Add(wait)
+	order := []int{}
+	for j := n; j >= 1; j-- {
+		if late[j] {
+			order = append(order, j)
+		}
+	}
+	for _, j := range append(order, 0) {
+		id := ids[j]
+		b.rec.Intent(id).Waited = wait
+		since := clock.Sub(b.rec.Intent(id).Attempts[0].End)
+		if forgets(n-j, since) {
+			b.try(id, ok(201, "created", "ord_y"), mine())
+		} else {
+			b.try(id, ok(201, "noop", "ord_x"))
+		}
+		tick(id)
+	}
+	return b.done()
+}
+
+func retryLateCases() []checkCase {
+	lru := func(limit int) func(int, time.Duration) bool {
+		return func(d int, _ time.Duration) bool { return d >= limit }
+	}
+	ttl := func(keep time.Duration) func(int, time.Duration) bool {
+		return func(_ int, t time.Duration) bool { return t >= keep }
+	}
+	return []checkCase{
+		{
+			why:  "a store bounded to 8 keys: the retry after 8 other keys charges again, the one after 4 replays",
+			rec:  lateRecord(80, []int{1, 2, 4, 8, 16, 32, 64}, 2500*time.Millisecond, lru(8)),
+			fail: map[string][]record.Severity{checks.CheckRetryLate: {critical}},
+			msgs: map[string][]string{checks.CheckRetryLate: {"after 8 other keys"}},
+			skip: []string{checks.CheckRetrySequential},
+		},
+		{
+			why:  "a store bounded to 64 keys: between 32 and 64",
+			rec:  lateRecord(80, []int{1, 2, 4, 8, 16, 32, 64}, 2500*time.Millisecond, lru(64)),
+			fail: map[string][]record.Severity{checks.CheckRetryLate: {critical}},
+			msgs: map[string][]string{checks.CheckRetryLate: {"after 64 other keys and at least 2.5s", "after 32 other keys still replayed: it keeps somewhere between 33 and 64 keys"}},
+		},
+		{
+			why:  "a store that keeps keys for 1s: forgotten after a single other key, by age",
+			rec:  lateRecord(80, []int{1, 2, 4, 8, 16, 32, 64}, 2500*time.Millisecond, ttl(time.Second)),
+			fail: map[string][]record.Severity{checks.CheckRetryLate: {critical}},
+			msgs: map[string][]string{checks.CheckRetryLate: {"after 1 other key and at least 2.5s", "even after a single other key: it keeps keys for less than 2.5s, or none at all"}},
+		},
+		{
+			why:  "a store that keeps every key: every late retry replays",
+			rec:  lateRecord(80, []int{1, 2, 4, 8, 16, 32, 64}, 2500*time.Millisecond, func(int, time.Duration) bool { return false }),
+			pass: []string{checks.CheckRetryLate},
+		},
+		{
+			why:  "no late retry was made",
+			rec:  sequentialOK(),
+			skip: []string{checks.CheckRetryLate},
+		},
+	}
+}

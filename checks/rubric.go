@@ -1,0 +1,119 @@
+package checks
+
+import (
+	"fmt"
+
+	"github.com/idemcheck/idemcheck/record"
+)
+
+// Level is one step of the agent-tool rubric, made behavioural: what a
+// target must show to reach it.
+type Level struct {
+	Level     int
+	Condition string
+	// Forbids is the worst severity a finding may not have at this level.
+	Forbids record.Severity
+	// Needs are the checks that must have run (not skipped) to claim it:
+	// the registered checks of this level that are not Optional.
+	Needs []string
+}
+
+// Rubric returns the levels above 0, in order.
+func Rubric() []Level {
+	levels := []Level{
+		{Level: 1, Condition: "mutating operations honour idempotency keys: no duplicated, lost or merged side effect", Forbids: record.Critical},
+		{Level: 2, Condition: "every mutating operation honours its key under every fault, and every reply states its effect faithfully (effect field, consistent replays)", Forbids: record.Major},
+		{Level: 3, Condition: "idempotency is enforced at framework level (key required, a reused key with another payload rejected) and every mutating operation has a dry run", Forbids: record.Minor},
+	}
+	for _, c := range registry {
+		if !c.Optional && c.Level >= 1 && c.Level <= len(levels) {
+			levels[c.Level-1].Needs = append(levels[c.Level-1].Needs, c.ID)
+		}
+	}
+	return levels
+}
+
+// Score evaluates tr.Record, fills tr.Checks and tr.Findings, and sets
+// tr.Score; a record the checks cannot judge sets tr.Error instead.
+func Score(tr *record.TargetResult) {
+	rec := tr.Record
+	if rec == nil {
+		return
+	}
+	if msg := Untestable(rec); msg != "" {
+		tr.Error = msg
+		return
+	}
+	tr.Checks, tr.Findings = Evaluate(rec)
+	counted := len(tr.Findings)
+	if sc := tr.Scenario; sc != nil && len(sc.Findings) > 0 {
+		failed := map[string]bool{}
+		// Only what the probes did not show: a trial that restates a
+		// probe finding adds nothing.
+		for _, f := range Novel(tr.Findings, sc.Findings) {
+			f.Trial, f.Flaky = true, sc.Flaky
+			tr.Findings = append(tr.Findings, f)
+			failed[f.Check] = true
+		}
+		if !sc.Flaky {
+			counted = len(tr.Findings)
+		}
+		for i, c := range tr.Checks {
+			if !failed[c.ID] || c.Status == record.StatusFail {
+				continue
+			}
+			if sc.Flaky {
+				// Seen once and never again: reported, labelled, and
+				// not allowed to flip the verdict between runs.
+				if c.Note == "" {
+					tr.Checks[i].Note = "a generated trial failed it once; " + sc.Rate()
+				}
+				continue
+			}
+			tr.Checks[i] = record.CheckResult{ID: c.ID, Status: record.StatusFail, Note: "found by a generated trial (" + sc.Rate() + ")"}
+		}
+	}
+	// Flaky findings come last, and count for nothing.
+	tr.Score = score(tr.Checks, tr.Findings[:counted], NotApplicable(rec.Target.Caps()))
+	if n := unattributed(rec); n > 0 {
+		tr.Score.Reason += fmt.Sprintf(" (%d of %s carried no intent marker and could not be attributed)", n, plural(len(rec.Ledger), "recorded effect", "recorded effects"))
+	}
+}
+
+func score(checks []record.CheckResult, findings []record.Finding, notApplicable []string) record.ScoreResult {
+	na := map[string]bool{}
+	for _, id := range notApplicable {
+		na[id] = true
+	}
+	status := map[string]record.Status{}
+	for _, c := range checks {
+		status[c.ID] = c.Status
+	}
+	level := 0
+	for _, l := range Rubric() {
+		for i, f := range findings {
+			if f.Severity.Rank() >= l.Forbids.Rank() {
+				return record.ScoreResult{Level: level, Reason: reason(level, l), Next: &record.Gap{
+					Level: l.Level, Condition: l.Condition, Check: f.Check, Finding: i, Message: f.Message,
+				}}
+			}
+		}
+		for _, id := range l.Needs {
+			if na[id] {
+				continue
+			}
+			if st := status[id]; st != record.StatusPass && st != record.StatusFail {
+				return record.ScoreResult{Level: level, Reason: reason(level, l), Next: &record.Gap{
+					Level: l.Level, Condition: l.Condition, Check: id, Finding: -1,
+					Message: fmt.Sprintf("%s did not run (skipped), so level %d cannot be shown", id, l.Level),
+				}}
+			}
+		}
+		level = l.Level
+	}
+	return record.ScoreResult{Level: 3, Reason: "every condition of level 3 holds: " + Rubric()[2].Condition}
+}
+
+func reason(level int, next Level) string {
+	return fmt.Sprintf("score %d: level %d needs that %s", level, next.Level, next.Condition)
+}

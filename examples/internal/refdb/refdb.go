@@ -1,0 +1,85 @@
+// Package refdb opens the database of a reference target that keeps its
+// effects in PostgreSQL or SQLite (examples/ledger, examples/mcpdb,
+// examples/clidb): one DSN form for both, SQLite set up for several
+// processes at once (a busy timeout, WAL), the schema created by whichever
+// process gets there first.
+package refdb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL, database/sql driver "pgx"
+	_ "modernc.org/sqlite"             // SQLite, pure Go, driver "sqlite"
+
+	"github.com/idemcheck/idemcheck/observe"
+)
+
+// DB is a reference target's database.
+type DB struct {
+	*sql.DB
+	// Driver is "pgx" or "sqlite".
+	Driver string
+}
+
+// Open connects to dsn (postgres://… or sqlite:PATH) with at most pool
+// connections, and runs the schema statements (CREATE … IF NOT EXISTS),
+// each retried while another process creates the same schema.
+func Open(ctx context.Context, dsn string, pool int, schema ...string) (*DB, error) {
+	driver, source, err := observe.Driver(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if driver == "sqlite" && !strings.Contains(source, "_pragma") {
+		sep := "?"
+		if strings.Contains(source, "?") {
+			sep = "&"
+		}
+		source += sep + "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"
+	}
+	db, err := sql.Open(driver, source)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(pool)
+	db.SetMaxIdleConns(pool)
+	d := &DB{DB: db, Driver: driver}
+	for _, q := range schema {
+		q = strings.ReplaceAll(q, "{{id}}", d.IDColumn())
+		for i := 0; ; i++ {
+			if _, err = db.ExecContext(ctx, q); err == nil {
+				break
+			}
+			if i == 20 || ctx.Err() != nil {
+				db.Close()
+				return nil, fmt.Errorf("creating the schema: %w", err)
+			}
+			// Two processes starting on one database race to create it;
+			// the loser tries again once the winner is done.
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	return d, nil
+}
+
+// IDColumn is the definition of an auto-numbered primary key, which a
+// schema statement writes {{id}}.
+func (d *DB) IDColumn() string {
+	if d.Driver == "sqlite" {
+		return "INTEGER PRIMARY KEY AUTOINCREMENT"
+	}
+	return "BIGSERIAL PRIMARY KEY"
+}
+
+// IsUniqueViolation reports whether err is a unique constraint refusing a
+// row, in either database.
+func IsUniqueViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	s := err.Error()
+	return strings.Contains(s, "SQLSTATE 23505") || strings.Contains(s, "UNIQUE constraint failed")
+}

@@ -1,0 +1,23 @@
+// Command jsonstore runs the reference JSON-file store tool; see package
+// github.com/idemcheck/idemcheck/examples/jsonstore for its profiles.
+//
+// Usage:
+//
+//	jsonstore --profile rewrite|locked --file PATH put --note TEXT --amount N --idempotency-key K
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/idemcheck/idemcheck/examples/jsonstore"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	code := jsonstore.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

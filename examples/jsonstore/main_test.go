@@ -1,0 +1,18 @@
+package jsonstore_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/idemcheck/idemcheck/examples/internal/reftest"
+	"github.com/idemcheck/idemcheck/examples/jsonstore"
+)
+
+// TestMain runs the tool when the test binary is started as it: every
+// call in the tests is a real process.
+func TestMain(m *testing.M) {
+	reftest.TestMain(m, func(args []string) int {
+		return jsonstore.Main(context.Background(), args, os.Stdout, os.Stderr)
+	})
+}

@@ -1,0 +1,50 @@
+package ledger_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/examples/internal/reftest"
+	"github.com/idemcheck/idemcheck/examples/ledger"
+	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/observe"
+	httptarget "github.com/idemcheck/idemcheck/targets/http"
+)
+
+// spec is the harness spec of one profile: the HTTP adapter posts
+// transfers whose body holds only numbers, and a count of the transfers
+// table attributes each change to the intent in flight.
+func spec(t *testing.T, profile, dsn string) harness.Spec {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	s := httptarget.Spec(httptarget.Config{
+		Name:    "ledger-" + profile,
+		BaseURL: "http://127.0.0.1:{{port}}",
+		DryRun:  &httptarget.DryRun{Query: "dry_run"},
+		Operations: []httptarget.Operation{{
+			Name: "transfer", Mutating: true, Method: "POST", Path: "/v1/transfers",
+			Headers: map[string]string{"Content-Type": "application/json"},
+			Body:    `{"from": {{input.from}}, "to": {{input.to}}, "amount": {{input.amount}}}`,
+			Inputs: map[string]harness.Input{
+				"from": {Kind: "int", Min: 1, Max: 9}, "to": {Kind: "int", Min: 10, Max: 19}, "amount": {Kind: "int", Min: 1, Max: 99999},
+			},
+		}},
+	}, &httptarget.Launch{
+		Command:   []string{exe, reftest.ServeArg, "--profile", profile, "--db", dsn, "--window", "20ms", "--listen", "127.0.0.1:{{port}}"},
+		ReadyPath: "/healthz",
+	})
+	s.Observers = []harness.ObserverStarter{observe.Spec{Name: "ledger-db", Kind: "transfer",
+		Source: observe.Count{SQL: &observe.SQL{DSN: dsn, Query: `SELECT id FROM transfers`}, Rows: true}}.Starter()}
+	return s
+}
+
+// Each profile scores what it is built for, judged by the harness on what
+// the count by delta saw: today's probes attempt one intent at a time but
+// for the late retry's fillers, whose effects no check judges.
+func TestScores(t *testing.T) {
+	reftest.Scores(t, ledger.Profiles, ledger.Describe, func(t *testing.T, profile string) harness.Spec {
+		return spec(t, profile, "sqlite:{{state_dir}}/ledger.db")
+	})
+}

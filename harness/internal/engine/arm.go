@@ -1,0 +1,88 @@
+package engine
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/record"
+)
+
+// An armer prepares one attempt for a fault of the kind it is made for,
+// where the harness itself must act around the call: it arms rules in the
+// fakes, watches the ledger, replaces the call's fault with what the proxy
+// is to do, or the context the call is made with. The runner knows no
+// kind of fault: a new kind that needs the harness to act is one more
+// armer, in a file of its own, listed in armers.
+type armer interface {
+	// arm prepares the attempt a; the function it returns undoes that,
+	// once the attempt is over.
+	arm(a *armed) (undo func())
+	// needsFake says whether the fault can act only through a fake (a
+	// rule armed in it, or an event it reports): a target whose effects
+	// only observers count, with no fake, cannot take it.
+	needsFake() bool
+}
+
+// armed is one attempt as an armer sees it and prepares it.
+type armed struct {
+	// ctx is the context the call is made with: an armer may replace it
+	// (a client that leaves), and cancels its own when undone.
+	ctx context.Context
+	// run is the run's context: an armer's waits end with it.
+	run context.Context
+	// call is the call about to be made; an armer may replace its Fault
+	// (the proxy's part of what the fault does).
+	call *record.Call
+	// fakes are the target's fakes, by name, and ledger the effects they
+	// record.
+	fakes  map[string]fakes.Fake
+	ledger *fakes.Ledger
+	// kill kills the target, once however often it is called; the runner
+	// restarts it after the attempt.
+	kill func()
+	// pace is the generated trials' pace (see trialPace), 0 for the
+	// probes: what an armer waits of the target keeps it.
+	pace time.Duration
+	// forwarded is set by an armer that knows the target had the request,
+	// whatever the reply says.
+	forwarded atomic.Bool
+}
+
+// armers find the armer of a fault by the ability it has, in this order:
+// a fault with several is armed by the first.
+var armers = []func(faults.Fault) armer{disconnectArmer, crashArmer, downstreamArmer}
+
+// armerOf returns the armer of f, or nil for a fault the harness need not
+// act around (it acts in the proxy or the client alone, which the adapter
+// injects), and for no fault.
+func armerOf(f faults.Fault) armer {
+	for _, of := range armers {
+		if a := of(f); a != nil {
+			return a
+		}
+	}
+	return nil
+}
+
+// needsFake reports whether f can only act through a fake (see
+// armer.needsFake).
+func needsFake(f faults.Fault) bool {
+	a := armerOf(f)
+	return a != nil && a.needsFake()
+}
+
+// armRule arms rule in every fake of a, and returns what removes the
+// rules armed for the call's marker.
+func (a *armed) armRule(rule fakes.Rule) (disarm func()) {
+	for _, fk := range a.fakes {
+		fk.Arm(rule)
+	}
+	return func() {
+		for _, fk := range a.fakes {
+			fk.DisarmMarker(a.call.Marker)
+		}
+	}
+}

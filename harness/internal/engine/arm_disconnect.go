@@ -1,0 +1,67 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/faults"
+)
+
+// disconnectWait bounds how long a fake holds the downstream call of a
+// client-disconnect attempt for the proxy to cancel its request to the
+// target; disconnectGrace how long it then waits for the target to cancel
+// its downstream call in turn.
+const (
+	disconnectWait  = 2 * time.Second
+	disconnectGrace = 250 * time.Millisecond
+)
+
+// disconnectArm arms a fault whose client leaves while the target works
+// (faults.DisconnectFault): the client leaves when the target's downstream
+// call reaches a fake.
+type disconnectArm struct{ f faults.DisconnectFault }
+
+func disconnectArmer(f faults.Fault) armer {
+	if d, ok := f.(faults.DisconnectFault); ok {
+		return disconnectArm{d}
+	}
+	return nil
+}
+
+// needsFake: the fake times the client's leaving.
+func (disconnectArm) needsFake() bool { return true }
+
+// arm makes the call with a context of its own, cancelled when a fake
+// sees the target's downstream call for the marker; the fake goes on once
+// the proxy's request to the target has been cancelled (bounded), so the
+// target has seen it.
+func (d disconnectArm) arm(a *armed) func() {
+	actx, leave := context.WithCancel(a.run)
+	a.ctx = actx
+	gone := make(chan struct{})
+	a.call.Fault = faults.NotifyForwarded(d.f, gone)
+	// Then it waits (bounded) for the target to give up its own call,
+	// as a target that passes its request's context downstream does:
+	// the effect is recorded after that, whichever way the target
+	// goes, so the same target shows the same outcome every try.
+	grace := disconnectGrace
+	if a.pace > 0 {
+		grace = min(grace, a.pace)
+	}
+	disarm := a.armRule(fakes.Rule{Marker: a.call.Marker, Times: 1, Action: fakes.AwaitCaller, Delay: grace, OnMatch: func() {
+		// The client left, but the target had the request: its work may
+		// still land after this attempt, in a later one's window.
+		a.forwarded.Store(true)
+		leave()
+		select {
+		case <-gone:
+		case <-time.After(disconnectWait):
+		case <-a.run.Done():
+		}
+	}})
+	return func() {
+		disarm()
+		leave()
+	}
+}

@@ -1,0 +1,499 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/record"
+)
+
+// This file is the one interpreter of probes: the fixed probes the checks
+// declare and the generated trials (compiled into probes by compileTrial)
+// run through runSteps, so that what a key, a role, a fault, a retry, a
+// restart or a pause means is said once.
+
+// probeRun is a probe being run: the intents its steps made so far.
+type probeRun struct {
+	p     checks.Probe
+	first int
+	// made are the steps' intents (as they were when made), at their
+	// indices in the record; a pause makes none (nil, -1).
+	made []*record.Intent
+	at   []int
+	// paused is the time the probe's pauses took so far; pausedAt, its
+	// value when each intent (by index in the record) was made.
+	paused   time.Duration
+	pausedAt map[int]time.Duration
+	// retried says which intents (by index in the record) a step retried
+	// already.
+	retried map[int]bool
+}
+
+// add records the intent a step made or retried, at index at of the record.
+func (pr *probeRun) add(in *record.Intent, at int) {
+	pr.made, pr.at = append(pr.made, in), append(pr.at, at)
+	if _, ok := pr.pausedAt[at]; !ok && at >= 0 {
+		pr.pausedAt[at] = pr.paused
+	}
+}
+
+// label is what the intents of step s are called: its own label, or the
+// probe's name.
+func (pr *probeRun) label(s checks.Step) string {
+	if s.Label != "" {
+		return s.Label
+	}
+	return pr.p.Name
+}
+
+// runProbe runs the steps of p, its tail excepted, and returns the probe
+// run when a tail (Probe.Tail) is left to run after the other probes.
+func (r *runner) runProbe(info record.TargetInfo, p checks.Probe, firstID int) *probeRun {
+	pr := &probeRun{p: p, first: firstID, made: make([]*record.Intent, 0, len(p.Steps)), at: make([]int, 0, len(p.Steps)),
+		pausedAt: map[int]time.Duration{}, retried: map[int]bool{}}
+	tail := min(max(p.Tail, 0), len(p.Steps))
+	r.runSteps(info, pr, 0, len(p.Steps)-tail)
+	if p.Reversed {
+		r.deliverReversed(len(r.rec.Intents)-len(p.Steps), p.Steps)
+	}
+	if tail > 0 {
+		return pr
+	}
+	return nil
+}
+
+// runSteps runs the steps from, to of a probe in order: a restart first
+// where a step asks for one, a pause, a run of fillers together, a group
+// of steps joined by With together, any other step alone.
+func (r *runner) runSteps(info record.TargetInfo, pr *probeRun, from, to int) {
+	p := pr.p
+	for i := from; i < to; {
+		if r.s.ctx.Err() != nil || r.fatal != nil {
+			return
+		}
+		s := p.Steps[i]
+		if s.Restart && r.canCrash() {
+			if err := r.target().(Crasher).Restart(r.s.ctx); err != nil {
+				r.fatal = fmt.Errorf("restarting the target before %s: %w", pr.label(s), err)
+				return
+			}
+		}
+		if s.Pause > 0 {
+			pr.add(nil, -1)
+			start := time.Now()
+			ok := r.waitUntil(start.Add(s.Pause))
+			pr.paused += time.Since(start)
+			if !ok {
+				return
+			}
+			i++
+			continue
+		}
+		if j := r.fillerRun(p.Steps, i, to); j > i+1 {
+			r.runFillers(info, pr, i, j)
+			i = j
+			continue
+		}
+		end := i + 1
+		for end < to && p.Steps[end].With {
+			end++
+		}
+		if end == i+1 {
+			in, at, again := r.stepIntent(info, pr, i)
+			if again {
+				pr.add(&r.rec.Intents[at], at)
+				r.retryOf(pr, &r.rec.Intents[at], s)
+			} else if p.Reversed {
+				r.rec.Intents = append(r.rec.Intents, in) // attempted later, together
+				pr.add(&r.rec.Intents[len(r.rec.Intents)-1], len(r.rec.Intents)-1)
+			} else {
+				r.perform(&in, s)
+				r.rec.Intents = append(r.rec.Intents, in)
+				pr.add(&r.rec.Intents[len(r.rec.Intents)-1], len(r.rec.Intents)-1)
+			}
+		} else {
+			r.runGroup(info, pr, i, end)
+		}
+		i = end
+	}
+}
+
+// stepIntent makes the intent of step i (its marker, key and inputs drawn
+// in that order), or, for a step that retries an earlier intent (Again),
+// returns that intent's index in the record and again set.
+func (r *runner) stepIntent(info record.TargetInfo, pr *probeRun, i int) (in record.Intent, at int, again bool) {
+	s := pr.p.Steps[i]
+	if s.Again && s.KeyFrom >= 0 && s.KeyFrom < len(pr.at) && pr.at[s.KeyFrom] >= 0 {
+		// By index: the pointers in made may point at an older copy of
+		// the slice.
+		return record.Intent{}, pr.at[s.KeyFrom], true
+	}
+	op, _ := info.Operation(s.Op)
+	in = record.Intent{
+		ID:        pr.first + i,
+		Operation: s.Op,
+		Mutating:  op.Mutating,
+		Role:      s.Role,
+		Probe:     pr.label(s),
+		Marker:    r.newMarker(),
+		Caller:    s.Caller,
+	}
+	switch {
+	case s.NoKey:
+	case s.KeyFrom >= 0:
+		in.Key = pr.made[s.KeyFrom].Key
+		in.Related = pr.made[s.KeyFrom].ID
+	default:
+		in.Key = r.newKey()
+	}
+	if s.InputsFrom >= 0 {
+		in.Inputs = copyMap(pr.made[s.InputsFrom].Inputs)
+		in.Related = pr.made[s.InputsFrom].ID
+		if s.Change {
+			r.changeInput(op, in.Inputs)
+		}
+	} else {
+		in.Inputs = r.genInputs(op)
+	}
+	return in, -1, false
+}
+
+// retryOf makes step s's attempts at in, an intent an earlier step made.
+// A step that waits (WaitSince) retries only an intent that was
+// acknowledged, once that long has passed since; the first retry of a
+// late intent records the pauses since it was made as its wait.
+func (r *runner) retryOf(pr *probeRun, in *record.Intent, s checks.Step) {
+	if r.retryStart(pr, in, s) {
+		r.perform(in, s)
+	}
+}
+
+// retryStart does what comes before step s retries in (see retryOf) and
+// says whether the retry is to be made.
+func (r *runner) retryStart(pr *probeRun, in *record.Intent, s checks.Step) bool {
+	at := pr.at[s.KeyFrom]
+	if s.WaitSince > 0 {
+		ok := in.FirstOK()
+		if ok == nil || !r.waitUntil(ok.End.Add(s.WaitSince)) {
+			return false
+		}
+		in.Waited = max(in.Waited, s.WaitSince)
+	} else if in.Role == record.RoleLate && !pr.retried[at] {
+		in.Waited = max(in.Waited, pr.paused-pr.pausedAt[at])
+	}
+	pr.retried[at] = true
+	return true
+}
+
+// perform makes a step's attempts at in: a burst, a forged delivery, or
+// Repeat attempts (the first under the step's fault), then retries until
+// an attempt is ok when the step asks. Whether the client gave up on the
+// intent is what its last step says: one that gives up marks an
+// unacknowledged intent GaveUp, one that does not clears it.
+func (r *runner) perform(in *record.Intent, s checks.Step) {
+	r.attemptAll(in, s)
+	in.GaveUp = s.GiveUp && !in.Acknowledged()
+}
+
+// runGroup runs the steps from, to, joined by With, at once: their
+// intents are made in step order, then each step is performed on its own
+// goroutine, all released together, each retrying as it would alone; the
+// intents join the record, in step order, once all are done. Each works
+// on a copy of the runner's per-attempt state (the silence count, a fatal
+// error), joined back after. A group with a fault that kills the target,
+// or two steps retrying one intent, stops the run (r.fatal): neither can
+// run at once.
+func (r *runner) runGroup(info record.TargetInfo, pr *probeRun, from, to int) {
+	type member struct {
+		in *record.Intent
+		at int // index in the record of a retried intent; -1 for a new one
+		// skip: a retry that is not to be made (see retryStart).
+		skip bool
+	}
+	ms := make([]member, 0, to-from)
+	for i := from; i < to; i++ {
+		s := pr.p.Steps[i]
+		if _, crash := s.Fault.(faults.CrashFault); crash {
+			r.fatal = fmt.Errorf("%s: %s kills the target, so it cannot run at the same time as another step", pr.label(s), s.Fault.Name())
+			return
+		}
+		in, at, again := r.stepIntent(info, pr, i)
+		if again {
+			for _, m := range ms {
+				if m.at == at {
+					r.fatal = fmt.Errorf("%s retries an intent another step of its group retries at the same time", pr.label(s))
+					return
+				}
+			}
+			in := &r.rec.Intents[at]
+			ms = append(ms, member{in: in, at: at, skip: !r.retryStart(pr, in, s)})
+		} else {
+			ms = append(ms, member{in: &in, at: -1})
+		}
+	}
+	release := make(chan struct{})
+	subs := make([]*runner, len(ms))
+	var wg sync.WaitGroup
+	for k := range ms {
+		sub := *r
+		sub.rng = nil // attempts draw nothing: the intents are made
+		subs[k] = &sub
+		s := pr.p.Steps[from+k]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-release
+			if !ms[k].skip {
+				subs[k].perform(ms[k].in, s)
+			}
+		}()
+	}
+	close(release)
+	wg.Wait()
+	for _, sub := range subs {
+		if r.fatal == nil {
+			r.fatal = sub.fatal
+		}
+		if sub.answered {
+			r.answered = true
+		}
+		r.silent, r.silentFor = max(r.silent, sub.silent), max(r.silentFor, sub.silentFor)
+	}
+	for _, m := range ms {
+		at := m.at
+		if at < 0 {
+			r.rec.Intents = append(r.rec.Intents, *m.in)
+			at = len(r.rec.Intents) - 1
+		}
+		pr.add(&r.rec.Intents[at], at)
+	}
+}
+
+// fillerWorkers bounds the filler intents attempted at once.
+const fillerWorkers = 8
+
+// isFiller says whether s makes a plain filler intent: a fresh key, one
+// attempt, nothing else.
+func isFiller(s checks.Step) bool {
+	return s.Role == record.RoleFiller && s.KeyFrom < 0 && s.InputsFrom < 0 && !s.NoKey && !s.DryRun && s.Fault == nil &&
+		s.Repeat <= 1 && !s.UntilOK && s.Burst <= 1 && !s.BadSignature && !s.Again && s.WaitSince == 0 &&
+		s.Pause == 0 && !s.With && !s.GiveUp
+}
+
+// fillerRun returns the end of the run of filler steps from i (before
+// to), when the target takes concurrent calls (a Burster): they are then
+// attempted together (runFillers); i itself otherwise. A restart is done
+// before the run, so only its first step may ask for one.
+func (r *runner) fillerRun(steps []checks.Step, i, to int) int {
+	if _, ok := r.target().(Burster); !ok || !isFiller(steps[i]) {
+		return i
+	}
+	j := i + 1
+	for j < to && isFiller(steps[j]) && !steps[j].Restart {
+		j++
+	}
+	return j
+}
+
+// runFillers makes the intents of the filler steps from, to (their keys,
+// markers and inputs drawn in order, as one at a time would) and attempts
+// them fillerWorkers at a time: they only have to reach the target before
+// whatever comes next, and a slow target (a process per call) would
+// otherwise spend most of a run on them.
+func (r *runner) runFillers(info record.TargetInfo, pr *probeRun, from, to int) {
+	base := len(r.rec.Intents)
+	for i := from; i < to; i++ {
+		s := pr.p.Steps[i]
+		op, _ := info.Operation(s.Op)
+		in := record.Intent{ID: pr.first + i, Operation: s.Op, Mutating: op.Mutating, Role: s.Role, Probe: pr.label(s), Marker: r.newMarker()}
+		in.Key = r.newKey()
+		in.Inputs = r.genInputs(op)
+		r.rec.Intents = append(r.rec.Intents, in)
+	}
+	ins := r.rec.Intents[base:]
+	work := make(chan *record.Intent)
+	var wg sync.WaitGroup
+	for w := 0; w < fillerWorkers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for in := range work {
+				id := fmt.Sprintf("%s-%d-1", r.runID[:8], in.ID)
+				a := record.Attempt{N: 1, ID: id, LedgerBefore: r.ledger.LastSeq(), Start: time.Now()}
+				a.Reply = r.target().Call(r.s.ctx, record.Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
+				a.End, a.LedgerAfter = time.Now(), r.ledger.LastSeq()
+				in.Attempts = append(in.Attempts, a)
+			}
+		}()
+	}
+	for k := range ins {
+		if r.s.ctx.Err() != nil {
+			break
+		}
+		work <- &ins[k]
+	}
+	close(work)
+	wg.Wait()
+	for k := range ins {
+		if len(ins[k].Attempts) > 0 && r.observe(ins[k].Marker) {
+			ins[k].Attempts[0].LedgerAfter = r.ledger.LastSeq()
+		}
+	}
+	for k := range ins {
+		pr.add(&r.rec.Intents[base+k], base+k)
+	}
+}
+
+// waitUntil waits on a timer until t, and reports false if the run ended
+// first.
+func (r *runner) waitUntil(t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return r.s.ctx.Err() == nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-r.s.ctx.Done():
+		return false
+	}
+}
+
+// deliverReversed sends the first attempts of the intents from index first
+// on newest first, in one go, then retries each until done.
+func (r *runner) deliverReversed(first int, steps []checks.Step) {
+	ro, ok := r.target().(Reorderer)
+	if !ok {
+		return
+	}
+	ins := r.rec.Intents[first:]
+	calls := make([]record.Call, len(ins))
+	for i := range ins {
+		calls[i] = record.Call{ID: fmt.Sprintf("%s-%d-1", r.runID[:8], ins[i].ID), Operation: ins[i].Operation,
+			Key: ins[i].Key, Marker: ins[i].Marker, Inputs: ins[i].Inputs}
+	}
+	before := r.ledger.LastSeq()
+	start := time.Now()
+	replies := ro.OutOfOrder(r.s.ctx, calls)
+	for i := range ins {
+		r.observe(ins[i].Marker)
+	}
+	end, after := time.Now(), r.ledger.LastSeq()
+	for i := range ins {
+		a := record.Attempt{N: 1, ID: calls[i].ID, Start: start, End: end, LedgerBefore: before, LedgerAfter: after}
+		if i < len(replies) {
+			a.Reply = replies[i]
+		} else {
+			a.Reply = record.Reply{Outcome: record.Info, Error: "no reply from the reordered delivery"}
+		}
+		ins[i].Attempts = append(ins[i].Attempts, a)
+	}
+	for i := range ins {
+		if steps[i].UntilOK {
+			r.retryUntilOK(&ins[i], false)
+		}
+	}
+}
+
+func (r *runner) attemptAll(in *record.Intent, s checks.Step) {
+	n := s.Repeat
+	if n < 1 {
+		n = 1
+	}
+	if _, ok := r.target().(Burster); ok && s.Burst > 1 {
+		r.burst(in, s.Burst)
+		n = 0
+	}
+	if s.BadSignature {
+		r.forged(in)
+		n = 0
+	}
+	for i := 0; i < n && r.s.ctx.Err() == nil && r.fatal == nil; i++ {
+		var f faults.Fault
+		if i == 0 {
+			f = s.Fault
+		}
+		r.attempt(in, f, s.DryRun)
+	}
+	if !s.UntilOK {
+		return
+	}
+	r.retryUntilOK(in, s.DryRun)
+}
+
+// retryUntilOK retries like a careful client: with the same key, while the
+// reply says it may, at most MaxAttempts times for failures (backing off
+// from the second retry on), and waiting out "in progress" answers (409,
+// 425, 429) for at most StuckWait.
+func (r *runner) retryUntilOK(in *record.Intent, dryRun bool) {
+	if len(in.Attempts) == 0 {
+		r.attempt(in, nil, dryRun)
+	}
+	deadline := time.Now().Add(r.s.cfg.StuckWait)
+	failures, waits := 0, 0
+	for r.s.ctx.Err() == nil && r.fatal == nil && len(in.Attempts) < maxAttemptsPerIntent {
+		last := in.Attempts[len(in.Attempts)-1]
+		if last.Outcome == record.OK || !retryable(last.Reply) {
+			return
+		}
+		var wait time.Duration
+		if busy(last.Status) {
+			if time.Now().After(deadline) {
+				return
+			}
+			wait = min(r.s.cfg.Backoff<<min(waits, 5), 250*time.Millisecond)
+			waits++
+		} else {
+			failures++
+			if failures >= r.s.cfg.MaxAttempts {
+				return
+			}
+			// The retry right after a failure goes at once (it may
+			// meet the first call still in flight, which is worth
+			// seeing); later ones back off, as a careful client's do:
+			// a target that is still recovering from the failure (its
+			// own downstream call not yet given up) is not called
+			// "never succeeded" for retries a few milliseconds apart.
+			if failures > 1 {
+				wait = min(r.s.cfg.Backoff<<min(failures-2, 5), 250*time.Millisecond)
+			}
+		}
+		if wait > 0 && !r.waitUntil(time.Now().Add(wait)) {
+			return
+		}
+		r.attempt(in, nil, dryRun)
+	}
+}
+
+// maxAttemptsPerIntent is a hard bound on one intent's attempts.
+const maxAttemptsPerIntent = 200
+
+func busy(status int) bool { return status == 409 || status == 425 || status == 429 }
+
+// retryable says whether a client that follows the usual conventions would
+// retry with the same key.
+func retryable(rep record.Reply) bool {
+	if rep.Outcome == record.Info || !rep.Forwarded {
+		return true
+	}
+	switch rep.Status {
+	case 408, 409, 425, 429, 500, 502, 503, 504:
+		return true
+	}
+	return false
+}
+
+func sortedInputNames(op record.Operation) []string {
+	names := make([]string, 0, len(op.Inputs))
+	for n := range op.Inputs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

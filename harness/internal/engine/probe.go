@@ -1,0 +1,213 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/record"
+	"github.com/idemcheck/idemcheck/scenarios"
+)
+
+// probe starts an instance of the target (and its fakes and observers),
+// runs the fixed probes, and stops everything it started. It also says
+// what trials may contain.
+func (s *Session) probe() (tr record.TargetResult, sp scenarios.Space) {
+	tr = record.TargetResult{Name: s.spec.Name, Kind: s.spec.Kind}
+	ledger := fakes.NewLedger()
+	stateDir, err := os.MkdirTemp("", "idemcheck-"+strings.NewReplacer("/", "_", string(os.PathSeparator), "_").Replace(s.spec.Name)+"-")
+	if err != nil {
+		tr.Error = "cannot make a state directory: " + err.Error()
+		return tr, sp
+	}
+	defer os.RemoveAll(stateDir)
+	runID := fmt.Sprintf("%016x", s.seed^uint64(time.Now().UnixNano()))
+	inst, err := s.spec.Start(s.ctx, ledger, stateDir, runID)
+	if err != nil {
+		tr.Error = err.Error()
+		return tr, sp
+	}
+	defer func() {
+		if err := inst.Close(); err != nil && tr.Error == "" {
+			tr.Error = "stopping the target: " + err.Error()
+		}
+	}()
+	r := &runner{s: s, inst: inst, ledger: ledger, runID: runID, seed: s.seed, nonce: s.cfg.Nonce}
+	rec := r.run()
+	rec.Ledger = ledger.Effects()
+	tr.Record = rec
+	if r.fatal != nil {
+		tr.Error = r.fatal.Error()
+		return tr, sp
+	}
+	if err := s.ctx.Err(); err != nil {
+		tr.Error = "interrupted: " + err.Error()
+		return tr, sp
+	}
+	return tr, r.space()
+}
+
+// run runs the probes the enabled checks plan against the target, and
+// returns their record (without the ledger).
+func (r *runner) run() *record.Record {
+	cfg := r.s.cfg
+	info := r.target().Info()
+	enabled := map[string]bool{}
+	for _, id := range cfg.Checks {
+		enabled[id] = true
+	}
+	r.rec = &record.Record{Target: info, Seed: cfg.Seed, Checks: append([]string(nil), cfg.Checks...)}
+	if cfg.Shards > 1 {
+		r.rec.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
+	}
+	for _, f := range cfg.Faults {
+		r.rec.Faults = append(r.rec.Faults, f.Name())
+		if why := r.unsupported(f); why != "" {
+			r.rec.Unsupported = append(r.rec.Unsupported, f.Name())
+			if r.rec.UnsupportedWhy == nil {
+				r.rec.UnsupportedWhy = map[string]string{}
+			}
+			r.rec.UnsupportedWhy[f.Name()] = why
+		}
+	}
+	info.Capabilities = r.capabilities(info)
+	r.rec.Target = info
+	// Every probe has its own random stream, keyed by what it is (not by
+	// where it is in the plan), and its own intent numbers, so a shard, or a
+	// run of fewer checks, makes exactly the intents the whole run would
+	// have made for those probes.
+	nextID := 1
+	var tails []*probeRun
+	pending := map[string]bool{} // the checks the tails serve
+	plan := checks.Planner{Enabled: enabled, Faults: cfg.Faults, Supports: r.supports, Burst: cfg.Burst, Bursts: cfg.Bursts, Late: cfg.Late}
+	for k, p := range plan.Plan(info) {
+		first := nextID
+		nextID += len(p.Steps)
+		if r.s.ctx.Err() != nil || r.fatal != nil {
+			break
+		}
+		if cfg.Shards > 1 && k%cfg.Shards != cfg.Shard-1 {
+			continue
+		}
+		r.rng = rand.New(rand.NewPCG(r.seed, probeStream(p.Probe)))
+		if pr := r.runProbe(info, p.Probe, first); pr != nil {
+			tails = append(tails, pr)
+			for _, id := range p.Serves {
+				pending[id] = true
+			}
+		}
+	}
+	if len(tails) > 0 && r.s.startsEarly() && r.s.ctx.Err() == nil && r.fatal == nil {
+		// What the tails' checks find is not known yet: the session
+		// judges a trial that shows only that once it is.
+		r.s.beforeTails(r.snapshot(), pending, r.space())
+	}
+	// The tails of the probes that asked to finish last: the time the other
+	// probes took counts towards their waits.
+	for _, pr := range tails {
+		if r.s.ctx.Err() != nil || r.fatal != nil {
+			break
+		}
+		r.rng = rand.New(rand.NewPCG(r.seed, probeStream(pr.p)^0x7a11))
+		r.runSteps(info, pr, len(pr.p.Steps)-pr.p.Tail, len(pr.p.Steps))
+	}
+	if len(tails) > 0 {
+		// The record lists intents in plan order, as a shard's does, and
+		// as Merge puts them back together.
+		sort.SliceStable(r.rec.Intents, func(i, j int) bool { return r.rec.Intents[i].ID < r.rec.Intents[j].ID })
+	}
+	return r.rec
+}
+
+// snapshot returns a copy of the record so far, with the ledger's effects,
+// that the run goes on without touching: its intents in plan order.
+func (r *runner) snapshot() *record.Record {
+	rec := *r.rec
+	rec.Intents = make([]record.Intent, len(r.rec.Intents))
+	for i, in := range r.rec.Intents {
+		in.Attempts = slices.Clone(in.Attempts)
+		in.Inputs = copyMap(in.Inputs)
+		rec.Intents[i] = in
+	}
+	sort.SliceStable(rec.Intents, func(i, j int) bool { return rec.Intents[i].ID < rec.Intents[j].ID })
+	rec.Ledger = r.ledger.Effects()
+	return &rec
+}
+
+// capabilities are what the target declares in info, with the abilities
+// its interfaces show filled in.
+func (r *runner) capabilities(info record.TargetInfo) *record.Capabilities {
+	caps := info.Caps()
+	_, caps.Burst = r.target().(Burster)
+	_, caps.Signatures = r.target().(Signer)
+	_, caps.Reorder = r.target().(Reorderer)
+	caps.Restart = r.canCrash()
+	return &caps
+}
+
+// canCrash says whether the harness can kill and restart the target.
+func (r *runner) canCrash() bool {
+	_, ok := r.target().(Crasher)
+	return ok && r.target().Supports(&faults.Crash{Point: faults.AfterEffect})
+}
+
+// supports says whether f can be injected into the target: crash faults
+// also need a target the harness can kill and restart.
+func (r *runner) supports(f faults.Fault) bool { return r.unsupported(f) == "" }
+
+// unsupported says why f cannot be injected into the target, or "" when
+// it can.
+func (r *runner) unsupported(f faults.Fault) string {
+	if r.observedOnly() && needsFake(f) {
+		return "the target's effects are counted only by observers: no fake sees the downstream call this fault acts on"
+	}
+	_, crash := f.(faults.CrashFault)
+	if _, ok := r.target().(Crasher); crash && !ok {
+		return "this kind of target cannot be killed and restarted"
+	}
+	if r.target().Supports(f) {
+		return ""
+	}
+	if e, ok := r.target().(FaultExplainer); ok {
+		if why := e.WhyUnsupported(f); why != "" {
+			return why
+		}
+	}
+	if crash {
+		return "idemcheck did not start the target, so it cannot kill it"
+	}
+	return "the adapter cannot inject this fault"
+}
+
+// space describes what trials against the target may contain: its
+// operations, the faults it can take, bursts and overlapping steps where
+// it takes calls at once, restarts where the harness can restart it.
+func (r *runner) space() scenarios.Space {
+	info, burst := r.rec.Target, r.s.cfg.Burst
+	caps := info.Caps()
+	if !caps.Burst {
+		burst = 0
+	}
+	// Steps overlap where the target takes calls at once (it can take a
+	// burst), never under a fault that kills it.
+	s := scenarios.Space{Restart: caps.Restart, Burst: burst, Overlap: caps.Burst}
+	for _, op := range info.Operations {
+		s.Ops = append(s.Ops, scenarios.Op{Name: op.Name, Mutating: op.Mutating, DryRun: op.DryRun, Inputs: len(op.Inputs) > 0})
+	}
+	for _, f := range r.s.cfg.Faults {
+		if r.supports(f) {
+			s.Faults = append(s.Faults, f.Name())
+			if _, crash := f.(faults.CrashFault); crash {
+				s.Alone = append(s.Alone, f.Name())
+			}
+		}
+	}
+	return s
+}

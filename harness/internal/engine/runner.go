@@ -1,0 +1,227 @@
+package engine
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/keys"
+	"github.com/idemcheck/idemcheck/record"
+)
+
+// runner makes the attempts of one run of probes or of one trial against
+// one instance of the target, and records them.
+type runner struct {
+	// s is the session the run is part of: its context, configuration
+	// and pace.
+	s      *Session
+	inst   *Instance
+	ledger *fakes.Ledger
+	// runID names the run's attempts (Call.ID), seed its random choices
+	// and nonce makes its keys and markers its own.
+	runID string
+	seed  uint64
+	nonce uint64
+	rng   *rand.Rand
+	rec   *record.Record
+	// fatal stops the run: the target could not be restarted.
+	fatal error
+
+	// Silence: unfaulted attempts without a reply, until one has one.
+	answered  bool
+	silent    int
+	silentFor time.Duration
+}
+
+// target is the instance's target.
+func (r *runner) target() Target { return r.inst.Target }
+
+// newKey makes the next idempotency key. It draws one number from the
+// seeded stream, whatever the format, so every later choice is the same
+// for every format and nonce.
+func (r *runner) newKey() string { return r.s.spec.KeyFormat.Make(r.rng.Uint64(), r.nonce) }
+
+// newMarker makes the next intent marker, drawing one number as newKey
+// does.
+func (r *runner) newMarker() string { return keys.Marker(r.rng.Uint64(), r.nonce) }
+
+// attempt makes one attempt at in, under f (nil for none), armed by the
+// fault's armer if it has one, and records it; a target the fault killed
+// is restarted after it.
+func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
+	n := len(in.Attempts) + 1
+	id := fmt.Sprintf("%s-%d-%d", r.runID[:8], in.ID, n)
+	a := record.Attempt{N: n, ID: id, DryRun: dryRun}
+	call := record.Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs, DryRun: dryRun, Fault: f, Caller: in.Caller}
+	if f != nil {
+		a.Fault = f.Name()
+		a.FaultClass = string(faults.ClassOf(f))
+	}
+	var crashed atomic.Bool
+	at := &armed{ctx: r.s.ctx, run: r.s.ctx, call: &call, fakes: r.inst.Fakes, ledger: r.ledger, pace: r.s.pace, kill: func() {
+		if crashed.CompareAndSwap(false, true) {
+			_ = r.target().(Crasher).Kill()
+		}
+	}}
+	if ar := armerOf(f); ar != nil {
+		undo := ar.arm(at)
+		defer undo()
+	}
+	a.LedgerBefore = r.ledger.LastSeq()
+	a.Start = time.Now()
+	a.Reply = r.target().Call(at.ctx, call)
+	if at.forwarded.Load() {
+		a.Reply.Forwarded = true
+	}
+	a.End = time.Now()
+	a.LedgerAfter = r.ledger.LastSeq()
+	if crashed.Load() {
+		a.Crashed = true
+		if err := r.target().(Crasher).Restart(r.s.ctx); err != nil && r.s.ctx.Err() == nil {
+			r.fatal = fmt.Errorf("restarting the target after %s: %w", f.Name(), err)
+		}
+	}
+	if r.observe(in.Marker) {
+		a.LedgerAfter = r.ledger.LastSeq() // after a crash, read once restarted
+	}
+	in.Attempts = append(in.Attempts, a)
+	r.noteSilence(a)
+}
+
+// silentLimit is how many attempts in a row, from the first, may end with
+// no reply at all before the target is declared untestable: a target that
+// accepts connections and never answers would otherwise cost every probe
+// its full timeout (minutes), for nothing.
+const silentLimit = 3
+
+// noteSilence counts the unfaulted attempts that got no reply, until one
+// gets any; at silentLimit the run of the target stops (r.fatal), saying
+// how long it waited.
+func (r *runner) noteSilence(a record.Attempt) {
+	if r.answered || a.Fault != "" || r.fatal != nil || r.s.ctx.Err() != nil {
+		return
+	}
+	// Any status, any bytes of a reply or of a program's output, or no
+	// error at all is an answer: only an attempt that ended in an error
+	// with nothing received is silence.
+	if a.Status != 0 || a.Error == "" || a.Body != "" || a.Stderr != "" || a.ExitSignal != "" {
+		r.answered = true
+		return
+	}
+	r.silent++
+	r.silentFor += a.End.Sub(a.Start)
+	if r.silent >= silentLimit {
+		r.fatal = fmt.Errorf("the target never answered: %d attempts in a row got no reply, %s of waiting in all (last: %s); check that it is healthy, or raise its timeout if it is just slow",
+			r.silent, r.silentFor.Round(time.Millisecond), a.Error)
+	}
+}
+
+// forged sends the intent's call with a wrong signature, once.
+func (r *runner) forged(in *record.Intent) {
+	sg, ok := r.target().(Signer)
+	if !ok {
+		return
+	}
+	id := fmt.Sprintf("%s-%d-%d", r.runID[:8], in.ID, len(in.Attempts)+1)
+	a := record.Attempt{N: len(in.Attempts) + 1, ID: id, Fault: "bad-signature", LedgerBefore: r.ledger.LastSeq(), Start: time.Now()}
+	a.Reply = sg.BadSignature(r.s.ctx, record.Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
+	a.End = time.Now()
+	r.observe(in.Marker)
+	a.LedgerAfter = r.ledger.LastSeq()
+	in.Attempts = append(in.Attempts, a)
+}
+
+// burst sends n copies of the intent's call at once.
+func (r *runner) burst(in *record.Intent, n int) {
+	b := r.target().(Burster)
+	base := len(in.Attempts)
+	before := r.ledger.LastSeq()
+	start := time.Now()
+	call := record.Call{ID: fmt.Sprintf("%s-%d-burst", r.runID[:8], in.ID), Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs, Caller: in.Caller}
+	replies := b.Burst(r.s.ctx, call, n)
+	end := time.Now()
+	r.observe(in.Marker)
+	after := r.ledger.LastSeq()
+	for i, rep := range replies {
+		in.Attempts = append(in.Attempts, record.Attempt{
+			N: base + i + 1, ID: fmt.Sprintf("%s-%d", call.ID, i+1), Burst: true,
+			Start: start, End: end, LedgerBefore: before, LedgerAfter: after, Reply: rep,
+		})
+	}
+}
+
+func (r *runner) genInputs(op record.Operation) map[string]string {
+	out := map[string]string{}
+	for _, name := range sortedInputNames(op) {
+		out[name] = genValue(r.rng, op.Inputs[name])
+	}
+	return out
+}
+
+// changeInput alters the first input (by name) to another value.
+func (r *runner) changeInput(op record.Operation, vals map[string]string) {
+	names := sortedInputNames(op)
+	if len(names) == 0 {
+		return
+	}
+	name := names[0]
+	old := vals[name]
+	for i := 0; i < 64; i++ {
+		if v := genValue(r.rng, op.Inputs[name]); v != old {
+			vals[name] = v
+			return
+		}
+	}
+}
+
+const alnum = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+func genValue(rng *rand.Rand, in record.Input) string {
+	switch in.Kind {
+	case "int":
+		if in.Max <= in.Min {
+			return fmt.Sprint(in.Min)
+		}
+		return fmt.Sprint(in.Min + rng.IntN(in.Max-in.Min+1))
+	case "choice":
+		if len(in.Choices) == 0 {
+			return ""
+		}
+		return in.Choices[rng.IntN(len(in.Choices))]
+	default:
+		n := in.Length
+		if n <= 0 {
+			n = 8
+		}
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alnum[rng.IntN(len(alnum))]
+		}
+		return in.Prefix + string(b)
+	}
+}
+
+func copyMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// probeStream derives a probe's random stream from its name and the
+// operations it uses.
+func probeStream(p checks.Probe) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(p.Name))
+	for _, s := range p.Steps {
+		_, _ = h.Write([]byte{0})
+		_, _ = h.Write([]byte(s.Op))
+	}
+	return h.Sum64()
+}

@@ -1,0 +1,159 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/record"
+	"github.com/idemcheck/idemcheck/scenarios"
+)
+
+// runTrials runs the saved trials of the configuration's Replay first
+// (one that still fails is the counterexample, and nothing is generated),
+// then generates trials over sp until one fails (then shrinks it on fresh
+// instances of the target and replays it: see confirm) or Trials have
+// passed; past a failure that never happens again on replay the trials go
+// on, up to flakyRounds failures in all. The trials share a running
+// target (one per worker: see explore) unless FreshTrials. A trial fails
+// only on a finding that s.known, the probes' findings, does not already
+// hold. Waiting faults, and the waits before a retry, keep the target's
+// pace (see Session.forTrials).
+//
+// s.probes, when not nil, says that the probes were not done when the
+// trials started: s.known holds the findings of those done, and the rest
+// arrive through it before a failing trial is shrunk.
+func (s *Session) runTrials(sp scenarios.Space) (*record.ScenarioResult, error) {
+	res := &record.ScenarioResult{}
+	defer func() {
+		if res.Counterexample != nil {
+			res.Steps = res.Counterexample.String()
+		}
+	}()
+	if s.probes != nil && len(s.cfg.Replay) > 0 {
+		// Saved trials are judged against every probe's findings.
+		all, ok := s.probes.wait()
+		if !ok {
+			return res, nil
+		}
+		s.known, s.probes = all, nil
+	}
+	for _, saved := range s.cfg.Replay {
+		if saved.Target != "" && saved.Target != s.spec.Name {
+			continue
+		}
+		rec, err := s.freshRun(s.nextNonce(), s.seed, saved.Trial)
+		if err != nil {
+			return res, err
+		}
+		_, fs := checks.Evaluate(rec)
+		fs = checks.Novel(s.known, fs)
+		res.Replayed = append(res.Replayed, record.ReplayedTrial{Trial: saved.Trial, StillFail: len(fs) > 0, Checks: findingChecks(fs)})
+		if len(fs) > 0 && res.Counterexample == nil {
+			tr := saved.Trial
+			res.Counterexample, res.Record, res.Findings = &tr, rec, fs
+		}
+	}
+	if s.cfg.Trials <= 0 || res.Counterexample != nil {
+		return res, nil
+	}
+	p := &property{s: s, space: sp, start: time.Now(), said: time.Now()}
+	if s.probes != nil {
+		p.pending = s.probes.pending
+	}
+	defer p.closeHosts()
+	total := s.cfg.Trials
+	from := 0
+	for round := 1; ; round++ {
+		began := time.Now()
+		p.mu.Lock()
+		p.from, p.ended = from, 0
+		p.mu.Unlock()
+		p.explore(from)
+		res.Elapsed += time.Since(began)
+		if s.probes != nil && (p.failed > 0 || p.deferred > 0) {
+			all, ok := s.probes.wait()
+			if !ok {
+				return res, nil // the probes could not be done: their error is the target's
+			}
+			p.settle(all)
+		}
+		res.Trials, res.Stopped = p.n, p.stopped
+		if p.failed > 0 {
+			// The trials after the first failing one that were already
+			// running when it failed do not count: the same seed reports
+			// the same number.
+			res.Trials = p.failed
+		}
+		if p.fatal != nil {
+			return res, p.fatal
+		}
+		if p.last == nil {
+			return res, nil
+		}
+		s.say("%s: trial %d of %d failed; shrinking it", s.spec.Name, p.failed, total)
+		confirmed := s.confirm(record.ScenarioResult{Counterexample: p.last, Record: p.lastRec, Findings: p.lastFs}, p.failed)
+		res.Counterexample, res.Record, res.Findings = confirmed.Counterexample, confirmed.Record, confirmed.Findings
+		res.Replays, res.Reproduced, res.Flaky = confirmed.Replays, confirmed.Reproduced, confirmed.Flaky
+		if !res.Flaky || round == flakyRounds || p.failed >= total || p.stopped != "" || s.ctx.Err() != nil {
+			return res, nil
+		}
+		// Seen once and never again: the trials go on from the next one,
+		// for a failure that happens again, so that whether a flaw that
+		// shows only now and then counts does not hang on one trial.
+		s.say("%s: trial %d failed once and never again on replay; the trials go on", s.spec.Name, p.failed)
+		// Fresh instances: what the trials after it find must not hang
+		// on those that ran past it before it failed.
+		p.closeHosts()
+		from = p.failed
+		p.failed, p.last, p.lastRec, p.lastFs = 0, nil, nil, nil
+		p.deferred, p.defTrial, p.defRec, p.defFs = 0, nil, nil, nil
+	}
+}
+
+// flakyRounds bounds the failing trials that never fail again on replay:
+// the trials go on past the first two; the third ends them.
+const flakyRounds = 3
+
+// say tells the progress a line, if anyone listens.
+func (s *Session) say(format string, args ...any) {
+	if s.progress != nil {
+		s.progress(fmt.Sprintf(format, args...))
+	}
+}
+
+// findingChecks returns the distinct checks of fs, sorted.
+func findingChecks(fs []record.Finding) []string {
+	seen := map[string]bool{}
+	var ids []string
+	for _, f := range fs {
+		if !seen[f.Check] {
+			seen[f.Check] = true
+			ids = append(ids, f.Check)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// progressEvery is the longest time between two progress lines of a
+// target's trials.
+const progressEvery = 2 * time.Second
+
+// trialProgress is the progress line after done of total trials took
+// elapsed: how many, the time left at this pace, and the budget left.
+func trialProgress(name string, done, total int, elapsed, budget time.Duration) string {
+	line := fmt.Sprintf("%s: %d of %d trials", name, done, total)
+	if done > 0 && done < total {
+		eta := elapsed / time.Duration(done) * time.Duration(total-done)
+		if budget > 0 {
+			eta = min(eta, max(budget-elapsed, 0))
+		}
+		line += fmt.Sprintf(", about %s left", eta.Round(time.Second))
+	}
+	if budget > 0 {
+		line += fmt.Sprintf(", %s of the budget left", max(budget-elapsed, 0).Round(time.Second))
+	}
+	return line
+}

@@ -1,0 +1,82 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/harness/internal/engine"
+)
+
+// The engine asks of a target what these interfaces ask: a value that
+// implements one here implements the engine's of the same name.
+var (
+	_ engine.Target         = Target(nil)
+	_ engine.Observer       = EffectObserver(nil)
+	_ engine.Crasher        = Crasher(nil)
+	_ Crasher               = engine.Crasher(nil)
+	_ engine.Signer         = Signer(nil)
+	_ Signer                = engine.Signer(nil)
+	_ engine.Reorderer      = Reorderer(nil)
+	_ Reorderer             = engine.Reorderer(nil)
+	_ engine.Burster        = Burster(nil)
+	_ Burster               = engine.Burster(nil)
+	_ engine.Budgeted       = Budgeted(nil)
+	_ Budgeted              = engine.Budgeted(nil)
+	_ engine.FaultExplainer = FaultExplainer(nil)
+	_ FaultExplainer        = engine.FaultExplainer(nil)
+)
+
+// engineSpec is what the engine needs of spec.
+func (spec Spec) engineSpec() engine.Spec {
+	return engine.Spec{Name: spec.Name, Kind: spec.Kind, KeyFormat: spec.KeyFormat, Isolated: spec.Isolated, Start: spec.launch}
+}
+
+// launch starts an instance of the target in stateDir: its fakes, writing
+// to ledger, then the target, then its observers. On an error it stops
+// what it started, and says what could not be started.
+func (spec Spec) launch(ctx context.Context, ledger *fakes.Ledger, stateDir, runID string) (_ *engine.Instance, err error) {
+	env := &Env{Fakes: map[string]fakes.Fake{}, Ledger: ledger, StateDir: stateDir, RunID: runID}
+	var target Target
+	var obs []EffectObserver
+	stop := func() error {
+		for _, o := range obs {
+			_ = o.Close()
+		}
+		var err error
+		if target != nil {
+			err = target.Close()
+		}
+		for _, f := range env.Fakes {
+			_ = f.Close()
+		}
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = stop()
+		}
+	}()
+	for _, start := range spec.Fakes {
+		f, err := start(ctx, ledger)
+		if err != nil {
+			return nil, fmt.Errorf("cannot start a fake: %w", err)
+		}
+		env.Fakes[f.Name()] = f
+	}
+	t, err := spec.Start(ctx, env)
+	if err != nil {
+		return nil, err // a target that failed to start is not touched
+	}
+	target = t
+	inst := &engine.Instance{Target: target, Fakes: env.Fakes, Close: stop}
+	for _, start := range spec.Observers {
+		o, err := start(ctx, env, target)
+		if err != nil {
+			return nil, fmt.Errorf("cannot start an effect observer: %w", err)
+		}
+		obs = append(obs, o)
+		inst.Observers = append(inst.Observers, o)
+	}
+	return inst, nil
+}

@@ -1,0 +1,110 @@
+package harness
+
+import (
+	"context"
+
+	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/keys"
+)
+
+// Target is a running system under test behind an adapter.
+type Target interface {
+	// Info describes the target and its operations.
+	Info() TargetInfo
+	// Call makes one attempt. A misbehaving target is reported in the
+	// Reply, never as a panic.
+	Call(ctx context.Context, c Call) Reply
+	// Supports reports whether the adapter can inject f.
+	Supports(f faults.Fault) bool
+	// Close stops what Start started.
+	Close() error
+}
+
+// Crasher is a Target whose process the harness started and can kill and
+// restart: what crash faults need.
+type Crasher interface {
+	// Kill SIGKILLs the target's process group and returns once it is dead.
+	Kill() error
+	// Restart starts it again with the same environment and state
+	// directory, and returns once it is ready.
+	Restart(ctx context.Context) error
+}
+
+// Signer is a Target that can deliver a call with a wrong signature (a
+// webhook sender), for webhook.signature.
+type Signer interface {
+	BadSignature(ctx context.Context, c Call) Reply
+}
+
+// Reorderer is a Target that can deliver several calls in the reverse of
+// the order they were made in (a webhook sender), for webhook.out-of-order.
+type Reorderer interface {
+	OutOfOrder(ctx context.Context, calls []Call) []Reply
+}
+
+// Burster is a Target that can deliver n copies of one call at once, for
+// concurrent.duplicates.
+type Burster interface {
+	Burst(ctx context.Context, c Call, n int) []Reply
+}
+
+// Budgeted is a Target whose requests are bounded (a remote HTTP target):
+// once Exhausted returns an error, the harness stops testing it and says
+// why, rather than judging a run cut short.
+type Budgeted interface {
+	Exhausted() error
+}
+
+// FaultExplainer is a Target that says why it cannot take a fault (a
+// remote target takes only what a client can do); the report gives the
+// reason beside the fault.
+type FaultExplainer interface {
+	// WhyUnsupported says why f cannot be injected ("" for no reason
+	// worth more than the harness's own).
+	WhyUnsupported(f faults.Fault) string
+}
+
+// Env is what a target is started with.
+type Env struct {
+	// Fakes are the running fakes, by name.
+	Fakes map[string]fakes.Fake
+	// Ledger is shared by every fake of the target.
+	Ledger *fakes.Ledger
+	// StateDir is a fresh directory the target may keep state in.
+	StateDir string
+	// RunID is set in every started process's environment
+	// (IDEMCHECK_RUN_ID), so leftovers can be found.
+	RunID string
+}
+
+// FakeStarter starts one fake writing to ledger; each fake package
+// exports one (payments.Starter, email.Starter, webhooks.Starter).
+type FakeStarter = fakes.Starter
+
+// Spec says how to start a target and the fakes it needs.
+type Spec struct {
+	Name string
+	Kind string
+	// Fakes are started before the target, one set per target.
+	Fakes []FakeStarter
+	// Start starts the target once the fakes run.
+	Start func(ctx context.Context, env *Env) (Target, error)
+	// Observers count effects in the target's own data, beside or
+	// instead of the fakes (see EffectObserver).
+	Observers []ObserverStarter
+	// KeyFormat is the shape of the idempotency keys the target is sent;
+	// the zero value is keys.Token.
+	KeyFormat keys.Format
+	// Options tune this target only, over the run's (e.g. fewer bursts
+	// for a CLI tool, whose every burst copy is a process of its own).
+	// Options that concern the whole run (seed, parallelism, shards,
+	// progress) are ignored here.
+	Options []Option
+	// Isolated says that every Start makes an instance of the target of
+	// its own (a process or container idemcheck starts with its own state
+	// directory, a handler built anew), which another instance's calls
+	// cannot reach: the generated trials then start on their own instance
+	// while the probes' last late retries wait, instead of after them.
+	Isolated bool
+}

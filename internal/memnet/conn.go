@@ -1,0 +1,330 @@
+package memnet
+
+import (
+	"io"
+	"net"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// BufferSize is how many bytes one direction of a connection holds that
+// its reader has not read yet; a writer waits for room beyond that, as a
+// TCP writer waits on a full send buffer.
+const BufferSize = 256 << 10
+
+// Addr is the address of one end of a connection in memory.
+type Addr string
+
+// Network implements net.Addr.
+func (Addr) Network() string { return "memory" }
+
+// String implements net.Addr.
+func (a Addr) String() string { return string(a) }
+
+// pipe is one direction of a connection: the bytes written by one end
+// and not yet read by the other.
+type pipe struct {
+	mu  sync.Mutex
+	buf []byte
+	off int // buf[off:] is unread
+	// eof: the writing end closed; the reader gets io.EOF once buf is read.
+	eof bool
+	// gone: the reading end closed; a write fails.
+	gone bool
+	// reset: the connection was reset; reads and writes fail at once.
+	reset bool
+	// readable and writable wake a waiting reader or writer; a waiter
+	// checks the state again after each wake.
+	readable, writable chan struct{}
+}
+
+func newPipe() *pipe {
+	return &pipe{readable: make(chan struct{}, 1), writable: make(chan struct{}, 1)}
+}
+
+func wake(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// Conn is one end of a connection in memory. It is safe for concurrent
+// use, as a net.Conn is.
+type Conn struct {
+	local, remote Addr
+	// server is the listener's address, which errors name (as a TCP
+	// connection's name the server's port), whichever end fails.
+	server Addr
+	rx, tx *pipe // rx is read from, tx written to
+	rd, wd deadline
+
+	closeOnce sync.Once
+	closed    chan struct{}
+	mu        sync.Mutex
+	linger0   bool
+}
+
+// Pair returns the two ends of a new connection, the client's (at
+// address a) and the server's (at b): what one writes, the other reads.
+func Pair(a, b Addr) (*Conn, *Conn) {
+	ab, ba := newPipe(), newPipe()
+	x := &Conn{local: a, remote: b, server: b, rx: ba, tx: ab, closed: make(chan struct{})}
+	y := &Conn{local: b, remote: a, server: b, rx: ab, tx: ba, closed: make(chan struct{})}
+	x.rd.init()
+	x.wd.init()
+	y.rd.init()
+	y.wd.init()
+	return x, y
+}
+
+func (c *Conn) opError(op string, err error) error {
+	return &net.OpError{Op: op, Net: "memory", Addr: c.server, Err: err}
+}
+
+// Read implements net.Conn.
+func (c *Conn) Read(b []byte) (int, error) {
+	p := c.rx
+	for {
+		select {
+		case <-c.closed:
+			return 0, c.opError("read", net.ErrClosed)
+		default:
+		}
+		p.mu.Lock()
+		switch {
+		case p.reset:
+			p.mu.Unlock()
+			return 0, c.opError("read", syscall.ECONNRESET)
+		case p.off < len(p.buf):
+			if len(b) == 0 {
+				p.mu.Unlock()
+				return 0, nil
+			}
+			n := copy(b, p.buf[p.off:])
+			p.off += n
+			if p.off == len(p.buf) {
+				p.buf, p.off = p.buf[:0], 0
+			}
+			p.mu.Unlock()
+			wake(p.writable)
+			return n, nil
+		case p.eof:
+			p.mu.Unlock()
+			return 0, io.EOF
+		}
+		p.mu.Unlock()
+		select {
+		case <-p.readable:
+		case <-c.closed:
+		case <-c.rd.wait():
+			return 0, c.opError("read", os.ErrDeadlineExceeded)
+		}
+	}
+}
+
+// Write implements net.Conn. It returns once every byte is in the
+// connection's buffer (or with how many were, and why not the rest).
+func (c *Conn) Write(b []byte) (int, error) {
+	p := c.tx
+	n := 0
+	for {
+		select {
+		case <-c.closed:
+			return n, c.opError("write", net.ErrClosed)
+		case <-c.wd.wait():
+			return n, c.opError("write", os.ErrDeadlineExceeded)
+		default:
+		}
+		p.mu.Lock()
+		switch {
+		case p.reset:
+			p.mu.Unlock()
+			return n, c.opError("write", syscall.ECONNRESET)
+		case p.gone:
+			p.mu.Unlock()
+			return n, c.opError("write", syscall.EPIPE)
+		}
+		if room := BufferSize - (len(p.buf) - p.off); room > 0 {
+			k := min(room, len(b)-n)
+			p.buf = append(p.buf, b[n:n+k]...)
+			n += k
+		}
+		p.mu.Unlock()
+		wake(p.readable)
+		if n == len(b) {
+			return n, nil
+		}
+		select {
+		case <-p.writable:
+		case <-c.closed:
+		case <-c.wd.wait():
+		}
+	}
+}
+
+// SetLinger, as on a TCP connection: with 0, Close resets the connection
+// instead of ending it in order. Other values change nothing.
+func (c *Conn) SetLinger(sec int) error {
+	c.mu.Lock()
+	c.linger0 = sec == 0
+	c.mu.Unlock()
+	return nil
+}
+
+// Close implements net.Conn: the peer reads what was written, then EOF;
+// its writes fail. After SetLinger(0) the connection is reset instead.
+func (c *Conn) Close() error {
+	first := false
+	c.closeOnce.Do(func() {
+		first = true
+		close(c.closed)
+	})
+	if !first {
+		return c.opError("close", net.ErrClosed)
+	}
+	c.mu.Lock()
+	reset := c.linger0
+	c.mu.Unlock()
+	c.tx.mu.Lock()
+	c.tx.eof = true
+	c.tx.reset = c.tx.reset || reset
+	if reset {
+		c.tx.buf, c.tx.off = nil, 0
+	}
+	c.tx.mu.Unlock()
+	c.rx.mu.Lock()
+	c.rx.gone = true
+	c.rx.reset = c.rx.reset || reset
+	c.rx.buf, c.rx.off = nil, 0 // nobody will read it
+	c.rx.mu.Unlock()
+	wake(c.tx.readable)
+	wake(c.rx.writable)
+	c.rd.stop()
+	c.wd.stop()
+	return nil
+}
+
+// LocalAddr implements net.Conn.
+func (c *Conn) LocalAddr() net.Addr { return c.local }
+
+// RemoteAddr implements net.Conn.
+func (c *Conn) RemoteAddr() net.Addr { return c.remote }
+
+// SetDeadline implements net.Conn.
+func (c *Conn) SetDeadline(t time.Time) error {
+	c.rd.set(t)
+	c.wd.set(t)
+	return nil
+}
+
+// SetReadDeadline implements net.Conn.
+func (c *Conn) SetReadDeadline(t time.Time) error {
+	c.rd.set(t)
+	return nil
+}
+
+// SetWriteDeadline implements net.Conn.
+func (c *Conn) SetWriteDeadline(t time.Time) error {
+	c.wd.set(t)
+	return nil
+}
+
+// Pending says, without waiting, whether a read would return at once:
+// bytes, EOF or a reset wait to be read. A client checks an idle
+// connection this way before it sends a request on it.
+func (c *Conn) Pending() bool {
+	p := c.rx
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.off < len(p.buf) || p.eof || p.reset
+}
+
+// deadline is a read or write deadline: a channel closed once it has
+// passed. Its timer is made once and reset, not made anew at every
+// change: net/http's server moves a connection's read deadline at every
+// request.
+type deadline struct {
+	mu      sync.Mutex
+	timer   *time.Timer
+	armed   bool // the timer runs and will close expired
+	at      time.Time
+	expired chan struct{}
+}
+
+func (d *deadline) init() { d.expired = make(chan struct{}) }
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// set moves the deadline to t; the zero time removes it.
+func (d *deadline) set(t time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if t.Equal(d.at) && (d.armed || t.IsZero()) {
+		return
+	}
+	d.at = t
+	if d.armed {
+		// A timer that fired already finds the new deadline not passed
+		// (or none), and does nothing.
+		d.timer.Stop()
+	}
+	d.armed = false
+	passed := isClosed(d.expired)
+	if t.IsZero() {
+		if passed {
+			d.expired = make(chan struct{})
+		}
+		return
+	}
+	left := time.Until(t)
+	if left <= 0 {
+		if !passed {
+			close(d.expired)
+		}
+		return
+	}
+	if passed {
+		d.expired = make(chan struct{})
+	}
+	if d.timer == nil {
+		d.timer = time.AfterFunc(left, d.fire)
+	} else {
+		d.timer.Reset(left)
+	}
+	d.armed = true
+}
+
+// fire closes the channel of the deadline that passed.
+func (d *deadline) fire() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.armed && !time.Now().Before(d.at) && !isClosed(d.expired) {
+		close(d.expired)
+	}
+}
+
+// stop ends the deadline's timer (the connection is closed).
+func (d *deadline) stop() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.armed {
+		d.timer.Stop()
+		d.armed = false
+	}
+}
+
+func (d *deadline) wait() chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.expired
+}

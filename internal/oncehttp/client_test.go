@@ -1,0 +1,206 @@
+package oncehttp_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/internal/oncehttp"
+)
+
+// connServer is an httptest server that counts the connections it
+// accepted and learns when one is closed by the client.
+type connServer struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	opened int
+	closed chan struct{}
+}
+
+func newConnServer(t *testing.T, h http.HandlerFunc) *connServer {
+	t.Helper()
+	s := &connServer{closed: make(chan struct{}, 64)}
+	s.srv = httptest.NewUnstartedServer(h)
+	s.srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		switch st {
+		case http.StateNew:
+			s.mu.Lock()
+			s.opened++
+			s.mu.Unlock()
+		case http.StateClosed:
+			s.closed <- struct{}{}
+		}
+	}
+	s.srv.Start()
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *connServer) conns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opened
+}
+
+func get(t *testing.T, c *oncehttp.Client, url string, readAll bool) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	require.NoError(t, err)
+	resp, err := c.Do(req, false)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	if !readAll {
+		return resp, ""
+	}
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp, string(b)
+}
+
+// TestAConnectionIsReusedOnlyWhenItsReplyWasReadWhole: replies read to
+// the end share one connection; a reply left unread, or one whose server
+// asked to close, costs its connection, which the next request does not
+// get.
+func TestAConnectionIsReusedOnlyWhenItsReplyWasReadWhole(t *testing.T) {
+	s := newConnServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/close" {
+			w.Header().Set("Connection", "close")
+		}
+		_, _ = io.WriteString(w, strings.Repeat("x", 100))
+	})
+	c := &oncehttp.Client{}
+	defer c.Close()
+	for range 3 {
+		_, body := get(t, c, s.srv.URL+"/", true)
+		assert.Len(t, body, 100)
+	}
+	assert.Equal(t, 1, s.conns(), "replies read whole share a connection")
+	get(t, c, s.srv.URL+"/", false) // closed unread
+	get(t, c, s.srv.URL+"/", true)
+	assert.Equal(t, 2, s.conns(), "a reply left unread costs its connection")
+	get(t, c, s.srv.URL+"/close", true)
+	get(t, c, s.srv.URL+"/", true)
+	assert.Equal(t, 3, s.conns(), "a connection the server asked to close is not reused")
+}
+
+// TestIdleConnectionsAreClosedByTheClient: an idle connection is closed
+// by the client after IdleTimeout, and at once by CloseIdle.
+func TestIdleConnectionsAreClosedByTheClient(t *testing.T) {
+	s := newConnServer(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
+	c := &oncehttp.Client{IdleTimeout: 20 * time.Millisecond}
+	defer c.Close()
+	get(t, c, s.srv.URL, true)
+	select {
+	case <-s.closed:
+	case <-time.After(waitLimit):
+		t.Fatal("the idle connection was not closed after IdleTimeout")
+	}
+	c.IdleTimeout = time.Hour
+	get(t, c, s.srv.URL, true)
+	c.CloseIdle()
+	select {
+	case <-s.closed:
+	case <-time.After(waitLimit):
+		t.Fatal("CloseIdle did not close the idle connection")
+	}
+}
+
+// headerServer answers every request with the header lines h.
+func headerServer(t *testing.T, h string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 4096)
+				_, _ = c.Read(buf)
+				_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\n"+h+"Content-Length: 2\r\n\r\nok")
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		<-done
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// TestHeaderSectionsAreCapped: a reply with one header line of 10 MB, or
+// with 5,000 short lines, is an error that names the cap it went over; one
+// just within both caps is read whole.
+func TestHeaderSectionsAreCapped(t *testing.T) {
+	within := strings.Repeat("X-Pad: "+strings.Repeat("p", 40)+"\r\n", oncehttp.MaxHeaderLines-10)
+	require.Less(t, len(within), oncehttp.MaxHeaderBytes)
+	for _, tc := range []struct {
+		name, header, err string
+	}{
+		{"one 10 MB line", "X-Flood: " + strings.Repeat("f", 10<<20) + "\r\n", "over 64 KiB"},
+		{"5000 short lines", strings.Repeat("X-F: 1\r\n", 5000), "over 1000 lines"},
+		{"within the caps", within, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &oncehttp.Client{}
+			defer c.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+			defer cancel()
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, headerServer(t, tc.header), nil)
+			require.NoError(t, err)
+			resp, err := c.Do(req, false)
+			if tc.err == "" {
+				require.NoError(t, err)
+				defer resp.Body.Close()
+				assert.Len(t, resp.Header.Values("X-Pad"), oncehttp.MaxHeaderLines-10)
+				return
+			}
+			require.Error(t, err)
+			assert.ErrorIs(t, err, oncehttp.ErrHeaderTooLarge)
+			assert.Contains(t, err.Error(), tc.err)
+			assert.True(t, oncehttp.Sent(err), "the request went out: its outcome is unknown")
+		})
+	}
+}
+
+// TestAFailedRequestSaysHowFarItGot: a refused connection is not dialed,
+// a request given up before it was written is not sent; neither is an
+// *Error with Sent.
+func TestAFailedRequestSaysHowFarItGot(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	url := "http://" + ln.Addr().String()
+	require.NoError(t, ln.Close())
+	c := &oncehttp.Client{}
+	defer c.Close()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader("{}"))
+	_, err = c.Do(req, false)
+	require.Error(t, err)
+	assert.False(t, oncehttp.Dialed(err), "%v", err)
+	assert.False(t, oncehttp.Sent(err))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req, _ = http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader("{}"))
+	_, err = c.Do(req, false)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.False(t, oncehttp.Sent(err))
+
+	_, err = c.Do(httptest.NewRequest(http.MethodGet, "https://example.invalid/", nil), false)
+	assert.ErrorContains(t, err, "expected an http:// URL", fmt.Sprint(err))
+}

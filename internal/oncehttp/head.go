@@ -1,0 +1,140 @@
+package oncehttp
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// maxInformational bounds how many informational replies (1xx) may come
+// before the final one.
+const maxInformational = 8
+
+// Caps on a reply's header section (its status line included): far above
+// what services send (a few KiB, a few dozen lines), far below what would
+// cost memory when a burst reads a reply per copy.
+const (
+	MaxHeaderBytes = 64 << 10
+	MaxHeaderLines = 1000
+)
+
+// ErrHeaderTooLarge is the cause of the error of a reply whose header
+// section goes over MaxHeaderBytes or MaxHeaderLines.
+var ErrHeaderTooLarge = errors.New("the reply's header section is too large")
+
+// headLimit sits between a connection and its reader. While armed, it
+// lets through at most MaxHeaderBytes and counts the lines of the header
+// section (up to the empty line that ends it) against MaxHeaderLines.
+type headLimit struct {
+	r     io.Reader
+	armed bool
+	bytes int // left to let through
+	lines int // left to count
+	// inHead: the end of the header section has not been seen yet.
+	inHead bool
+	// blank: the line in progress holds nothing but CR so far.
+	blank bool
+	over  error
+}
+
+// arm starts the caps for one header section.
+func (l *headLimit) arm() {
+	*l = headLimit{r: l.r, armed: true, bytes: MaxHeaderBytes, lines: MaxHeaderLines, inHead: true}
+}
+
+// disarm lifts the caps and returns the error of a section that went
+// over them.
+func (l *headLimit) disarm() error {
+	l.armed = false
+	return l.over
+}
+
+// ReadReply reads the final reply to req from r, a connection that
+// nothing else reads, as Client does: informational replies (1xx) are
+// skipped, up to 8, and each header section is held to the caps. The
+// reply's body reads from r. A burst, which writes its copies itself,
+// reads their replies so.
+func ReadReply(r io.Reader, req *http.Request) (*http.Response, error) {
+	lim := &headLimit{r: r}
+	return readFinal(bufio.NewReader(lim), lim, req)
+}
+
+// readFinal reads the final reply's header section from br, which reads
+// through lim, each section within the caps.
+func readFinal(br *bufio.Reader, lim *headLimit, req *http.Request) (*http.Response, error) {
+	for i := 0; ; i++ {
+		lim.arm()
+		resp, err := http.ReadResponse(br, req)
+		if over := lim.disarm(); over != nil {
+			return nil, over
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("the connection ended before a whole reply: %w", err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+			return resp, nil
+		}
+		if i == maxInformational {
+			return nil, fmt.Errorf("more than %d informational (1xx) replies before the final one", maxInformational)
+		}
+	}
+}
+
+func (l *headLimit) Read(p []byte) (int, error) {
+	if !l.armed {
+		return l.r.Read(p)
+	}
+	if l.over != nil {
+		return 0, l.over
+	}
+	if l.bytes <= 0 {
+		l.over = fmt.Errorf("%w: over %d KiB", ErrHeaderTooLarge, MaxHeaderBytes>>10)
+		return 0, l.over
+	}
+	if len(p) > l.bytes {
+		p = p[:l.bytes]
+	}
+	n, err := l.r.Read(p)
+	l.bytes -= n
+	if l.inHead {
+		l.scan(p[:n])
+	}
+	if l.over != nil {
+		return n, l.over
+	}
+	return n, err
+}
+
+// scan counts the lines in b up to the end of the header section.
+func (l *headLimit) scan(b []byte) {
+	for l.inHead && len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		seg := b
+		if i >= 0 {
+			seg = b[:i]
+		}
+		if len(bytes.Trim(seg, "\r")) > 0 {
+			l.blank = false
+		}
+		if i < 0 {
+			return
+		}
+		if l.blank {
+			l.inHead = false // an empty line: the section is over
+			return
+		}
+		l.lines--
+		if l.lines < 0 {
+			l.over = fmt.Errorf("%w: over %d lines", ErrHeaderTooLarge, MaxHeaderLines)
+			return
+		}
+		l.blank = true
+		b = b[i+1:]
+	}
+}

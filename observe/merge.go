@@ -1,0 +1,74 @@
+package observe
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/fakes"
+)
+
+// Identity returns the identity of an effect an observer recorded, in the
+// observed object's terms: its Object (Detail["object"]) and its ID (a
+// primary key, an object id, a file and position). ok is false for an
+// effect no observer recorded (a fake's charge), which has no such
+// identity.
+func Identity(e fakes.Effect) (object, id string, ok bool) {
+	object, ok = e.Detail[DetailObject]
+	if !ok || object == "" || e.Detail[DetailSource] == "" {
+		return "", "", false
+	}
+	return object, e.ID, true
+}
+
+// Merge counts once an effect that several observers saw: effects with
+// the same Identity (two observers declared with the same Object, such as
+// a query on the orders table and a read-back of the orders API, whose
+// identities agree) become one, the first recorded (lowest Seq), with
+// Detail["evidence"] naming every observer that saw it and the markers of
+// all. Effects of different objects, and the fakes' effects, pass
+// unchanged; the order is kept. The engine calls it on the effects it is
+// about to count.
+func Merge(effects []fakes.Effect) []fakes.Effect {
+	type group struct {
+		at       int // index in out
+		evidence []string
+	}
+	groups := map[[2]string]*group{}
+	out := make([]fakes.Effect, 0, len(effects))
+	for _, e := range effects {
+		object, id, ok := Identity(e)
+		if !ok {
+			out = append(out, e)
+			continue
+		}
+		k := [2]string{object, id}
+		g := groups[k]
+		if g == nil {
+			groups[k] = &group{at: len(out), evidence: []string{e.Fake}}
+			out = append(out, e)
+			continue
+		}
+		first := &out[g.at]
+		if !slices.Contains(g.evidence, e.Fake) {
+			g.evidence = append(g.evidence, e.Fake)
+		}
+		for _, m := range e.Markers {
+			if !first.HasMarker(m) {
+				first.Markers = append(slices.Clip(first.Markers), m)
+			}
+		}
+		if e.Seq != 0 && (first.Seq == 0 || e.Seq < first.Seq) {
+			first.Seq, first.At = e.Seq, e.At
+		}
+	}
+	for _, g := range groups {
+		if len(g.evidence) < 2 {
+			continue
+		}
+		e := &out[g.at]
+		e.Detail = maps.Clone(e.Detail)
+		e.Detail[DetailEvidence] = strings.Join(g.evidence, ", ")
+	}
+	return out
+}

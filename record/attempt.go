@@ -1,0 +1,98 @@
+package record
+
+import (
+	"time"
+
+	"github.com/idemcheck/idemcheck/faults"
+)
+
+// Outcome is what an attempt's caller can know about it (Jepsen's model).
+type Outcome string
+
+// The outcomes of an attempt.
+const (
+	// OK: the target said it did it.
+	OK Outcome = "ok"
+	// Fail: it definitely did not happen (refused, rejected, never sent).
+	Fail Outcome = "fail"
+	// Info: unknown — a timeout, a lost reply, a server error.
+	Info Outcome = "info"
+)
+
+// Call is one attempt as the adapter receives it.
+type Call struct {
+	// ID identifies the attempt across harness, proxy and fakes.
+	ID        string
+	Operation string
+	// Key is the idempotency key; empty means send none.
+	Key    string
+	Marker string
+	Inputs map[string]string
+	DryRun bool
+	// Fault is injected into this attempt; nil for none.
+	Fault faults.Fault
+	// Caller is which of the target's callers sends it (0: the first,
+	// or the only one); see Capabilities.Callers.
+	Caller int
+}
+
+// Vars returns the template variables of the call: key, marker, input.NAME.
+func (c Call) Vars() map[string]string {
+	v := map[string]string{"key": c.Key, "marker": c.Marker}
+	for k, x := range c.Inputs {
+		v["input."+k] = x
+	}
+	return v
+}
+
+// Reply is what the adapter saw of an attempt.
+type Reply struct {
+	Outcome Outcome `json:"outcome"`
+	// Status is the HTTP status, or the exit code of a command.
+	Status int `json:"status"`
+	// Effect is the reply's effect field ("created", "noop", …).
+	Effect string `json:"effect,omitempty"`
+	// HasEffect is true when the reply carried an effect field at all.
+	HasEffect bool `json:"has_effect"`
+	// Identity is the result identity (e.g. the created order's id).
+	Identity string `json:"identity,omitempty"`
+	// Replayed is true when the reply said it was a replay.
+	Replayed bool `json:"replayed,omitempty"`
+	// Forwarded is false when the request provably never reached the target.
+	Forwarded bool `json:"forwarded"`
+	// Withheld is true when the target replied but a fault hid the reply.
+	Withheld bool `json:"withheld,omitempty"`
+	// Body is the start of the reply body (or a command's stdout), for
+	// evidence.
+	Body string `json:"body,omitempty"`
+	// Stderr is the end of a command's standard error, for evidence.
+	Stderr string `json:"stderr,omitempty"`
+	// ExitSignal names the signal that ended a command, if one did.
+	ExitSignal string `json:"exit_signal,omitempty"`
+	// Error describes a transport failure, if any.
+	Error string `json:"error,omitempty"`
+}
+
+// Attempt is one try at an intent.
+type Attempt struct {
+	N     int    `json:"n"`
+	ID    string `json:"id"`
+	Fault string `json:"fault,omitempty"`
+	// FaultClass is the class of Fault (client, proxy, downstream,
+	// downstream-ambiguous, crash).
+	FaultClass string `json:"fault_class,omitempty"`
+	// Crashed is true when the harness killed the target during the
+	// attempt (and restarted it after).
+	Crashed bool `json:"crashed,omitempty"`
+	// Burst is true for the copies of a burst, sent concurrently.
+	Burst  bool `json:"burst,omitempty"`
+	DryRun bool `json:"dry_run,omitempty"`
+	// Start and End bound the attempt as the client saw it.
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// LedgerBefore and LedgerAfter are the ledger's last sequence number
+	// when the attempt began and ended.
+	LedgerBefore int64 `json:"ledger_before"`
+	LedgerAfter  int64 `json:"ledger_after"`
+	Reply
+}

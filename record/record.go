@@ -1,0 +1,43 @@
+package record
+
+import "github.com/idemcheck/idemcheck/fakes"
+
+// Record is the single record of one target's run: what was attempted,
+// what the target answered, and what the fakes saw.
+type Record struct {
+	Target  TargetInfo     `json:"target"`
+	Seed    uint64         `json:"seed"`
+	Intents []Intent       `json:"intents"`
+	Ledger  []fakes.Effect `json:"ledger"`
+	// Checks are the ids of the checks that were enabled.
+	Checks []string `json:"checks"`
+	// Faults are the names of the faults that were tried.
+	Faults []string `json:"faults"`
+	// Unsupported lists faults the adapter could not inject.
+	Unsupported []string `json:"unsupported,omitempty"`
+	// UnsupportedWhy says, for each fault of Unsupported, why.
+	UnsupportedWhy map[string]string `json:"unsupported_why,omitempty"`
+	// Shard is "i/n" when this record is one shard of a run, "" when whole.
+	Shard string `json:"shard,omitempty"`
+}
+
+// EffectsOf returns the effects attributed to the intent's marker.
+func (r *Record) EffectsOf(in *Intent) []fakes.Effect {
+	var out []fakes.Effect
+	for _, e := range r.Ledger {
+		if e.HasMarker(in.Marker) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Intent returns the intent with id.
+func (r *Record) Intent(id int) *Intent {
+	for i := range r.Intents {
+		if r.Intents[i].ID == id {
+			return &r.Intents[i]
+		}
+	}
+	return nil
+}
