@@ -54,6 +54,30 @@ func (f *File) Secrets() []string {
 	return slices.Compact(out)
 }
 
+// EnvSettings returns the variables the file sets in a started process's
+// environment with a value written as is (an env: or start.env entry
+// without a placeholder), as NAME=value: the reports treat them as
+// idemcheck's own environment is treated (reports.EnvSecrets), so a
+// token written there stays out of every report unless its name is
+// marked safe.
+func (f *File) EnvSettings() []string {
+	var out []string
+	for _, t := range f.Targets {
+		secrets(reflect.ValueOf(t), func(name string, v reflect.Value) {
+			if name != "env" || v.Type() != reflect.TypeFor[map[string]string]() {
+				return
+			}
+			for _, k := range v.MapKeys() {
+				if x := v.MapIndex(k).String(); !strings.Contains(x, "{{") {
+					out = append(out, k.String()+"="+x)
+				}
+			}
+		})
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // secrets calls found with every field of v, by its YAML name, at any
 // depth: a target's secrets and headers may be anywhere in its kind's
 // struct.

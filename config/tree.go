@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -226,8 +227,17 @@ func (c *tree) scalar(n *yaml.Node, t reflect.Type, path string) any {
 	case floatTag:
 		var f float64
 		if n.Decode(&f) == nil {
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				// JSON has no such number, and no setting means one: a
+				// rate of .nan or .inf would make every wait endless or
+				// none.
+				c.errorAt(n, path, "expected a finite number, got %s", n.Value)
+				return nil
+			}
 			return f
 		}
+		c.errorAt(n, path, "expected a finite number, got %s", n.Value)
+		return nil
 	case boolTag:
 		var b bool
 		if n.Decode(&b) == nil {

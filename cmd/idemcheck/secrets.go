@@ -7,12 +7,14 @@ import (
 
 // configSecrets returns every value the configuration marks secret (see
 // config.File.Secrets: the {{env.NAME}} values it uses, its config.Secret
-// fields, the credentials written in its headers) and every value of
-// idemcheck's own environment that may be one (envSecrets), so that none
-// of them reaches a report or the terminal, even when a target prints it
-// back.
+// fields, the credentials written in its headers), the values it writes
+// into a target's environment as is (config.File.EnvSettings, judged as
+// idemcheck's own environment is), and every value of idemcheck's own
+// environment that may be one (envSecrets), so that none of them reaches
+// a report or the terminal, even when a target prints it back.
 func configSecrets(file *config.File) []string {
-	return append(file.Secrets(), envSecrets()...)
+	out := append(file.Secrets(), reports.EnvSecrets(file.EnvSettings())...)
+	return append(out, envSecrets()...)
 }
 
 // envSecrets returns the values of idemcheck's environment that no report

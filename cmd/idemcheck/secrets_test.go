@@ -45,6 +45,30 @@ targets:
 	assert.Subset(t, configSecrets(f), f.Secrets(), "the configuration's secrets, then the environment's")
 }
 
+// A value written as is into a started target's environment (start.env,
+// env) is a secret unless its name is safe or the value too short or
+// common to be one: the target may print it back.
+func TestConfigSecretsHoldLiteralEnvValues(t *testing.T) {
+	f, err := config.Parse("idemcheck.yaml", []byte(`version: 1
+fakes: {payments: {}}
+targets:
+  - name: shop
+    kind: http
+    url: http://127.0.0.1:{{port}}
+    start:
+      command: [./shop, --port, "{{port}}"]
+      env: {STRIPE_KEY: rk_live_Zq81mNp0aa, LANG: C.UTF-8, SHOP_MODE: fast, PAYMENTS_URL: "{{fakes.payments.url}}"}
+    operations:
+      - {name: charge, mutating: true, method: POST, path: /charges, body: '{"description": "{{marker}}"}'}
+`))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"LANG=C.UTF-8", "SHOP_MODE=fast", "STRIPE_KEY=rk_live_Zq81mNp0aa"}, f.EnvSettings(), "placeholders are filled in at run time, not secrets written in the file")
+	got := configSecrets(f)
+	assert.Contains(t, got, "rk_live_Zq81mNp0aa")
+	assert.NotContains(t, got, "C.UTF-8", "LANG is safe")
+	assert.NotContains(t, got, "fast", "too short and common to be a secret")
+}
+
 // A value taken from the environment with {{env.NAME}} reaches the
 // target but no report: the target echoes it back in every reply, and
 // every format, result.json and the terminal show [redacted] instead.

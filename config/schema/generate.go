@@ -322,25 +322,34 @@ func (g *Generator) apply(s map[string]any, f *Field, loc string) map[string]any
 		out["const"] = f.constant
 		g.Message(loc+"/const", f.constMsg)
 	}
-	if f.items != nil {
+	if f.keys != nil {
+		// Keys are checked with patternProperties rather than
+		// propertyNames, whose errors do not say reliably where they are;
+		// the values' rules, if any, go with the pattern.
+		if len(f.keys.patterns) != 1 || typeOf(out) != "object" {
+			panic("schema: a map's keys take one pattern, at " + loc)
+		}
+		p := f.keys.patterns[0]
+		values := out["additionalProperties"].(map[string]any)
+		if f.items != nil {
+			values = g.apply(values, f.items, loc+"/patternProperties/"+pointerToken(p.re))
+		}
+		out["patternProperties"] = map[string]any{p.re: values}
+		out["additionalProperties"] = false
+		g.msgs.keys[loc] = p.msg
+	} else if f.items != nil {
 		key := "items"
 		if typeOf(out) == "object" {
 			key = "additionalProperties"
 		}
 		out[key] = g.apply(out[key].(map[string]any), f.items, loc+"/"+key)
 	}
-	if f.keys != nil {
-		// Keys are checked with patternProperties rather than
-		// propertyNames, whose errors do not say reliably where they are.
-		if f.items != nil || len(f.keys.patterns) != 1 {
-			panic("schema: a map's keys take one pattern, and its values no rules, at " + loc)
-		}
-		p := f.keys.patterns[0]
-		out["patternProperties"] = map[string]any{p.re: out["additionalProperties"]}
-		out["additionalProperties"] = false
-		g.msgs.keys[loc] = p.msg
-	}
 	return out
+}
+
+// pointerToken escapes s as one token of a JSON pointer.
+func pointerToken(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 func typeOf(s map[string]any) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -245,8 +246,13 @@ func Describe(v any) string {
 }
 
 // fragment returns the part of a schema URL after '#'.
-func fragment(url string) string {
-	if _, f, ok := strings.Cut(url, "#"); ok {
+func fragment(u string) string {
+	if _, f, ok := strings.Cut(u, "#"); ok {
+		// A pattern's own characters (a map's key pattern is a token of
+		// the pointer) arrive escaped as in a URL.
+		if d, err := url.PathUnescape(f); err == nil {
+			return d
+		}
 		return f
 	}
 	return ""

@@ -70,9 +70,17 @@ func (t *Common) Base() *Common { return t }
 // Rules implements schema.Ruler.
 func (Common) Rules(r *schema.Rules) {
 	r.Field("name").Required(`give the target a name, such as "shop"`).
-		Pattern(`^[a-z0-9][a-z0-9._-]*$`, schema.Sprintf("invalid name %q: use lower-case letters, digits, '.', '_' and '-', starting with a letter or digit"))
+		Pattern(`^[a-z0-9][a-z0-9._-]*$`, schema.Sprintf("invalid name %q: use lower-case letters, digits, '.', '_' and '-', starting with a letter or digit")).
+		Pattern(fmt.Sprintf(`^.{1,%d}$`, MaxNameLength), func(got any) string {
+			s, _ := got.(string)
+			return fmt.Sprintf("a name of %d characters is too long: keep it to %d (it names the target in every report, file and command line)", len([]rune(s)), MaxNameLength)
+		})
 	r.Field("trial_workers").Range(0, MaxTrialWorkers, schema.Sprintf(fmt.Sprintf("%%v trial workers is out of range; want 1 to %d", MaxTrialWorkers)))
 }
+
+// MaxNameLength bounds a target's name: it names the target in reports,
+// in the files of saved trials and on the command line.
+const MaxNameLength = 64
 
 // Check checks the common fields of t, a target of any kind.
 func (t *Common) Check(c *Checker, self Target) {

@@ -52,8 +52,9 @@ func (Operation) Rules(r *schema.Rules) {
 		}
 		return fmt.Sprintf("unknown method %q (expected one of %s)%s", m, strings.Join(Methods, ", "), hint)
 	})
-	r.Field("path").Required(`the request path under the target's URL, starting with "/"`).Pattern(SlashPath, BadSlashPath)
+	r.Field("path").Required(`the request path under the target's URL, starting with "/"`).Pattern(SlashPath, BadSlashPath).Pattern(NoControl, BadControl)
 	r.Field("headers").Keys().Pattern(HeaderName, BadHeader)
+	r.Field("headers").Items().Pattern(NoControl, BadControl)
 	r.Field("inputs").Keys().Pattern(InputName, BadInputName)
 }
 
@@ -118,6 +119,7 @@ const MaxCallers = 8
 func (Caller) Rules(r *schema.Rules) {
 	r.Field("headers").Required(`the headers that identify this caller, e.g. {Authorization: "Bearer …"}`).
 		Keys().Pattern(HeaderName, BadHeader)
+	r.Field("headers").Items().Pattern(NoControl, BadControl)
 }
 
 // CheckCallers checks that callers differ.

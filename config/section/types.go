@@ -15,6 +15,10 @@ const (
 	HeaderName = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
 	// SlashPath is a path under a URL.
 	SlashPath = "^/"
+	// NoControl is a value that goes into a request line or a header as
+	// written: a control character (a CR or LF above all) would end the
+	// line and start a header or a request of the file's making.
+	NoControl = "^[^\\x00-\\x08\\x0a-\\x1f\\x7f]*$"
 	// InputName is an input a template names as {{input.NAME}}.
 	InputName = "^[A-Za-z0-9_-]+$"
 	// EnvName is an environment variable's name, as exec takes it.
@@ -25,6 +29,7 @@ const (
 var (
 	BadHeader    = schema.Sprintf("invalid header name %q")
 	BadSlashPath = schema.Sprintf(`must start with "/", got %q`)
+	BadControl   = schema.Sprintf("%q holds a control character (a CR or LF would split the request): write it on one line, without control characters")
 	BadInputName = schema.Sprintf("invalid input name %q: use letters, digits, '_' and '-', so that {{input.NAME}} can refer to it")
 	BadEnvName   = schema.Sprintf("invalid environment variable name %q")
 )
@@ -97,6 +102,7 @@ const DefaultDryRunValue = "true"
 func (DryRun) Rules(r *schema.Rules) {
 	r.Field("query").Pattern(`^[^=&?# ]*$`, schema.Sprintf("invalid query parameter name %q: write the name only; the value goes in value"))
 	r.Field("header").Pattern(HeaderName, BadHeader)
+	r.Field("value").Pattern(NoControl, BadControl)
 }
 
 // Check checks that the dry run is asked one way.
@@ -106,6 +112,25 @@ func (d *DryRun) Check(c *Checker) {
 		c.Errorf("set query (a query parameter, such as dry_run) or header (such as X-Dry-Run) to say how the target is asked for a dry run; or leave dry_run out if it has none")
 	case d.Query != "" && d.Header != "":
 		c.Errorf("set query or header, not both")
+	}
+	CheckOwnHeader(c.Field("header"), d.Header)
+}
+
+// framing are the headers that say where a request ends or how its
+// connection is kept: the client sets them from the request it sends,
+// and a value written in the file would make the request malformed or
+// send a second one inside the first.
+var framing = []string{"Host", "Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Proxy-Connection", "TE", "Trailer", "Upgrade", "Expect"}
+
+// CheckOwnHeader refuses a header that idemcheck would set to a value of
+// its own choosing (a key, a dry-run flag, an event id) when it is one
+// that frames the request.
+func CheckOwnHeader(c *Checker, name string) {
+	for _, f := range framing {
+		if strings.EqualFold(name, f) {
+			c.Errorf("%s frames the request (the client sets it from what it sends): choose another header to carry this value", f)
+			return
+		}
 	}
 }
 

@@ -122,6 +122,7 @@ func (s *Section) Check(c *section.Checker) {
 // Check checks what the schema cannot say of the fields of a target
 // reached over HTTP (its url is its kind's to check).
 func (f *Fields) Check(c *section.Checker) {
+	section.CheckOwnHeader(c.Field("key_header"), f.KeyHeader)
 	f.Effect.Check(c.Field("effect"), false)
 	if f.DryRun != nil {
 		f.DryRun.Check(c.Field("dry_run"))

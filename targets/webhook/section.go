@@ -117,8 +117,9 @@ func (SignatureSection) Rules(r *schema.Rules) {
 // Rules implements schema.Ruler.
 func (EventSection) Rules(r *schema.Rules) {
 	r.Field("name").Required(`give the event a name, such as "invoice.paid"`)
-	r.Field("path").Required(`the handler's endpoint under the target's URL, starting with "/", such as /webhooks`).Pattern(section.SlashPath, section.BadSlashPath)
+	r.Field("path").Required(`the handler's endpoint under the target's URL, starting with "/", such as /webhooks`).Pattern(section.SlashPath, section.BadSlashPath).Pattern(section.NoControl, section.BadControl)
 	r.Field("headers").Keys().Pattern(section.HeaderName, section.BadHeader)
+	r.Field("headers").Items().Pattern(section.NoControl, section.BadControl)
 	r.Field("body").Required(`the payload, with the event id as {{key}} and the intent's marker, such as '{"id":"{{key}}","type":"invoice.paid","memo":"{{marker}}"}'`)
 	r.Field("inputs").Keys().Pattern(section.InputName, section.BadInputName)
 }
@@ -136,7 +137,9 @@ func (s *Section) Check(c *section.Checker) {
 	}
 	if sig := s.Signature; sig != nil {
 		sig.check(c.Field("signature"))
+		section.CheckOwnHeader(c.Field("signature").Field("header"), sig.Header)
 	}
+	section.CheckOwnHeader(c.Field("id_header"), s.IDHeader)
 	// The adapter sets these headers on every delivery; an event's own
 	// header of the same name would be silently replaced.
 	reserved := map[string]string{}
