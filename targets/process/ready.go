@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -36,7 +37,7 @@ func newProber(r Ready) prober {
 	case r.URL != "":
 		// A private transport: no proxy, no connection reuse, nothing left
 		// running once the probe is done.
-		tr := &http.Transport{DisableKeepAlives: true}
+		tr := &http.Transport{DisableKeepAlives: true, Proxy: nil, DialContext: dialLoopback}
 		client := &http.Client{
 			Transport: tr,
 			CheckRedirect: func(*http.Request, []*http.Request) error {
@@ -63,10 +64,9 @@ func newProber(r Ready) prober {
 			close: tr.CloseIdleConnections,
 		}
 	case r.Addr != "":
-		var d net.Dialer
 		return prober{
 			check: func(ctx context.Context) error {
-				c, err := d.DialContext(ctx, "tcp", r.Addr)
+				c, err := dialLoopback(ctx, "tcp", r.Addr)
 				if err != nil {
 					return err
 				}
@@ -168,4 +168,20 @@ func (p *Process) exitedBeforeReady(in *incarnation, want string) error {
 		want:     want,
 		hint:     "read its output above; run the command by hand with the same environment and directory to reproduce",
 	}
+}
+
+// dialLoopback dials addr, taking the name "localhost" for 127.0.0.1
+// rather than asking a resolver: readiness is checked on loopback only,
+// and a resolver (or a hosts file) could send it anywhere.
+func dialLoopback(ctx context.Context, network, addr string) (net.Conn, error) {
+	var d net.Dialer
+	return d.DialContext(ctx, network, loopbackAddr(addr))
+}
+
+// loopbackAddr writes a "localhost" host of addr as 127.0.0.1.
+func loopbackAddr(addr string) string {
+	if host, port, err := net.SplitHostPort(addr); err == nil && strings.EqualFold(host, "localhost") {
+		return net.JoinHostPort("127.0.0.1", port)
+	}
+	return addr
 }
