@@ -90,7 +90,7 @@ func TestChecks(t *testing.T) {
 			}
 		})
 	}
-	assert.Len(t, checks.Checks(), 21)
+	assert.Len(t, checks.Checks(), 22)
 	assert.Len(t, tables, len(checks.Checks()), "a table for a check that does not exist")
 }
 
@@ -110,6 +110,7 @@ func checkTables() map[string][]checkCase {
 		checks.CheckKeyDistinct:          keyDistinctCases(),
 		checks.CheckKeyScope:             keyScopeCases(),
 		checks.CheckReplayConsistent:     replayCases(),
+		checks.CheckReplyHonest:          replyHonestCases(),
 		checks.CheckEffectField:          effectFieldCases(),
 		checks.CheckDryRun:               dryRunCases(),
 		checks.CheckSafeReadOnly:         safeCases(),
