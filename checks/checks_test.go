@@ -90,7 +90,7 @@ func TestChecks(t *testing.T) {
 			}
 		})
 	}
-	assert.Len(t, checks.Checks(), 22)
+	assert.Len(t, checks.Checks(), 23)
 	assert.Len(t, tables, len(checks.Checks()), "a table for a check that does not exist")
 }
 
@@ -111,6 +111,7 @@ func checkTables() map[string][]checkCase {
 		checks.CheckKeyScope:             keyScopeCases(),
 		checks.CheckReplayConsistent:     replayCases(),
 		checks.CheckReplyHonest:          replyHonestCases(),
+		checks.CheckKeyMalformed:         keyMalformedCases(),
 		checks.CheckEffectField:          effectFieldCases(),
 		checks.CheckDryRun:               dryRunCases(),
 		checks.CheckSafeReadOnly:         safeCases(),
@@ -123,6 +124,14 @@ func checkTables() map[string][]checkCase {
 
 func retrySequentialCases() []checkCase {
 	return []checkCase{
+		{
+			why:   "an operation that takes no key and says idempotentHint: false: one finding, worded without keys, and the key checks skipped with that reason",
+			rec:   keylessRecord(),
+			fail:  map[string][]record.Severity{checks.CheckRetrySequential: {critical}},
+			msgs:  map[string][]string{checks.CheckRetrySequential: {"charge: calling charge 2 times with the same arguments caused 2 effects (charge ch_000001, charge ch_000002); it takes no key and says idempotentHint: false (seen in 2 intents)"}},
+			skip:  []string{checks.CheckKeyRequired, checks.CheckKeyMismatch, checks.CheckKeyMalformed},
+			notes: map[string]string{checks.CheckKeyRequired: "not applicable: no mutating operation takes an idempotency key; such operations are judged by what calling them again does, against what their annotations promise"},
+		},
 		{
 			why: "a retry that charged again (critical) and a retry of a completed request answered 409 (major, regression n: 409 is not ok) are both reported",
 			rec: func() *record.Record {

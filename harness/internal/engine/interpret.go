@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -144,6 +145,9 @@ func (r *runner) stepIntent(info record.TargetInfo, pr *probeRun, i int) (in rec
 	}
 	switch {
 	case s.NoKey:
+	case s.MalformedKey:
+		k := r.newKey()
+		in.Key = k + "-" + strings.Repeat("x", max(checks.MalformedKeyLength-len(k)-1, 1))
 	case s.KeyFrom >= 0:
 		in.Key = pr.made[s.KeyFrom].Key
 		in.Related = pr.made[s.KeyFrom].ID
