@@ -53,8 +53,8 @@ func evalRetrySequential(r *record.Record) ([]record.Finding, bool) {
 			if a.Outcome != record.OK {
 				fs = append(fs, record.Finding{
 					Check: CheckRetrySequential, Severity: record.Major, Operation: in.Operation,
-					Message: fmt.Sprintf("%s: the retry of a completed request was answered %d (%s) instead of a replay: a client cannot tell it already succeeded",
-						in.Operation, a.Status, short(a.Body, 80)),
+					Message: fmt.Sprintf("%s: the retry of a completed request was answered %s (%s) instead of a replay: a client cannot tell it already succeeded",
+						in.Operation, answerOf(a), short(a.Body, 80)),
 					Evidence: evidence(r, in),
 				})
 				break

@@ -125,6 +125,17 @@ func checkTables() map[string][]checkCase {
 func retrySequentialCases() []checkCase {
 	return []checkCase{
 		{
+			why: "an MCP isError answer to the retry of a completed call is shown as isError, not as the status 400 the adapter gives it",
+			rec: func() *record.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, ok(200, "created", "ord_1"), mine()).try(i, isErrorReply("already done"))
+				return b.done()
+			}(),
+			fail: map[string][]record.Severity{checks.CheckRetrySequential: {major}},
+			msgs: map[string][]string{checks.CheckRetrySequential: {"charge: the retry of a completed request was answered isError ("}},
+		},
+		{
 			why:   "an operation that takes no key and says idempotentHint: false: one finding, worded without keys, and the key checks skipped with that reason",
 			rec:   keylessRecord(),
 			fail:  map[string][]record.Severity{checks.CheckRetrySequential: {critical}},
@@ -510,6 +521,20 @@ func crashCases() []checkCase {
 
 func downstreamCases() []checkCase {
 	return []checkCase{
+		{
+			why: "regression: a charge made twice is diagnosed from the charges' keys, not from the key its one email was sent with",
+			rec: func() *record.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameDownstreamFailAfter, unknown(503)), keyed("")).try(i, ok(201, "created", "ord_1"), keyed(""), keyed("email:idk-0001"))
+				email := &b.rec.Ledger[len(b.rec.Ledger)-1]
+				email.Fake, email.Kind = "email", "email"
+				return b.done()
+			}(),
+			fail: map[string][]record.Severity{checks.CheckDownstream: {critical}},
+			msgs: map[string][]string{checks.CheckDownstream: {"the downstream was given no idempotency key"}},
+			skip: []string{checks.CheckRetryAfterFault, checks.CheckCrashRecovery},
+		},
 		{
 			why: "regression p: duplicates after ambiguous downstream failures, diagnosed from the keys the downstream saw, and an intent that never succeeded",
 			rec: func() *record.Record {
