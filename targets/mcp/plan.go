@@ -176,6 +176,14 @@ func newPlan(cfg Config, o Tool, t *sdk.Tool) (*plan, string, error) {
 		if contains(skip, l.Path) || underFixed(o.Arguments, l.Path) {
 			continue
 		}
+		if KeyLike(leafName(l.Path)) {
+			// One key channel: a key-like argument that is not where
+			// the key goes is left out unless configured (inputs:,
+			// arguments:). A generated value there would be a second key,
+			// sent with the first, reused by a twin, and sent by a call
+			// meant to carry no key at all.
+			continue
+		}
 		if in, ok := InputFor(l); ok {
 			p.inputs[l.Path] = in
 		}

@@ -246,7 +246,7 @@ func (s *Schema) MarkerProperty(skip ...string) string {
 	}
 	var free []Property
 	for _, l := range s.Leaves() {
-		if freeText(l.Schema) && !slices.Contains(skip, l.Path) {
+		if freeText(l.Schema) && !slices.Contains(skip, l.Path) && !KeyLike(leafName(l.Path)) {
 			free = append(free, l)
 		}
 	}

@@ -116,8 +116,8 @@ func (r *runner) noteSilence(a record.Attempt) {
 	r.silent++
 	r.silentFor += a.End.Sub(a.Start)
 	if r.silent >= silentLimit {
-		r.fatal = fmt.Errorf("the target never answered: %d attempts in a row got no reply, %s of waiting in all (last: %s); check that it is healthy, or raise its timeout if it is just slow",
-			r.silent, r.silentFor.Round(time.Millisecond), a.Error)
+		r.fatal = &hangError{fmt.Sprintf("the target never answered: %d attempts in a row got no reply, %s of waiting in all (last: %s); check that it is healthy, or raise its timeout if it is just slow",
+			r.silent, r.silentFor.Round(time.Millisecond), a.Error)}
 	}
 }
 
@@ -225,3 +225,10 @@ func probeStream(p checks.Probe) uint64 {
 	}
 	return h.Sum64()
 }
+
+// hangError is the fatal error of a run whose target stopped answering
+// (see noteSilence). In the probes it makes the target untestable; in a
+// generated trial it is what the trial found (see trialFindings).
+type hangError struct{ msg string }
+
+func (e *hangError) Error() string { return e.msg }
