@@ -75,6 +75,9 @@ func (r *runner) run() *record.Record {
 				r.rec.UnsupportedWhy = map[string]string{}
 			}
 			r.rec.UnsupportedWhy[f.Name()] = why
+			if owner := checks.FaultOwner(faults.ClassOf(f)); len(enabled) == 0 || enabled[owner] {
+				r.rec.Unexamined = append(r.rec.Unexamined, record.Unexamined{Check: owner, Fault: f.Name(), Cause: record.CauseUnsupported, Reason: why})
+			}
 		}
 	}
 	info.Capabilities = r.capabilities(info)
@@ -165,12 +168,22 @@ func (r *runner) supports(f faults.Fault) bool { return r.unsupported(f) == "" }
 // unsupported says why f cannot be injected into the target, or "" when
 // it can.
 func (r *runner) unsupported(f faults.Fault) string {
-	if r.observedOnly() && needsFake(f) {
-		return "the target's effects are counted only by observers: no fake sees the downstream call this fault acts on"
-	}
 	_, crash := f.(faults.CrashFault)
 	if _, ok := r.target().(Crasher); crash && !ok {
 		return "this kind of target cannot be killed and restarted"
+	}
+	// A target that cannot be killed at all says so before anything a
+	// crash at one point would also need.
+	if crash && !r.canCrash() {
+		if e, ok := r.target().(FaultExplainer); ok {
+			if why := e.WhyUnsupported(f); why != "" {
+				return why
+			}
+		}
+		return "idemcheck did not start the target, so it cannot kill it"
+	}
+	if r.observedOnly() && needsFake(f) {
+		return "the target's effects are counted only by observers: no fake sees the downstream call this fault acts on"
 	}
 	if r.target().Supports(f) {
 		return ""
