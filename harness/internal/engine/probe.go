@@ -39,7 +39,7 @@ func (s *Session) probe() (tr record.TargetResult, sp scenarios.Space) {
 			tr.Error = "stopping the target: " + err.Error()
 		}
 	}()
-	r := &runner{s: s, inst: inst, ledger: ledger, runID: runID, seed: s.seed, nonce: s.cfg.Nonce}
+	r := &runner{s: s, inst: inst, ledger: ledger, runID: runID, seed: s.seed, nonce: s.cfg.Nonce, ff: failFast{on: true}}
 	rec := r.run()
 	rec.Ledger = ledger.Effects()
 	tr.Record = rec
@@ -90,7 +90,15 @@ func (r *runner) run() *record.Record {
 	var tails []*probeRun
 	pending := map[string]bool{} // the checks the tails serve
 	plan := checks.Planner{Enabled: enabled, Faults: cfg.Faults, Supports: r.supports, Burst: cfg.Burst, Bursts: cfg.Bursts, Late: cfg.Late}
-	for k, p := range plan.Plan(info) {
+	probes := plan.Plan(info)
+	mine := 0
+	for k := range probes {
+		if cfg.Shards <= 1 || k%cfg.Shards == cfg.Shard-1 {
+			mine++
+		}
+	}
+	defer r.startProgress(mine)()
+	for k, p := range probes {
 		first := nextID
 		nextID += len(p.Steps)
 		if r.s.ctx.Err() != nil || r.fatal != nil {
@@ -100,7 +108,12 @@ func (r *runner) run() *record.Record {
 			continue
 		}
 		r.rng = rand.New(rand.NewPCG(r.seed, probeStream(p.Probe)))
-		if pr := r.runProbe(info, p.Probe, first); pr != nil {
+		r.probing(probeLabel(p.Probe))
+		pr := r.runProbe(info, p.Probe, first)
+		if pr == nil {
+			r.probed()
+		}
+		if pr != nil {
 			tails = append(tails, pr)
 			for _, id := range p.Serves {
 				pending[id] = true
@@ -119,7 +132,9 @@ func (r *runner) run() *record.Record {
 			break
 		}
 		r.rng = rand.New(rand.NewPCG(r.seed, probeStream(pr.p)^0x7a11))
+		r.probing(probeLabel(pr.p))
 		r.runSteps(info, pr, len(pr.p.Steps)-pr.p.Tail, len(pr.p.Steps))
+		r.probed()
 	}
 	if len(tails) > 0 {
 		// The record lists intents in plan order, as a shard's does, and
@@ -223,4 +238,12 @@ func (r *runner) space() scenarios.Space {
 		}
 	}
 	return s
+}
+
+// probeLabel names a probe in a progress line: its name and operation.
+func probeLabel(p checks.Probe) string {
+	if len(p.Steps) > 0 && p.Steps[0].Op != "" {
+		return p.Name + " on " + p.Steps[0].Op
+	}
+	return p.Name
 }
