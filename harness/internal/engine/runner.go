@@ -32,6 +32,11 @@ type runner struct {
 	// fatal stops the run: the target could not be restarted.
 	fatal error
 
+	// ff stops a probe run whose operation fails its first attempts alike.
+	ff failFast
+	// pp tells the progress of a probe run; nil in a trial.
+	pp *probeProgress
+
 	// Silence: unfaulted attempts without a reply, until one has one.
 	answered  bool
 	silent    int
@@ -74,6 +79,7 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 	}
 	a.LedgerBefore = r.ledger.LastSeq()
 	a.Start = time.Now()
+	r.attempted()
 	a.Reply = r.target().Call(at.ctx, call)
 	if at.forwarded.Load() {
 		a.Reply.Forwarded = true
@@ -91,6 +97,7 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 	}
 	in.Attempts = append(in.Attempts, a)
 	r.noteSilence(a)
+	r.noteFailure(in, a)
 }
 
 // silentLimit is how many attempts in a row, from the first, may end with
@@ -152,7 +159,9 @@ func (r *runner) burst(in *record.Intent, n int) {
 			N: base + i + 1, ID: fmt.Sprintf("%s-%d", call.ID, i+1), Burst: true,
 			Start: start, End: end, LedgerBefore: before, LedgerAfter: after, Reply: rep,
 		})
+		r.attempted()
 	}
+	r.noteBurst(in, in.Attempts[base:])
 }
 
 func (r *runner) genInputs(op record.Operation) map[string]string {
