@@ -57,6 +57,12 @@ type TargetReport struct {
 	// UnsupportedWhy says, for each fault of Unsupported, why it could
 	// not be injected.
 	UnsupportedWhy map[string]string `json:"unsupported_why,omitempty"`
+	// Observers, Attribution and NotRun say what the effect observers
+	// saw, whether they attributed by delta, and what the run left out
+	// for that (see record.Record).
+	Observers   []string          `json:"observers,omitempty"`
+	Attribution string            `json:"attribution,omitempty"`
+	NotRun      map[string]string `json:"not_run,omitempty"`
 	// Trial is the failing generated trial, if one failed.
 	Trial   *Trial  `json:"trial,omitempty"`
 	Summary Summary `json:"summary"`
@@ -158,6 +164,7 @@ func Build(res *record.Result) Report {
 			tr.Faults = append(tr.Faults, t.Record.Faults...)
 			tr.Unsupported = append(tr.Unsupported, t.Record.Unsupported...)
 			tr.UnsupportedWhy = t.Record.UnsupportedWhy
+			tr.Observers, tr.Attribution, tr.NotRun = t.Record.Observers, t.Record.Attribution, t.Record.NotRun
 		}
 		if t.Scenario != nil {
 			tr.Summary.Trials = t.Scenario.Trials
