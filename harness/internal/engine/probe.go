@@ -40,8 +40,13 @@ func (s *Session) probe() (tr record.TargetResult, sp scenarios.Space) {
 		}
 	}()
 	r := &runner{s: s, inst: inst, ledger: ledger, runID: runID, seed: s.seed, nonce: s.cfg.Nonce, ff: failFast{on: true}}
+	if r.serial() {
+		s.serial = true
+		s.cfg.TrialWorkers = 1 // one trial at a time (notSerial)
+	}
 	rec := r.run()
-	rec.Ledger = ledger.Effects()
+	rec.Ledger = merged(inst, ledger.Effects())
+	r.noteObservers(rec)
 	tr.Record = rec
 	if r.fatal != nil {
 		tr.Error = r.fatal.Error()
@@ -155,7 +160,8 @@ func (r *runner) snapshot() *record.Record {
 		rec.Intents[i] = in
 	}
 	sort.SliceStable(rec.Intents, func(i, j int) bool { return rec.Intents[i].ID < rec.Intents[j].ID })
-	rec.Ledger = r.ledger.Effects()
+	rec.Ledger = merged(r.inst, r.ledger.Effects())
+	r.noteObservers(&rec)
 	return &rec
 }
 
@@ -167,6 +173,12 @@ func (r *runner) capabilities(info record.TargetInfo) *record.Capabilities {
 	_, caps.Signatures = r.target().(Signer)
 	_, caps.Reorder = r.target().(Reorderer)
 	caps.Restart = r.canCrash()
+	if r.serial() {
+		// Attributed by delta: nothing that sends distinct intents at
+		// once (see notSerial).
+		caps.Reorder = false
+		caps.Serial = true
+	}
 	return &caps
 }
 
@@ -225,7 +237,7 @@ func (r *runner) space() scenarios.Space {
 	}
 	// Steps overlap where the target takes calls at once (it can take a
 	// burst), never under a fault that kills it.
-	s := scenarios.Space{Restart: caps.Restart, Burst: burst, Overlap: caps.Burst}
+	s := scenarios.Space{Restart: caps.Restart, Burst: burst, Overlap: caps.Burst && !r.serial()}
 	for _, op := range info.Operations {
 		s.Ops = append(s.Ops, scenarios.Op{Name: op.Name, Mutating: op.Mutating, DryRun: op.DryRun, Inputs: len(op.Inputs) > 0})
 	}

@@ -59,6 +59,7 @@ func (r *runner) newMarker() string { return keys.Marker(r.rng.Uint64(), r.nonce
 // fault's armer if it has one, and records it; a target the fault killed
 // is restarted after it.
 func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
+	r.beginFirst(in)
 	n := len(in.Attempts) + 1
 	id := fmt.Sprintf("%s-%d-%d", r.runID[:8], in.ID, n)
 	a := record.Attempt{N: n, ID: id, DryRun: dryRun}
@@ -134,6 +135,7 @@ func (r *runner) forged(in *record.Intent) {
 	if !ok {
 		return
 	}
+	r.beginFirst(in)
 	id := fmt.Sprintf("%s-%d-%d", r.runID[:8], in.ID, len(in.Attempts)+1)
 	a := record.Attempt{N: len(in.Attempts) + 1, ID: id, Fault: "bad-signature", LedgerBefore: r.ledger.LastSeq(), Start: time.Now()}
 	a.Reply = sg.BadSignature(r.s.ctx, record.Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
@@ -146,6 +148,7 @@ func (r *runner) forged(in *record.Intent) {
 // burst sends n copies of the intent's call at once.
 func (r *runner) burst(in *record.Intent, n int) {
 	b := r.target().(Burster)
+	r.beginFirst(in) // a burst is one intent: its copies share a key
 	base := len(in.Attempts)
 	before := r.ledger.LastSeq()
 	start := time.Now()
