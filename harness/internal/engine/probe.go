@@ -39,7 +39,7 @@ func (s *Session) probe() (tr record.TargetResult, sp scenarios.Space) {
 			tr.Error = "stopping the target: " + err.Error()
 		}
 	}()
-	r := &runner{s: s, inst: inst, ledger: ledger, runID: runID, seed: s.seed, nonce: s.cfg.Nonce}
+	r := &runner{s: s, inst: inst, ledger: ledger, runID: runID, seed: s.seed, nonce: s.cfg.Nonce, deps: &depFlight{}}
 	rec := r.run()
 	rec.Ledger = ledger.Effects()
 	tr.Record = rec
@@ -167,6 +167,12 @@ func (r *runner) supports(f faults.Fault) bool { return r.unsupported(f) == "" }
 func (r *runner) unsupported(f faults.Fault) string {
 	if r.observedOnly() && needsFake(f) {
 		return "the target's effects are counted only by observers: no fake sees the downstream call this fault acts on"
+	}
+	if why := needsDep(f, r.inst.Deps); why != "" {
+		return why
+	}
+	if _, ok := f.(faults.DependencyFault); ok {
+		return "" // the dependency's proxy acts, whatever the adapter
 	}
 	_, crash := f.(faults.CrashFault)
 	if _, ok := r.target().(Crasher); crash && !ok {
