@@ -38,4 +38,6 @@ func (f *DepRefuse) Validate() error {
 func (f *DepRefuse) DepRule(intent string) deps.Rule { return deps.Rule{} }
 
 // RefuseWindow implements Refuser.
-func (f *DepRefuse) RefuseWindow() time.Duration { return max(time.Duration(f.Window), time.Millisecond) }
+func (f *DepRefuse) RefuseWindow() time.Duration {
+	return max(time.Duration(f.Window), time.Millisecond)
+}
