@@ -13,6 +13,7 @@ const (
 	CheckConcurrentDuplicates = "concurrent.duplicates"
 	CheckCrashRecovery        = "crash.recovery"
 	CheckDownstream           = "downstream.propagation"
+	CheckDependencyRecovery   = "dependency.recovery"
 	CheckKeyMismatch          = "key.mismatch"
 	CheckKeyRequired          = "key.required"
 	CheckKeyDistinct          = "key.distinct"
@@ -108,6 +109,7 @@ func init() {
 		concurrentDuplicates,
 		crashRecovery,
 		downstreamPropagation,
+		dependencyRecovery,
 		keyMismatch,
 		keyRequired,
 		keyDistinct,

@@ -90,7 +90,7 @@ func TestChecks(t *testing.T) {
 			}
 		})
 	}
-	assert.Len(t, checks.Checks(), 21)
+	assert.Len(t, checks.Checks(), 22)
 	assert.Len(t, tables, len(checks.Checks()), "a table for a check that does not exist")
 }
 
@@ -105,6 +105,7 @@ func checkTables() map[string][]checkCase {
 		checks.CheckConcurrentDuplicates: concurrentCases(),
 		checks.CheckCrashRecovery:        crashCases(),
 		checks.CheckDownstream:           downstreamCases(),
+		checks.CheckDependencyRecovery:   dependencyCases(),
 		checks.CheckKeyMismatch:          keyMismatchCases(),
 		checks.CheckKeyRequired:          keyRequiredCases(),
 		checks.CheckKeyDistinct:          keyDistinctCases(),
