@@ -39,7 +39,7 @@ func (s *Session) probe() (tr record.TargetResult, sp scenarios.Space) {
 			tr.Error = "stopping the target: " + err.Error()
 		}
 	}()
-	r := &runner{s: s, inst: inst, ledger: ledger, runID: runID, seed: s.seed, nonce: s.cfg.Nonce, ff: failFast{on: true}}
+	r := &runner{s: s, inst: inst, ledger: ledger, runID: runID, seed: s.seed, nonce: s.cfg.Nonce, ff: failFast{on: true}, deps: &depFlight{}}
 	if r.serial() {
 		s.serial = true
 		s.cfg.TrialWorkers = 1 // one trial at a time (notSerial)
@@ -195,6 +195,12 @@ func (r *runner) supports(f faults.Fault) bool { return r.unsupported(f) == "" }
 // unsupported says why f cannot be injected into the target, or "" when
 // it can.
 func (r *runner) unsupported(f faults.Fault) string {
+	if why := needsDep(f, r.inst.Deps); why != "" {
+		return why
+	}
+	if _, ok := f.(faults.DependencyFault); ok {
+		return "" // the dependency's proxy acts, whatever the adapter
+	}
 	_, crash := f.(faults.CrashFault)
 	if _, ok := r.target().(Crasher); crash && !ok {
 		return "this kind of target cannot be killed and restarted"

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -36,6 +37,9 @@ type runner struct {
 	ff failFast
 	// pp tells the progress of a probe run; nil in a trial.
 	pp *probeProgress
+
+	// deps follows the attempts in flight for the dependencies' proxies.
+	deps *depFlight
 
 	// Silence: unfaulted attempts without a reply, until one has one.
 	answered  bool
@@ -73,7 +77,9 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 		if crashed.CompareAndSwap(false, true) {
 			_ = r.target().(Crasher).Kill()
 		}
-	}}
+	}, deps: r.inst.Deps, settleLater: func(w func(context.Context)) { r.deps.later(in.Marker, w) }}
+	r.deps.start(r.inst.Deps, in.Marker)
+	defer r.deps.end(r.inst.Deps)
 	if ar := armerOf(f); ar != nil {
 		undo := ar.arm(at)
 		defer undo()
@@ -93,6 +99,7 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 			r.fatal = fmt.Errorf("restarting the target after %s: %w", f.Name(), err)
 		}
 	}
+	r.deps.settle(r.s.ctx, in.Marker)
 	if r.observe(in.Marker) {
 		a.LedgerAfter = r.ledger.LastSeq() // after a crash, read once restarted
 	}
