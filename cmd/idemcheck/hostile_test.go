@@ -25,6 +25,12 @@ import (
 //	          flight (a burst's copies), a header of floodHeader bytes
 //	crashstart prints garbageText on stderr and exits 1 at once
 //	silent    accepts TCP connections on $1 and never answers
+//	mute      HTTP on $1: /healthz answers; every other request is
+//	          held, never answered, until the client leaves
+//	hang      a CLI tool that prints "started" on stderr and a line
+//	          on stdout, then hangs until killed
+//	endless   HTTP on $1: /healthz answers; every other request gets
+//	          200 and a body that never ends
 //	garbage   a CLI tool that is not idempotent (a new order on every
 //	          call): after floodBytes of log lines with ANSI colour codes,
 //	          NUL and other control bytes and invalid UTF-8 on stdout and
@@ -116,6 +122,31 @@ func hostile(mode string, args []string) int {
 			}
 			held = append(held, c)
 		}
+	case "mute":
+		mux := http.NewServeMux()
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "ok") })
+		mux.HandleFunc("/", func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+		_ = http.ListenAndServe(args[0], mux)
+		return 1
+	case "hang":
+		fmt.Fprintln(os.Stderr, "started")
+		fmt.Fprintln(os.Stdout, "working")
+		select {}
+	case "endless":
+		mux := http.NewServeMux()
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "ok") })
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			chunk := bytes.Repeat([]byte("x"), 64<<10)
+			for {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		})
+		_ = http.ListenAndServe(args[0], mux)
+		return 1
 	case "charger":
 		return charger(args[0], os.Getenv("PAYMENTS_URL"), os.Getenv("DISARM") != "", os.Getenv("GREYLIST") != "")
 	case "garbage":
