@@ -13,6 +13,7 @@ const (
 	CheckConcurrentDuplicates = "concurrent.duplicates"
 	CheckCrashRecovery        = "crash.recovery"
 	CheckDownstream           = "downstream.propagation"
+	CheckDependencyRecovery   = "dependency.recovery"
 	CheckKeyMismatch          = "key.mismatch"
 	CheckKeyRequired          = "key.required"
 	CheckKeyDistinct          = "key.distinct"
@@ -110,6 +111,7 @@ func init() {
 		concurrentDuplicates,
 		crashRecovery,
 		downstreamPropagation,
+		dependencyRecovery,
 		keyMismatch,
 		keyRequired,
 		keyDistinct,

@@ -105,6 +105,7 @@ func checkTables() map[string][]checkCase {
 		checks.CheckConcurrentDuplicates: concurrentCases(),
 		checks.CheckCrashRecovery:        crashCases(),
 		checks.CheckDownstream:           downstreamCases(),
+		checks.CheckDependencyRecovery:   dependencyCases(),
 		checks.CheckKeyMismatch:          keyMismatchCases(),
 		checks.CheckKeyRequired:          keyRequiredCases(),
 		checks.CheckKeyDistinct:          keyDistinctCases(),

@@ -169,7 +169,7 @@ func newPlan(cfg Config, o Tool, t *sdk.Tool) (*plan, string, error) {
 		p.marker = schema.MarkerProperty(skip...)
 	}
 	if p.marker == "" && p.mutating && !fixedUsesMarker(o.Arguments) {
-		return nil, "", fmt.Errorf("tool %s: no free-text string argument to carry {{marker}} (idemcheck's attribution of effects), at any depth of its input schema: name one with marker: (a JSON path, e.g. items.0.note), or put {{marker}} in arguments:", t.Name)
+		return nil, "", fmt.Errorf("tool %s: no free-text string argument to carry {{marker}} (idemcheck's attribution of effects), at any depth of its input schema: name one with marker: (a JSON path, e.g. items.0.note), or put {{marker}} in its arguments", t.Name)
 	}
 	skip = append(skip, p.marker)
 	for _, l := range schema.Leaves() {
