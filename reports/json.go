@@ -60,6 +60,12 @@ type TargetReport struct {
 	// NotExamined lists the checks, or their parts under a fault, that the
 	// run did not examine, and why (see record.Unexamined).
 	NotExamined []record.Unexamined `json:"not_examined"`
+	// Observers, Attribution and NotRun say what the effect observers
+	// saw, whether they attributed by delta, and what the run left out
+	// for that (see record.Record).
+	Observers   []string          `json:"observers,omitempty"`
+	Attribution string            `json:"attribution,omitempty"`
+	NotRun      map[string]string `json:"not_run,omitempty"`
 	// Trial is the failing generated trial, if one failed.
 	Trial   *Trial  `json:"trial,omitempty"`
 	Summary Summary `json:"summary"`
@@ -161,6 +167,7 @@ func Build(res *record.Result) Report {
 			tr.Faults = append(tr.Faults, t.Record.Faults...)
 			tr.Unsupported = append(tr.Unsupported, t.Record.Unsupported...)
 			tr.UnsupportedWhy = t.Record.UnsupportedWhy
+			tr.Observers, tr.Attribution, tr.NotRun = t.Record.Observers, t.Record.Attribution, t.Record.NotRun
 		}
 		if t.Scenario != nil {
 			tr.Summary.Trials = t.Scenario.Trials

@@ -39,9 +39,14 @@ func (s *Session) probe() (tr record.TargetResult, sp scenarios.Space) {
 			tr.Error = "stopping the target: " + err.Error()
 		}
 	}()
-	r := &runner{s: s, inst: inst, ledger: ledger, runID: runID, seed: s.seed, nonce: s.cfg.Nonce, ff: failFast{on: true}}
+	r := &runner{s: s, inst: inst, ledger: ledger, runID: runID, seed: s.seed, nonce: s.cfg.Nonce, ff: failFast{on: true}, deps: &depFlight{}}
+	if r.serial() {
+		s.serial = true
+		s.cfg.TrialWorkers = 1 // one trial at a time (notSerial)
+	}
 	rec := r.run()
-	rec.Ledger = ledger.Effects()
+	rec.Ledger = merged(inst, ledger.Effects())
+	r.noteObservers(rec)
 	tr.Record = rec
 	if r.fatal != nil {
 		tr.Error = r.fatal.Error()
@@ -155,7 +160,8 @@ func (r *runner) snapshot() *record.Record {
 		rec.Intents[i] = in
 	}
 	sort.SliceStable(rec.Intents, func(i, j int) bool { return rec.Intents[i].ID < rec.Intents[j].ID })
-	rec.Ledger = r.ledger.Effects()
+	rec.Ledger = merged(r.inst, r.ledger.Effects())
+	r.noteObservers(&rec)
 	return &rec
 }
 
@@ -167,6 +173,12 @@ func (r *runner) capabilities(info record.TargetInfo) *record.Capabilities {
 	_, caps.Signatures = r.target().(Signer)
 	_, caps.Reorder = r.target().(Reorderer)
 	caps.Restart = r.canCrash()
+	if r.serial() {
+		// Attributed by delta: nothing that sends distinct intents at
+		// once (see notSerial).
+		caps.Reorder = false
+		caps.Serial = true
+	}
 	return &caps
 }
 
@@ -183,6 +195,12 @@ func (r *runner) supports(f faults.Fault) bool { return r.unsupported(f) == "" }
 // unsupported says why f cannot be injected into the target, or "" when
 // it can.
 func (r *runner) unsupported(f faults.Fault) string {
+	if why := needsDep(f, r.inst.Deps); why != "" {
+		return why
+	}
+	if _, ok := f.(faults.DependencyFault); ok {
+		return "" // the dependency's proxy acts, whatever the adapter
+	}
 	_, crash := f.(faults.CrashFault)
 	if _, ok := r.target().(Crasher); crash && !ok {
 		return "this kind of target cannot be killed and restarted"
@@ -227,7 +245,7 @@ func (r *runner) space() scenarios.Space {
 	}
 	// Steps overlap where the target takes calls at once (it can take a
 	// burst), never under a fault that kills it.
-	s := scenarios.Space{Restart: caps.Restart, Burst: burst, Overlap: caps.Burst}
+	s := scenarios.Space{Restart: caps.Restart, Burst: burst, Overlap: caps.Burst && !r.serial()}
 	for _, op := range info.Operations {
 		s.Ops = append(s.Ops, scenarios.Op{Name: op.Name, Mutating: op.Mutating, DryRun: op.DryRun, Inputs: len(op.Inputs) > 0})
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -40,6 +41,9 @@ type runner struct {
 	// record incarnation restarts+1.
 	restarts int
 
+	// deps follows the attempts in flight for the dependencies' proxies.
+	deps *depFlight
+
 	// Silence: unfaulted attempts without a reply, until one has one.
 	answered  bool
 	silent    int
@@ -62,6 +66,7 @@ func (r *runner) newMarker() string { return keys.Marker(r.rng.Uint64(), r.nonce
 // fault's armer if it has one, and records it; a target the fault killed
 // is restarted after it.
 func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
+	r.beginFirst(in)
 	n := len(in.Attempts) + 1
 	id := fmt.Sprintf("%s-%d-%d", r.runID[:8], in.ID, n)
 	a := record.Attempt{N: n, ID: id, DryRun: dryRun, Incarnation: r.restarts + 1}
@@ -75,7 +80,9 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 		if crashed.CompareAndSwap(false, true) {
 			_ = r.target().(Crasher).Kill()
 		}
-	}}
+	}, deps: r.inst.Deps, settleLater: func(w func(context.Context)) { r.deps.later(in.Marker, w) }}
+	r.deps.start(r.inst.Deps, in.Marker)
+	defer r.deps.end(r.inst.Deps)
 	if ar := armerOf(f); ar != nil {
 		undo := ar.arm(at)
 		defer undo()
@@ -96,6 +103,7 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 			r.fatal = fmt.Errorf("restarting the target after %s: %w", f.Name(), err)
 		}
 	}
+	r.deps.settle(r.s.ctx, in.Marker)
 	if r.observe(in.Marker) {
 		a.LedgerAfter = r.ledger.LastSeq() // after a crash, read once restarted
 	}
@@ -127,8 +135,8 @@ func (r *runner) noteSilence(a record.Attempt) {
 	r.silent++
 	r.silentFor += a.End.Sub(a.Start)
 	if r.silent >= silentLimit {
-		r.fatal = fmt.Errorf("the target never answered: %d attempts in a row got no reply, %s of waiting in all (last: %s); check that it is healthy, or raise its timeout if it is just slow",
-			r.silent, r.silentFor.Round(time.Millisecond), a.Error)
+		r.fatal = &hangError{fmt.Sprintf("the target never answered: %d attempts in a row got no reply, %s of waiting in all (last: %s); check that it is healthy, or raise its timeout if it is just slow",
+			r.silent, r.silentFor.Round(time.Millisecond), a.Error)}
 	}
 }
 
@@ -138,6 +146,7 @@ func (r *runner) forged(in *record.Intent) {
 	if !ok {
 		return
 	}
+	r.beginFirst(in)
 	id := fmt.Sprintf("%s-%d-%d", r.runID[:8], in.ID, len(in.Attempts)+1)
 	a := record.Attempt{N: len(in.Attempts) + 1, ID: id, Fault: "bad-signature", LedgerBefore: r.ledger.LastSeq(), Start: time.Now(), Incarnation: r.restarts + 1}
 	a.Reply = sg.BadSignature(r.s.ctx, record.Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
@@ -150,6 +159,7 @@ func (r *runner) forged(in *record.Intent) {
 // burst sends n copies of the intent's call at once.
 func (r *runner) burst(in *record.Intent, n int) {
 	b := r.target().(Burster)
+	r.beginFirst(in) // a burst is one intent: its copies share a key
 	base := len(in.Attempts)
 	before := r.ledger.LastSeq()
 	start := time.Now()
@@ -238,3 +248,10 @@ func probeStream(p checks.Probe) uint64 {
 	}
 	return h.Sum64()
 }
+
+// hangError is the fatal error of a run whose target stopped answering
+// (see noteSilence). In the probes it makes the target untestable; in a
+// generated trial it is what the trial found (see trialFindings).
+type hangError struct{ msg string }
+
+func (e *hangError) Error() string { return e.msg }
