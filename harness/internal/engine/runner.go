@@ -37,6 +37,9 @@ type runner struct {
 	ff failFast
 	// pp tells the progress of a probe run; nil in a trial.
 	pp *probeProgress
+	// restarts counts the restarts of the target in this run: attempts
+	// record incarnation restarts+1.
+	restarts int
 
 	// deps follows the attempts in flight for the dependencies' proxies.
 	deps *depFlight
@@ -66,7 +69,7 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 	r.beginFirst(in)
 	n := len(in.Attempts) + 1
 	id := fmt.Sprintf("%s-%d-%d", r.runID[:8], in.ID, n)
-	a := record.Attempt{N: n, ID: id, DryRun: dryRun}
+	a := record.Attempt{N: n, ID: id, DryRun: dryRun, Incarnation: r.restarts + 1}
 	call := record.Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs, DryRun: dryRun, Fault: f, Caller: in.Caller}
 	if f != nil {
 		a.Fault = f.Name()
@@ -110,6 +113,7 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 	}
 	if at.crashed.Load() {
 		a.Crashed = true
+		r.restarts++
 		if err := r.target().(Crasher).Restart(r.s.ctx); err != nil && r.s.ctx.Err() == nil {
 			r.fatal = fmt.Errorf("restarting the target after %s: %w", f.Name(), err)
 		}
@@ -229,7 +233,7 @@ func (r *runner) forged(in *record.Intent) {
 	}
 	r.beginFirst(in)
 	id := fmt.Sprintf("%s-%d-%d", r.runID[:8], in.ID, len(in.Attempts)+1)
-	a := record.Attempt{N: len(in.Attempts) + 1, ID: id, Fault: "bad-signature", LedgerBefore: r.ledger.LastSeq(), Start: time.Now()}
+	a := record.Attempt{N: len(in.Attempts) + 1, ID: id, Fault: "bad-signature", LedgerBefore: r.ledger.LastSeq(), Start: time.Now(), Incarnation: r.restarts + 1}
 	a.Reply = sg.BadSignature(r.s.ctx, record.Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
 	a.End = time.Now()
 	r.observe(in.Marker)
@@ -251,7 +255,7 @@ func (r *runner) burst(in *record.Intent, n int) {
 	after := r.ledger.LastSeq()
 	for i, rep := range replies {
 		in.Attempts = append(in.Attempts, record.Attempt{
-			N: base + i + 1, ID: fmt.Sprintf("%s-%d", call.ID, i+1), Burst: true,
+			N: base + i + 1, ID: fmt.Sprintf("%s-%d", call.ID, i+1), Burst: true, Incarnation: r.restarts + 1,
 			Start: start, End: end, LedgerBefore: before, LedgerAfter: after, Reply: rep,
 		})
 		r.attempted()
