@@ -11,6 +11,7 @@ const (
 	CheckRetryAfterFault      = "retry.after-fault"
 	CheckRetryLate            = "retry.late"
 	CheckConcurrentDuplicates = "concurrent.duplicates"
+	CheckConcurrentDistinct   = "concurrent.distinct"
 	CheckCrashRecovery        = "crash.recovery"
 	CheckDownstream           = "downstream.propagation"
 	CheckKeyMismatch          = "key.mismatch"
@@ -106,6 +107,7 @@ func init() {
 		retryAfterFault,
 		retryLate,
 		concurrentDuplicates,
+		concurrentDistinct,
 		crashRecovery,
 		downstreamPropagation,
 		keyMismatch,

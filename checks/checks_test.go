@@ -90,7 +90,7 @@ func TestChecks(t *testing.T) {
 			}
 		})
 	}
-	assert.Len(t, checks.Checks(), 21)
+	assert.Len(t, checks.Checks(), 22)
 	assert.Len(t, tables, len(checks.Checks()), "a table for a check that does not exist")
 }
 
@@ -103,6 +103,7 @@ func checkTables() map[string][]checkCase {
 		checks.CheckRetryAfterFault:      retryAfterFaultCases(),
 		checks.CheckRetryLate:            retryLateCases(),
 		checks.CheckConcurrentDuplicates: concurrentCases(),
+		checks.CheckConcurrentDistinct:   concurrentDistinctCases(),
 		checks.CheckCrashRecovery:        crashCases(),
 		checks.CheckDownstream:           downstreamCases(),
 		checks.CheckKeyMismatch:          keyMismatchCases(),

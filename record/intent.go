@@ -48,6 +48,9 @@ const (
 	// RoleFiller: an intent with a fresh key sent only to come between
 	// an intent and its late retry.
 	RoleFiller Role = "filler"
+	// RoleDistinct: one of several distinct intents (fresh keys and
+	// inputs) sent at once.
+	RoleDistinct Role = "distinct"
 )
 
 // Intent is one logical request and every attempt made at it.

@@ -32,6 +32,10 @@ type runner struct {
 	// fatal stops the run: the target could not be restarted.
 	fatal error
 
+	// later: the attempts' effects are observed once every step of their
+	// group is done (see runGroup), not after each attempt.
+	later bool
+
 	// Silence: unfaulted attempts without a reply, until one has one.
 	answered  bool
 	silent    int
@@ -87,7 +91,7 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 			r.fatal = fmt.Errorf("restarting the target after %s: %w", f.Name(), err)
 		}
 	}
-	if r.observe(in.Marker) {
+	if !r.later && r.observe(in.Marker) {
 		a.LedgerAfter = r.ledger.LastSeq() // after a crash, read once restarted
 	}
 	in.Attempts = append(in.Attempts, a)
