@@ -14,6 +14,7 @@ const (
 	CheckConcurrentDistinct   = "concurrent.distinct"
 	CheckCrashRecovery        = "crash.recovery"
 	CheckDownstream           = "downstream.propagation"
+	CheckDependencyRecovery   = "dependency.recovery"
 	CheckKeyMismatch          = "key.mismatch"
 	CheckKeyRequired          = "key.required"
 	CheckKeyDistinct          = "key.distinct"
@@ -29,6 +30,7 @@ const (
 	CheckMCPIdempotentHint    = "mcp.idempotent-hint"
 	CheckMCPAnnotations       = "mcp.annotations"
 	CheckIETFDraft            = "ietf.draft"
+	CheckReplyHonest          = "reply.honest"
 )
 
 // Invariant is one check, declared whole in its own check_*.go file: its
@@ -110,11 +112,13 @@ func init() {
 		concurrentDistinct,
 		crashRecovery,
 		downstreamPropagation,
+		dependencyRecovery,
 		keyMismatch,
 		keyRequired,
 		keyDistinct,
 		keyScope,
 		replayConsistent,
+		replyHonest,
 		effectField,
 		dryRun,
 		safeReadOnly,

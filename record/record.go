@@ -17,6 +17,11 @@ type Record struct {
 	Unsupported []string `json:"unsupported,omitempty"`
 	// UnsupportedWhy says, for each fault of Unsupported, why.
 	UnsupportedWhy map[string]string `json:"unsupported_why,omitempty"`
+	// Unexamined lists what the harness knew, as it ran, it could not
+	// examine: a check's part under a fault the adapter cannot inject, a
+	// fault armed that never fired. checks.Score adds the checks that had
+	// nothing to judge.
+	Unexamined []Unexamined `json:"unexamined,omitempty"`
 	// Shard is "i/n" when this record is one shard of a run, "" when whole.
 	Shard string `json:"shard,omitempty"`
 	// Observers says in a line each what every effect observer saw

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -35,6 +36,14 @@ type runner struct {
 	// later: the attempts' effects are observed once every step of their
 	// group is done (see runGroup), not after each attempt.
 	later bool
+
+	// ff stops a probe run whose operation fails its first attempts alike.
+	ff failFast
+	// pp tells the progress of a probe run; nil in a trial.
+	pp *probeProgress
+
+	// deps follows the attempts in flight for the dependencies' proxies.
+	deps *depFlight
 
 	// Silence: unfaulted attempts without a reply, until one has one.
 	answered  bool
@@ -72,13 +81,16 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 		if crashed.CompareAndSwap(false, true) {
 			_ = r.target().(Crasher).Kill()
 		}
-	}}
+	}, deps: r.inst.Deps, settleLater: func(w func(context.Context)) { r.deps.later(in.Marker, w) }}
+	r.deps.start(r.inst.Deps, in.Marker)
+	defer r.deps.end(r.inst.Deps)
 	if ar := armerOf(f); ar != nil {
 		undo := ar.arm(at)
 		defer undo()
 	}
 	a.LedgerBefore = r.ledger.LastSeq()
 	a.Start = time.Now()
+	r.attempted()
 	a.Reply = r.target().Call(at.ctx, call)
 	if at.forwarded.Load() {
 		a.Reply.Forwarded = true
@@ -91,11 +103,13 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 			r.fatal = fmt.Errorf("restarting the target after %s: %w", f.Name(), err)
 		}
 	}
+	r.deps.settle(r.s.ctx, in.Marker)
 	if !r.later && r.observe(in.Marker) {
 		a.LedgerAfter = r.ledger.LastSeq() // after a crash, read once restarted
 	}
 	in.Attempts = append(in.Attempts, a)
 	r.noteSilence(a)
+	r.noteFailure(in, a)
 }
 
 // silentLimit is how many attempts in a row, from the first, may end with
@@ -121,8 +135,8 @@ func (r *runner) noteSilence(a record.Attempt) {
 	r.silent++
 	r.silentFor += a.End.Sub(a.Start)
 	if r.silent >= silentLimit {
-		r.fatal = fmt.Errorf("the target never answered: %d attempts in a row got no reply, %s of waiting in all (last: %s); check that it is healthy, or raise its timeout if it is just slow",
-			r.silent, r.silentFor.Round(time.Millisecond), a.Error)
+		r.fatal = &hangError{fmt.Sprintf("the target never answered: %d attempts in a row got no reply, %s of waiting in all (last: %s); check that it is healthy, or raise its timeout if it is just slow",
+			r.silent, r.silentFor.Round(time.Millisecond), a.Error)}
 	}
 }
 
@@ -159,7 +173,9 @@ func (r *runner) burst(in *record.Intent, n int) {
 			N: base + i + 1, ID: fmt.Sprintf("%s-%d", call.ID, i+1), Burst: true,
 			Start: start, End: end, LedgerBefore: before, LedgerAfter: after, Reply: rep,
 		})
+		r.attempted()
 	}
+	r.noteBurst(in, in.Attempts[base:])
 }
 
 func (r *runner) genInputs(op record.Operation) map[string]string {
@@ -232,3 +248,10 @@ func probeStream(p checks.Probe) uint64 {
 	}
 	return h.Sum64()
 }
+
+// hangError is the fatal error of a run whose target stopped answering
+// (see noteSilence). In the probes it makes the target untestable; in a
+// generated trial it is what the trial found (see trialFindings).
+type hangError struct{ msg string }
+
+func (e *hangError) Error() string { return e.msg }

@@ -67,7 +67,7 @@ func (h *trialHost) run(nonce, seed uint64, tr scenarios.Trial, solo bool) (*rec
 	from := h.ledger.LastSeq()
 	// Call ids name the trial, not the host: two trials on one host must
 	// not send the same ids.
-	r := &runner{s: h.s, inst: h.inst, ledger: h.ledger, runID: fmt.Sprintf("%016x", seed), seed: seed, nonce: nonce,
+	r := &runner{s: h.s, inst: h.inst, ledger: h.ledger, runID: fmt.Sprintf("%016x", seed), seed: seed, nonce: nonce, deps: &depFlight{},
 		rng: rand.New(rand.NewPCG(seed, 0x7472))}
 	info := h.inst.Target.Info()
 	info.Capabilities = r.capabilities(info)
