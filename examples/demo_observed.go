@@ -87,7 +87,7 @@ func MCPDBSpec(exe, profile string) harness.Spec {
 func CLIDBSpec(exe, profile string) harness.Spec {
 	dsn := "sqlite:{{state_dir}}/expenses.db"
 	s := clitarget.Spec(clitarget.Config{
-		Name:    "clidb-" + profile,
+		Name: "clidb-" + profile,
 		// A window wide enough that a burst's processes, started one by
 		// one, still overlap on a loaded machine.
 		Command: []string{exe, Subcommand, CLIDBName, "--profile", profile, "--db", dsn, "--window", "300ms"},
