@@ -24,8 +24,9 @@ const distinctIntents = 4
 
 // distinctProbes sends distinctIntents intents with fresh keys and
 // inputs to a mutating operation, released together, from each of the
-// target's callers in turn when it has several: a store that loads,
-// modifies and saves a whole document keeps only the last writer's.
+// target's callers in turn when it has several, racyTries times: a store
+// that loads, modifies and saves a whole document keeps only the last
+// writer's.
 func distinctProbes(pc ProbeContext) []Probe {
 	if !pc.Op.Mutating || !pc.Caps.Burst || pc.Caps.Serial {
 		return nil
@@ -38,7 +39,14 @@ func distinctProbes(pc ProbeContext) []Probe {
 			steps[i].Caller = i % pc.Caps.Callers
 		}
 	}
-	return []Probe{{Name: fmt.Sprintf("%d distinct intents at once", distinctIntents), Steps: steps}}
+	name := fmt.Sprintf("%d distinct intents at once", distinctIntents)
+	ps := []Probe{{Name: name, Steps: steps}}
+	// Whether the writes overlap depends on timing: the probe is tried
+	// again, spread across the run, and one lost intent is enough.
+	for k := 2; k <= racyTries; k++ {
+		ps = append(ps, Probe{Name: fmt.Sprintf("%s (try %d of %d)", name, k, racyTries), Steps: steps, Spread: true})
+	}
+	return ps
 }
 
 // evalConcurrentDistinct finds the acknowledged intents of a group sent

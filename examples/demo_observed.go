@@ -56,7 +56,7 @@ func LedgerSpec(exe, profile, dsn string) harness.Spec {
 func JSONStoreSpec(exe, profile string) harness.Spec {
 	s := clitarget.Spec(clitarget.Config{
 		Name:    "jsonstore-" + profile,
-		Command: []string{exe, Subcommand, JSONStoreName, "--profile", profile, "--file", "{{state_dir}}/store.json", "--window", "100ms"},
+		Command: []string{exe, Subcommand, JSONStoreName, "--profile", profile, "--file", "{{state_dir}}/store.json", "--window", "250ms"},
 		Operations: []clitarget.Operation{{
 			Name: "put", Mutating: true,
 			Args:   []string{"put", "--note", "record {{marker}}", "--amount", "{{input.amount}}"},
