@@ -108,9 +108,12 @@ func score(checks []record.CheckResult, findings []record.Finding, notApplicable
 				continue
 			}
 			if st := status[id]; st != record.StatusPass && st != record.StatusFail {
+				msg := fmt.Sprintf("%s did not run (skipped), so level %d cannot be shown", id, l.Level)
+				if st == record.StatusNotExamined {
+					msg = fmt.Sprintf("%s was not examined (a fault armed for it never acted), so level %d cannot be shown", id, l.Level)
+				}
 				return record.ScoreResult{Level: level, Reason: reason(level, l), Next: &record.Gap{
-					Level: l.Level, Condition: l.Condition, Check: id, Finding: -1,
-					Message: fmt.Sprintf("%s did not run (skipped), so level %d cannot be shown", id, l.Level),
+					Level: l.Level, Condition: l.Condition, Check: id, Finding: -1, Message: msg,
 				}}
 			}
 		}
