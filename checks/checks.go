@@ -11,6 +11,7 @@ const (
 	CheckRetryAfterFault      = "retry.after-fault"
 	CheckRetryLate            = "retry.late"
 	CheckConcurrentDuplicates = "concurrent.duplicates"
+	CheckConcurrentDistinct   = "concurrent.distinct"
 	CheckCrashRecovery        = "crash.recovery"
 	CheckDownstream           = "downstream.propagation"
 	CheckDependencyRecovery   = "dependency.recovery"
@@ -109,6 +110,7 @@ func init() {
 		retryAfterFault,
 		retryLate,
 		concurrentDuplicates,
+		concurrentDistinct,
 		crashRecovery,
 		downstreamPropagation,
 		dependencyRecovery,

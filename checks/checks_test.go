@@ -103,6 +103,7 @@ func checkTables() map[string][]checkCase {
 		checks.CheckRetryAfterFault:      retryAfterFaultCases(),
 		checks.CheckRetryLate:            retryLateCases(),
 		checks.CheckConcurrentDuplicates: concurrentCases(),
+		checks.CheckConcurrentDistinct:   concurrentDistinctCases(),
 		checks.CheckCrashRecovery:        crashCases(),
 		checks.CheckDownstream:           downstreamCases(),
 		checks.CheckDependencyRecovery:   dependencyCases(),

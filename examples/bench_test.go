@@ -10,6 +10,7 @@ import (
 	mcpexample "github.com/idemcheck/idemcheck/examples/mcp"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/internal/trialbench"
+	"github.com/idemcheck/idemcheck/observe"
 )
 
 // BenchmarkTrialsProcess measures generated trials per second against the
@@ -68,4 +69,23 @@ func BenchmarkTrialsMCP(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkTrialsDelta measures generated trials per second against the
+// correct ledger, its effects attributed by delta (a count of its
+// transfers table read before and after each intent, so one trial at a
+// time), beside the orders service counted by marker (an SQL query per
+// attempt). Each iteration is one trial.
+func BenchmarkTrialsDelta(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("ledger-by-delta", func(b *testing.B) {
+		trialbench.Run(b, examples.LedgerSpec(exe, "correct", "sqlite:{{state_dir}}/ledger.db"))
+	})
+	b.Run("orders-by-marker", func(b *testing.B) {
+		trialbench.Run(b, examples.OrdersSpec(exe, "orders", "correct", "sqlite:{{state_dir}}/orders.db",
+			observe.SQLStarter(examples.OrdersSQL("sqlite:{{state_dir}}/orders.db"))))
+	})
 }

@@ -6,7 +6,11 @@ import (
 	"io"
 	"os"
 
+	"github.com/idemcheck/idemcheck/examples/clidb"
+	"github.com/idemcheck/idemcheck/examples/jsonstore"
+	"github.com/idemcheck/idemcheck/examples/ledger"
 	mcpexample "github.com/idemcheck/idemcheck/examples/mcp"
+	"github.com/idemcheck/idemcheck/examples/mcpdb"
 	"github.com/idemcheck/idemcheck/examples/orders"
 	"github.com/idemcheck/idemcheck/examples/ordertool"
 	"github.com/idemcheck/idemcheck/examples/shop"
@@ -40,6 +44,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return mcpexample.Main(ctx, args[1:], os.Stdin, stdout, stderr)
 	case OrdersName:
 		return orders.Main(ctx, args[1:], stdout, stderr)
+	case LedgerName:
+		return ledger.Main(ctx, args[1:], stdout, stderr)
+	case JSONStoreName:
+		return jsonstore.Main(ctx, args[1:], stdout, stderr)
+	case MCPDBName:
+		return mcpdb.Main(ctx, args[1:], os.Stdin, stdout, stderr)
+	case CLIDBName:
+		return clidb.Main(ctx, args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "%s: unknown reference target %q: expected shop, %s, %s, %s or %s\n", Subcommand, args[0], WebhooksName, OrdertoolName, MCPName, OrdersName)
 	return 2
@@ -78,6 +90,7 @@ func DemoWith(exe string, db OrdersDB) []DemoTarget {
 	out = append(out, CLIDemo(exe)...)
 	out = append(out, MCPDemo(exe)...)
 	out = append(out, OrdersDemo(exe, db)...)
+	out = append(out, ObservedDemo(exe, db)...)
 	return out
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemcheck/idemcheck/examples/ledger"
 	"github.com/idemcheck/idemcheck/examples/orders"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/internal/pgserver"
@@ -68,7 +69,8 @@ func OrdersSpec(exe, name, profile, dsn string, obs harness.ObserverStarter) har
 type OrdersDB struct {
 	// Kind is "postgres" or "sqlite".
 	Kind string
-	// DSN returns the database of one profile; it may use {{state_dir}}.
+	// DSN returns the database of one orders profile, or of a ledger
+	// profile as "ledger-PROFILE"; it may use {{state_dir}}.
 	DSN func(profile string) string
 }
 
@@ -92,6 +94,14 @@ func StartOrdersPostgres(ctx context.Context) (db OrdersDB, port int, stop func(
 			return OrdersDB{}, 0, nil, err
 		}
 		dsns[p] = dsn
+	}
+	for _, p := range ledger.Profiles {
+		dsn, err := s.CreateDatabase(ctx, "demo_ledger_"+strings.ReplaceAll(p, "-", "_"))
+		if err != nil {
+			_ = s.Stop()
+			return OrdersDB{}, 0, nil, err
+		}
+		dsns[LedgerName+"-"+p] = dsn
 	}
 	return OrdersDB{Kind: "postgres", DSN: func(p string) string { return dsns[p] }}, s.Port, s.Stop, nil
 }

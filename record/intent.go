@@ -51,6 +51,9 @@ const (
 	// RoleMalformedKey: sent with a key no target should take (far
 	// longer than any key store's limit), to see how it is refused.
 	RoleMalformedKey Role = "malformed-key"
+	// RoleDistinct: one of several distinct intents (fresh keys and
+	// inputs) sent at once.
+	RoleDistinct Role = "distinct"
 )
 
 // Intent is one logical request and every attempt made at it.

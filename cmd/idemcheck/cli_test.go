@@ -69,6 +69,11 @@ func checkDemoAsBuilt(t *testing.T, dir, out string) {
 		assert.Regexp(t, `(?m)^nokey\s+0\s+0\s+`, out)
 		assert.Regexp(t, `(?m)^mcp-correct\s+3\s+3\s+0\s+-$`, out)
 		assert.Regexp(t, `(?m)^mcp-readonly-liar\s+0\s+0\s+\d+\s+safe.readonly,\s+mcp.readonly-hint$`, out)
+		// Effects in the targets' own data: a ledger attributed by delta,
+		// a JSON file rewritten whole.
+		assert.Regexp(t, `(?m)^ledger-correct\s+3\s+3\s+0\s+-$`, out)
+		assert.Regexp(t, `(?m)^ledger-no-fingerprint\s+2\s+2\s+1\s+key.mismatch$`, out)
+		assert.Regexp(t, `(?m)^jsonstore-rewrite\s+0\s+0\s+\d+\s+concurrent\.duplicates,\s+concurrent\.distinct$`, out)
 		// The whole demo's text output fits 80 columns.
 		for i, line := range strings.Split(out, "\n") {
 			assert.LessOrEqual(t, utf8.RuneCountInString(line), reports.TextWidth, "report.txt line %d: %q", i+1, line)

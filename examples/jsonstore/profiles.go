@@ -13,7 +13,7 @@ var infos = map[string]Info{
 	// replies of a burst, a lost or doubled intent (exactly-once,
 	// retry.after-fault, retry.late, key.mismatch) makes its 0.
 	"rewrite": {Score: 0, Flaw: "load, modify and save the whole file with no lock: of two overlapping writes the second loses the first's record, and same-key copies each add one, of which one survives",
-		Failing: []string{"concurrent.duplicates"}, Racy: true},
+		Failing: []string{"concurrent.distinct", "concurrent.duplicates"}, Racy: true},
 	"locked": {Score: 3},
 }
 

@@ -259,11 +259,21 @@ func (r *runner) runGroup(info record.TargetInfo, pr *probeRun, from, to int) {
 		}
 		return
 	}
+	// A group of single attempts at fresh intents is observed once all
+	// are done: an effect one of them made and another's write undid
+	// (a store rewritten whole) is not there to count.
+	later := true
+	for i := from; i < to; i++ {
+		if s := pr.p.Steps[i]; !isSingle(s) {
+			later = false
+		}
+	}
 	release := make(chan struct{})
 	subs := make([]*runner, len(ms))
 	var wg sync.WaitGroup
 	for k := range ms {
 		sub := *r
+		sub.later = later
 		sub.rng = nil // attempts draw nothing: the intents are made
 		subs[k] = &sub
 		s := pr.p.Steps[from+k]
@@ -287,6 +297,13 @@ func (r *runner) runGroup(info record.TargetInfo, pr *probeRun, from, to int) {
 		}
 		r.silent, r.silentFor = max(r.silent, sub.silent), max(r.silentFor, sub.silentFor)
 	}
+	if later {
+		for _, m := range ms {
+			if len(m.in.Attempts) > 0 && r.observe(m.in.Marker) {
+				m.in.Attempts[len(m.in.Attempts)-1].LedgerAfter = r.ledger.LastSeq()
+			}
+		}
+	}
 	for _, m := range ms {
 		at := m.at
 		if at < 0 {
@@ -295,6 +312,12 @@ func (r *runner) runGroup(info record.TargetInfo, pr *probeRun, from, to int) {
 		}
 		pr.add(&r.rec.Intents[at], at)
 	}
+}
+
+// isSingle says whether s makes one attempt at a fresh intent, with no
+// fault and no retry.
+func isSingle(s checks.Step) bool {
+	return s.KeyFrom < 0 && s.Fault == nil && s.Repeat <= 1 && !s.UntilOK && s.Burst <= 1 && !s.BadSignature && !s.Again && s.WaitSince == 0
 }
 
 // fillerWorkers bounds the filler intents attempted at once.

@@ -33,6 +33,10 @@ type runner struct {
 	// fatal stops the run: the target could not be restarted.
 	fatal error
 
+	// later: the attempts' effects are observed once every step of their
+	// group is done (see runGroup), not after each attempt.
+	later bool
+
 	// ff stops a probe run whose operation fails its first attempts alike.
 	ff failFast
 	// pp tells the progress of a probe run; nil in a trial.
@@ -119,7 +123,7 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 		}
 	}
 	r.deps.settle(r.s.ctx, in.Marker)
-	if r.observe(in.Marker) {
+	if !r.later && r.observe(in.Marker) {
 		a.LedgerAfter = r.ledger.LastSeq() // after a crash, read once restarted
 	}
 	in.Attempts = append(in.Attempts, a)
