@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/idemcheck/idemcheck/record"
 )
@@ -75,6 +76,11 @@ func Score(tr *record.TargetResult) {
 	}
 	// Flaky findings come last, and count for nothing.
 	tr.Score = score(tr.Checks, tr.Findings[:counted], NotApplicable(rec.Target.Caps()))
+	tr.NotExamined = NotExamined(rec, tr.Checks)
+	if s := record.LimitsSummary(tr.NotExamined); s != "" && tr.Score.Level > 0 && !tr.Score.Partial {
+		// What was not examined could have found what lowers the score.
+		tr.Score.Reason += " — " + s
+	}
 	if n := unattributed(rec); n > 0 {
 		tr.Score.Reason += fmt.Sprintf(" (%d of %s carried no intent marker and could not be attributed)", n, plural(len(rec.Ledger), "recorded effect", "recorded effects"))
 	}
@@ -86,8 +92,10 @@ func score(checks []record.CheckResult, findings []record.Finding, notApplicable
 		na[id] = true
 	}
 	status := map[string]record.Status{}
+	unfired := map[string]bool{}
 	for _, c := range checks {
 		status[c.ID] = c.Status
+		unfired[c.ID] = c.Status == record.StatusSkip && strings.HasPrefix(c.Note, notExaminedNote)
 	}
 	level := 0
 	for _, l := range Rubric() {
@@ -104,7 +112,7 @@ func score(checks []record.CheckResult, findings []record.Finding, notApplicable
 			}
 			if st := status[id]; st != record.StatusPass && st != record.StatusFail {
 				msg := fmt.Sprintf("%s did not run (skipped), so level %d cannot be shown", id, l.Level)
-				if st == record.StatusNotExamined {
+				if unfired[id] {
 					msg = fmt.Sprintf("%s was not examined (a fault armed for it never acted), so level %d cannot be shown", id, l.Level)
 				}
 				return record.ScoreResult{Level: level, Reason: reason(level, l), Next: &record.Gap{

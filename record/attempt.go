@@ -90,8 +90,8 @@ type Attempt struct {
 	// attempt (and restarted it after).
 	Crashed bool `json:"crashed,omitempty"`
 	// NotFired is true when Fault was armed for the attempt and never
-	// acted while it ran (see StatusNotExamined): the attempt was made as
-	// if unfaulted, and shows nothing of that fault.
+	// acted while it ran (see CauseUnfired): the attempt was made as if
+	// unfaulted, and shows nothing of that fault.
 	NotFired bool `json:"not_fired,omitempty"`
 	// Burst is true for the copies of a burst, sent concurrently.
 	Burst  bool `json:"burst,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/idemcheck/idemcheck/deps"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
@@ -57,11 +58,18 @@ type armed struct {
 	// acted examined nothing (record.Attempt.NotFired). Nil: the armer
 	// cannot tell.
 	fired func() bool
+	// deps are the proxies in front of the target's dependencies, by
+	// name.
+	deps map[string]deps.Proxy
+	// settleLater, when not nil, keeps a wait for what the attempt set
+	// going to land (bounded, ending with ctx) before the effects of a
+	// later attempt of the intent are counted.
+	settleLater func(wait func(ctx context.Context))
 }
 
 // armers find the armer of a fault by the ability it has, in this order:
 // a fault with several is armed by the first.
-var armers = []func(faults.Fault) armer{disconnectArmer, crashArmer, downstreamArmer}
+var armers = []func(faults.Fault) armer{disconnectArmer, depCrashArmer, crashArmer, depArmer, downstreamArmer}
 
 // armerOf returns the armer of f, or nil for a fault the harness need not
 // act around (it acts in the proxy or the client alone, which the adapter

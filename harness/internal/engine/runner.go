@@ -1,10 +1,10 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checks"
@@ -32,6 +32,14 @@ type runner struct {
 	// fatal stops the run: the target could not be restarted.
 	fatal error
 
+	// ff stops a probe run whose operation fails its first attempts alike.
+	ff failFast
+	// pp tells the progress of a probe run; nil in a trial.
+	pp *probeProgress
+
+	// deps follows the attempts in flight for the dependencies' proxies.
+	deps *depFlight
+
 	// Silence: unfaulted attempts without a reply, until one has one.
 	answered  bool
 	silent    int
@@ -54,6 +62,7 @@ func (r *runner) newMarker() string { return keys.Marker(r.rng.Uint64(), r.nonce
 // fault's armer if it has one, and records it; a target the fault killed
 // is restarted after it.
 func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
+	r.beginFirst(in)
 	n := len(in.Attempts) + 1
 	id := fmt.Sprintf("%s-%d-%d", r.runID[:8], in.ID, n)
 	a := record.Attempt{N: n, ID: id, DryRun: dryRun}
@@ -62,12 +71,15 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 		a.Fault = f.Name()
 		a.FaultClass = string(faults.ClassOf(f))
 	}
-	at := &armed{ctx: r.s.ctx, run: r.s.ctx, call: &call, fakes: r.inst.Fakes, ledger: r.ledger, pace: r.s.pace}
+	at := &armed{ctx: r.s.ctx, run: r.s.ctx, call: &call, fakes: r.inst.Fakes, ledger: r.ledger, pace: r.s.pace,
+		deps: r.inst.Deps, settleLater: func(w func(context.Context)) { r.deps.later(in.Marker, w) }}
 	at.kill = func() {
 		if at.crashed.CompareAndSwap(false, true) {
 			_ = r.target().(Crasher).Kill()
 		}
 	}
+	r.deps.start(r.inst.Deps, in.Marker)
+	defer r.deps.end(r.inst.Deps)
 	var undo func()
 	if ar := armerOf(f); ar != nil {
 		undo = ar.arm(at)
@@ -79,9 +91,8 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 	}
 	a.LedgerBefore = r.ledger.LastSeq()
 	a.Start = time.Now()
-	waiting := r.sayWhileWaiting(a.Start)
+	r.attempted()
 	a.Reply = r.target().Call(at.ctx, call)
-	waiting.Stop()
 	if at.forwarded.Load() {
 		a.Reply.Forwarded = true
 	}
@@ -99,54 +110,13 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 			r.fatal = fmt.Errorf("restarting the target after %s: %w", f.Name(), err)
 		}
 	}
+	r.deps.settle(r.s.ctx, in.Marker)
 	if r.observe(in.Marker) {
 		a.LedgerAfter = r.ledger.LastSeq() // after a crash, read once restarted
 	}
 	in.Attempts = append(in.Attempts, a)
 	r.noteSilence(a)
-}
-
-// waitNotice is how long an attempt waits for its answer before the
-// progress is told, and told again.
-const waitNotice = 5 * time.Second
-
-// sayWhileWaiting tells the progress, every waitNotice until stopped,
-// that an attempt started at start still waits for its answer.
-func (r *runner) sayWhileWaiting(start time.Time) *waitNotices {
-	if r.s.progress == nil {
-		return nil
-	}
-	w := &waitNotices{}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.t = time.AfterFunc(waitNotice, func() {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if w.stopped {
-			return
-		}
-		r.s.say("%s: waiting for an answer, %d s", r.s.spec.Name, int(time.Since(start).Round(time.Second)/time.Second))
-		w.t.Reset(waitNotice)
-	})
-	return w
-}
-
-// waitNotices are the notices of one attempt's wait (sayWhileWaiting).
-type waitNotices struct {
-	mu      sync.Mutex
-	t       *time.Timer
-	stopped bool
-}
-
-// Stop ends the notices: none is told after it returns.
-func (w *waitNotices) Stop() {
-	if w == nil {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.stopped = true
-	w.t.Stop()
+	r.noteFailure(in, a)
 }
 
 // silentLimit is how many attempts in a row, from the first, may end with
@@ -189,18 +159,14 @@ func (r *runner) noteSilence(a record.Attempt) {
 	}
 	r.silent++
 	r.silentFor += a.End.Sub(a.Start)
-	what := "attempts"
-	if r.silent == 1 {
-		what = "attempt"
-	}
-	r.s.say("%s: %d %s unanswered, %d s", r.s.spec.Name, r.silent, what, int(r.silentFor.Round(time.Second)/time.Second))
+	r.s.say("%s: %s unanswered, %d s", r.s.spec.Name, plural(r.silent, "attempt", "attempts"), int(r.silentFor.Round(time.Second)/time.Second))
 	switch {
 	case !r.answered && r.silent >= silentLimit:
-		r.fatal = fmt.Errorf("the target never answered: %d attempts in a row got no reply, %s of waiting in all (last: %s); check that it is healthy, or raise its timeout if it is just slow",
-			r.silent, r.silentFor.Round(time.Millisecond), a.Error)
+		r.fatal = &hangError{fmt.Sprintf("the target never answered: %d attempts in a row got no reply, %s of waiting in all (last: %s); check that it is healthy, or raise its timeout if it is just slow",
+			r.silent, r.silentFor.Round(time.Millisecond), a.Error)}
 	case r.answered && r.silent >= hungLimit:
-		r.fatal = fmt.Errorf("the target stopped answering: %d attempts in a row timed out after it had answered, %s of waiting in all (last: %s); check that it is healthy, or raise its timeout if it is just slow",
-			r.silent, r.silentFor.Round(time.Millisecond), a.Error)
+		r.fatal = &hangError{fmt.Sprintf("the target stopped answering: %d attempts in a row timed out after it had answered, %s of waiting in all (last: %s); check that it is healthy, or raise its timeout if it is just slow",
+			r.silent, r.silentFor.Round(time.Millisecond), a.Error)}
 	}
 }
 
@@ -210,6 +176,7 @@ func (r *runner) forged(in *record.Intent) {
 	if !ok {
 		return
 	}
+	r.beginFirst(in)
 	id := fmt.Sprintf("%s-%d-%d", r.runID[:8], in.ID, len(in.Attempts)+1)
 	a := record.Attempt{N: len(in.Attempts) + 1, ID: id, Fault: "bad-signature", LedgerBefore: r.ledger.LastSeq(), Start: time.Now()}
 	a.Reply = sg.BadSignature(r.s.ctx, record.Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
@@ -222,6 +189,7 @@ func (r *runner) forged(in *record.Intent) {
 // burst sends n copies of the intent's call at once.
 func (r *runner) burst(in *record.Intent, n int) {
 	b := r.target().(Burster)
+	r.beginFirst(in) // a burst is one intent: its copies share a key
 	base := len(in.Attempts)
 	before := r.ledger.LastSeq()
 	start := time.Now()
@@ -235,7 +203,9 @@ func (r *runner) burst(in *record.Intent, n int) {
 			N: base + i + 1, ID: fmt.Sprintf("%s-%d", call.ID, i+1), Burst: true,
 			Start: start, End: end, LedgerBefore: before, LedgerAfter: after, Reply: rep,
 		})
+		r.attempted()
 	}
+	r.noteBurst(in, in.Attempts[base:])
 }
 
 func (r *runner) genInputs(op record.Operation) map[string]string {
@@ -308,3 +278,10 @@ func probeStream(p checks.Probe) uint64 {
 	}
 	return h.Sum64()
 }
+
+// hangError is the fatal error of a run whose target stopped answering
+// (see noteSilence). In the probes it makes the target untestable; in a
+// generated trial it is what the trial found (see trialFindings).
+type hangError struct{ msg string }
+
+func (e *hangError) Error() string { return e.msg }
