@@ -274,11 +274,18 @@ func (t *Target) dryRun(op *Operation) *DryRun {
 
 // Call implements harness.Target.
 func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
+	inst, name := t.pick()
+	rep := t.call(ctx, c, inst.proxy)
+	rep.Instance = name
+	return rep
+}
+
+// call makes the call c through proxy, in front of one instance.
+func (t *Target) call(ctx context.Context, c harness.Call, proxy *faults.Proxy) harness.Reply {
 	op, ok := t.ops[c.Operation]
 	if !ok {
 		return harness.Reply{Outcome: harness.Fail, Error: "unknown operation " + c.Operation}
 	}
-	proxy := t.pick().proxy
 	req, err := t.request(ctx, proxy.URL(), op, c)
 	if err != nil {
 		return harness.Reply{Outcome: harness.Fail, Error: err.Error()}
@@ -442,10 +449,14 @@ func (t *Target) Burst(ctx context.Context, c harness.Call, n int) []harness.Rep
 	}
 	if err == nil {
 		var replies []faults.BurstReply
-		replies, err = faults.Burst{N: n, Timeout: t.cfg.Timeout, Hosts: t.burstHosts(), Dial: memnet.DialContext}.Fire(ctx, req)
+		hosts := t.burstHosts()
+		replies, err = faults.Burst{N: n, Timeout: t.cfg.Timeout, Hosts: hosts, Dial: memnet.DialContext}.Fire(ctx, req)
 		if err == nil {
 			for i, br := range replies {
 				r := harness.Reply{Forwarded: true, Status: br.Status}
+				if len(hosts) > 1 {
+					r.Instance = instanceName(i % len(hosts)) // copy i goes to host i mod N
+				}
 				switch {
 				case br.Err != nil:
 					r.Outcome = harness.Info

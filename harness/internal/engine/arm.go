@@ -51,13 +51,6 @@ type armed struct {
 	// forwarded is set by an armer that knows the target had the request,
 	// whatever the reply says.
 	forwarded atomic.Bool
-	// crashed is set when kill killed the target.
-	crashed atomic.Bool
-	// fired, when an armer sets it, says, once the attempt is over and
-	// undone, whether the fault acted: a fault that was armed and never
-	// acted examined nothing (record.Attempt.NotFired). Nil: the armer
-	// cannot tell.
-	fired func() bool
 	// deps are the proxies in front of the target's dependencies, by
 	// name.
 	deps map[string]deps.Proxy
@@ -65,6 +58,13 @@ type armed struct {
 	// going to land (bounded, ending with ctx) before the effects of a
 	// later attempt of the intent are counted.
 	settleLater func(wait func(ctx context.Context))
+	// crashed is set when kill killed the target.
+	crashed atomic.Bool
+	// fired, when an armer sets it, says, once the attempt is over and
+	// undone, whether the fault acted: a fault that was armed and never
+	// acted examined nothing (record.Attempt.NotFired). Nil: the armer
+	// cannot tell.
+	fired func() bool
 }
 
 // armers find the armer of a fault by the ability it has, in this order:

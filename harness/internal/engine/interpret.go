@@ -77,6 +77,7 @@ func (r *runner) runSteps(info record.TargetInfo, pr *probeRun, from, to int) {
 		}
 		s := p.Steps[i]
 		if s.Restart && r.canCrash() {
+			r.restarts++
 			if err := r.target().(Crasher).Restart(r.s.ctx); err != nil {
 				r.fatal = fmt.Errorf("restarting the target before %s: %w", pr.label(s), err)
 				return
@@ -342,7 +343,7 @@ func (r *runner) runFillers(info record.TargetInfo, pr *probeRun, from, to int) 
 			defer wg.Done()
 			for in := range work {
 				id := fmt.Sprintf("%s-%d-1", r.runID[:8], in.ID)
-				a := record.Attempt{N: 1, ID: id, LedgerBefore: r.ledger.LastSeq(), Start: time.Now()}
+				a := record.Attempt{N: 1, ID: id, LedgerBefore: r.ledger.LastSeq(), Start: time.Now(), Incarnation: r.restarts + 1}
 				a.Reply = r.target().Call(r.s.ctx, record.Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
 				a.End, a.LedgerAfter = time.Now(), r.ledger.LastSeq()
 				in.Attempts = append(in.Attempts, a)
@@ -405,7 +406,7 @@ func (r *runner) deliverReversed(first int, steps []checks.Step) {
 	}
 	end, after := time.Now(), r.ledger.LastSeq()
 	for i := range ins {
-		a := record.Attempt{N: 1, ID: calls[i].ID, Start: start, End: end, LedgerBefore: before, LedgerAfter: after}
+		a := record.Attempt{N: 1, ID: calls[i].ID, Start: start, End: end, LedgerBefore: before, LedgerAfter: after, Incarnation: r.restarts + 1}
 		if i < len(replies) {
 			a.Reply = replies[i]
 		} else {

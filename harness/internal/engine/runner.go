@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checks"
@@ -36,6 +37,9 @@ type runner struct {
 	ff failFast
 	// pp tells the progress of a probe run; nil in a trial.
 	pp *probeProgress
+	// restarts counts the restarts of the target in this run: attempts
+	// record incarnation restarts+1.
+	restarts int
 
 	// deps follows the attempts in flight for the dependencies' proxies.
 	deps *depFlight
@@ -65,19 +69,20 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 	r.beginFirst(in)
 	n := len(in.Attempts) + 1
 	id := fmt.Sprintf("%s-%d-%d", r.runID[:8], in.ID, n)
-	a := record.Attempt{N: n, ID: id, DryRun: dryRun}
+	a := record.Attempt{N: n, ID: id, DryRun: dryRun, Incarnation: r.restarts + 1}
 	call := record.Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs, DryRun: dryRun, Fault: f, Caller: in.Caller}
 	if f != nil {
 		a.Fault = f.Name()
 		a.FaultClass = string(faults.ClassOf(f))
 	}
-	at := &armed{ctx: r.s.ctx, run: r.s.ctx, call: &call, fakes: r.inst.Fakes, ledger: r.ledger, pace: r.s.pace,
-		deps: r.inst.Deps, settleLater: func(w func(context.Context)) { r.deps.later(in.Marker, w) }}
+	at := &armed{ctx: r.s.ctx, run: r.s.ctx, call: &call, fakes: r.inst.Fakes, ledger: r.ledger, pace: r.s.pace}
 	at.kill = func() {
 		if at.crashed.CompareAndSwap(false, true) {
 			_ = r.target().(Crasher).Kill()
 		}
 	}
+	at.deps = r.inst.Deps
+	at.settleLater = func(w func(context.Context)) { r.deps.later(in.Marker, w) }
 	r.deps.start(r.inst.Deps, in.Marker)
 	defer r.deps.end(r.inst.Deps)
 	var undo func()
@@ -92,7 +97,9 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 	a.LedgerBefore = r.ledger.LastSeq()
 	a.Start = time.Now()
 	r.attempted()
+	waiting := r.sayWhileWaiting(a.Start)
 	a.Reply = r.target().Call(at.ctx, call)
+	waiting.Stop()
 	if at.forwarded.Load() {
 		a.Reply.Forwarded = true
 	}
@@ -106,6 +113,7 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 	}
 	if at.crashed.Load() {
 		a.Crashed = true
+		r.restarts++
 		if err := r.target().(Crasher).Restart(r.s.ctx); err != nil && r.s.ctx.Err() == nil {
 			r.fatal = fmt.Errorf("restarting the target after %s: %w", f.Name(), err)
 		}
@@ -117,6 +125,49 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 	in.Attempts = append(in.Attempts, a)
 	r.noteSilence(a)
 	r.noteFailure(in, a)
+}
+
+// waitNotice is how long an attempt waits for its answer before the
+// progress is told, and told again.
+const waitNotice = 5 * time.Second
+
+// sayWhileWaiting tells the progress, every waitNotice until stopped,
+// that an attempt started at start still waits for its answer.
+func (r *runner) sayWhileWaiting(start time.Time) *waitNotices {
+	if r.s.progress == nil {
+		return nil
+	}
+	w := &waitNotices{}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.t = time.AfterFunc(waitNotice, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.stopped {
+			return
+		}
+		r.s.say("%s: waiting for an answer, %d s", r.s.spec.Name, int(time.Since(start).Round(time.Second)/time.Second))
+		w.t.Reset(waitNotice)
+	})
+	return w
+}
+
+// waitNotices are the notices of one attempt's wait (sayWhileWaiting).
+type waitNotices struct {
+	mu      sync.Mutex
+	t       *time.Timer
+	stopped bool
+}
+
+// Stop ends the notices: none is told after it returns.
+func (w *waitNotices) Stop() {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
+	w.t.Stop()
 }
 
 // silentLimit is how many attempts in a row, from the first, may end with
@@ -159,7 +210,11 @@ func (r *runner) noteSilence(a record.Attempt) {
 	}
 	r.silent++
 	r.silentFor += a.End.Sub(a.Start)
-	r.s.say("%s: %s unanswered, %d s", r.s.spec.Name, plural(r.silent, "attempt", "attempts"), int(r.silentFor.Round(time.Second)/time.Second))
+	what := "attempts"
+	if r.silent == 1 {
+		what = "attempt"
+	}
+	r.s.say("%s: %d %s unanswered, %d s", r.s.spec.Name, r.silent, what, int(r.silentFor.Round(time.Second)/time.Second))
 	switch {
 	case !r.answered && r.silent >= silentLimit:
 		r.fatal = &hangError{fmt.Sprintf("the target never answered: %d attempts in a row got no reply, %s of waiting in all (last: %s); check that it is healthy, or raise its timeout if it is just slow",
@@ -178,7 +233,7 @@ func (r *runner) forged(in *record.Intent) {
 	}
 	r.beginFirst(in)
 	id := fmt.Sprintf("%s-%d-%d", r.runID[:8], in.ID, len(in.Attempts)+1)
-	a := record.Attempt{N: len(in.Attempts) + 1, ID: id, Fault: "bad-signature", LedgerBefore: r.ledger.LastSeq(), Start: time.Now()}
+	a := record.Attempt{N: len(in.Attempts) + 1, ID: id, Fault: "bad-signature", LedgerBefore: r.ledger.LastSeq(), Start: time.Now(), Incarnation: r.restarts + 1}
 	a.Reply = sg.BadSignature(r.s.ctx, record.Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
 	a.End = time.Now()
 	r.observe(in.Marker)
@@ -200,7 +255,7 @@ func (r *runner) burst(in *record.Intent, n int) {
 	after := r.ledger.LastSeq()
 	for i, rep := range replies {
 		in.Attempts = append(in.Attempts, record.Attempt{
-			N: base + i + 1, ID: fmt.Sprintf("%s-%d", call.ID, i+1), Burst: true,
+			N: base + i + 1, ID: fmt.Sprintf("%s-%d", call.ID, i+1), Burst: true, Incarnation: r.restarts + 1,
 			Start: start, End: end, LedgerBefore: before, LedgerAfter: after, Reply: rep,
 		})
 		r.attempted()
