@@ -13,8 +13,10 @@ import (
 // examined nothing of that fault. The finding of the check that judges
 // the intent's retries (its owner) that blames such a fault alone is
 // dropped, its cause never having acted; and that check, with no finding
-// left, is not examined (record.StatusNotExamined), never a pass. The
-// other checks judge the intent as the unfaulted call it was.
+// left, is skipped with a note that says it was not examined
+// (notExaminedNote), never passed. The other checks judge the intent as
+// the unfaulted call it was. The engine lists each such fault in
+// record.Record.Unexamined (record.CauseUnfired).
 func examine(rec *record.Record, results []record.CheckResult, findings []record.Finding) ([]record.CheckResult, []record.Finding) {
 	unfired := map[string][]*record.Intent{} // by owner check
 	for i := range rec.Intents {
@@ -48,10 +50,18 @@ func examine(rec *record.Record, results []record.CheckResult, findings []record
 		case record.StatusSkip:
 			continue // not applicable, or disabled
 		}
-		results[i] = record.CheckResult{ID: c.ID, Status: record.StatusNotExamined, Note: unfiredNote(ins)}
+		results[i] = record.CheckResult{ID: c.ID, Status: record.StatusSkip, Note: unfiredNote(ins)}
 	}
 	return results, kept
 }
+
+// notExaminedNote starts the note of a check skipped because a fault
+// armed for it never acted.
+const notExaminedNote = "not examined"
+
+// UnfiredReason says why a fault armed for an attempt that never acted
+// left its check's part unexamined (record.CauseUnfired).
+const UnfiredReason = "the fault was armed and never acted: the target made no call or effect it acts on while the attempt ran"
 
 // blamesUnfired says whether f names as its cause a fault that, on every
 // intent of ins in its evidence that met it, never acted.
@@ -100,6 +110,6 @@ func unfiredNote(ins []*record.Intent) string {
 			}
 		}
 	}
-	return fmt.Sprintf("not examined: %s armed for %s never acted (%s): the target made no call or effect it acts on while the attempt ran, so what it was to show was not shown",
+	return fmt.Sprintf(notExaminedNote+": %s armed for %s never acted (%s): the target made no call or effect it acts on while the attempt ran, so what it was to show was not shown",
 		plural(len(what), "fault", "faults"), plural(len(ins), "intent", "intents"), strings.Join(what, "; "))
 }

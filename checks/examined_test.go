@@ -45,13 +45,15 @@ func TestUnfiredFaultIsNotExamined(t *testing.T) {
 	unfired := build(true)
 	cs, fs = checks.Evaluate(unfired)
 	c := status(cs, checks.CheckRetryAfterFault)
-	assert.Equal(t, record.StatusNotExamined, c.Status)
+	assert.Equal(t, record.StatusSkip, c.Status)
+	assert.Contains(t, c.Note, "not examined")
 	assert.Contains(t, c.Note, faults.NameDownstreamFailBefore+" on "+opCharge)
 	for _, f := range fs {
 		assert.NotEqual(t, checks.CheckRetryAfterFault, f.Check, "a finding blames a fault that never acted: %s", f.Message)
 	}
 	require.Len(t, unfired.Unfired(), 1)
-	assert.Equal(t, record.Unfired{Intent: 1, Attempt: 1, Probe: "hand-built", Operation: opCharge, Fault: faults.NameDownstreamFailBefore}, unfired.Unfired()[0])
+	assert.Equal(t, record.Unfired{Intent: 1, Attempt: 1, Probe: "hand-built", Operation: opCharge,
+		Fault: faults.NameDownstreamFailBefore, FaultClass: string(faults.ClassDownstream)}, unfired.Unfired()[0])
 
 	tr := record.TargetResult{Record: unfired}
 	checks.Score(&tr)

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/idemcheck/idemcheck/record"
 )
@@ -91,8 +92,10 @@ func score(checks []record.CheckResult, findings []record.Finding, notApplicable
 		na[id] = true
 	}
 	status := map[string]record.Status{}
+	unfired := map[string]bool{}
 	for _, c := range checks {
 		status[c.ID] = c.Status
+		unfired[c.ID] = c.Status == record.StatusSkip && strings.HasPrefix(c.Note, notExaminedNote)
 	}
 	level := 0
 	for _, l := range Rubric() {
@@ -116,7 +119,7 @@ func score(checks []record.CheckResult, findings []record.Finding, notApplicable
 			}
 			if st := status[id]; st != record.StatusPass && st != record.StatusFail {
 				msg := fmt.Sprintf("%s did not run (skipped), so level %d cannot be shown", id, l.Level)
-				if st == record.StatusNotExamined {
+				if unfired[id] {
 					msg = fmt.Sprintf("%s was not examined (a fault armed for it never acted), so level %d cannot be shown", id, l.Level)
 				}
 				return record.ScoreResult{Level: level, Reason: reason(level, l), Next: &record.Gap{

@@ -13,6 +13,7 @@ import (
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/examples/shop"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/targets/process"
 )
 
 // TestMain lets the test binary serve as a reference target: the harness
@@ -27,6 +28,7 @@ func TestMain(m *testing.M) {
 	// The reference targets are this binary run again; built with -race,
 	// each would sleep a second at exit. The children inherit this.
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
+	process.PassOn("GORACE")
 	os.Exit(m.Run())
 }
 

@@ -99,8 +99,8 @@ type Attempt struct {
 	// attempt (and restarted it after).
 	Crashed bool `json:"crashed,omitempty"`
 	// NotFired is true when Fault was armed for the attempt and never
-	// acted while it ran (see StatusNotExamined): the attempt was made as
-	// if unfaulted, and shows nothing of that fault.
+	// acted while it ran (see CauseUnfired): the attempt was made as if
+	// unfaulted, and shows nothing of that fault.
 	NotFired bool `json:"not_fired,omitempty"`
 	// Incarnation counts the target's process generations the harness
 	// started: 1 until its first restart, 2 after it, and so on; 0 when

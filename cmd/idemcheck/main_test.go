@@ -17,6 +17,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/internal/interrupt"
+	"github.com/idemcheck/idemcheck/targets/process"
 )
 
 // testTag is inherited by every process the tests start (through the
@@ -63,6 +64,9 @@ func TestMain(m *testing.M) {
 	// The reference targets are this binary run again; built with -race,
 	// each would sleep a second at exit. The children inherit this.
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
+	// A target is given only the environment its configuration and
+	// process.Inherited say: these two are passed on as well.
+	process.PassOn(kv[0], "GORACE")
 	os.Exit(m.Run())
 }
 

@@ -90,7 +90,7 @@ func TestInheritedEnvValueIsRedacted(t *testing.T) {
 	terminal, files := runEchoing(t, "", echo)
 	requireRedacted(t, token, terminal, files)
 
-	t.Setenv("IDEMCHECK_SAFE_ENV", "IDEMCHECK_TEST_CI_*")
+	t.Setenv("IDEMCHECK_SAFE_ENV", os.Getenv("IDEMCHECK_SAFE_ENV")+",IDEMCHECK_TEST_CI_*")
 	_, files = runEchoing(t, "", echo)
 	data, err := os.ReadFile(files[0])
 	require.NoError(t, err)

@@ -15,9 +15,11 @@ type Start struct {
 	// given as a relative path (./server) is taken from Dir, else from the
 	// configuration file's directory.
 	Command []string `yaml:"command,flow"`
-	// Env holds extra environment variables; values may use placeholders
-	// as Command does, and {{env.NAME}}, a variable of idemcheck's own
-	// environment, never printed.
+	// Env holds the target's environment variables; values may use
+	// placeholders as Command does, and {{env.NAME}}, a variable of
+	// idemcheck's own environment, never printed. The target is given
+	// these and only a few of idemcheck's own (PATH, HOME, TMPDIR,
+	// LANG, LC_*, USER, TZ…, and the names IDEMCHECK_SAFE_ENV lists).
 	Env map[string]string `yaml:"env,omitempty"`
 	// Dir is the working directory, relative to the configuration file's
 	// directory; empty means the one idemcheck runs in.
@@ -101,9 +103,11 @@ type Program struct {
 	// may use {{port}}, {{state_dir}} and {{fakes.NAME.url}}, as Env and
 	// Dir may.
 	Command []string `yaml:"command,omitempty,flow"`
-	// Env holds variables added to the program's environment; values may
-	// use the placeholders Command may, and {{env.NAME}}, a variable of
-	// idemcheck's own environment.
+	// Env holds the program's environment variables; values may use the
+	// placeholders Command may, and {{env.NAME}}, a variable of
+	// idemcheck's own environment. The program is given these and only a
+	// few of idemcheck's own (PATH, HOME, TMPDIR, LANG, LC_*, USER, TZ…,
+	// and the names IDEMCHECK_SAFE_ENV lists).
 	Env map[string]string `yaml:"env,omitempty"`
 	// Dir is the program's working directory, relative to the
 	// configuration file's directory; empty means the one idemcheck runs

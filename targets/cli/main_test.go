@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/idemcheck/idemcheck/targets/process"
 )
 
 // toolEnv turns the test binary into a small command-line tool: the
@@ -31,6 +33,7 @@ func TestMain(m *testing.M) {
 	}
 	kv := strings.SplitN(testTag, "=", 2)
 	os.Setenv(kv[0], kv[1])
+	process.PassOn(kv[0], "GORACE") // the tools inherit them
 	goleak.VerifyTestMain(m)
 }
 
@@ -58,7 +61,8 @@ func tool(mode string, args []string) int {
 		fmt.Printf("%s\n", b)
 	}
 	data := map[string]any{"id": "ord_1", "args": args, "dir": wd(), "pid": os.Getpid(),
-		"env": map[string]string{"STATE_DIR": os.Getenv("STATE_DIR"), "PAY_URL": os.Getenv("PAY_URL"), "IDEMCHECK_RUN_ID": os.Getenv("IDEMCHECK_RUN_ID")}}
+		"env": map[string]string{"STATE_DIR": os.Getenv("STATE_DIR"), "PAY_URL": os.Getenv("PAY_URL"), "IDEMCHECK_RUN_ID": os.Getenv("IDEMCHECK_RUN_ID"),
+			"PATH": os.Getenv("PATH"), canaryVar: os.Getenv(canaryVar), passedVar: os.Getenv(passedVar)}}
 	switch mode {
 	case "echo":
 		reply(map[string]any{"ok": true, "effect": "created", "data": data})

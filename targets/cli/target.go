@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -75,7 +74,7 @@ type Config struct {
 type Target struct {
 	cfg  Config
 	path string   // resolved Command[0]
-	env  []string // os.Environ() plus cfg.Env
+	env  []string // process.OwnBaseEnv() plus cfg.Env
 	ops  map[string]*Operation
 	info harness.TargetInfo
 
@@ -125,7 +124,7 @@ func New(cfg Config) (*Target, error) {
 	t := &Target{
 		cfg:  cfg,
 		path: path,
-		env:  append(os.Environ(), process.EnvList(cfg.Env, "")...),
+		env:  append(process.OwnBaseEnv(), process.EnvList(cfg.Env, "")...),
 		ops:  map[string]*Operation{},
 		info: harness.TargetInfo{Name: cfg.Name, Kind: Kind, Request: "arguments",
 			// A tool takes its key as a flag, says its effect on stdout and

@@ -14,6 +14,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/harness"
 	clitarget "github.com/idemcheck/idemcheck/targets/cli"
+	"github.com/idemcheck/idemcheck/targets/process"
 )
 
 // echoed is what the helper tool's echo mode reports about its run.
@@ -94,6 +95,36 @@ func TestCallConfiguredLocators(t *testing.T) {
 	rep := call(t, mustNew(t, cfg), harness.Call{Marker: "m", Inputs: map[string]string{"amount": "1"}})
 	assert.Equal(t, "/srv/state", rep.Effect)
 	assert.Equal(t, "--store", rep.Identity)
+}
+
+// Variables of the test's environment that the echo tool reports:
+// canaryVar is not passed on to targets, passedVar is named in
+// process.SafeEnvVar.
+const (
+	canaryVar = "IDEMCHECK_TEST_CANARY_TOKEN"
+	passedVar = "IDEMCHECK_TEST_PASSED"
+)
+
+// TestToolEnvironmentIsBuiltFromTheConfig: a tool gets what its
+// configuration sets and the variables of process.Inherited (PATH), those
+// named in IDEMCHECK_SAFE_ENV too, and nothing else of idemcheck's
+// environment: a token there does not reach it.
+func TestToolEnvironmentIsBuiltFromTheConfig(t *testing.T) {
+	t.Setenv(canaryVar, "tok_a8f3c2e9d1b4")
+	t.Setenv(passedVar, "passed-on")
+	t.Setenv(process.SafeEnvVar, os.Getenv(process.SafeEnvVar)+","+passedVar)
+	cfg := toolConfig("echo")
+	cfg.Env["STATE_DIR"] = "/state"
+	got := echoData(t, call(t, mustNew(t, cfg), harness.Call{Marker: "m", Inputs: map[string]string{"amount": "1"}}))
+	assert.Equal(t, "/state", got.Env["STATE_DIR"], "set by the configuration")
+	assert.Equal(t, os.Getenv("PATH"), got.Env["PATH"], "inherited")
+	assert.Equal(t, "passed-on", got.Env[passedVar], "named in "+process.SafeEnvVar)
+	assert.Empty(t, got.Env[canaryVar], "the rest of idemcheck's environment is not passed on")
+
+	// Passed on by the configuration, it does.
+	cfg.Env[canaryVar] = os.Getenv(canaryVar)
+	got = echoData(t, call(t, mustNew(t, cfg), harness.Call{Marker: "m", Inputs: map[string]string{"amount": "1"}}))
+	assert.Equal(t, "tok_a8f3c2e9d1b4", got.Env[canaryVar])
 }
 
 func TestCallEnvironmentAndDirectory(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	nethttp "net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -107,7 +106,7 @@ func newTarget(cfg Config) (*Target, error) {
 			return nil, fmt.Errorf("mcp target %s: %w", cfg.Name, err)
 		}
 		t.path = path
-		t.env = append(os.Environ(), process.EnvList(cfg.Env, "")...)
+		t.env = append(process.OwnBaseEnv(), process.EnvList(cfg.Env, "")...)
 	case cfg.URL != "":
 		u, err := url.Parse(cfg.URL)
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {

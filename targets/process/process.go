@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -51,7 +50,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	p := &Process{
 		spec: spec,
 		name: name,
-		env:  append(os.Environ(), spec.Env...),
+		env:  append(OwnBaseEnv(), spec.Env...),
 		out:  &outputWriter{tail: newTail(outputLimit), extra: spec.Stdout},
 	}
 	p.spec.Command = append([]string(nil), spec.Command...)

@@ -21,7 +21,8 @@ type Spec struct {
 	// Command is the argv. Command[0] is resolved with exec.LookPath, in the
 	// harness's PATH, unless it contains a slash.
 	Command []string
-	// Env holds "K=V" entries added on top of os.Environ(); later entries
+	// Env holds "K=V" entries added on top of OwnBaseEnv() (not the
+	// whole of os.Environ(): see Inherited); later entries
 	// win. The environment is captured by Start and reused by Restart.
 	Env []string
 	// Dir is the working directory; "" means the harness's current

@@ -38,6 +38,7 @@ func TestMain(m *testing.M, main func(args []string) int) {
 	}
 	// Built with -race, every target process would sleep a second at exit.
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
+	process.PassOn("GORACE")
 	code := m.Run()
 	if pg.server != nil {
 		_ = pg.server.Stop()
