@@ -348,12 +348,21 @@ func (r *runner) runFillers(info record.TargetInfo, pr *probeRun, from, to int) 
 	}
 }
 
+// idleWait is the shortest wait during which the probes give up their
+// place among the targets that work at once (Config.Idle).
+const idleWait = 200 * time.Millisecond
+
 // waitUntil waits on a timer until t, and reports false if the run ended
-// first.
+// first. A long wait of the probes gives up the target's place meanwhile
+// (Session.mayIdle): the target does nothing else then.
 func (r *runner) waitUntil(t time.Time) bool {
 	d := time.Until(t)
 	if d <= 0 {
 		return r.s.ctx.Err() == nil
+	}
+	if d >= idleWait && r.s.mayIdle() {
+		r.s.cfg.Idle.Leave()
+		defer r.s.cfg.Idle.Return(r.s.ctx)
 	}
 	timer := time.NewTimer(d)
 	defer timer.Stop()
