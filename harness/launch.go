@@ -36,7 +36,7 @@ func (spec Spec) engineSpec() engine.Spec {
 // to ledger, then the target, then its observers. On an error it stops
 // what it started, and says what could not be started.
 func (spec Spec) launch(ctx context.Context, ledger *fakes.Ledger, stateDir, runID string) (_ *engine.Instance, err error) {
-	env := &Env{Fakes: map[string]fakes.Fake{}, Ledger: ledger, StateDir: stateDir, RunID: runID}
+	env := &Env{Fakes: map[string]fakes.Fake{}, Ledger: ledger, StateDir: stateDir, RunID: runID, clock: engine.NewClock()}
 	var target Target
 	var obs []EffectObserver
 	stop := func() error {
@@ -69,7 +69,7 @@ func (spec Spec) launch(ctx context.Context, ledger *fakes.Ledger, stateDir, run
 		return nil, err // a target that failed to start is not touched
 	}
 	target = t
-	inst := &engine.Instance{Target: target, Fakes: env.Fakes, Close: stop}
+	inst := &engine.Instance{Target: target, Fakes: env.Fakes, Close: stop, Clock: env.clock}
 	for _, start := range spec.Observers {
 		o, err := start(ctx, env, target)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/harness/internal/engine"
 	"github.com/idemcheck/idemcheck/keys"
 )
 
@@ -76,6 +77,9 @@ type Env struct {
 	// RunID is set in every started process's environment
 	// (IDEMCHECK_RUN_ID), so leftovers can be found.
 	RunID string
+
+	// clock is the instance's time (see Now).
+	clock *engine.Clock
 }
 
 // FakeStarter starts one fake writing to ledger; each fake package

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/idemcheck/idemcheck/fakes/payments"
 	"github.com/idemcheck/idemcheck/harness"
@@ -32,8 +33,18 @@ func benchHandler(b *testing.B, workers int) {
 // the careful handler costs: one Verify with DefaultCheckTrials trials,
 // as harness.Check runs it (the trials beside the probes' late retries).
 // Each iteration is one whole check.
+//
+// clock=wall is the handler as it is, its keys never stamped: the late
+// retry waits DefaultLateDelay on the wall clock. clock=env stamps each
+// key with env.Now and keeps it a day: the probes move that clock on
+// instead of waiting.
 func BenchmarkCheckHandlerDefault(b *testing.B) {
-	spec := httptarget.HandlerSpec(dryRunConfig, newShop(false), payments.Starter(payments.Options{}))
+	b.Run("clock=wall", func(b *testing.B) { benchCheckHandler(b, newShop(false)) })
+	b.Run("clock=env", func(b *testing.B) { benchCheckHandler(b, newShopExpiring(24*time.Hour, true, false)) })
+}
+
+func benchCheckHandler(b *testing.B, newHandler httptarget.NewHandler) {
+	spec := httptarget.HandlerSpec(dryRunConfig, newHandler, payments.Starter(payments.Options{}))
 	for i := 0; i < b.N; i++ {
 		res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(uint64(i+1)), harness.WithTrials(harness.DefaultCheckTrials))
 		if err != nil || res.Targets[0].Error != "" || len(res.Targets[0].Findings) > 0 {

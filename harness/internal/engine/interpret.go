@@ -178,7 +178,7 @@ func (r *runner) retryStart(pr *probeRun, in *record.Intent, s checks.Step) bool
 	at := pr.at[s.KeyFrom]
 	if s.WaitSince > 0 {
 		ok := in.FirstOK()
-		if ok == nil || !r.waitUntil(ok.End.Add(s.WaitSince)) {
+		if ok == nil || !r.waitSince(ok.End, s.WaitSince) {
 			return false
 		}
 		in.Waited = max(in.Waited, s.WaitSince)
@@ -372,6 +372,18 @@ func (r *runner) waitUntil(t time.Time) bool {
 	case <-r.s.ctx.Done():
 		return false
 	}
+}
+
+// waitSince waits until d has passed since t as the target sees it: on
+// the instance's clock, moved on at once, when the instance reads the
+// time there (Clock), else on the wall clock. It reports false if the
+// run ended first.
+func (r *runner) waitSince(t time.Time, d time.Duration) bool {
+	if c := r.inst.Clock; c.Read() {
+		c.passSince(t, d)
+		return r.s.ctx.Err() == nil
+	}
+	return r.waitUntil(t.Add(d))
 }
 
 // deliverReversed sends the first attempts of the intents from index first

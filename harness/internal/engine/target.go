@@ -63,6 +63,9 @@ type Instance struct {
 	// Close stops the observers, the target and the fakes, in that order,
 	// and returns the error the target gave on stopping, if any.
 	Close func() error
+	// Clock, when not nil, is the time as the instance sees it, if it
+	// reads it there (see Clock).
+	Clock *Clock
 }
 
 // Spec is what the engine needs of a target's specification.
