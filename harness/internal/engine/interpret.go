@@ -324,6 +324,7 @@ func (r *runner) runFillers(info record.TargetInfo, pr *probeRun, from, to int) 
 			for in := range work {
 				id := fmt.Sprintf("%s-%d-1", r.runID[:8], in.ID)
 				a := record.Attempt{N: 1, ID: id, LedgerBefore: r.ledger.LastSeq(), Start: time.Now()}
+				r.beat.called(1)
 				a.Reply = r.target().Call(r.s.ctx, record.Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
 				a.End, a.LedgerAfter = time.Now(), r.ledger.LastSeq()
 				in.Attempts = append(in.Attempts, a)

@@ -39,8 +39,10 @@ func (s *Session) probe() (tr record.TargetResult, sp scenarios.Space) {
 			tr.Error = "stopping the target: " + err.Error()
 		}
 	}()
-	r := &runner{s: s, inst: inst, ledger: ledger, runID: runID, seed: s.seed, nonce: s.cfg.Nonce}
+	beat, stopBeat := s.startHeartbeat()
+	r := &runner{s: s, inst: inst, ledger: ledger, runID: runID, seed: s.seed, nonce: s.cfg.Nonce, beat: beat}
 	rec := r.run()
+	stopBeat()
 	rec.Ledger = ledger.Effects()
 	tr.Record = rec
 	if r.fatal != nil {
@@ -87,7 +89,9 @@ func (r *runner) run() *record.Record {
 	var tails []*probeRun
 	pending := map[string]bool{} // the checks the tails serve
 	plan := checks.Planner{Enabled: enabled, Faults: cfg.Faults, Supports: r.supports, Burst: cfg.Burst, Bursts: cfg.Bursts, Late: cfg.Late}
-	for k, p := range plan.Plan(info) {
+	planned := plan.Plan(info)
+	for k, p := range planned {
+		r.beat.at(k, len(planned), p.Probe.Name, p.Serves)
 		first := nextID
 		nextID += len(p.Steps)
 		if r.s.ctx.Err() != nil || r.fatal != nil {
@@ -111,6 +115,9 @@ func (r *runner) run() *record.Record {
 	}
 	// The tails of the probes that asked to finish last: the time the other
 	// probes took counts towards their waits.
+	if len(tails) > 0 {
+		r.beat.tails()
+	}
 	for _, pr := range tails {
 		if r.s.ctx.Err() != nil || r.fatal != nil {
 			break

@@ -31,6 +31,8 @@ type runner struct {
 	rec   *record.Record
 	// fatal stops the run: the target could not be restarted.
 	fatal error
+	// beat, when not nil, is told how far the probes are (heartbeat).
+	beat *heartbeat
 
 	// Silence: unfaulted attempts without a reply, until one has one.
 	answered  bool
@@ -74,6 +76,7 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 	}
 	a.LedgerBefore = r.ledger.LastSeq()
 	a.Start = time.Now()
+	r.beat.called(1)
 	a.Reply = r.target().Call(at.ctx, call)
 	if at.forwarded.Load() {
 		a.Reply.Forwarded = true
@@ -143,6 +146,7 @@ func (r *runner) burst(in *record.Intent, n int) {
 	before := r.ledger.LastSeq()
 	start := time.Now()
 	call := record.Call{ID: fmt.Sprintf("%s-%d-burst", r.runID[:8], in.ID), Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs, Caller: in.Caller}
+	r.beat.called(n)
 	replies := b.Burst(r.s.ctx, call, n)
 	end := time.Now()
 	r.observe(in.Marker)
