@@ -16,13 +16,13 @@ var heartbeatEvery = 2 * time.Second
 // of how many, and how many attempts were made (a burst's copies
 // included).
 type heartbeat struct {
-	mu       sync.Mutex
-	done     int
-	total    int
-	calls    int
-	current  string
-	checks   []string
-	tail     bool
+	mu      sync.Mutex
+	done    int
+	total   int
+	calls   int
+	current string
+	checks  []string
+	tail    bool
 }
 
 // at says that the probe named probe, serving checks, runs now; total is
