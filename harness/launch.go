@@ -21,6 +21,8 @@ var (
 	_ Reorderer             = engine.Reorderer(nil)
 	_ engine.Burster        = Burster(nil)
 	_ Burster               = engine.Burster(nil)
+	_ engine.Concurrent     = Concurrent(nil)
+	_ Concurrent            = engine.Concurrent(nil)
 	_ engine.Budgeted       = Budgeted(nil)
 	_ Budgeted              = engine.Budgeted(nil)
 	_ engine.FaultExplainer = FaultExplainer(nil)

@@ -50,6 +50,15 @@ type Burster interface {
 	Burst(ctx context.Context, c Call, n int) []Reply
 }
 
+// Concurrent is a Target that says how many calls it may take at once
+// (a command-line tool's concurrency): the calls that need no order
+// between them (the other keys sent before a late retry) go that many at
+// a time; 0 leaves the harness's own number (8). A burst still sends its
+// copies together: whether the target takes them is what it tests.
+type Concurrent interface {
+	Concurrency() int
+}
+
 // Budgeted is a Target whose requests are bounded (a remote HTTP target):
 // once Exhausted returns an error, the harness stops testing it and says
 // why, rather than judging a run cut short.

@@ -317,7 +317,11 @@ func (r *runner) runFillers(info record.TargetInfo, pr *probeRun, from, to int) 
 	ins := r.rec.Intents[base:]
 	work := make(chan *record.Intent)
 	var wg sync.WaitGroup
-	for w := 0; w < fillerWorkers; w++ {
+	workers := fillerWorkers
+	if c, ok := r.target().(Concurrent); ok && c.Concurrency() > 0 {
+		workers = c.Concurrency()
+	}
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

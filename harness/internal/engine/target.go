@@ -38,6 +38,11 @@ type (
 	Burster interface {
 		Burst(ctx context.Context, c record.Call, n int) []record.Reply
 	}
+	// Concurrent is a target that says how many calls it may take at
+	// once (0: as many as the harness sends).
+	Concurrent interface {
+		Concurrency() int
+	}
 	// Budgeted is a target whose requests are bounded.
 	Budgeted interface {
 		Exhausted() error
