@@ -13,6 +13,7 @@ const (
 	CheckConcurrentDuplicates = "concurrent.duplicates"
 	CheckCrashRecovery        = "crash.recovery"
 	CheckDownstream           = "downstream.propagation"
+	CheckDependencyRecovery   = "dependency.recovery"
 	CheckKeyMismatch          = "key.mismatch"
 	CheckKeyRequired          = "key.required"
 	CheckKeyDistinct          = "key.distinct"
@@ -28,6 +29,7 @@ const (
 	CheckMCPIdempotentHint    = "mcp.idempotent-hint"
 	CheckMCPAnnotations       = "mcp.annotations"
 	CheckIETFDraft            = "ietf.draft"
+	CheckReplyHonest          = "reply.honest"
 )
 
 // Invariant is one check, declared whole in its own check_*.go file: its
@@ -108,11 +110,13 @@ func init() {
 		concurrentDuplicates,
 		crashRecovery,
 		downstreamPropagation,
+		dependencyRecovery,
 		keyMismatch,
 		keyRequired,
 		keyDistinct,
 		keyScope,
 		replayConsistent,
+		replyHonest,
 		effectField,
 		dryRun,
 		safeReadOnly,

@@ -71,6 +71,11 @@ type Reply struct {
 	ExitSignal string `json:"exit_signal,omitempty"`
 	// Error describes a transport failure, if any.
 	Error string `json:"error,omitempty"`
+	// TimedOut is true when the attempt ended because its timeout passed
+	// with no reply (the client gave up, or the harness killed a command
+	// that had not ended): silence, whatever the target printed or how
+	// it was killed.
+	TimedOut bool `json:"timed_out,omitempty"`
 }
 
 // Attempt is one try at an intent.
@@ -84,6 +89,10 @@ type Attempt struct {
 	// Crashed is true when the harness killed the target during the
 	// attempt (and restarted it after).
 	Crashed bool `json:"crashed,omitempty"`
+	// NotFired is true when Fault was armed for the attempt and never
+	// acted while it ran (see StatusNotExamined): the attempt was made as
+	// if unfaulted, and shows nothing of that fault.
+	NotFired bool `json:"not_fired,omitempty"`
 	// Burst is true for the copies of a burst, sent concurrently.
 	Burst  bool `json:"burst,omitempty"`
 	DryRun bool `json:"dry_run,omitempty"`

@@ -327,6 +327,7 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 			out.Outcome = harness.Fail // provably never sent on
 		}
 		out.Error = describe(cctx, err, timeout)
+		out.TimedOut = errors.Is(cctx.Err(), context.DeadlineExceeded)
 		return out
 	}
 	out.Body = evidence(body)
@@ -338,8 +339,11 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 		out.Error = "the target's reply was not read whole: " + rep.UpstreamError
 		return out
 	case rep.UpstreamError != "":
-		out.Outcome = harness.Info
+		// The status and body are the proxy's own (a 502 saying what
+		// went wrong upstream), not the target's: it did not answer.
+		out.Outcome, out.Status, out.Body = harness.Info, 0, ""
 		out.Error = "the target did not reply: " + rep.UpstreamError
+		out.TimedOut = errors.Is(cctx.Err(), context.DeadlineExceeded) || rep.TimedOut
 		return out
 	case rep.Cut:
 		// Only the start of the body is known: not a clean reply.
