@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/config"
 	"github.com/idemcheck/idemcheck/fakes/email"
+	"github.com/idemcheck/idemcheck/harness"
 )
 
 // minimalCLI is a valid file with one cli target, for the rows below to
@@ -38,6 +39,22 @@ func TestMinimalCLIDefaults(t *testing.T) {
 	assert.Equal(t, config.Locator{JSON: "data.id"}, tg.Identity)
 	assert.Equal(t, config.Locator{JSON: "effect"}, tg.Effect)
 	assert.Equal(t, 10*time.Second, tg.Timeout.Std())
+}
+
+// TestCLIConcurrency: concurrency reaches the adapter, which says it to
+// the harness (harness.Concurrent), and sets the trials' workers.
+func TestCLIConcurrency(t *testing.T) {
+	f, err := config.Parse("idemcheck.yaml", []byte(strings.Replace(minimalCLI, "    operations:", "    concurrency: 3\n    operations:", 1)))
+	require.NoError(t, err)
+	assert.Equal(t, 3, cliAt(t, f, 0).Concurrency)
+	specs, _, err := f.Specs()
+	require.NoError(t, err)
+	require.Len(t, specs, 1)
+	var o harness.Options
+	for _, opt := range specs[0].Options {
+		opt(&o)
+	}
+	assert.Equal(t, 3, o.TrialWorkers)
 }
 
 func TestCLIWithoutDryRun(t *testing.T) {
@@ -134,6 +151,11 @@ func TestCLIParseErrors(t *testing.T) {
 				{10, 28, "targets[0].retry_exit_codes[1]", "0 is not an exit code that means failure"},
 				{10, 31, "targets[0].retry_exit_codes[2]", "300 is not an exit code that means failure"},
 			},
+		},
+		{
+			why:  "concurrency is a number of calls at once",
+			yaml: strings.Replace(minimalCLI, "    operations:", "    concurrency: 0\n    operations:", 1),
+			want: []want{{8, 18, "targets[0].concurrency", "0 calls at once is out of range: use 1 to 64"}},
 		},
 		{
 			why:  "an empty list of retry exit codes is refused rather than read as none or as the default",

@@ -24,6 +24,8 @@ var (
 	_ Reorderer             = engine.Reorderer(nil)
 	_ engine.Burster        = Burster(nil)
 	_ Burster               = engine.Burster(nil)
+	_ engine.Concurrent     = Concurrent(nil)
+	_ Concurrent            = engine.Concurrent(nil)
 	_ engine.Budgeted       = Budgeted(nil)
 	_ Budgeted              = engine.Budgeted(nil)
 	_ engine.FaultExplainer = FaultExplainer(nil)
@@ -60,7 +62,7 @@ func sortedNames[V any](m map[string]V) []string {
 // to ledger, then the target, then its observers. On an error it stops
 // what it started, and says what could not be started.
 func (spec Spec) launch(ctx context.Context, ledger *fakes.Ledger, stateDir, runID string) (_ *engine.Instance, err error) {
-	env := &Env{Fakes: map[string]fakes.Fake{}, Ledger: ledger, StateDir: stateDir, RunID: runID, Deps: map[string]*launch.Dependency{}}
+	env := &Env{Fakes: map[string]fakes.Fake{}, Ledger: ledger, StateDir: stateDir, RunID: runID, Deps: map[string]*launch.Dependency{}, clock: engine.NewClock()}
 	var target Target
 	var obs []EffectObserver
 	stop := func() error {
@@ -103,7 +105,7 @@ func (spec Spec) launch(ctx context.Context, ledger *fakes.Ledger, stateDir, run
 		return nil, depsProblem(env.Deps, err) // a target that failed to start is not touched
 	}
 	target = t
-	inst := &engine.Instance{Target: target, Fakes: env.Fakes, Close: stop}
+	inst := &engine.Instance{Target: target, Fakes: env.Fakes, Close: stop, Clock: env.clock}
 	if len(env.Deps) > 0 {
 		inst.Deps = map[string]deps.Proxy{}
 		for name, d := range env.Deps {

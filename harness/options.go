@@ -57,7 +57,10 @@ type Options struct {
 	// Backoff is the first wait before retrying a 409, 425 or 429, or
 	// before the second retry after failures; it doubles, up to 250ms.
 	Backoff time.Duration
-	// Parallel is how many targets run at once.
+	// Parallel is how many targets work at once. A target whose probes
+	// only wait (a late retry's delay, with no generated trials beside
+	// it) gives up its place meanwhile, and takes one again before the
+	// targets not yet started; those start in the order given.
 	Parallel int
 	// StuckWait bounds how long retries keep waiting out "in progress"
 	// answers (409, 425, 429) before the intent is called stuck.
@@ -175,7 +178,8 @@ func WithShard(i, n int) Option { return func(o *Options) { o.Shard, o.Shards = 
 // WithProgress writes progress lines to w.
 func WithProgress(w io.Writer) Option { return func(o *Options) { o.Progress = w } }
 
-// WithParallel sets how many targets run at once.
+// WithParallel sets how many targets work at once (see
+// Options.Parallel).
 func WithParallel(n int) Option { return func(o *Options) { o.Parallel = n } }
 
 // DefaultFaultNames are the faults a run tries unless told otherwise: every

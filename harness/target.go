@@ -6,6 +6,7 @@ import (
 	"github.com/idemcheck/idemcheck/deps/launch"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/harness/internal/engine"
 	"github.com/idemcheck/idemcheck/keys"
 )
 
@@ -50,6 +51,15 @@ type Burster interface {
 	Burst(ctx context.Context, c Call, n int) []Reply
 }
 
+// Concurrent is a Target that says how many calls it may take at once
+// (a command-line tool's concurrency): the calls that need no order
+// between them (the other keys sent before a late retry) go that many at
+// a time; 0 leaves the harness's own number (8). A burst still sends its
+// copies together: whether the target takes them is what it tests.
+type Concurrent interface {
+	Concurrency() int
+}
+
 // Budgeted is a Target whose requests are bounded (a remote HTTP target):
 // once Exhausted returns an error, the harness stops testing it and says
 // why, rather than judging a run cut short.
@@ -80,6 +90,9 @@ type Env struct {
 	// Deps are the running dependencies, by name: each the target's own
 	// database or cache behind a proxy ({{deps.NAME.url}}).
 	Deps map[string]*launch.Dependency
+
+	// clock is the instance's time (see Now).
+	clock *engine.Clock
 }
 
 // Dependency declares a database or cache the target keeps its state in:

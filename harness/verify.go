@@ -46,7 +46,7 @@ func verify(ctx context.Context, specs []Spec, opts []Option) (*record.Result, [
 	}
 	res.Targets = make([]record.TargetResult, len(specs))
 	trialsFailed := make([]bool, len(specs))
-	sem := make(chan struct{}, o.Parallel)
+	places := newSlots(o.Parallel)
 	var wg sync.WaitGroup
 	var progMu sync.Mutex
 	progress := func(format string, args ...any) {
@@ -61,15 +61,14 @@ func verify(ctx context.Context, specs []Spec, opts []Option) (*record.Result, [
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				res.Targets[i] = record.TargetResult{Name: spec.Name, Kind: spec.Kind, Error: "not run: " + ctx.Err().Error()}
+			if err := places.acquire(ctx, i, false); err != nil {
+				res.Targets[i] = record.TargetResult{Name: spec.Name, Kind: spec.Kind, Error: "not run: " + err.Error()}
 				return
 			}
-			defer func() { <-sem }()
+			place := &slot{s: places, index: i, held: true}
+			defer place.Leave()
 			progress("%s: started", spec.Name)
-			res.Targets[i], trialsFailed[i] = runTarget(ctx, spec, o, func(line string) { progress("%s", line) })
+			res.Targets[i], trialsFailed[i] = runTarget(ctx, spec, o, place, func(line string) { progress("%s", line) })
 			tr := &res.Targets[i]
 			if tr.Error != "" {
 				progress("%s: could not be tested: %s", spec.Name, tr.Error)
@@ -87,9 +86,10 @@ func verify(ctx context.Context, specs []Spec, opts []Option) (*record.Result, [
 }
 
 // runTarget runs spec with the run's options o and its own (Spec.Options)
-// in a session of the engine; a panic of its options is the target's
+// in a session of the engine, holding place among the targets that work
+// at once but while it only waits; a panic of its options is the target's
 // Error, as any other of its run is.
-func runTarget(ctx context.Context, spec Spec, o Options, progress func(string)) (tr record.TargetResult, trialsFailed bool) {
+func runTarget(ctx context.Context, spec Spec, o Options, place engine.Idler, progress func(string)) (tr record.TargetResult, trialsFailed bool) {
 	start := time.Now()
 	defer func() {
 		if p := recover(); p != nil {
@@ -97,5 +97,7 @@ func runTarget(ctx context.Context, spec Spec, o Options, progress func(string))
 		}
 	}()
 	o = o.forTarget(spec)
-	return engine.NewSession(ctx, spec.engineSpec(), o.config(spec), progress).Run()
+	cfg := o.config(spec)
+	cfg.Idle = place
+	return engine.NewSession(ctx, spec.engineSpec(), cfg, progress).Run()
 }

@@ -237,6 +237,7 @@ targets:
 		{"bad format", []string{"demo", "--format", "pdf"}, exitUsage, []string{`unknown format "pdf"`}},
 		{"bad seed", []string{"demo", "--seed", "abc"}, exitUsage, []string{`"abc" is not a seed`}},
 		{"bad min-score", []string{"demo", "--min-score", "7"}, exitUsage, []string{"not a score"}},
+		{"bad jobs", []string{"demo", "--jobs", "-1"}, exitUsage, []string{"--jobs: -1 is not a number of targets at once"}},
 		{"target exits at start", []string{"run", "-c", exitsAtStart, "--quiet"}, exitHarness, []string{"broken", "cannot open database"}},
 		{"unreachable target", []string{"run", "-c", unreachable, "--quiet"}, exitHarness, []string{"gone", "refused"}},
 	}

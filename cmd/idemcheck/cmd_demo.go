@@ -23,6 +23,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	c.register(fs)
 	var tf trialFlags
 	tf.register(fs, 0)
+	jobs := fs.Int("jobs", 0, "reference targets that work at once (0: two per processor Go may use, GOMAXPROCS)")
 	if err := fs.Parse(args); err != nil {
 		return flagError(fs, err, stdout)
 	}
@@ -35,6 +36,12 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if err := tf.check(); err != nil {
 		return err
+	}
+	if *jobs < 0 || *jobs > maxJobs {
+		return usageErr("--jobs: %d is not a number of targets at once (1 to %d, or 0 for two per processor)", *jobs, maxJobs)
+	}
+	if *jobs == 0 {
+		*jobs = defaultJobs()
 	}
 	unlock, err := c.lockOut()
 	if err != nil {
@@ -64,7 +71,10 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		expected[d.Spec.Name] = d.Built
 	}
 	c.redactWith(envSecrets())
-	res, err := harness.Verify(ctx, specs, append(trialOpts, harness.WithSeed(seed), progressTo(c.quiet, stderr, c.secrets...))...)
+	opts := append(trialOpts, harness.WithSeed(seed), harness.WithParallel(*jobs), progressTo(c.quiet, stderr, c.secrets...))
+	res, err := verifyInOrder(func(specs []harness.Spec) (*record.Result, error) {
+		return harness.Verify(ctx, specs, opts...)
+	}, specs, longestFirst(specs))
 	if err != nil && ctx.Err() == nil {
 		return harnessErr(err, "")
 	}
@@ -75,6 +85,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		if !c.quiet {
 			trialNote(stderr, res)
+			slowestNote(stderr, res, *jobs)
 		}
 	}
 	if ctx.Err() != nil {

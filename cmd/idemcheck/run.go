@@ -14,10 +14,11 @@ const usage = `idemcheck: a chaos and conformance harness for idempotent tools
 
 Usage:
   idemcheck demo   [--format F,…] [--out DIR] [--seed N] [--min-score N]
-                   [--trials N] [--budget D] [--quiet]
+                   [--trials N] [--budget D] [--jobs N] [--quiet]
         run the built-in reference targets, flawed on purpose, and score them
-        side by side; it passes when each gets the score it was built for
-        (its --min-score defaults to 0)
+        side by side, N at a time (default: two per processor); it passes
+        when each gets the score it was built for (its --min-score defaults
+        to 0)
   idemcheck run    [-c FILE] [--min-score N] [--baseline OLD/result.json]
                    [--format F,…] [--out DIR] [--seed N] [--trials N]
                    [--budget D] [--shard I/N] [--only CHECK,…] [--quiet]

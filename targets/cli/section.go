@@ -37,6 +37,13 @@ type Section struct {
 	// Effect is where the reply (the JSON the tool prints on stdout) says
 	// what it did. Default: the JSON field "effect".
 	Effect section.Locator `yaml:"effect,omitempty"`
+	// Concurrency is how many calls of the tool may run at once, when
+	// its state allows it: the calls that need no order between them
+	// (the other keys sent before a late retry) go that many at a time,
+	// and the generated trials run on that many workers, each with a
+	// state directory of its own. Default: 8 and 4. Bursts send their
+	// copies together whatever it says.
+	Concurrency int `yaml:"concurrency,omitempty"`
 	// Operations are the tool's commands the harness calls. Required: at
 	// least one, and names are unique within the target.
 	Operations []OperationSection `yaml:"operations,omitempty"`
@@ -71,6 +78,7 @@ func (Section) Rules(r *schema.Rules) {
 	r.Field("retry_exit_codes").Count(1, 255, func(any) string {
 		return `must not be empty: list the exit codes that mean "temporary failure, retry with the same key", or leave it out for the default [75]`
 	}).Items().Range(1, 255, schema.Sprintf("%v is not an exit code that means failure: use 1 to 255 (75 is EX_TEMPFAIL)"))
+	r.Field("concurrency").Range(1, 64, schema.Sprintf("%v calls at once is out of range: use 1 to 64, or leave it out for the defaults"))
 	r.Field("operations").Required("list at least one operation (a command of the tool), with its name, mutating and args")
 }
 
@@ -148,6 +156,7 @@ func (s *Section) Spec(b *section.Builder) harness.Spec {
 		Identity:       s.Identity.JSON,
 		Timeout:        s.Timeout.Std(),
 		RetryExitCodes: slices.Clone(s.RetryExitCodes),
+		Concurrency:    s.Concurrency,
 	}
 	cfg.Command, cfg.Env, cfg.Dir = b.Command(s.Command, s.Env, s.Dir)
 	if s.DryRunFlag != nil {

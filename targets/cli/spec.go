@@ -16,10 +16,15 @@ import (
 // target starts. Every invocation also gets IDEMCHECK_RUN_ID, so that
 // leftovers can be found.
 func Spec(cfg Config, fakes ...harness.FakeStarter) harness.Spec {
+	var opts []harness.Option
+	if cfg.Concurrency > 0 {
+		opts = append(opts, harness.WithTrialWorkers(cfg.Concurrency))
+	}
 	return harness.Spec{
-		Name:  cfg.Name,
-		Kind:  Kind,
-		Fakes: fakes,
+		Options: opts,
+		Name:    cfg.Name,
+		Kind:    Kind,
+		Fakes:   fakes,
 		Start: func(ctx context.Context, env *harness.Env) (harness.Target, error) {
 			return start(cfg, env)
 		},

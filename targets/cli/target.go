@@ -66,7 +66,14 @@ type Config struct {
 	// retry with the same key": the outcome is info, as for an HTTP 5xx.
 	// Nil means {ExitTempFail}; an empty, non-nil slice means none.
 	RetryExitCodes []int
-	Operations     []Operation
+	// Concurrency is how many calls of the tool may run at once, 0 for
+	// the harness's own numbers: the other keys before a late retry go
+	// that many at a time, and the generated trials run on that many
+	// workers (each with a state directory of its own). A burst still
+	// sends its copies together: whether the tool takes them is what
+	// concurrent.duplicates tests.
+	Concurrency int
+	Operations  []Operation
 }
 
 // Target is a command-line tool behind the adapter. Its methods are safe
@@ -83,10 +90,14 @@ type Target struct {
 	closed  bool
 }
 
+// Concurrency implements harness.Concurrent.
+func (t *Target) Concurrency() int { return t.cfg.Concurrency }
+
 var (
-	_ harness.Target  = (*Target)(nil)
-	_ harness.Crasher = (*Target)(nil)
-	_ harness.Burster = (*Target)(nil)
+	_ harness.Concurrent = (*Target)(nil)
+	_ harness.Target     = (*Target)(nil)
+	_ harness.Crasher    = (*Target)(nil)
+	_ harness.Burster    = (*Target)(nil)
 )
 
 // New checks cfg, applies its defaults and finds the tool's executable.

@@ -46,6 +46,11 @@ type NewHandler func(env *harness.Env) nethttp.Handler
 //			Path: "/charges", Body: `{"memo":"{{marker}}"}`}})
 //	}
 //
+// A handler whose key store stamps its keys with env.Now (not time.Now)
+// lets the check skip the late retry's delay (2.5 s by default): the
+// harness moves that clock on instead of waiting, and the store sees the
+// delay pass all the same.
+//
 // Every setting of the adapter's Config has its default (the effect in
 // the reply's "effect" field, the result's identity in "data.id", no dry
 // run); CheckHandlerConfig takes a whole Config. An in-process handler

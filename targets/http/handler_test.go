@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -30,6 +31,12 @@ type shopHandler struct {
 	payments string
 	client   *http.Client
 	careless bool
+	// now, when not nil, stamps every key, which is forgotten ttl after;
+	// with ownKeys the key is not passed on to the payments API, which
+	// would otherwise remember it.
+	now     func() time.Time
+	ttl     time.Duration
+	ownKeys bool
 
 	mu   sync.Mutex
 	keys map[string]*keyed
@@ -42,11 +49,26 @@ type keyed struct {
 	// failed: the last try failed downstream; the same request may try
 	// again, another payload is still refused.
 	failed bool
+	at     time.Time
 }
 
 func newShop(careless bool) httptarget.NewHandler {
 	return func(env *harness.Env) http.Handler {
 		return &shopHandler{payments: env.Fakes["payments"].URL(), client: env.HTTPClient(), careless: careless, keys: map[string]*keyed{}}
+	}
+}
+
+// newShopExpiring is the careful handler with keys that expire ttl after
+// they are stored, by env.Now (the harness's clock) or by time.Now; with
+// ownKeys it passes no key on to the payments API.
+func newShopExpiring(ttl time.Duration, envClock, ownKeys bool) httptarget.NewHandler {
+	return func(env *harness.Env) http.Handler {
+		h := newShop(false)(env).(*shopHandler)
+		h.now, h.ttl, h.ownKeys = time.Now, ttl, ownKeys
+		if envClock {
+			h.now = env.Now
+		}
+		return h
 	}
 }
 
@@ -80,6 +102,10 @@ func (s *shopHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	k, seen := s.keys[key]
+	if seen && s.now != nil && s.now().Sub(k.at) > s.ttl {
+		delete(s.keys, key) // expired
+		seen = false
+	}
 	switch {
 	case seen && k.body != string(body):
 		s.mu.Unlock()
@@ -97,11 +123,18 @@ func (s *shopHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	default:
 		k = &keyed{body: string(body)}
+		if s.now != nil {
+			k.at = s.now()
+		}
 		s.keys[key] = k
 	}
 	s.mu.Unlock()
 
-	id, status := s.charge(r, key, req.Memo, req.Amount)
+	downstream := key
+	if s.ownKeys {
+		downstream = ""
+	}
+	id, status := s.charge(r, downstream, req.Memo, req.Amount)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if status != 0 {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checks"
@@ -26,4 +27,18 @@ type Config struct {
 	Budget             time.Duration
 	Replay             []scenarios.Saved
 	Shard, Shards      int
+	// Idle, when not nil, is the target's place among the targets that
+	// work at once: the probes give it up while they only wait (a late
+	// retry's delay), and take it back before going on.
+	Idle Idler
+}
+
+// Idler is a target's place among the targets that work at once (see
+// Config.Idle).
+type Idler interface {
+	// Leave gives the place up while the target only waits.
+	Leave()
+	// Return takes a place again (it may wait for one); it gives up
+	// when ctx ends first.
+	Return(ctx context.Context)
 }

@@ -183,7 +183,7 @@ func (r *runner) retryStart(pr *probeRun, in *record.Intent, s checks.Step) bool
 	at := pr.at[s.KeyFrom]
 	if s.WaitSince > 0 {
 		ok := in.FirstOK()
-		if ok == nil || !r.waitUntil(ok.End.Add(s.WaitSince)) {
+		if ok == nil || !r.waitSince(ok.End, s.WaitSince) {
 			return false
 		}
 		in.Waited = max(in.Waited, s.WaitSince)
@@ -364,7 +364,11 @@ func (r *runner) runFillers(info record.TargetInfo, pr *probeRun, from, to int) 
 	ins := r.rec.Intents[base:]
 	work := make(chan *record.Intent)
 	var wg sync.WaitGroup
-	for w := 0; w < fillerWorkers; w++ {
+	workers := fillerWorkers
+	if c, ok := r.target().(Concurrent); ok && c.Concurrency() > 0 {
+		workers = c.Concurrency()
+	}
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -395,12 +399,21 @@ func (r *runner) runFillers(info record.TargetInfo, pr *probeRun, from, to int) 
 	}
 }
 
+// idleWait is the shortest wait during which the probes give up their
+// place among the targets that work at once (Config.Idle).
+const idleWait = 200 * time.Millisecond
+
 // waitUntil waits on a timer until t, and reports false if the run ended
-// first.
+// first. A long wait of the probes gives up the target's place meanwhile
+// (Session.mayIdle): the target does nothing else then.
 func (r *runner) waitUntil(t time.Time) bool {
 	d := time.Until(t)
 	if d <= 0 {
 		return r.s.ctx.Err() == nil
+	}
+	if d >= idleWait && r.s.mayIdle() {
+		r.s.cfg.Idle.Leave()
+		defer r.s.cfg.Idle.Return(r.s.ctx)
 	}
 	timer := time.NewTimer(d)
 	defer timer.Stop()
@@ -410,6 +423,18 @@ func (r *runner) waitUntil(t time.Time) bool {
 	case <-r.s.ctx.Done():
 		return false
 	}
+}
+
+// waitSince waits until d has passed since t as the target sees it: on
+// the instance's clock, moved on at once, when the instance reads the
+// time there (Clock), else on the wall clock. It reports false if the
+// run ended first.
+func (r *runner) waitSince(t time.Time, d time.Duration) bool {
+	if c := r.inst.Clock; c.Read() {
+		c.passSince(t, d)
+		return r.s.ctx.Err() == nil
+	}
+	return r.waitUntil(t.Add(d))
 }
 
 // deliverReversed sends the first attempts of the intents from index first

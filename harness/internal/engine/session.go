@@ -114,6 +114,14 @@ func (s *Session) wantsTrials() bool {
 	return (s.cfg.Trials > 0 || len(s.cfg.Replay) > 0) && s.cfg.Shard <= 1
 }
 
+// mayIdle says whether a wait of this session may give up the target's
+// place among the targets that work at once: the probes' session only
+// (its probes run one after another) and only while no generated trials
+// run beside them.
+func (s *Session) mayIdle() bool {
+	return s.cfg.Idle != nil && s.runs == nil && s.early == nil
+}
+
 // startsEarly says whether the trials start beside the probes' tails: on
 // an instance of their own as soon as the probes are done but their tails
 // (the late retries, which mostly wait), so that the run takes the longer

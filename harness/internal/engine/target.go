@@ -39,6 +39,11 @@ type (
 	Burster interface {
 		Burst(ctx context.Context, c record.Call, n int) []record.Reply
 	}
+	// Concurrent is a target that says how many calls it may take at
+	// once (0: as many as the harness sends).
+	Concurrent interface {
+		Concurrency() int
+	}
 	// Budgeted is a target whose requests are bounded.
 	Budgeted interface {
 		Exhausted() error
@@ -68,6 +73,9 @@ type Instance struct {
 	// Close stops the observers, the target and the fakes, in that order,
 	// and returns the error the target gave on stopping, if any.
 	Close func() error
+	// Clock, when not nil, is the time as the instance sees it, if it
+	// reads it there (see Clock).
+	Clock *Clock
 }
 
 // Spec is what the engine needs of a target's specification.

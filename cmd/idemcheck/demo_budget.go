@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
+	clitarget "github.com/idemcheck/idemcheck/targets/cli"
+	mcptarget "github.com/idemcheck/idemcheck/targets/mcp"
+)
+
+// maxJobs bounds --jobs: more targets at once than this only makes each
+// slower.
+const maxJobs = 64
+
+// defaultJobs is how many reference targets the demo lets work at once:
+// two per processor Go may use (GOMAXPROCS), at least 2. A working target
+// keeps a processor busy about half the time (the other half it waits on
+// its own replies, made on the same machine), so two per processor keep
+// them all busy without slowing every call; a target that only waits (a
+// late retry's delay) gives up its place meanwhile.
+func defaultJobs() int { return min(max(2, 2*runtime.GOMAXPROCS(0)), maxJobs) }
+
+// demoCost ranks a reference target by how long it takes, by kind: a
+// command-line tool's every call is a process, an MCP server's a session
+// over a process's pipes; the others answer over HTTP.
+func demoCost(kind string) int {
+	switch kind {
+	case clitarget.Kind:
+		return 2
+	case mcptarget.Kind:
+		return 1
+	}
+	return 0
+}
+
+// longestFirst returns the order in which to start specs: the costliest
+// kinds first (demoCost), each kind in the order given, so that the run
+// ends soon after its longest target, not one long target after the
+// others.
+func longestFirst(specs []harness.Spec) []int {
+	order := make([]int, len(specs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return demoCost(specs[b].Kind) - demoCost(specs[a].Kind) })
+	return order
+}
+
+// verifyInOrder runs specs started in order (a permutation of their
+// indices) and returns the result with the targets in the order of specs.
+func verifyInOrder(run func([]harness.Spec) (*record.Result, error), specs []harness.Spec, order []int) (*record.Result, error) {
+	started := make([]harness.Spec, len(specs))
+	for k, i := range order {
+		started[k] = specs[i]
+	}
+	res, err := run(started)
+	if res != nil && len(res.Targets) == len(specs) {
+		targets := make([]record.TargetResult, len(specs))
+		for k, i := range order {
+			targets[i] = res.Targets[k]
+		}
+		res.Targets = targets
+	}
+	return res, err
+}
+
+// slowestNote says which target took longest, and how long the whole run
+// took: the run cannot be shorter than its slowest target.
+func slowestNote(w io.Writer, res *record.Result, jobs int) {
+	var slowest *record.TargetResult
+	for i := range res.Targets {
+		if t := &res.Targets[i]; slowest == nil || t.Duration > slowest.Duration {
+			slowest = t
+		}
+	}
+	if slowest == nil {
+		return
+	}
+	fmt.Fprintf(w, "idemcheck demo: %d targets in %s, %d at a time (--jobs); the slowest, %s, took %s\n",
+		len(res.Targets), res.Duration.Round(100*time.Millisecond), jobs, slowest.Name, slowest.Duration.Round(100*time.Millisecond))
+}

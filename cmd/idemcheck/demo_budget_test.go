@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/examples"
+	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
+)
+
+// TestDemoStartsLongestFirst: the demo starts its command-line tools,
+// then its MCP servers, then the rest, each kind in the table's order, and
+// reports every target where the table lists it.
+func TestDemoStartsLongestFirst(t *testing.T) {
+	demo := examples.Demo("idemcheck")
+	specs := make([]harness.Spec, len(demo))
+	for i, d := range demo {
+		specs[i] = d.Spec
+	}
+	order := longestFirst(specs)
+	require.Len(t, order, len(specs))
+	seen := map[int]bool{}
+	for k, i := range order {
+		require.False(t, seen[i], "index %d twice", i)
+		seen[i] = true
+		if k > 0 {
+			prev := order[k-1]
+			c, p := demoCost(specs[i].Kind), demoCost(specs[prev].Kind)
+			assert.True(t, c < p || c == p && i > prev, "%s (%s) started after %s (%s)", specs[i].Name, specs[i].Kind, specs[prev].Name, specs[prev].Kind)
+		}
+	}
+	assert.Equal(t, "cli", specs[order[0]].Kind, "a command-line tool starts first")
+
+	var startedAs []string
+	res, err := verifyInOrder(func(started []harness.Spec) (*record.Result, error) {
+		r := &record.Result{Duration: 3 * time.Second}
+		for k, s := range started {
+			startedAs = append(startedAs, s.Name)
+			r.Targets = append(r.Targets, record.TargetResult{Name: s.Name, Duration: time.Duration(k+1) * time.Second})
+		}
+		return r, nil
+	}, specs, order)
+	require.NoError(t, err)
+	for k, i := range order {
+		assert.Equal(t, specs[i].Name, startedAs[k])
+	}
+	for i, tr := range res.Targets {
+		assert.Equal(t, specs[i].Name, tr.Name, "the report keeps the table's order")
+	}
+	var b bytes.Buffer
+	slowestNote(&b, res, 4)
+	last := specs[order[len(order)-1]].Name
+	assert.Equal(t, fmt.Sprintf("idemcheck demo: %d targets in 3s, 4 at a time (--jobs); the slowest, %s, took %s\n", len(specs), last, time.Duration(len(specs))*time.Second), b.String())
+}
