@@ -28,6 +28,7 @@ const (
 	CheckMCPIdempotentHint    = "mcp.idempotent-hint"
 	CheckMCPAnnotations       = "mcp.annotations"
 	CheckIETFDraft            = "ietf.draft"
+	CheckConsumerRedelivery   = "consumer.redelivery"
 )
 
 // Invariant is one check, declared whole in its own check_*.go file: its
@@ -108,6 +109,7 @@ func init() {
 		concurrentDuplicates,
 		crashRecovery,
 		downstreamPropagation,
+		consumerRedelivery,
 		keyMismatch,
 		keyRequired,
 		keyDistinct,
