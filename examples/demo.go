@@ -3,6 +3,7 @@ package examples
 import (
 	"context"
 	"fmt"
+	"github.com/idemcheck/idemcheck/examples/consumers"
 	"io"
 	"os"
 
@@ -40,6 +41,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return mcpexample.Main(ctx, args[1:], os.Stdin, stdout, stderr)
 	case OrdersName:
 		return orders.Main(ctx, args[1:], stdout, stderr)
+	case ConsumerName:
+		return consumers.Main(ctx, args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "%s: unknown reference target %q: expected shop, %s, %s, %s or %s\n", Subcommand, args[0], WebhooksName, OrdertoolName, MCPName, OrdersName)
 	return 2
@@ -78,6 +81,7 @@ func DemoWith(exe string, db OrdersDB) []DemoTarget {
 	out = append(out, CLIDemo(exe)...)
 	out = append(out, MCPDemo(exe)...)
 	out = append(out, OrdersDemo(exe, db)...)
+	out = append(out, ConsumerDemo(exe)...)
 	return out
 }
 
