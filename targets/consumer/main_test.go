@@ -20,6 +20,16 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	switch os.Getenv(childEnv) {
+	case "idle": // starts, subscribes to nothing, waits to be stopped
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+		<-ctx.Done()
+		stop()
+		os.Exit(0)
+	case "exit": // dies as soon as it started
+		fmt.Fprintln(os.Stderr, "consumer: cannot parse the configuration")
+		os.Exit(3)
+	}
 	if os.Getenv(childEnv) == "1" {
 		var args []string
 		if err := json.Unmarshal([]byte(os.Getenv(childArgsEnv)), &args); err != nil {

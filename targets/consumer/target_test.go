@@ -25,6 +25,15 @@ func paymentsFake(ctx context.Context, l *fakes.Ledger) (fakes.Fake, error) {
 // refSpec is the reference consumer of profile on broker, run as a child
 // of the test binary with extra arguments.
 func refSpec(broker, profile string, replicas int, extra ...string) harness.Spec {
+	return refSpecWith(0, broker, profile, replicas, extra...)
+}
+
+// refSpecTimeout is refSpec with one member and an ack timeout.
+func refSpecTimeout(timeout time.Duration, broker, profile string, extra ...string) harness.Spec {
+	return refSpecWith(timeout, broker, profile, 1, extra...)
+}
+
+func refSpecWith(timeout time.Duration, broker, profile string, replicas int, extra ...string) harness.Spec {
 	args := append([]string{"--profile", profile, "--broker", broker, "--url", "{{broker.url}}",
 		"--topic", "{{broker.topic}}", "--stream", "{{broker.stream}}", "--group", "{{broker.group}}",
 		"--ack-wait", "{{broker.ack_wait}}", "--payments", "{{fakes.payments.url}}",
@@ -36,7 +45,7 @@ func refSpec(broker, profile string, replicas int, extra ...string) harness.Spec
 		Replicas: replicas,
 	}
 	cfg := consumer.Config{
-		Name: broker + "-" + profile, Broker: broker, AckWait: 500 * time.Millisecond,
+		Name: broker + "-" + profile, Broker: broker, AckWait: 500 * time.Millisecond, Timeout: timeout,
 		ReadyOutput: "consuming ",
 		Events: []consumer.Event{{
 			Name:    "charge",
