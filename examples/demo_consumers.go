@@ -5,6 +5,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/targets/consumer"
+	_ "github.com/idemcheck/idemcheck/targets/consumer/brokerset" // the brokers consumer targets start
 )
 
 // ConsumerName is the name of the reference queue consumer under

@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/config"
 	"github.com/idemcheck/idemcheck/targets/consumer"
+	_ "github.com/idemcheck/idemcheck/targets/consumer/brokerset" // the brokers idemcheck run starts for consumer targets
 )
 
 // topicName is what a topic given to init --consumer may be: the

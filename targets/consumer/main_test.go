@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/idemcheck/idemcheck/examples/consumers"
+	_ "github.com/idemcheck/idemcheck/targets/consumer/brokerset" // the brokers consumer targets start
 )
 
 // The test binary runs the reference consumer when childEnv is set, with

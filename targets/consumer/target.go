@@ -11,10 +11,6 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/brokers"
-	"github.com/idemcheck/idemcheck/brokers/kafka"
-	"github.com/idemcheck/idemcheck/brokers/nats"
-	"github.com/idemcheck/idemcheck/brokers/rabbitmq"
-	"github.com/idemcheck/idemcheck/brokers/redis"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
@@ -26,7 +22,7 @@ const Kind = "consumer"
 
 // Brokers are the brokers a consumer target can be fed through; the
 // first is the default.
-var Brokers = []string{nats.Name, kafka.Name, redis.Name, rabbitmq.Name}
+var Brokers = []string{"nats", "kafka", "redis", "rabbitmq"}
 
 // Defaults.
 const (
@@ -99,7 +95,7 @@ type Launch = process.Launch
 
 func (cfg *Config) validate() error {
 	if cfg.Broker == "" {
-		cfg.Broker = nats.Name
+		cfg.Broker = Brokers[0]
 	}
 	if !slices.Contains(Brokers, cfg.Broker) {
 		return fmt.Errorf("consumer target %s: broker %q: expected one of %s", cfg.Name, cfg.Broker, strings.Join(Brokers, ", "))
@@ -165,24 +161,31 @@ func Faults() []faults.Fault {
 	return out
 }
 
+// BrokerStarter starts a broker of one kind.
+type BrokerStarter func(ctx context.Context, opts brokers.Options) (brokers.Broker, error)
+
+var (
+	startersMu sync.Mutex
+	starters   = map[string]BrokerStarter{}
+)
+
+// RegisterBroker makes the broker kind name (one of Brokers) available to
+// consumer targets; package brokerset registers every broker.
+func RegisterBroker(name string, start BrokerStarter) {
+	startersMu.Lock()
+	defer startersMu.Unlock()
+	starters[name] = start
+}
+
 // startBroker starts the configured broker.
 func startBroker(ctx context.Context, cfg Config) (brokers.Broker, error) {
-	opts := brokers.Options{Topic: cfg.Topic, Group: cfg.Group, AckWait: cfg.AckWait, Partitions: cfg.Partitions}
-	switch cfg.Broker {
-	case kafka.Name:
-		return kafka.Start(ctx, opts)
-	case redis.Name:
-		if _, err := redis.Find(); err != nil {
-			return nil, err
-		}
-		return redis.Start(ctx, opts)
-	case rabbitmq.Name:
-		if _, _, err := rabbitmq.Find(); err != nil {
-			return nil, err
-		}
-		return rabbitmq.Start(ctx, opts)
+	startersMu.Lock()
+	start := starters[cfg.Broker]
+	startersMu.Unlock()
+	if start == nil {
+		return nil, fmt.Errorf("broker %s is not linked into this program: import _ \"github.com/idemcheck/idemcheck/targets/consumer/brokerset\"", cfg.Broker)
 	}
-	return nats.Start(ctx, opts)
+	return start(ctx, brokers.Options{Topic: cfg.Topic, Group: cfg.Group, AckWait: cfg.AckWait, Partitions: cfg.Partitions})
 }
 
 // Target is a queue consumer fed through a broker idemcheck started. It
@@ -581,7 +584,7 @@ func (t *Target) arm(f *Fault, ev brokers.Event, marker string) (time.Duration, 
 // killed), deliveries and their ends from mark (a delivery to a killed
 // consumer never ends).
 func (t *Target) awaitSettled(ctx context.Context, dead <-chan struct{}, id, marker string, ackMark, mark, ledgerMark int64, deliveries int, effect, rebalance bool) error {
-	kafkaBroker := t.broker.Name() == kafka.Name
+	kafkaBroker := t.broker.Name() == "kafka"
 	done := func(obs []brokers.Observation) bool {
 		var delivered, ended, acked, rebalanced int
 		lastDelivered, lastAcked, lastFaulted := int64(0), int64(0), int64(0)
