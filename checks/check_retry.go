@@ -41,7 +41,7 @@ func evalRetrySequential(r *record.Record) ([]record.Finding, bool) {
 			fs = append(fs, record.Finding{
 				Check: CheckRetrySequential, Severity: record.Critical, Operation: in.Operation,
 				Message: fmt.Sprintf("%s: the same key sent %d times caused %s (%s): the key is not honoured",
-					in.Operation, len(in.Attempts), plural(len(effs), "effect", "effects"), effectIDs(effs)),
+					in.Operation, len(in.Attempts), plural(len(effs), "effect", "effects"), effectIDs(effs)) + causeSuffix(r, in),
 				Evidence: evidence(r, in),
 			})
 			continue
@@ -79,7 +79,7 @@ func evalRetryAfterFault(r *record.Record) ([]record.Finding, bool) {
 			fs = append(fs, record.Finding{
 				Check: CheckRetryAfterFault, Severity: record.Critical, Operation: in.Operation, Fault: fault,
 				Message: fmt.Sprintf("%s: after %s, retrying with the same key caused %s (%s); attempts: %s",
-					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), statuses(in)),
+					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), statuses(in)) + causeSuffix(r, in),
 				Evidence: evidence(r, in),
 			})
 		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in):

@@ -13,6 +13,7 @@ const (
 	CheckConcurrentDuplicates = "concurrent.duplicates"
 	CheckCrashRecovery        = "crash.recovery"
 	CheckDownstream           = "downstream.propagation"
+	CheckDependencyRecovery   = "dependency.recovery"
 	CheckKeyMismatch          = "key.mismatch"
 	CheckKeyRequired          = "key.required"
 	CheckKeyDistinct          = "key.distinct"
@@ -29,6 +30,7 @@ const (
 	CheckMCPAnnotations       = "mcp.annotations"
 	CheckIETFDraft            = "ietf.draft"
 	CheckConsumerRedelivery   = "consumer.redelivery"
+	CheckReplyHonest          = "reply.honest"
 )
 
 // Invariant is one check, declared whole in its own check_*.go file: its
@@ -110,11 +112,13 @@ func init() {
 		crashRecovery,
 		downstreamPropagation,
 		consumerRedelivery,
+		dependencyRecovery,
 		keyMismatch,
 		keyRequired,
 		keyDistinct,
 		keyScope,
 		replayConsistent,
+		replyHonest,
 		effectField,
 		dryRun,
 		safeReadOnly,

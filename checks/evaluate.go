@@ -46,7 +46,7 @@ func evaluate(checks []Invariant, rec *record.Record) ([]record.CheckResult, []r
 			results = append(results, record.CheckResult{ID: c.ID, Status: record.StatusPass})
 		}
 	}
-	return results, findings
+	return examine(rec, results, findings)
 }
 
 // faultSkip is the skip note of a check that judges intents retried after

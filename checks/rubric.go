@@ -75,6 +75,11 @@ func Score(tr *record.TargetResult) {
 	}
 	// Flaky findings come last, and count for nothing.
 	tr.Score = score(tr.Checks, tr.Findings[:counted], NotApplicable(rec.Target.Caps()))
+	tr.NotExamined = NotExamined(rec, tr.Checks)
+	if s := record.LimitsSummary(tr.NotExamined); s != "" && tr.Score.Level > 0 && !tr.Score.Partial {
+		// What was not examined could have found what lowers the score.
+		tr.Score.Reason += " — " + s
+	}
 	if n := unattributed(rec); n > 0 {
 		tr.Score.Reason += fmt.Sprintf(" (%d of %s carried no intent marker and could not be attributed)", n, plural(len(rec.Ledger), "recorded effect", "recorded effects"))
 	}
@@ -103,9 +108,12 @@ func score(checks []record.CheckResult, findings []record.Finding, notApplicable
 				continue
 			}
 			if st := status[id]; st != record.StatusPass && st != record.StatusFail {
+				msg := fmt.Sprintf("%s did not run (skipped), so level %d cannot be shown", id, l.Level)
+				if st == record.StatusNotExamined {
+					msg = fmt.Sprintf("%s was not examined (a fault armed for it never acted), so level %d cannot be shown", id, l.Level)
+				}
 				return record.ScoreResult{Level: level, Reason: reason(level, l), Next: &record.Gap{
-					Level: l.Level, Condition: l.Condition, Check: id, Finding: -1,
-					Message: fmt.Sprintf("%s did not run (skipped), so level %d cannot be shown", id, l.Level),
+					Level: l.Level, Condition: l.Condition, Check: id, Finding: -1, Message: msg,
 				}}
 			}
 		}

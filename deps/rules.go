@@ -66,6 +66,12 @@ type Rule struct {
 	// OnFire, when set, is called each time the rule acts, before the
 	// proxy acts on it, on the connection's goroutine: it must not block.
 	OnFire func(ev Event) `json:"-"`
+	// Drop, for BeforeCommit, stops the commit once the hook returns: it
+	// is not forwarded, and both of the connection's sides are closed,
+	// as they are when the target's process dies before its commit
+	// leaves it (the database rolls back). The harness sets it when its
+	// hook kills the target.
+	Drop bool `json:"drop,omitempty"`
 }
 
 // Validate says what is wrong with r, if anything.

@@ -96,7 +96,8 @@ func contractProblems(r *faults.Registry, name string) []string {
 	_, downward := f.(faults.DownstreamFault)
 	_, crash := f.(faults.CrashFault)
 	_, disconnect := f.(faults.DisconnectFault)
-	if !proxy && !client && !downward && !crash && !disconnect {
+	_, dependency := f.(faults.DependencyFault)
+	if !proxy && !client && !downward && !crash && !disconnect && !dependency {
 		out = append(out, "has no ability: every adapter would skip it")
 	}
 	if _, err := r.New(name, map[string]any{"no_such_setting": 1}); err == nil {

@@ -101,6 +101,8 @@ func ClassOf(f Fault) Class {
 		return ClassRedelivery
 	case CrashFault:
 		return ClassCrash
+	case DependencyFault:
+		return ClassDependency
 	case DownstreamFault:
 		if x.Ambiguous() {
 			return ClassDownstreamAmbiguous
@@ -203,6 +205,12 @@ func Builtin() *Registry {
 	r.Register(NameCrashAfterEffect, func() Fault { return &Crash{Point: AfterEffect} })
 	r.Register(NameCrashAfterReply, func() Fault { return &Crash{Point: AfterReply} })
 	r.Register(NameClientDisconnect, func() Fault { return &ClientDisconnect{} })
+	r.Register(NameDepError, func() Fault { return &DepError{} })
+	r.Register(NameDepResetAfterCommit, func() Fault { return &DepResetAfterCommit{} })
+	r.Register(NameDepStall, func() Fault { return &DepStall{Delay: Duration(time.Second)} })
+	r.Register(NameDepRefuse, func() Fault { return &DepRefuse{Window: Duration(300 * time.Millisecond)} })
+	r.Register(NameCrashBeforeCommit, func() Fault { return &Crash{Point: BeforeCommit} })
+	r.Register(NameCrashAfterCommit, func() Fault { return &Crash{Point: AfterCommit} })
 	return r
 }
 

@@ -3,7 +3,10 @@ package harness
 import (
 	"context"
 	"fmt"
+	"sort"
 
+	"github.com/idemcheck/idemcheck/deps"
+	"github.com/idemcheck/idemcheck/deps/launch"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/harness/internal/engine"
 )
@@ -32,11 +35,32 @@ func (spec Spec) engineSpec() engine.Spec {
 	return engine.Spec{Name: spec.Name, Kind: spec.Kind, KeyFormat: spec.KeyFormat, Isolated: spec.Isolated, Start: spec.launch}
 }
 
-// launch starts an instance of the target in stateDir: its fakes, writing
+// depsProblem adds to a target's start error what its dependencies'
+// proxies say went wrong: a target that insists on TLS to its database,
+// one its database did not answer.
+func depsProblem(ds map[string]*launch.Dependency, err error) error {
+	for _, name := range sortedNames(ds) {
+		if why := engine.DepProblem(ds[name].Proxy); why != "" {
+			return fmt.Errorf("%w (dependency %s: %s)", err, name, why)
+		}
+	}
+	return err
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// launch starts an instance of the target in stateDir: its dependencies, its fakes, writing
 // to ledger, then the target, then its observers. On an error it stops
 // what it started, and says what could not be started.
 func (spec Spec) launch(ctx context.Context, ledger *fakes.Ledger, stateDir, runID string) (_ *engine.Instance, err error) {
-	env := &Env{Fakes: map[string]fakes.Fake{}, Ledger: ledger, StateDir: stateDir, RunID: runID}
+	env := &Env{Fakes: map[string]fakes.Fake{}, Ledger: ledger, StateDir: stateDir, RunID: runID, Deps: map[string]*launch.Dependency{}}
 	var target Target
 	var obs []EffectObserver
 	stop := func() error {
@@ -50,6 +74,9 @@ func (spec Spec) launch(ctx context.Context, ledger *fakes.Ledger, stateDir, run
 		for _, f := range env.Fakes {
 			_ = f.Close()
 		}
+		for _, d := range env.Deps {
+			_ = d.Close()
+		}
 		return err
 	}
 	defer func() {
@@ -57,6 +84,13 @@ func (spec Spec) launch(ctx context.Context, ledger *fakes.Ledger, stateDir, run
 			_ = stop()
 		}
 	}()
+	for _, ds := range spec.Dependencies {
+		d, err := launch.Start(ctx, ds)
+		if err != nil {
+			return nil, err
+		}
+		env.Deps[ds.Name] = d
+	}
 	for _, start := range spec.Fakes {
 		f, err := start(ctx, ledger)
 		if err != nil {
@@ -66,10 +100,16 @@ func (spec Spec) launch(ctx context.Context, ledger *fakes.Ledger, stateDir, run
 	}
 	t, err := spec.Start(ctx, env)
 	if err != nil {
-		return nil, err // a target that failed to start is not touched
+		return nil, depsProblem(env.Deps, err) // a target that failed to start is not touched
 	}
 	target = t
 	inst := &engine.Instance{Target: target, Fakes: env.Fakes, Close: stop}
+	if len(env.Deps) > 0 {
+		inst.Deps = map[string]deps.Proxy{}
+		for name, d := range env.Deps {
+			inst.Deps[name] = d.Proxy
+		}
+	}
 	for _, start := range spec.Observers {
 		o, err := start(ctx, env, target)
 		if err != nil {

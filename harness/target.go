@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 
+	"github.com/idemcheck/idemcheck/deps/launch"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/keys"
@@ -76,7 +77,17 @@ type Env struct {
 	// RunID is set in every started process's environment
 	// (IDEMCHECK_RUN_ID), so leftovers can be found.
 	RunID string
+	// Deps are the running dependencies, by name: each the target's own
+	// database or cache behind a proxy ({{deps.NAME.url}}).
+	Deps map[string]*launch.Dependency
 }
+
+// Dependency declares a database or cache the target keeps its state in:
+// the harness starts it (or is given its address), puts a protocol proxy
+// in front of it and hands the target the proxy's URL, so that the
+// dependency faults can make it fail, stall or lose a commit's answer for
+// one intent.
+type Dependency = launch.Spec
 
 // FakeStarter starts one fake writing to ledger; each fake package
 // exports one (payments.Starter, email.Starter, webhooks.Starter).
@@ -88,6 +99,9 @@ type Spec struct {
 	Kind string
 	// Fakes are started before the target, one set per target.
 	Fakes []FakeStarter
+	// Dependencies are started before the fakes, one set per instance of
+	// the target, and stopped after it.
+	Dependencies []Dependency
 	// Start starts the target once the fakes run.
 	Start func(ctx context.Context, env *Env) (Target, error)
 	// Observers count effects in the target's own data, beside or

@@ -44,5 +44,10 @@ func (env *Env) Vars() map[string]string {
 			vars["fakes."+name+".smtp"] = s.SMTPAddr()
 		}
 	}
+	for name, d := range env.Deps {
+		vars["deps."+name+".url"] = d.URL
+		vars["deps."+name+".addr"] = d.Addr()
+		vars["deps."+name+".direct_url"] = d.DirectURL
+	}
 	return vars
 }

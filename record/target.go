@@ -100,6 +100,10 @@ type Capabilities struct {
 	// through a broker, which can be made to deliver an event again
 	// (faults of class redelivery; consumer.redelivery).
 	Redelivery bool `json:"redelivery,omitempty"`
+	// Serial: the target's effects are attributed by delta, so its
+	// intents run one at a time: no probe sends distinct intents at once
+	// (a burst, copies of one intent, still runs).
+	Serial bool `json:"serial,omitempty"`
 	// Annotations: operations state how they behave (an MCP server's
 	// tool annotations), and the mcp.* checks hold them to it.
 	Annotations bool `json:"annotations,omitempty"`

@@ -381,3 +381,39 @@ func TestEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestHookDrop: a BeforeCommit rule with Drop stops the commit once its
+// hook returns: the target's commit fails, and the write never becomes
+// visible (the database rolled back), as when the target dies there.
+func TestHookDrop(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			direct, proxied, p := setup(t)
+			d := connect(t, direct)
+			ctx := ctxT(t)
+			x := marker(1)
+			arm(t, p, deps.Rule{Intent: x, Action: deps.BeforeCommit, Drop: true, Hook: func(context.Context, deps.Event) {}})
+			c := connect(t, proxied)
+			tx, err := c.Begin(ctx)
+			require.NoError(t, err)
+			_, err = tx.Exec(ctx, insert, m.mode, x)
+			require.NoError(t, err)
+			require.Error(t, tx.Commit(ctx), "the dropped commit is never answered")
+			_, err = p.Control().Events().WaitFor(ctx, deps.EventFault, x)
+			require.NoError(t, err)
+			// The database ends the transaction once its connection is
+			// closed; a new one waits for that, with a deadline.
+			tick := time.NewTicker(10 * time.Millisecond)
+			defer tick.Stop()
+			for i := 0; i < 1000; i++ {
+				var n int
+				require.NoError(t, d.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`).Scan(&n))
+				if n == 0 {
+					break
+				}
+				<-tick.C
+			}
+			assert.Equal(t, 0, count(t, d, x), "the dropped commit did not commit")
+		})
+	}
+}

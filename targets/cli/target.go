@@ -158,7 +158,7 @@ func (t *Target) Supports(f faults.Fault) bool {
 	switch x := f.(type) {
 	case faults.CrashFault:
 		p := x.CrashPoint()
-		return p == faults.BeforeEffect || p == faults.AfterEffect
+		return p == faults.BeforeEffect || p == faults.AfterEffect || faults.OnCommit(p)
 	case faults.DownstreamFault:
 		return true
 	case *faults.ClientTimeout:

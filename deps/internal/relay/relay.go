@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"errors"
 	"net"
 	"sync"
 	"time"
@@ -102,9 +103,16 @@ func (c *Conn) BeforeCommit(intents []string, text string, flush func() error) e
 			return err
 		}
 		a.Rule().Hook(c.Ctx, c.Fired(a, x, text))
+		if a.Rule().Drop {
+			return ErrDropped
+		}
 	}
 	return c.Ctx.Err()
 }
+
+// ErrDropped ends a connection whose commit a BeforeCommit rule with Drop
+// stopped: the commit is not forwarded, and both sides are closed.
+var ErrDropped = errors.New("the commit was dropped by a fault rule: the target is gone")
 
 // Withhold uses a ResetAfterCommit rule armed for intents, if there is
 // one: it records that the commit's answer is dropped and reports true;

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/idemcheck/idemcheck/deps"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
@@ -18,7 +19,8 @@ import (
 // armer, in a file of its own, listed in armers.
 type armer interface {
 	// arm prepares the attempt a; the function it returns undoes that,
-	// once the attempt is over.
+	// once the attempt is over. An armer that can tell whether its fault
+	// acted sets a.fired (armRule does for a fake's rule).
 	arm(a *armed) (undo func())
 	// needsFake says whether the fault can act only through a fake (a
 	// rule armed in it, or an event it reports): a target whose effects
@@ -49,11 +51,25 @@ type armed struct {
 	// forwarded is set by an armer that knows the target had the request,
 	// whatever the reply says.
 	forwarded atomic.Bool
+	// deps are the proxies in front of the target's dependencies, by
+	// name.
+	deps map[string]deps.Proxy
+	// settleLater, when not nil, keeps a wait for what the attempt set
+	// going to land (bounded, ending with ctx) before the effects of a
+	// later attempt of the intent are counted.
+	settleLater func(wait func(ctx context.Context))
+	// crashed is set when kill killed the target.
+	crashed atomic.Bool
+	// fired, when an armer sets it, says, once the attempt is over and
+	// undone, whether the fault acted: a fault that was armed and never
+	// acted examined nothing (record.Attempt.NotFired). Nil: the armer
+	// cannot tell.
+	fired func() bool
 }
 
 // armers find the armer of a fault by the ability it has, in this order:
 // a fault with several is armed by the first.
-var armers = []func(faults.Fault) armer{disconnectArmer, crashArmer, downstreamArmer}
+var armers = []func(faults.Fault) armer{disconnectArmer, depCrashArmer, crashArmer, depArmer, downstreamArmer}
 
 // armerOf returns the armer of f, or nil for a fault the harness need not
 // act around (it acts in the proxy or the client alone, which the adapter
@@ -75,8 +91,15 @@ func needsFake(f faults.Fault) bool {
 }
 
 // armRule arms rule in every fake of a, and returns what removes the
-// rules armed for the call's marker.
+// rules armed for the call's marker. It sets a.fired to say whether a
+// fake acted on the rule, when every fake can tell (fakes.FiredAt).
 func (a *armed) armRule(rule fakes.Rule) (disarm func()) {
+	if base, known := a.firedAt(rule.Marker); known {
+		a.fired = func() bool {
+			n, _ := a.firedAt(rule.Marker)
+			return n > base
+		}
+	}
 	for _, fk := range a.fakes {
 		fk.Arm(rule)
 	}
@@ -85,4 +108,18 @@ func (a *armed) armRule(rule fakes.Rule) (disarm func()) {
 			fk.DisarmMarker(a.call.Marker)
 		}
 	}
+}
+
+// firedAt sums, over the fakes of a, how many requests the rules armed
+// for marker m acted on; known is false when a fake cannot tell, or there
+// is none.
+func (a *armed) firedAt(m string) (n int, known bool) {
+	for _, fk := range a.fakes {
+		c, ok := fakes.FiredAt(fk, m)
+		if !ok {
+			return 0, false
+		}
+		n += c
+	}
+	return n, len(a.fakes) > 0
 }

@@ -54,6 +54,12 @@ func TestArmerOfEveryBuiltinFault(t *testing.T) {
 		faults.NameDownstreamFailAfter:    "downstream",
 		faults.NameDownstreamResetAfter:   "downstream",
 		faults.NameDownstreamTimeoutAfter: "downstream",
+		faults.NameDepError:               "dependency",
+		faults.NameDepResetAfterCommit:    "dependency",
+		faults.NameDepStall:               "dependency",
+		faults.NameDepRefuse:              "dependency",
+		faults.NameCrashBeforeCommit:      "commit crash",
+		faults.NameCrashAfterCommit:       "commit crash",
 	}
 	for _, name := range faults.Builtin().Names() {
 		a := armerOf(builtin(t, name))
@@ -64,10 +70,15 @@ func TestArmerOfEveryBuiltinFault(t *testing.T) {
 			assert.IsType(t, crashArm{}, a, name)
 		case "downstream":
 			assert.IsType(t, downstreamArm{}, a, name)
+		case "dependency":
+			assert.IsType(t, depArm{}, a, name)
+		case "commit crash":
+			assert.IsType(t, depCrashArm{}, a, name)
 		default:
 			assert.Nil(t, a, "%s acts in the proxy or the client alone", name)
 		}
-		assert.Equal(t, armedBy[name] != "" && name != faults.NameCrashAfterReply, needsFake(builtin(t, name)), name)
+		fakeBound := armedBy[name] != "" && name != faults.NameCrashAfterReply && armedBy[name] != "dependency" && armedBy[name] != "commit crash"
+		assert.Equal(t, fakeBound, needsFake(builtin(t, name)), name)
 	}
 	assert.Nil(t, armerOf(nil), "no fault, nothing to arm")
 }

@@ -77,6 +77,7 @@ func (r *runner) runSteps(info record.TargetInfo, pr *probeRun, from, to int) {
 		}
 		s := p.Steps[i]
 		if s.Restart && r.canCrash() {
+			r.restarts++
 			if err := r.target().(Crasher).Restart(r.s.ctx); err != nil {
 				r.fatal = fmt.Errorf("restarting the target before %s: %w", pr.label(s), err)
 				return
@@ -235,6 +236,25 @@ func (r *runner) runGroup(info record.TargetInfo, pr *probeRun, from, to int) {
 			ms = append(ms, member{in: &in, at: -1})
 		}
 	}
+	if r.serial() {
+		// Attributed by delta: the steps run one after the other, in
+		// order (the probes that need them at once do not apply, and
+		// trials do not overlap their steps).
+		for k, m := range ms {
+			if !m.skip && r.fatal == nil {
+				r.perform(m.in, pr.p.Steps[from+k])
+			}
+		}
+		for _, m := range ms {
+			at := m.at
+			if at < 0 {
+				r.rec.Intents = append(r.rec.Intents, *m.in)
+				at = len(r.rec.Intents) - 1
+			}
+			pr.add(&r.rec.Intents[at], at)
+		}
+		return
+	}
 	release := make(chan struct{})
 	subs := make([]*runner, len(ms))
 	var wg sync.WaitGroup
@@ -289,8 +309,8 @@ func isFiller(s checks.Step) bool {
 // attempted together (runFillers); i itself otherwise. A restart is done
 // before the run, so only its first step may ask for one.
 func (r *runner) fillerRun(steps []checks.Step, i, to int) int {
-	if _, ok := r.target().(Burster); !ok || !isFiller(steps[i]) {
-		return i
+	if _, ok := r.target().(Burster); !ok || !isFiller(steps[i]) || r.serial() {
+		return i // one at a time, as any step, when attributing by delta
 	}
 	j := i + 1
 	for j < to && isFiller(steps[j]) && !steps[j].Restart {
@@ -323,7 +343,7 @@ func (r *runner) runFillers(info record.TargetInfo, pr *probeRun, from, to int) 
 			defer wg.Done()
 			for in := range work {
 				id := fmt.Sprintf("%s-%d-1", r.runID[:8], in.ID)
-				a := record.Attempt{N: 1, ID: id, LedgerBefore: r.ledger.LastSeq(), Start: time.Now()}
+				a := record.Attempt{N: 1, ID: id, LedgerBefore: r.ledger.LastSeq(), Start: time.Now(), Incarnation: r.restarts + 1}
 				a.Reply = r.target().Call(r.s.ctx, record.Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
 				a.End, a.LedgerAfter = time.Now(), r.ledger.LastSeq()
 				in.Attempts = append(in.Attempts, a)
@@ -386,7 +406,7 @@ func (r *runner) deliverReversed(first int, steps []checks.Step) {
 	}
 	end, after := time.Now(), r.ledger.LastSeq()
 	for i := range ins {
-		a := record.Attempt{N: 1, ID: calls[i].ID, Start: start, End: end, LedgerBefore: before, LedgerAfter: after}
+		a := record.Attempt{N: 1, ID: calls[i].ID, Start: start, End: end, LedgerBefore: before, LedgerAfter: after, Incarnation: r.restarts + 1}
 		if i < len(replies) {
 			a.Reply = replies[i]
 		} else {

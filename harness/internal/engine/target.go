@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 
+	"github.com/idemcheck/idemcheck/deps"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/keys"
@@ -55,11 +56,15 @@ type Observer interface {
 }
 
 // Instance is one started instance of a target: the target, the fakes it
-// calls (by name) and the observers that count its effects.
+// calls (by name), the observers that count its effects and the proxies
+// in front of its dependencies.
 type Instance struct {
 	Target    Target
 	Fakes     map[string]fakes.Fake
 	Observers []Observer
+	// Deps are the proxies in front of the target's dependencies, by
+	// name: where the dependency faults are armed.
+	Deps map[string]deps.Proxy
 	// Close stops the observers, the target and the fakes, in that order,
 	// and returns the error the target gave on stopping, if any.
 	Close func() error

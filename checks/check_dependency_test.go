@@ -1,0 +1,77 @@
+package checks_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/record"
+)
+
+// replay500 is a 500 the target replays: the same status and body.
+func replay500() record.Attempt {
+	a := record.Attempt{Reply: record.Reply{Outcome: record.Info, Status: 500, Forwarded: true, Body: `{"ok":false,"error":"database unavailable"}`}}
+	return a
+}
+
+func dependencyCases() []checkCase {
+	return []checkCase{
+		{
+			why: "a duplicate during a stall (critical), a failure replayed under the key after the database recovered (major), retries that failed otherwise (major)",
+			rec: func() *record.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameDepStall, unknown(0)), mine()).try(i, ok(201, "created", "ord_2"), mine())
+				j := b.intent(plain, opCharge)
+				b.try(j, under(faults.NameDepError, replay500())).try(j, replay500()).try(j, replay500())
+				k := b.intent(plain, opCharge)
+				b.try(k, under(faults.NameDepRefuse, unknown(503))).try(k, unknown(503)).try(k, failed(400))
+				return b.done()
+			}(),
+			fail: map[string][]record.Severity{checks.CheckDependencyRecovery: {record.Critical, record.Major, record.Major}},
+			msgs: map[string][]string{checks.CheckDependencyRecovery: {
+				"after dep-stall, retrying with the same key caused 2 effects",
+				"the failure (500) that dep-error caused was replayed under the key for every retry once the database had recovered: 2 retries over",
+				"after dep-refuse and the database's recovery, 2 retries with the same key over",
+			}},
+			skip: []string{checks.CheckRetryAfterFault, checks.CheckCrashRecovery, checks.CheckDownstream},
+			pass: []string{checks.CheckEffectField},
+		},
+		{
+			why: "a lost commit answer, then a retry that found the key and replayed",
+			rec: func() *record.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameDepResetAfterCommit, unknown(500)), mine()).try(i, ok(201, "noop", "ord_1"))
+				j := b.intent(plain, opCharge)
+				b.try(j, under(faults.NameDepError, unknown(500))).try(j, ok(201, "created", "ord_2"), mine())
+				return b.done()
+			}(),
+			pass: []string{checks.CheckDependencyRecovery, checks.CheckExactlyOnce},
+			skip: []string{checks.CheckRetryAfterFault},
+		},
+		{
+			why:  "no dependency fault was tried",
+			rec:  sequentialOK(),
+			skip: []string{checks.CheckDependencyRecovery},
+		},
+	}
+}
+
+// TestDependencyClass: the dependency faults are dependency.recovery's;
+// the crashes at a commit are crash.recovery's.
+func TestDependencyClass(t *testing.T) {
+	r := faults.Builtin()
+	for _, name := range []string{faults.NameDepError, faults.NameDepStall, faults.NameDepRefuse, faults.NameDepResetAfterCommit} {
+		f, err := r.New(name, nil)
+		assert.NoError(t, err)
+		assert.Equal(t, faults.ClassDependency, faults.ClassOf(f), name)
+	}
+	for _, name := range []string{faults.NameCrashBeforeCommit, faults.NameCrashAfterCommit} {
+		f, err := r.New(name, nil)
+		assert.NoError(t, err)
+		assert.Equal(t, faults.ClassCrash, faults.ClassOf(f), name)
+	}
+}

@@ -1,0 +1,22 @@
+package faults
+
+// Names of the crash faults at a dependency's commit.
+const (
+	NameCrashBeforeCommit = "crash-before-commit"
+	NameCrashAfterCommit  = "crash-after-commit"
+)
+
+// The crash points at a declared dependency's commit (see Crash).
+const (
+	// BeforeCommit: when the target's commit that carries the intent's
+	// write is about to reach its database; the commit never does, and
+	// the database rolls back.
+	BeforeCommit CrashPoint = "before-commit"
+	// AfterCommit: once the database's answer to that commit has reached
+	// the target, before the target answers its client.
+	AfterCommit CrashPoint = "after-commit"
+)
+
+// OnCommit reports whether p is a crash point at a dependency's commit,
+// which only a target that declares its database can take.
+func OnCommit(p CrashPoint) bool { return p == BeforeCommit || p == AfterCommit }

@@ -1,0 +1,44 @@
+package faults
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/idemcheck/idemcheck/deps"
+)
+
+// NameDepStall is the registered name of DepStall.
+const NameDepStall = "dep-stall"
+
+// DepStall holds each of the intent's statements for Delay before its
+// database sees it, and the client gives up as soon as the first is held,
+// then retries with the same key while the first attempt's statements
+// still wait. Set Delay longer than the key lifetime the target declares
+// (how long a key stays "in progress"): a correct target keeps the retry
+// waiting or answers "in progress" until the first attempt ends, then
+// replays it; one whose key expires first runs the intent twice.
+type DepStall struct {
+	dep
+	// Delay is how long each statement is held. Default 1s.
+	Delay Duration `json:"delay"`
+}
+
+// Name implements Fault.
+func (*DepStall) Name() string { return NameDepStall }
+
+// Validate refuses a delay that is not above zero.
+func (f *DepStall) Validate() error {
+	if f.Delay <= 0 {
+		return fmt.Errorf("delay must be above zero, got %s", time.Duration(f.Delay))
+	}
+	return nil
+}
+
+// DepRule implements DependencyFault: every statement of the intent is
+// held until the attempt is over.
+func (f *DepStall) DepRule(intent string) deps.Rule {
+	return deps.Rule{Intent: intent, Action: deps.Stall, Delay: max(time.Duration(f.Delay), time.Millisecond), Times: -1}
+}
+
+// LeavesWhenFired implements Leaver.
+func (*DepStall) LeavesWhenFired() bool { return true }

@@ -1,0 +1,51 @@
+package faults
+
+import (
+	"time"
+
+	"github.com/idemcheck/idemcheck/deps"
+)
+
+// DependencyFault is a fault injected into the target's own database or
+// cache, by the proxy the harness puts in front of a declared dependency
+// (see package deps): the intent's write fails, its statements stall, the
+// answer to its commit is lost. Only a target that declares the
+// dependency can take it; the harness arms it for the attempt's intent.
+type DependencyFault interface {
+	Fault
+	// Dependency names the declared dependency the fault acts on; ""
+	// means every one the target declares.
+	Dependency() string
+	// DepRule returns the rule to arm in the proxy for intent (its
+	// marker); Hook is left for the harness to set.
+	DepRule(intent string) deps.Rule
+}
+
+// Refuser is a DependencyFault that acts on the dependency's
+// connections rather than one intent's statements: the dependency
+// refuses new connections for Window, as a database that restarts.
+type Refuser interface {
+	DependencyFault
+	RefuseWindow() time.Duration
+}
+
+// Leaver is a DependencyFault whose client gives up once the fault has
+// acted (the proxy's signal), and retries while the dependency still
+// holds the first attempt's work.
+type Leaver interface {
+	DependencyFault
+	LeavesWhenFired() bool
+}
+
+// ClassDependency is the class of the dependency faults.
+const ClassDependency Class = "dependency"
+
+// dep is what every dependency fault's settings share.
+type dep struct {
+	// Dep names the declared dependency the fault acts on; empty means
+	// every one the target declares.
+	Dep string `json:"dependency,omitempty"`
+}
+
+// Dependency implements DependencyFault.
+func (d dep) Dependency() string { return d.Dep }

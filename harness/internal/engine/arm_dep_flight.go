@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"context"
+	"sync"
+
+	"github.com/idemcheck/idemcheck/deps"
+)
+
+// depFlight tells the dependencies' proxies which intent is in flight,
+// for targets whose statements carry no marker (deps.Control.SetInFlight):
+// the intent of the one attempt running, none while attempts overlap. It
+// also keeps the waits armers leave for an intent (armed.settleLater).
+type depFlight struct {
+	mu      sync.Mutex
+	running int
+	waits   map[string][]func(context.Context)
+}
+
+// start notes an attempt at marker beginning.
+func (f *depFlight) start(proxies map[string]deps.Proxy, marker string) {
+	if len(proxies) == 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.running++
+	x := marker
+	if f.running > 1 {
+		x = ""
+	}
+	for _, p := range proxies {
+		p.Control().SetInFlight(x)
+	}
+}
+
+// end notes an attempt ending.
+func (f *depFlight) end(proxies map[string]deps.Proxy) {
+	if len(proxies) == 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.running--
+	for _, p := range proxies {
+		p.Control().SetInFlight("")
+	}
+}
+
+// later keeps w for marker's next settle.
+func (f *depFlight) later(marker string, w func(context.Context)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.waits == nil {
+		f.waits = map[string][]func(context.Context){}
+	}
+	f.waits[marker] = append(f.waits[marker], w)
+}
+
+// settle runs the waits kept for marker, each bounded by itself and ctx.
+func (f *depFlight) settle(ctx context.Context, marker string) {
+	f.mu.Lock()
+	ws := f.waits[marker]
+	delete(f.waits, marker)
+	f.mu.Unlock()
+	for _, w := range ws {
+		w(ctx)
+	}
+}
