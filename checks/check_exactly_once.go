@@ -53,6 +53,9 @@ func evalExactlyOnce(r *record.Record) ([]record.Finding, bool) {
 		if in.Faulted() {
 			msg += fmt.Sprintf(" after %s (attempts: %s)", firstFault(in), statuses(in))
 		}
+		if hasBrokerTrace(in) {
+			msg += "; what the broker did: " + brokerTrace(in)
+		}
 		if len(r.Ledger) == 0 {
 			msg += "; no effect at all reached the fakes: check that the target is pointed at them"
 		}

@@ -30,6 +30,7 @@ const (
 	CheckMCPIdempotentHint    = "mcp.idempotent-hint"
 	CheckMCPAnnotations       = "mcp.annotations"
 	CheckIETFDraft            = "ietf.draft"
+	CheckConsumerRedelivery   = "consumer.redelivery"
 	CheckReplyHonest          = "reply.honest"
 	CheckKeyMalformed         = "key.malformed"
 )
@@ -113,6 +114,7 @@ func init() {
 		concurrentDistinct,
 		crashRecovery,
 		downstreamPropagation,
+		consumerRedelivery,
 		dependencyRecovery,
 		keyMismatch,
 		keyRequired,

@@ -121,6 +121,7 @@ func checkTables() map[string][]checkCase {
 		checks.CheckMCPIdempotentHint:    mcpIdempotentCases(),
 		checks.CheckMCPAnnotations:       mcpAnnotationsCases(),
 		checks.CheckExactlyOnce:          exactlyOnceCases(),
+		checks.CheckConsumerRedelivery:   consumerRedeliveryCases(),
 	}
 }
 
@@ -1233,7 +1234,7 @@ func TestEvaluateHonoursEnabledChecks(t *testing.T) {
 	i := b.intent(plain, opCharge)
 	b.try(i, ok(201, "created", "ord_1"), mine()).try(i, ok(201, "created", "ord_2"), mine())
 	rec := b.done()
-	rec.Target.Capabilities = &record.Capabilities{Keys: true, EffectField: true, DryRun: true, Burst: true, Restart: true, Signatures: true, Reorder: true, Annotations: true, Profile: checks.ProfileIETFDraft}
+	rec.Target.Capabilities = &record.Capabilities{Keys: true, EffectField: true, DryRun: true, Burst: true, Restart: true, Signatures: true, Reorder: true, Annotations: true, Redelivery: true, Profile: checks.ProfileIETFDraft}
 	rec.Checks = []string{checks.CheckExactlyOnce}
 	results, found := verdicts(t, rec)
 	assert.Empty(t, found[checks.CheckRetrySequential], "a disabled check reports nothing")

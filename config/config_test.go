@@ -637,7 +637,7 @@ retry:
 	assert.Equal(t, strings.Join([]string{
 		`idemcheck.yaml:1:10: version: unsupported version 3: this idemcheck reads version 1`,
 		`idemcheck.yaml:3:11: targets[0].name: invalid name "Shop": use lower-case letters, digits, '.', '_' and '-', starting with a letter or digit`,
-		`idemcheck.yaml:4:11: targets[0].kind: unsupported kind "grpc" (supported kinds: http, cli, webhook, container, mcp)`,
+		`idemcheck.yaml:4:11: targets[0].kind: unsupported kind "grpc" (supported kinds: http, cli, webhook, container, mcp, consumer)`,
 		`idemcheck.yaml:6:14: targets[0].timeout: invalid duration "soon": write a number and a unit (ns, us, ms, s, m, h), such as "250ms" or "10s"`,
 		`idemcheck.yaml:10:17: targets[0].operations[0].method: unknown method "PSOT" (expected one of GET, POST, PUT, PATCH, DELETE)`,
 		`idemcheck.yaml:11:15: targets[0].operations[0].path: must start with "/", got "charges/{{marker}}"`,

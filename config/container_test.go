@@ -156,7 +156,7 @@ func TestContainerParseErrors(t *testing.T) {
 			why:  "a start command, allow_remote and a command are for other kinds, each with what to write instead",
 			yaml: strings.Replace(minimalContainer, "    image: shop:1.4\n", "    image: shop:1.4\n    start: {command: [./shop]}\n    allow_remote: true\n    command: [./shop]\n", 1),
 			want: []want{
-				{7, 12, "targets[0].start", "start is for http, webhook and mcp targets; this is a container target (see kind); a container target is started from image or build, with cmd, env and ready"},
+				{7, 12, "targets[0].start", "start is for http, webhook, mcp and consumer targets; this is a container target (see kind); a container target is started from image or build, with cmd, env and ready"},
 				{8, 19, "targets[0].allow_remote", "allow_remote is for http, webhook and mcp targets; this is a container target (see kind); a container target uses the host's network"},
 				{9, 14, "targets[0].command", "command is for cli and mcp targets; this is a container target (see kind); a container's arguments go in cmd"},
 			},

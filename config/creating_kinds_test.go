@@ -205,7 +205,7 @@ func TestCreatingKindsExample(t *testing.T) {
 	t.Run("without the registry line, the kind is unknown", func(t *testing.T) {
 		_, err := config.Parse("ledger.yaml", []byte(strings.Replace(ledgerYAML, "CARELESS", "false", 1)))
 		require.Error(t, err)
-		assert.Contains(t, err.Error(), `targets[0].kind: unsupported kind "ledger" (supported kinds: http, cli, webhook, container, mcp)`)
+		assert.Contains(t, err.Error(), `targets[0].kind: unsupported kind "ledger" (supported kinds: http, cli, webhook, container, mcp, consumer)`)
 	})
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/idemcheck/idemcheck/targets/consumer"
 	"slices"
 
 	"github.com/idemcheck/idemcheck/config/section"
@@ -47,6 +48,7 @@ func Builtin() *Registry {
 			webhook.ConfigKind,
 			container.ConfigKind,
 			mcptarget.ConfigKind,
+			consumer.ConfigKind,
 		},
 		Fakes: []fakes.Descriptor{
 			payments.Descriptor,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/idemcheck/idemcheck/targets/consumer"
 	"net/http"
 	"os"
 	"os/exec"
@@ -128,7 +129,7 @@ func TestConfigKindsAreTheAdapters(t *testing.T) {
 	for _, k := range config.Builtin().Kinds {
 		names = append(names, k.Name)
 	}
-	assert.Equal(t, []string{"http", clitarget.Kind, webhook.Kind, container.Kind, mcptarget.Kind}, names)
+	assert.Equal(t, []string{"http", clitarget.Kind, webhook.Kind, container.Kind, mcptarget.Kind, consumer.Kind}, names)
 	assert.Equal(t, mcptarget.DefaultEffectJSON, config.DefaultEffectJSON)
 	assert.Equal(t, mcptarget.DefaultIdentityJSON, config.DefaultIdentityJSON)
 }

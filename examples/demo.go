@@ -3,6 +3,7 @@ package examples
 import (
 	"context"
 	"fmt"
+	"github.com/idemcheck/idemcheck/examples/consumers"
 	"io"
 	"os"
 
@@ -52,6 +53,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return mcpdb.Main(ctx, args[1:], os.Stdin, stdout, stderr)
 	case CLIDBName:
 		return clidb.Main(ctx, args[1:], stdout, stderr)
+	case ConsumerName:
+		return consumers.Main(ctx, args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "%s: unknown reference target %q: expected shop, %s, %s, %s or %s\n", Subcommand, args[0], WebhooksName, OrdertoolName, MCPName, OrdersName)
 	return 2
@@ -91,6 +94,7 @@ func DemoWith(exe string, db OrdersDB) []DemoTarget {
 	out = append(out, MCPDemo(exe)...)
 	out = append(out, OrdersDemo(exe, db)...)
 	out = append(out, ObservedDemo(exe, db)...)
+	out = append(out, ConsumerDemo(exe)...)
 	return out
 }
 

@@ -97,6 +97,8 @@ const (
 // ClassOf returns the class of f.
 func ClassOf(f Fault) Class {
 	switch x := f.(type) {
+	case RedeliveryFault:
+		return ClassRedelivery
 	case CrashFault:
 		return ClassCrash
 	case DependencyFault:

@@ -71,6 +71,10 @@ type Reply struct {
 	ExitSignal string `json:"exit_signal,omitempty"`
 	// Error describes a transport failure, if any.
 	Error string `json:"error,omitempty"`
+	// Broker is what a queue consumer's broker saw of the event while
+	// the attempt lasted: each publish, delivery (with its delivery
+	// count), ack, lost or late ack and rebalance, in order.
+	Broker string `json:"broker,omitempty"`
 	// TimedOut is true when the attempt ended because its timeout passed
 	// with no reply (the client gave up, or the harness killed a command
 	// that had not ended): silence, whatever the target printed or how

@@ -96,6 +96,10 @@ type Capabilities struct {
 	Signatures bool `json:"signatures,omitempty"`
 	// Reorder: calls can be delivered newest first (Reorderer).
 	Reorder bool `json:"reorder,omitempty"`
+	// Redelivery: the target is a queue consumer that idemcheck feeds
+	// through a broker, which can be made to deliver an event again
+	// (faults of class redelivery; consumer.redelivery).
+	Redelivery bool `json:"redelivery,omitempty"`
 	// Serial: the target's effects are attributed by delta, so its
 	// intents run one at a time: no probe sends distinct intents at once
 	// (a burst, copies of one intent, still runs).

@@ -13,7 +13,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/idemcheck/idemcheck/brokers"
 	"github.com/idemcheck/idemcheck/config"
+	"github.com/idemcheck/idemcheck/targets/consumer"
 )
 
 // helpTimeout bounds each help command init runs.
@@ -34,6 +36,9 @@ func cmdInit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	flags.StringVar(&name, "name", "", "the `NAME` of the target (default: the command's base name)")
 	mcp := flags.Bool("mcp", false, "the command is an MCP server on stdio: list its tools instead of reading its help")
 	mcpURL := flags.String("mcp-url", "", "write a starter for the MCP server whose streamable HTTP endpoint is `URL`")
+	isConsumer := flags.Bool("consumer", false, "write a starter for a message-queue consumer (COMMAND, if given, starts it) reading --topic on --broker")
+	broker := flags.String("broker", consumer.Brokers[0], "with --consumer: the `BROKER` idemcheck starts: "+strings.Join(consumer.Brokers, ", "))
+	topic := flags.String("topic", brokers.DefaultTopic, "with --consumer: the `TOPIC` (stream, queue) the consumer reads")
 	var spec string
 	flags.StringVar(&spec, "openapi", "", "write the configuration of an HTTP API from its OpenAPI 3.0/3.1 description `SPEC` (YAML or JSON)")
 	if err := flags.Parse(args); err != nil {
@@ -43,6 +48,9 @@ func cmdInit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return initOpenAPI(ctx, spec, name, out, flags.Args(), stdout, stderr)
 	}
 	command := flags.Args()
+	if *isConsumer {
+		return initConsumer(name, *broker, *topic, out, command, stdout, stderr)
+	}
 	if *mcp || *mcpURL != "" {
 		return cmdInitMCP(ctx, name, out, command, *mcpURL, stdout, stderr)
 	}

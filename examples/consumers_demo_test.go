@@ -1,0 +1,55 @@
+package examples_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/examples"
+	"github.com/idemcheck/idemcheck/harness"
+)
+
+// TestConsumerTargets runs every reference consumer of the demo, on NATS
+// JetStream and on Kafka, as a real process through the harness, and
+// asserts the score it is built for: the correct one has no finding, and
+// each flawed one is caught by a check its flaw breaks.
+func TestConsumerTargets(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	catches := map[string][]string{
+		"correct":           nil,
+		"memory":            {"crash.recovery"},
+		"mark-first":        {"exactly-once"},
+		"check-then-insert": {"crash.recovery"},
+		"ack-first":         {"exactly-once"},
+		"none":              {"retry.sequential", "crash.recovery"},
+	}
+	demo := examples.ConsumerDemo(exe)
+	require.Len(t, demo, len(examples.ConsumerProfiles)*len(examples.ConsumerDemoBrokers))
+	for i, d := range demo {
+		p := examples.ConsumerProfiles[i%len(examples.ConsumerProfiles)]
+		t.Run(d.Spec.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+			defer cancel()
+			start := time.Now()
+			res, err := harness.Verify(ctx, []harness.Spec{d.Spec}, harness.WithSeed(1))
+			require.NoError(t, err)
+			tr := res.Targets[0]
+			t.Logf("%s: score %d in %s; failing %v", d.Spec.Name, tr.Score.Level, time.Since(start).Round(time.Millisecond), failing(tr))
+			require.Empty(t, tr.Error)
+			assert.Equal(t, d.Built, tr.Score.Level)
+			if p.Flaw == "" {
+				for _, f := range tr.Findings {
+					t.Errorf("false finding: %s [%s]: %s", f.Check, f.Fault, f.Message)
+				}
+				return
+			}
+			assert.Subset(t, failing(tr), catches[p.Name])
+		})
+	}
+}

@@ -1,0 +1,85 @@
+package consumer
+
+import (
+	"fmt"
+
+	"github.com/idemcheck/idemcheck/brokers"
+	"github.com/idemcheck/idemcheck/faults"
+)
+
+// Names of the redelivery faults. Each is armed for one intent's event and
+// carried out through the broker (faults.RedeliveryFault).
+const (
+	NameDuplicatePublish      = "broker-duplicate-publish"
+	NameDuplicatePublishDedup = "broker-duplicate-publish-dedup"
+	NameLostAck               = "broker-lost-ack"
+	NameLateAck               = "broker-late-ack"
+	NameSlowConsumer          = "broker-slow-consumer"
+	NameRebalance             = "broker-rebalance"
+)
+
+// Fault is a redelivery fault: it makes the broker deliver the event of
+// the attempt it is armed for again. It implements
+// faults.RedeliveryFault.
+type Fault struct {
+	name string
+	what string
+}
+
+var _ faults.RedeliveryFault = (*Fault)(nil)
+
+// Name implements faults.Fault.
+func (f *Fault) Name() string { return f.name }
+
+// Redelivery implements faults.RedeliveryFault.
+func (f *Fault) Redelivery() string { return f.what }
+
+// RedeliveryFaults returns every redelivery fault, in the order a run
+// tries them.
+func RedeliveryFaults() []*Fault {
+	return []*Fault{
+		{NameDuplicatePublish, "the producer publishes the event twice (a retried publish), without the broker's de-duplication header"},
+		{NameDuplicatePublishDedup, "the producer publishes the event twice, the second time with the broker's de-duplication header (Nats-Msg-Id)"},
+		{NameLostAck, "the consumer's ack is lost on its way to the broker, which delivers the event again once its ack deadline passes"},
+		{NameLateAck, "the consumer's ack is held until the broker has delivered the event again, then passed on"},
+		{NameSlowConsumer, "the consumer's downstream call is slower than the broker's ack deadline, so the event is delivered again while the first delivery is still being processed"},
+		{NameRebalance, "the consumer group rebalances while the event is being processed (its downstream call is slow), and the partition is read again from the last committed offset"},
+	}
+}
+
+// support says whether broker b can carry out fault f, and why not.
+func support(b brokers.Broker, f *Fault) (bool, string) {
+	caps := b.Capabilities()
+	switch f.name {
+	case NameDuplicatePublish:
+		return true, ""
+	case NameDuplicatePublishDedup:
+		if caps.DedupHeader == "" {
+			return false, fmt.Sprintf("%s has no de-duplication header for retried publishes", b.Name())
+		}
+		return true, ""
+	case NameLostAck:
+		if b.Name() == "kafka" {
+			return false, "a lost offset commit is redelivered by Kafka only at a rebalance or a restart: see broker-rebalance and the crash faults"
+		}
+		return need(b, caps, brokers.DropAck)
+	case NameLateAck:
+		return need(b, caps, brokers.DelayAck)
+	case NameSlowConsumer:
+		switch b.Name() {
+		case "nats", "rabbitmq":
+			return true, ""
+		}
+		return false, fmt.Sprintf("%s delivers an event to another member only once the first has given it up (a claim, a rebalance): see broker-rebalance and broker-lost-ack", b.Name())
+	case NameRebalance:
+		return need(b, caps, brokers.Rebalance)
+	}
+	return false, "unknown redelivery fault"
+}
+
+func need(b brokers.Broker, caps brokers.Capabilities, k brokers.FaultKind) (bool, string) {
+	if caps.Supports(k) {
+		return true, ""
+	}
+	return false, fmt.Sprintf("%s cannot %s", b.Name(), k)
+}

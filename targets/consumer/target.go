@@ -1,0 +1,748 @@
+package consumer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/idemcheck/idemcheck/brokers"
+	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/targets/process"
+)
+
+// Kind is the adapter's kind in reports.
+const Kind = "consumer"
+
+// Brokers are the brokers a consumer target can be fed through; the
+// first is the default.
+var Brokers = []string{"nats", "kafka", "redis", "rabbitmq"}
+
+// Defaults.
+const (
+	// DefaultAckWait is the broker's redelivery deadline unless the
+	// configuration sets one.
+	DefaultAckWait = time.Second
+	// DefaultTimeout bounds how long one attempt waits for the consumer
+	// to acknowledge its event.
+	DefaultTimeout = 10 * time.Second
+	// MaxReplicas bounds the members of a consumer group idemcheck starts.
+	MaxReplicas = 8
+)
+
+// HeaderEventType carries the event's name (its operation) on every
+// message, beside brokers.HeaderEventID and brokers.HeaderEntity.
+const HeaderEventType = "Event-Type"
+
+// Event is one kind of event published to the consumer: an operation.
+type Event struct {
+	// Name is the operation's name and the message type, sent in
+	// HeaderEventType ("charge.requested").
+	Name string
+	// Safe marks an event that must cause no side effect.
+	Safe bool
+	// Payload is the message body; it may use {{key}} (the event id),
+	// {{marker}} and {{input.NAME}}.
+	Payload string
+	// Entity is the entity the event is about (a Kafka record key), a
+	// template like Payload; empty means the event id.
+	Entity string
+	// Headers are sent with every message (Redis: extra stream fields);
+	// values are templates like Payload.
+	Headers map[string]string
+	// Inputs are the values generated for {{input.NAME}}.
+	Inputs map[string]harness.Input
+}
+
+// Config describes a consumer target.
+type Config struct {
+	Name string
+	// Broker is one of Brokers; empty means nats (embedded JetStream).
+	Broker string
+	// Topic and Group name the topic (stream, queue) and the consumer
+	// group; empty means brokers.DefaultTopic and DefaultGroup.
+	Topic, Group string
+	// AckWait is the broker's redelivery deadline; zero means
+	// DefaultAckWait.
+	AckWait time.Duration
+	// Partitions is the number of Kafka partitions (default 1).
+	Partitions int
+	// IDHeader, if set, also carries the event id in this header (or
+	// Redis field), beside brokers.HeaderEventID.
+	IDHeader string
+	// Timeout bounds how long an attempt waits for the consumer's ack;
+	// zero means DefaultTimeout.
+	Timeout time.Duration
+	// ReadyOutput, if set, is a text the consumer prints (stdout or
+	// stderr) once it is subscribed: each start waits for it.
+	ReadyOutput string
+	Events      []Event
+}
+
+// Launch is how idemcheck starts the consumer (see process.Launch):
+// Command, Env and Dir may use {{broker.url}}, {{broker.kind}},
+// {{broker.topic}}, {{broker.stream}}, {{broker.group}},
+// {{broker.ack_wait}}, {{state_dir}}, {{fakes.NAME.url}} and
+// {{replica}}; Replicas members join the group. ReadyPath is not used
+// (see Config.ReadyOutput).
+type Launch = process.Launch
+
+func (cfg *Config) validate() error {
+	if cfg.Broker == "" {
+		cfg.Broker = Brokers[0]
+	}
+	if !slices.Contains(Brokers, cfg.Broker) {
+		return fmt.Errorf("consumer target %s: broker %q: expected one of %s", cfg.Name, cfg.Broker, strings.Join(Brokers, ", "))
+	}
+	if len(cfg.Events) == 0 {
+		return fmt.Errorf("consumer target %s: no events", cfg.Name)
+	}
+	seen := map[string]bool{}
+	for _, ev := range cfg.Events {
+		switch {
+		case ev.Name == "":
+			return fmt.Errorf("consumer target %s: an event has no name", cfg.Name)
+		case seen[ev.Name]:
+			return fmt.Errorf("consumer target %s: event %s is listed twice", cfg.Name, ev.Name)
+		}
+		seen[ev.Name] = true
+	}
+	if cfg.AckWait <= 0 {
+		cfg.AckWait = DefaultAckWait
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	return nil
+}
+
+// Spec returns a harness.Spec that starts the fakes, then the broker, then
+// the consumer's processes (launch; it is required: idemcheck must be
+// able to crash and restart the consumer, and to point it at its broker).
+func Spec(cfg Config, launch *Launch, fks ...harness.FakeStarter) harness.Spec {
+	verr := cfg.validate()
+	if verr == nil && (launch == nil || len(launch.Command) == 0) {
+		verr = fmt.Errorf("consumer target %s: no command: idemcheck starts the consumer itself", cfg.Name)
+	}
+	return harness.Spec{
+		Name: cfg.Name, Kind: Kind, Fakes: fks,
+		Start: func(ctx context.Context, env *harness.Env) (harness.Target, error) {
+			if verr != nil {
+				return nil, verr
+			}
+			return start(ctx, cfg, *launch, env)
+		},
+		// A burst is a publish per copy, each waited for until acknowledged:
+		// a few copies show concurrent redeliveries as well as many.
+		Options:  []harness.Option{harness.WithFaults(Faults()...), harness.WithBurst(4), harness.WithBursts(2)},
+		Isolated: true,
+	}
+}
+
+// Faults are the faults a consumer target is tried with: the crashes
+// before and after the effect (a crash after the effect is one before the
+// ack), the downstream failures, and every redelivery fault.
+func Faults() []faults.Fault {
+	reg := faults.Builtin()
+	var out []faults.Fault
+	for _, n := range []string{faults.NameDownstreamFailBefore, faults.NameDownstreamFailAfter, faults.NameCrashBeforeEffect, faults.NameCrashAfterEffect} {
+		f, _ := reg.New(n, nil)
+		out = append(out, f)
+	}
+	for _, f := range RedeliveryFaults() {
+		out = append(out, f)
+	}
+	return out
+}
+
+// BrokerStarter starts a broker of one kind.
+type BrokerStarter func(ctx context.Context, opts brokers.Options) (brokers.Broker, error)
+
+var (
+	startersMu sync.Mutex
+	starters   = map[string]BrokerStarter{}
+)
+
+// RegisterBroker makes the broker kind name (one of Brokers) available to
+// consumer targets; package brokerset registers every broker.
+func RegisterBroker(name string, start BrokerStarter) {
+	startersMu.Lock()
+	defer startersMu.Unlock()
+	starters[name] = start
+}
+
+// startBroker starts the configured broker.
+func startBroker(ctx context.Context, cfg Config) (brokers.Broker, error) {
+	startersMu.Lock()
+	start := starters[cfg.Broker]
+	startersMu.Unlock()
+	if start == nil {
+		return nil, fmt.Errorf("broker %s is not linked into this program: import _ \"github.com/idemcheck/idemcheck/targets/consumer/brokerset\"", cfg.Broker)
+	}
+	return start(ctx, brokers.Options{Topic: cfg.Topic, Group: cfg.Group, AckWait: cfg.AckWait, Partitions: cfg.Partitions})
+}
+
+// Target is a queue consumer fed through a broker idemcheck started. It
+// implements harness.Target, harness.Crasher, harness.Burster and
+// harness.FaultExplainer.
+type Target struct {
+	cfg    Config
+	broker brokers.Broker
+	env    *harness.Env
+	events map[string]Event
+	info   harness.TargetInfo
+	procs  []*member
+	log    *brokers.Log
+	launch Launch
+
+	mu      sync.Mutex
+	state   map[string]*eventState
+	dead    chan struct{} // closed by Kill, replaced by Restart
+	silent  int           // attempts in a row that timed out with nothing acknowledged ever
+	anyAck  bool
+	closed  bool
+	exitErr string
+	exited  chan struct{} // closed once a member exited unasked
+}
+
+var (
+	_ harness.Target         = (*Target)(nil)
+	_ harness.Crasher        = (*Target)(nil)
+	_ harness.Burster        = (*Target)(nil)
+	_ harness.FaultExplainer = (*Target)(nil)
+)
+
+// eventState is what the adapter knows of one event id.
+type eventState struct {
+	published bool
+	// mark is the broker log's last sequence number before the attempt
+	// that left the event pending: a later attempt judges from there.
+	mark int64
+	// pending: an attempt ended before the consumer acknowledged the
+	// event (a crash, a timeout): the next attempt waits for the broker's
+	// redelivery instead of publishing again.
+	pending bool
+}
+
+func start(ctx context.Context, cfg Config, launch Launch, env *harness.Env) (harness.Target, error) {
+	b, err := startBroker(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("consumer target %s: starting %s: %w", cfg.Name, cfg.Broker, err)
+	}
+	t := &Target{cfg: cfg, broker: b, env: env, events: map[string]Event{}, log: b.Log(),
+		state: map[string]*eventState{}, dead: make(chan struct{}), exited: make(chan struct{}), launch: launch}
+	t.info = harness.TargetInfo{Name: cfg.Name, Kind: Kind, Capabilities: &harness.Capabilities{Redelivery: true}}
+	for _, ev := range cfg.Events {
+		t.events[ev.Name] = ev
+		t.info.Operations = append(t.info.Operations, harness.Operation{Name: ev.Name, Mutating: !ev.Safe, Inputs: ev.Inputs})
+	}
+	n := max(1, launch.Replicas)
+	for i := range n {
+		m, err := startMember(ctx, cfg, launch, env, b, i, n)
+		if err != nil {
+			_ = t.Close()
+			return nil, err
+		}
+		t.procs = append(t.procs, m)
+		m.watch(t.memberExited)
+	}
+	return t, nil
+}
+
+// Info implements harness.Target.
+func (t *Target) Info() harness.TargetInfo { return t.info }
+
+// Broker is the running broker.
+func (t *Target) Broker() brokers.Broker { return t.broker }
+
+// Supports implements harness.Target: crashes before and after the effect
+// (the consumer is a process idemcheck started), downstream faults, and
+// the redelivery faults the broker can carry out. Faults of an HTTP
+// exchange (proxy, client) have no meaning here.
+func (t *Target) Supports(f faults.Fault) bool { return t.WhyUnsupported(f) == "" }
+
+// WhyUnsupported implements harness.FaultExplainer.
+func (t *Target) WhyUnsupported(f faults.Fault) string {
+	switch x := f.(type) {
+	case *Fault:
+		if ok, why := support(t.broker, x); !ok {
+			return why
+		}
+		return ""
+	case faults.CrashFault:
+		if x.CrashPoint() == faults.AfterReply {
+			return "a consumer does not reply to its producer: a crash after the effect is the crash before the ack"
+		}
+		return ""
+	case faults.DownstreamFault:
+		return ""
+	}
+	return "a consumer is reached through its broker, not by a request whose exchange could be faulted"
+}
+
+// Close stops the consumer's processes, then the broker.
+func (t *Target) Close() error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	t.closed = true
+	t.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var err error
+	for _, m := range t.procs {
+		err = errors.Join(err, m.stop(ctx))
+	}
+	return errors.Join(err, t.broker.Close())
+}
+
+// Kill implements harness.Crasher: every member of the group is killed,
+// before any of them acknowledges what it was processing.
+func (t *Target) Kill() error {
+	var err error
+	for _, m := range t.procs {
+		err = errors.Join(err, m.kill())
+	}
+	t.mu.Lock()
+	select {
+	case <-t.dead:
+	default:
+		close(t.dead)
+	}
+	t.mu.Unlock()
+	return err
+}
+
+// Restart implements harness.Crasher: every member starts again and
+// subscribes; the broker then redelivers what was not acknowledged.
+func (t *Target) Restart(ctx context.Context) error {
+	for _, m := range t.procs {
+		if err := m.restart(ctx, t.launch.ReadyTimeout); err != nil {
+			return err
+		}
+	}
+	t.mu.Lock()
+	t.dead = make(chan struct{})
+	t.mu.Unlock()
+	return nil
+}
+
+// Burst implements harness.Burster: n publishes of the call's event at
+// once, as n producers retrying together would.
+func (t *Target) Burst(ctx context.Context, c harness.Call, n int) []harness.Reply {
+	out := make([]harness.Reply, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = t.Call(ctx, c)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// render makes the event of a call.
+func (t *Target) render(c harness.Call) (brokers.Event, error) {
+	ev, ok := t.events[c.Operation]
+	if !ok {
+		return brokers.Event{}, fmt.Errorf("unknown event %s", c.Operation)
+	}
+	vars := c.Vars()
+	payload, err := harness.Expand(ev.Payload, vars)
+	if err != nil {
+		return brokers.Event{}, fmt.Errorf("event %s: payload: %w", ev.Name, err)
+	}
+	entity, err := harness.Expand(ev.Entity, vars)
+	if err != nil {
+		return brokers.Event{}, fmt.Errorf("event %s: entity: %w", ev.Name, err)
+	}
+	hdr := map[string]string{HeaderEventType: ev.Name}
+	for _, name := range slices.Sorted(maps.Keys(ev.Headers)) {
+		v, err := harness.Expand(ev.Headers[name], vars)
+		if err != nil {
+			return brokers.Event{}, fmt.Errorf("event %s: header %s: %w", ev.Name, name, err)
+		}
+		hdr[name] = v
+	}
+	if t.cfg.IDHeader != "" {
+		hdr[t.cfg.IDHeader] = c.Key
+	}
+	return brokers.Event{ID: c.Key, Key: entity, Payload: []byte(payload), Headers: hdr}, nil
+}
+
+// down says why the consumer cannot take an event at all, or "".
+func (t *Target) down() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.exitErr != "" {
+		return t.exitErr
+	}
+	if !t.anyAck && t.silent >= maxSilent {
+		return fmt.Sprintf("the consumer acknowledged no event in %d attempts of %s each: check that it subscribes to {{broker.topic}} at {{broker.url}} as group {{broker.group}}, and acknowledges what it processed", t.silent, t.cfg.Timeout)
+	}
+	return ""
+}
+
+// maxSilent is how many attempts in a row may time out, with no event
+// ever acknowledged, before every further attempt fails at once.
+const maxSilent = 3
+
+func (t *Target) eventState(id string) *eventState {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st := t.state[id]
+	if st == nil {
+		st = &eventState{}
+		t.state[id] = st
+	}
+	return st
+}
+
+func (t *Target) deadCh() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.dead
+}
+
+// lastSeq is the log's last sequence number.
+func (t *Target) lastSeq() int64 {
+	obs := t.log.Observations()
+	if len(obs) == 0 {
+		return 0
+	}
+	return obs[len(obs)-1].Seq
+}
+
+// Call implements harness.Target: one publish of the call's event (or, when
+// the previous attempt ended before the consumer acknowledged it, none: the
+// broker redelivers it), then a wait until the consumer has acknowledged
+// it and every delivery it was given has ended. The reply is ok once
+// acknowledged, info when the consumer was killed or did not acknowledge
+// in time.
+func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
+	if c.Key == "" {
+		return harness.Reply{Outcome: harness.Fail, Error: "an event always carries its event id: there is no publish without one"}
+	}
+	if why := t.down(); why != "" {
+		return harness.Reply{Outcome: harness.Fail, Error: why}
+	}
+	ev, err := t.render(c)
+	if err != nil {
+		return harness.Reply{Outcome: harness.Fail, Error: err.Error()}
+	}
+	mark, ledgerMark := t.lastSeq(), t.env.Ledger.LastSeq()
+	rf, _ := c.Fault.(*Fault)
+	wait := t.cfg.Timeout
+	if rf != nil {
+		extra, undo, err := t.arm(rf, ev, c.Marker)
+		if err != nil {
+			return harness.Reply{Outcome: harness.Fail, Error: err.Error()}
+		}
+		defer undo()
+		wait += extra
+	}
+	dead := t.deadCh()
+	st := t.eventState(ev.ID)
+	t.mu.Lock()
+	pending, published := st.pending, st.published
+	ackMark := mark
+	if pending {
+		ackMark = st.mark // an ack since the interrupted attempt counts
+	} else {
+		st.mark = mark
+	}
+	t.mu.Unlock()
+	reply := harness.Reply{Forwarded: true}
+	deliveries := 1 // at least one delivery of what this attempt publishes
+	if !pending {
+		var err error
+		if published {
+			_, err = t.broker.PublishAgain(ctx, ev, false)
+		} else {
+			_, err = t.broker.Publish(ctx, ev)
+		}
+		if err != nil {
+			return harness.Reply{Outcome: harness.Fail, Error: "publishing: " + err.Error()}
+		}
+		t.mu.Lock()
+		st.published = true
+		t.mu.Unlock()
+		if rf != nil && (rf.name == NameDuplicatePublish || rf.name == NameDuplicatePublishDedup) {
+			rec, err := t.broker.PublishAgain(ctx, ev, rf.name == NameDuplicatePublishDedup)
+			if err != nil {
+				return harness.Reply{Outcome: harness.Info, Error: "publishing again: " + err.Error(), Broker: t.trace(ev.ID, mark)}
+			}
+			if !rec.Duplicate {
+				deliveries = 2
+			}
+		}
+	}
+	slow := rf != nil && (rf.name == NameSlowConsumer || rf.name == NameRebalance)
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	err = t.awaitSettled(wctx, dead, ev.ID, c.Marker, ackMark, mark, ledgerMark, deliveries, slow, rf != nil && rf.name == NameRebalance)
+	reply.Broker = t.trace(ev.ID, mark)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case err == nil:
+		st.pending = false
+		t.anyAck = true
+		t.silent = 0
+		reply.Outcome = harness.OK
+		reply.Body = "acknowledged"
+		return reply
+	case errors.Is(err, errKilled):
+		st.pending = true
+		reply.Outcome = harness.Info
+		reply.Error = "the consumer was killed before it acknowledged the event"
+		return reply
+	case errors.Is(err, errExited):
+		st.pending = true
+		reply.Outcome = harness.Info
+		reply.Error = t.exitErr
+		return reply
+	}
+	st.pending = true
+	if ctx.Err() == nil {
+		t.silent++
+	}
+	reply.Outcome = harness.Info
+	reply.Error = fmt.Sprintf("the consumer did not acknowledge event %s within %s (%v)", ev.ID, wait, err)
+	return reply
+}
+
+var (
+	errKilled = errors.New("killed")
+	errExited = errors.New("exited")
+)
+
+// arm arms redelivery fault f for event ev: in the broker, and for a slow
+// consumer in the fakes (its downstream call for marker is held past the
+// ack deadline). It returns how much longer the attempt may take, and
+// what disarms the fakes' rule.
+func (t *Target) arm(f *Fault, ev brokers.Event, marker string) (time.Duration, func(), error) {
+	if ok, why := support(t.broker, f); !ok {
+		return 0, nil, errors.New(why)
+	}
+	hold := 3 * t.cfg.AckWait
+	var kind brokers.FaultKind
+	switch f.name {
+	case NameLostAck:
+		kind = brokers.DropAck
+	case NameLateAck:
+		kind = brokers.DelayAck
+	case NameRebalance:
+		kind = brokers.Rebalance
+	}
+	if kind != "" {
+		if err := t.broker.Arm(brokers.Fault{Kind: kind, EventID: ev.ID, Hold: hold}); err != nil {
+			return 0, nil, err
+		}
+	}
+	extra := 2 * t.cfg.AckWait
+	undo := func() {}
+	if f.name == NameSlowConsumer || f.name == NameRebalance {
+		delay := 3 * t.cfg.AckWait
+		if f.name == NameRebalance {
+			delay = 2 * t.cfg.AckWait
+		}
+		for _, fk := range t.env.Fakes {
+			fk.Arm(fakes.Rule{Marker: marker, Times: 1, Action: fakes.Delay, Delay: delay})
+		}
+		undo = func() {
+			for _, fk := range t.env.Fakes {
+				fk.DisarmMarker(marker)
+			}
+		}
+		extra += delay
+	}
+	return extra, undo, nil
+}
+
+// awaitSettled waits until the consumer has acknowledged event id since
+// mark and has ended every delivery it was given (acked or nacked; on
+// Kafka, a commit after the last delivery), at least deliveries of them;
+// every ack a fault dropped or held has been followed by a redelivery;
+// with effect, an effect of marker has been recorded (the slow downstream
+// call is over); with rebalance, the group has rebalanced. Then it waits
+// until neither the broker nor the fakes have had anything new of the
+// event for settleQuiet, so that a redelivery being processed is over.
+//
+// An ack counts from ackMark (before the attempt that was interrupted, if
+// one was: the consumer may have acknowledged the event before it was
+// killed), deliveries and their ends from mark (a delivery to a killed
+// consumer never ends).
+func (t *Target) awaitSettled(ctx context.Context, dead <-chan struct{}, id, marker string, ackMark, mark, ledgerMark int64, deliveries int, effect, rebalance bool) error {
+	kafkaBroker := t.broker.Name() == "kafka"
+	done := func(obs []brokers.Observation) bool {
+		var delivered, ended, acked, rebalanced int
+		lastDelivered, lastAcked, lastFaulted := int64(0), int64(0), int64(0)
+		for _, o := range obs {
+			if o.Seq <= ackMark || o.EventID != id {
+				continue
+			}
+			if o.Seq <= mark {
+				if o.Kind == brokers.Acked {
+					acked++
+					lastAcked = o.Seq
+				}
+				continue
+			}
+			switch o.Kind {
+			case brokers.Delivered:
+				delivered++
+				lastDelivered = o.Seq
+			case brokers.Acked:
+				acked++
+				ended++
+				lastAcked = o.Seq
+			case brokers.AckDropped, brokers.AckHeld:
+				ended++
+				lastFaulted = o.Seq
+			case brokers.Nacked:
+				ended++
+			case brokers.Rebalanced:
+				rebalanced++
+			}
+		}
+		switch {
+		case acked == 0 || delivered < deliveries || lastFaulted > lastDelivered:
+			return false
+		case rebalance && rebalanced == 0:
+			return false
+		case kafkaBroker:
+			return lastAcked > lastDelivered
+		}
+		return ended >= delivered
+	}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if done(t.log.Observations()) && (!effect || t.effectSince(marker, ledgerMark)) {
+			return t.quiet(ctx, id, marker)
+		}
+		select {
+		case <-dead:
+			return errKilled
+		case <-t.exited:
+			return errExited
+		case <-ctx.Done():
+			return errors.New(t.trace(id, mark))
+		case <-tick.C:
+		}
+	}
+}
+
+// effectSince says whether the fakes recorded an effect of marker after
+// ledger sequence number since.
+func (t *Target) effectSince(marker string, since int64) bool {
+	for _, e := range t.env.Ledger.Since(since) {
+		if e.HasMarker(marker) {
+			return true
+		}
+	}
+	return false
+}
+
+// settleQuiet is how long nothing new may happen to an event before an
+// attempt at it is over: the processing of a delivery acknowledged
+// together with an earlier one (a Kafka commit covers both) ends within
+// it.
+const settleQuiet = 150 * time.Millisecond
+
+// quiet waits until neither the broker log nor the fakes recorded
+// anything of event id (marker) for settleQuiet, within ctx.
+func (t *Target) quiet(ctx context.Context, id, marker string) error {
+	changed := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	cancel := t.env.Ledger.Observe(func(e fakes.Effect) {
+		if e.HasMarker(marker) {
+			poke()
+		}
+	})
+	defer cancel()
+	seen := t.lastSeq()
+	timer := time.NewTimer(settleQuiet)
+	defer timer.Stop()
+	for range 1000 {
+		select {
+		case <-changed:
+		case <-timer.C:
+			now := t.lastSeq()
+			if now == seen {
+				return nil
+			}
+			fresh := false
+			for _, o := range t.log.Observations()[seen:] {
+				fresh = fresh || o.EventID == id
+			}
+			seen = now
+			if !fresh {
+				return nil
+			}
+		case <-ctx.Done():
+			return nil // acknowledged already: what is late is judged with the ledger
+		}
+		timer.Reset(settleQuiet)
+	}
+	return nil
+}
+
+// trace renders what the broker recorded of event id since mark.
+func (t *Target) trace(id string, mark int64) string {
+	var parts []string
+	for _, o := range t.log.Observations() {
+		if o.Seq <= mark || o.EventID != id {
+			continue
+		}
+		s := string(o.Kind)
+		if o.Attempt > 0 {
+			s += fmt.Sprintf(" #%d", o.Attempt)
+		}
+		if o.Conn != "" {
+			s += " to " + o.Conn
+		}
+		if o.Detail != "" && o.Kind != brokers.Published {
+			s += " (" + o.Detail + ")"
+		}
+		parts = append(parts, s)
+		if len(parts) == 40 {
+			parts = append(parts, "…")
+			break
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing recorded"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// anyExited returns a channel closed once a member exited on its own.
+func (t *Target) anyExited() <-chan struct{} { return t.exited }
+
+// memberExited records that a member exited unasked: every attempt from
+// now on fails with why.
+func (t *Target) memberExited(why string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.exitErr == "" && !t.closed {
+		t.exitErr = why
+		close(t.exited)
+	}
+}
