@@ -132,6 +132,12 @@ func evalKeyDistinct(r *record.Record) ([]record.Finding, bool) {
 		if (a == 0) == (b == 0) {
 			continue
 		}
+		if a == 0 && keyUsedBefore(r, origin) {
+			// The origin reused an earlier intent's key (a changed
+			// payload, a retry): its key, not its payload, explains why it
+			// caused nothing, and the twin's new key rightly acted.
+			continue
+		}
 		msg := fmt.Sprintf("%s: two intents with distinct keys and identical inputs were merged into one effect", in.Operation)
 		if x, y := origin.FirstOK().Identity, in.FirstOK().Identity; x != "" && x == y {
 			msg += fmt.Sprintf(" (both answered with %s)", x)
@@ -140,4 +146,20 @@ func evalKeyDistinct(r *record.Record) ([]record.Finding, bool) {
 		fs = append(fs, record.Finding{Check: CheckKeyDistinct, Severity: record.Critical, Operation: in.Operation, Message: msg, Evidence: evidence(r, origin, in)})
 	}
 	return fs, len(ins) > 0
+}
+
+// keyUsedBefore reports whether an intent made before in sent in's key:
+// in then reused a key, and a target that honours keys answers it from
+// that key's first use.
+func keyUsedBefore(r *record.Record, in *record.Intent) bool {
+	if in.Key == "" {
+		return false
+	}
+	for i := range r.Intents {
+		o := &r.Intents[i]
+		if o.ID < in.ID && o.Key == in.Key {
+			return true
+		}
+	}
+	return false
 }

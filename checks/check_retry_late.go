@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -116,8 +117,12 @@ func evalRetryLate(r *record.Record) ([]record.Finding, bool) {
 				ops = append(ops, in.Operation)
 			}
 		}
+		effs := r.EffectsOf(in)
 		switch {
-		case repeated(r.EffectsOf(in)) > 1:
+		case repeated(effs) > 1 && anyAfter(effs, retry.LedgerBefore):
+			// Only an effect the late retry caused says the store forgot:
+			// a duplicate of the intent's first attempts, before it
+			// succeeded, is retry.sequential's or a fault check's.
 			forgot[in.Operation] = append(forgot[in.Operation], lr)
 		case retry.Outcome == record.OK:
 			kept[in.Operation] = append(kept[in.Operation], lr)
@@ -156,6 +161,9 @@ func lateFinding(r *record.Record, op string, forgot, kept []lateRetry) record.F
 		op, plural(first.others, "other key", "other keys"), when,
 		plural(len(effs), "effect", "effects"), effectIDs(effs))
 	switch {
+	case best != nil && best.others+1 == first.others:
+		msg += fmt.Sprintf("; a retry after %s still replayed: it keeps %d keys",
+			plural(best.others, "other key", "other keys"), first.others)
 	case best != nil:
 		msg += fmt.Sprintf("; a retry after %s still replayed: it keeps somewhere between %d and %d keys",
 			plural(best.others, "other key", "other keys"), best.others+1, first.others)
@@ -185,4 +193,15 @@ func otherKeys(r *record.Record, in *record.Intent, from, to time.Time) int {
 		}
 	}
 	return len(seen)
+}
+
+// anyAfter reports whether one of effs was recorded after the ledger's
+// sequence number seq.
+func anyAfter(effs []fakes.Effect, seq int64) bool {
+	for _, e := range effs {
+		if e.Seq > seq {
+			return true
+		}
+	}
+	return false
 }

@@ -92,6 +92,32 @@ func retryLateCases() []checkCase {
 			pass: []string{checks.CheckRetryLate},
 		},
 		{
+			why:  "a store bounded to 2 keys: kept after 1 other key, forgotten after 2 (not \"between 2 and 2\")",
+			rec:  lateRecord(80, []int{1, 2, 4, 8, 16, 32, 64}, 0, lru(2)),
+			fail: map[string][]record.Severity{checks.CheckRetryLate: {critical}},
+			msgs: map[string][]string{checks.CheckRetryLate: {"the key store forgot the key; a retry after 1 other key still replayed: it keeps 2 keys"}},
+		},
+		{
+			why: "regression: a duplicate in the intent's first two attempts, and a late retry that replayed, is not the key store forgetting",
+			rec: func() *record.Record {
+				b := newRec()
+				clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+				at := func(a record.Attempt) record.Attempt {
+					a.Start, a.End = clock, clock.Add(time.Millisecond)
+					clock = clock.Add(2 * time.Millisecond)
+					return a
+				}
+				i := b.intent(record.RoleLate, opCharge)
+				b.try(i, at(unknown(0)), mine()).try(i, at(ok(201, "created", "ord_1")), mine())
+				for range 2 {
+					b.try(b.intent(record.RoleFiller, opCharge), at(ok(201, "created", "ord_x")), mine())
+				}
+				b.try(i, at(ok(201, "noop", "ord_1")))
+				return b.done()
+			}(),
+			pass: []string{checks.CheckRetryLate},
+		},
+		{
 			why:  "no late retry was made",
 			rec:  sequentialOK(),
 			skip: []string{checks.CheckRetryLate},

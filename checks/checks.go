@@ -29,6 +29,7 @@ const (
 	CheckMCPIdempotentHint    = "mcp.idempotent-hint"
 	CheckMCPAnnotations       = "mcp.annotations"
 	CheckIETFDraft            = "ietf.draft"
+	CheckReplyHonest          = "reply.honest"
 )
 
 // Invariant is one check, declared whole in its own check_*.go file: its
@@ -115,6 +116,7 @@ func init() {
 		keyDistinct,
 		keyScope,
 		replayConsistent,
+		replyHonest,
 		effectField,
 		dryRun,
 		safeReadOnly,

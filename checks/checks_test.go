@@ -111,6 +111,7 @@ func checkTables() map[string][]checkCase {
 		checks.CheckKeyDistinct:          keyDistinctCases(),
 		checks.CheckKeyScope:             keyScopeCases(),
 		checks.CheckReplayConsistent:     replayCases(),
+		checks.CheckReplyHonest:          replyHonestCases(),
 		checks.CheckEffectField:          effectFieldCases(),
 		checks.CheckDryRun:               dryRunCases(),
 		checks.CheckSafeReadOnly:         safeCases(),
@@ -712,6 +713,20 @@ func keyDistinctCases() []checkCase {
 				return b.done()
 			}(),
 			pass: []string{checks.CheckKeyDistinct, checks.CheckExactlyOnce},
+		},
+		{
+			why: "regression: a new key with the payload of a step that reused a key with a changed payload (silently replayed, no effect) is no payload de-duplication",
+			rec: func() *record.Record {
+				b := newRec()
+				o := b.intent(plain, opCharge)
+				b.try(o, ok(201, "created", "ord_1"), mine())
+				m := b.intent(mismatch, opCharge, o)
+				b.try(m, ok(201, "created", "ord_1"))
+				b.try(b.intent(twin, opCharge, m), ok(201, "created", "ord_2"), mine())
+				return b.done()
+			}(),
+			fail: map[string][]record.Severity{checks.CheckKeyMismatch: {minor}},
+			pass: []string{checks.CheckKeyDistinct},
 		},
 		{
 			why: "an origin that was never acknowledged cannot show a merge",

@@ -152,7 +152,7 @@ func TestPlanSharesProbes(t *testing.T) {
 		}
 	}
 	require.Len(t, seq, 1)
-	assert.Equal(t, []string{CheckRetrySequential, CheckReplayConsistent, CheckEffectField, CheckExactlyOnce, CheckMCPAnnotations}, seq[0].Serves)
+	assert.Equal(t, []string{CheckRetrySequential, CheckReplayConsistent, CheckReplyHonest, CheckEffectField, CheckExactlyOnce, CheckMCPAnnotations}, seq[0].Serves)
 
 	only := Planner{Enabled: map[string]bool{CheckKeyRequired: true}}.Plan(info)
 	require.Len(t, only, 1)

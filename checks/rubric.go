@@ -75,6 +75,11 @@ func Score(tr *record.TargetResult) {
 	}
 	// Flaky findings come last, and count for nothing.
 	tr.Score = score(tr.Checks, tr.Findings[:counted], NotApplicable(rec.Target.Caps()))
+	tr.NotExamined = NotExamined(rec, tr.Checks)
+	if s := record.LimitsSummary(tr.NotExamined); s != "" && tr.Score.Level > 0 && !tr.Score.Partial {
+		// What was not examined could have found what lowers the score.
+		tr.Score.Reason += " — " + s
+	}
 	if n := unattributed(rec); n > 0 {
 		tr.Score.Reason += fmt.Sprintf(" (%d of %s carried no intent marker and could not be attributed)", n, plural(len(rec.Ledger), "recorded effect", "recorded effects"))
 	}

@@ -68,6 +68,11 @@ func Untestable(rec *record.Record) string {
 	}
 	// After the operations that never worked: a target that acknowledged
 	// its work but whose effects nothing counted cannot be judged at all.
+	if n := acknowledgedActs(rec); attributed == 0 && n > 0 && len(rec.Observers) > 0 {
+		// Say what each declared observer found, not to declare one.
+		return fmt.Sprintf("no effect could be attributed: the target acknowledged %s but no fake or effect observer recorded any effect: %s; check each observer's query or read-back against what the target writes, and that {{marker}} reaches the stored data",
+			plural(n, "mutating intent", "mutating intents"), strings.Join(rec.Observers, "; "))
+	}
 	if n := acknowledgedActs(rec); attributed == 0 && n > 0 {
 		return fmt.Sprintf("no effect could be attributed: the target acknowledged %s but no fake or effect observer recorded any effect: point the target at the fakes (idemcheck fakes prints the environment to give a running service), make it pass {{marker}} through to its downstream calls, or declare observe: sources that count effects in its own data", plural(n, "mutating intent", "mutating intents"))
 	}

@@ -90,7 +90,15 @@ type (
 	Observer    = section.Observer
 	ObserveHTTP = section.ObserveHTTP
 	ObserveSQL  = section.ObserveSQL
-	Settle      = section.Settle
+	// ObservePages, ObserveMCP, ObserveFile, ObserveRedis, ObserveCount
+	// and ObserveCountHTTP are the other sources an observer may read.
+	ObservePages     = section.ObservePages
+	ObserveMCP       = section.ObserveMCP
+	ObserveFile      = section.ObserveFile
+	ObserveRedis     = section.ObserveRedis
+	ObserveCount     = section.ObserveCount
+	ObserveCountHTTP = section.ObserveCountHTTP
+	Settle           = section.Settle
 )
 
 // Checks selects checks by id (see KnownChecks): Only runs just the listed

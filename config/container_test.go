@@ -52,13 +52,13 @@ func TestContainerBuildDefaults(t *testing.T) {
 }
 
 func TestContainerWithAFixedPort(t *testing.T) {
-	f, err := config.Parse("idemcheck.yaml", []byte(strings.Replace(minimalContainer,
+	_, err := config.Parse("idemcheck.yaml", []byte(strings.Replace(minimalContainer,
 		`    cmd: [--listen, "127.0.0.1:{{port}}", --payments, "{{fakes.payments.url}}"]`,
 		"    port: 8080\n    env: {PAYMENTS_URL: \"{{fakes.payments.url}}\", SMTP: \"{{fakes.email.smtp}}\"}", 1)))
 	require.Error(t, err, "the email fake is not configured")
 	assert.Contains(t, err.Error(), "idemcheck.yaml:8:57: targets[0].env.SMTP: {{fakes.email.smtp}} needs the email fake")
 
-	f, err = config.Parse("idemcheck.yaml", []byte(strings.Replace(minimalContainer,
+	f, err := config.Parse("idemcheck.yaml", []byte(strings.Replace(minimalContainer,
 		`    cmd: [--listen, "127.0.0.1:{{port}}", --payments, "{{fakes.payments.url}}"]`,
 		"    port: 8080\n    env: {PAYMENTS_URL: \"{{fakes.payments.url}}\"}", 1)))
 	require.NoError(t, err, "an image that always listens on 8080 needs no {{port}}")

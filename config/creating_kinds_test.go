@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
 	"io"
 	"net/http"
@@ -264,16 +263,12 @@ func declaredVars(t *testing.T, root, name string) map[string]int {
 		if !d.IsDir() {
 			continue
 		}
-		pkgs, err := parser.ParseDir(token.NewFileSet(), filepath.Join(root, d.Name()), func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
-		require.NoError(t, err)
-		for _, p := range pkgs {
-			for _, f := range p.Files {
-				for _, decl := range f.Decls {
-					if gd, ok := decl.(*ast.GenDecl); ok && gd.Tok == token.VAR {
-						for _, s := range gd.Specs {
-							if slices.ContainsFunc(s.(*ast.ValueSpec).Names, func(n *ast.Ident) bool { return n.Name == name }) {
-								out[d.Name()]++
-							}
+		for _, f := range parseSources(t, filepath.Join(root, d.Name()), 0) {
+			for _, decl := range f.Decls {
+				if gd, ok := decl.(*ast.GenDecl); ok && gd.Tok == token.VAR {
+					for _, s := range gd.Specs {
+						if slices.ContainsFunc(s.(*ast.ValueSpec).Names, func(n *ast.Ident) bool { return n.Name == name }) {
+							out[d.Name()]++
 						}
 					}
 				}

@@ -47,12 +47,12 @@ func TestObserveErrors(t *testing.T) {
 		{
 			why:     "a source is http or sql",
 			section: "    observe:\n      - name: x\n",
-			want:    []want{{7, 9, "targets[0].observe[0]", "set http (a read-back of the target's own API"}},
+			want:    []want{{7, 9, "targets[0].observe[0]", "set one source: http (a read-back of the target's own API"}},
 		},
 		{
 			why:     "not both",
 			section: "    observe:\n      - http: {path: /o}\n        sql: {dsn: \"sqlite:x.db\", query: \"SELECT {{marker}}\"}\n",
-			want:    []want{{7, 9, "targets[0].observe[0]", "set http or sql, not both"}},
+			want:    []want{{7, 9, "targets[0].observe[0]", "set one source of http, sql, not several"}},
 		},
 		{
 			why:     "a read-back path is under the target's url",
@@ -83,6 +83,36 @@ func TestObserveErrors(t *testing.T) {
 			why:     "a misspelt field is found with a suggestion",
 			section: "    observe:\n      - http: {path: /a, itmes: data}\n",
 			want:    []want{{7, 26, "targets[0].observe[0].http.itmes", `unknown field "itmes" (did you mean "items"?`}},
+		},
+		{
+			why:     "a count reads the same number for every intent: no marker",
+			section: "    observe:\n      - count: {sql: {dsn: \"sqlite:x.db\", query: \"SELECT count(*) FROM t WHERE n = {{marker}}\"}}\n",
+			want:    []want{{7, 50, "targets[0].observe[0].count.sql.query", "uses {{marker}}: a count source"}},
+		},
+		{
+			why:     "a count has one source",
+			section: "    observe:\n      - count: {rows: true}\n",
+			want:    []want{{7, 16, "targets[0].observe[0].count", "set sql (a query returning one number"}},
+		},
+		{
+			why:     "an mcp read-back needs a server",
+			section: "    observe:\n      - mcp: {tool: search_nodes}\n",
+			want:    []want{{7, 14, "targets[0].observe[0].mcp.command", "missing: the server the tool is called on"}},
+		},
+		{
+			why:     "a file's format",
+			section: "    observe:\n      - file: {path: x.json, format: yaml}\n",
+			want:    []want{{7, 38, "targets[0].observe[0].file.format", `unsupported format "yaml"`}},
+		},
+		{
+			why:     "redis reads one of keys, stream and hash",
+			section: "    observe:\n      - redis: {url: \"redis://127.0.0.1:6379\", keys: \"o:*\", hash: h}\n",
+			want:    []want{{7, 16, "targets[0].observe[0].redis", "set one of keys"}},
+		},
+		{
+			why:     "pages: one way of paging",
+			section: "    observe:\n      - http: {path: /a, pages: {link: true, page: p}}\n",
+			want:    []want{{7, 33, "targets[0].observe[0].http.pages", "choose one of link, next, page or offset"}},
 		},
 		{
 			why:     "settle cannot wait for more than its bound",
@@ -159,4 +189,57 @@ func TestObserveOnEveryKind(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestObserveEverySource: each source of observe.Builtin is declared in
+// the file, checked and wired into the target's spec, on an mcp target
+// (which has no url: no read-back of its own API).
+func TestObserveEverySource(t *testing.T) {
+	t.Setenv("IDEMCHECK_TEST_REDIS", "redis://127.0.0.1:6379/0")
+	yaml := strings.Replace(minimalMCP, "    command: [./mcpserver, --profile, correct]\n", `    command: [./mcpserver, --profile, correct]
+    observe:
+      - {name: db, object: entities, sql: {dsn: "sqlite:{{state_dir}}/o.db", query: "SELECT id FROM o WHERE note = {{marker}}"}}
+      - name: graph
+        object: entities
+        file: {path: "{{state_dir}}/memory.json", format: jsonl, id: name}
+      - mcp: {tool: search_nodes, arguments: {query: "{{marker}}", deep: [{x: "a {{marker}} b"}]}, items: entities, id: name, command: [./memory, "{{state_dir}}/memory.json"]}
+      - redis: {url: "{{env.IDEMCHECK_TEST_REDIS}}", keys: "order:{{marker}}:*"}
+      - count: {sql: {dsn: "sqlite:{{state_dir}}/o.db", query: "SELECT coalesce(sum(amount), 0) FROM t"}, unit: 500}
+`, 1)
+	f, err := config.Parse("idemcheck.yaml", []byte(yaml))
+	require.NoError(t, err)
+	obs := f.Targets[0].Base().Observe
+	require.Len(t, obs, 5)
+	assert.Equal(t, []string{"db", "graph", "mcp", "redis", "count"}, []string{obs[0].Name, obs[1].Name, obs[2].Name, obs[3].Name, obs[4].Name})
+	assert.Equal(t, []string{"row", "item", "item", "entry", "row"}, []string{obs[0].Kind, obs[1].Kind, obs[2].Kind, obs[3].Kind, obs[4].Kind})
+	specs, _, err := f.Specs()
+	require.NoError(t, err)
+	assert.Len(t, specs[0].Observers, 5)
+
+	_, err = config.Parse("idemcheck.yaml", []byte(strings.Replace(yaml, "{{marker}} b", "{{key}} b", 1)))
+	assert.ErrorContains(t, err, "targets[0].observe[2].mcp.arguments.deep[0].x: unknown placeholder {{key}}")
+}
+
+// TestObserveWholeDSNFromEnv: {{env.NAME}} may be the whole DSN; its
+// scheme is checked once it is filled in, never printed.
+func TestObserveWholeDSNFromEnv(t *testing.T) {
+	section := "    observe:\n      - sql: {dsn: \"{{env.IDEMCHECK_TEST_DSN}}\", query: \"SELECT id FROM o WHERE n = {{marker}}\"}\n"
+	t.Setenv("IDEMCHECK_TEST_DSN", "postgres://app:s3cret@127.0.0.1:5432/shop")
+	f, err := config.Parse("idemcheck.yaml", []byte(withObserve(section)))
+	require.NoError(t, err, "a whole DSN from the environment")
+	specs, _, err := f.Specs()
+	require.NoError(t, err)
+	assert.Len(t, specs[0].Observers, 1)
+
+	t.Setenv("IDEMCHECK_TEST_DSN", "mysql://app:s3cret@127.0.0.1/shop")
+	_, err = config.Parse("idemcheck.yaml", []byte(withObserve(section)))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "targets[0].observe[0].sql.dsn: unsupported database (after filling in the environment)")
+	assert.NotContains(t, err.Error(), "s3cret")
+	assert.NotContains(t, err.Error(), "mysql")
+
+	section = strings.Replace(section, "{{env.IDEMCHECK_TEST_DSN}}", "postgres://app:{{env.IDEMCHECK_TEST_PW}}@127.0.0.1:5432/shop", 1)
+	t.Setenv("IDEMCHECK_TEST_PW", "s3cret")
+	_, err = config.Parse("idemcheck.yaml", []byte(withObserve(section)))
+	assert.NoError(t, err, "a password inside the DSN")
 }

@@ -241,32 +241,27 @@ const module = "github.com/idemcheck/idemcheck/"
 // the package in dir, by "PKGPATH.Type" and "PKGPATH.Type.Field".
 func packageDocs(t *testing.T, dir, pkgPath string, out map[string]string) {
 	t.Helper()
-	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.ParseComments)
-	require.NoError(t, err)
-	for _, p := range pkgs {
-		for _, f := range p.Files {
-			for _, decl := range f.Decls {
-				gd, ok := decl.(*ast.GenDecl)
-				if !ok || gd.Tok != token.TYPE {
+	for _, f := range parseSources(t, dir, parser.ParseComments) {
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				ts := spec.(*ast.TypeSpec)
+				st, ok := ts.Type.(*ast.StructType)
+				if !ok {
 					continue
 				}
-				for _, spec := range gd.Specs {
-					ts := spec.(*ast.TypeSpec)
-					st, ok := ts.Type.(*ast.StructType)
-					if !ok {
-						continue
-					}
-					typeDoc := ts.Doc
-					if typeDoc == nil {
-						typeDoc = gd.Doc
-					}
-					key := pkgPath + "." + ts.Name.Name
-					out[key] = firstParagraph(typeDoc)
-					for _, fld := range st.Fields.List {
-						for _, n := range fld.Names {
-							out[key+"."+n.Name] = firstParagraph(fld.Doc)
-						}
+				typeDoc := ts.Doc
+				if typeDoc == nil {
+					typeDoc = gd.Doc
+				}
+				key := pkgPath + "." + ts.Name.Name
+				out[key] = firstParagraph(typeDoc)
+				for _, fld := range st.Fields.List {
+					for _, n := range fld.Names {
+						out[key+"."+n.Name] = firstParagraph(fld.Doc)
 					}
 				}
 			}
@@ -284,4 +279,23 @@ func firstParagraph(cg *ast.CommentGroup) string {
 		text = text[:i]
 	}
 	return strings.Join(strings.Fields(text), " ")
+}
+
+// parseSources parses the non-test Go files of the package in dir.
+func parseSources(t *testing.T, dir string, mode parser.Mode) []*ast.File {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, mode)
+		require.NoError(t, err)
+		files = append(files, f)
+	}
+	return files
 }

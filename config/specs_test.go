@@ -246,7 +246,7 @@ func TestContainerBuildFromConfig(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "shop")
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		goTool = "go" // go test puts its own toolchain first on PATH
 	}
 	gobuild := exec.CommandContext(ctx, goTool, "build", "-o", bin, "./examples/http/correct")
 	gobuild.Dir = ".."

@@ -14,15 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// writtenElsewhere are guides the docs link to that are written beside
-// the code they describe, in packages of their own; until one exists its
-// links are logged, not failed. Once it exists, its links are checked
-// like any other.
-var writtenElsewhere = map[string]bool{
-	"targets/CREATING_KINDS.md": true,
-	"fakes/CREATING_FAKES.md":   true,
-}
-
 // TestLinksResolve: every relative link in README.md and in docs/ leads
 // to a file that exists and, for a link into a Markdown file, to a
 // heading it has.
@@ -52,12 +43,6 @@ func TestLinksResolve(t *testing.T) {
 			}
 			where := fmt.Sprintf("%s:%d: [%s](%s)", rel, l.line, l.text, l.target)
 			inRepo, _ := filepath.Rel(root, file)
-			if !strings.HasPrefix(inRepo, "..") && writtenElsewhere[filepath.ToSlash(inRepo)] {
-				if _, err := os.Stat(file); err != nil {
-					t.Logf("%s: %s is not written yet", where, inRepo)
-					continue
-				}
-			}
 			if _, err := os.Stat(file); err != nil {
 				t.Errorf("%s: no such file (%s)", where, inRepo)
 				continue

@@ -3,26 +3,20 @@ package harness
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/idemcheck/idemcheck/record"
 )
 
 // CheckBaseline says why base cannot be a baseline for a run made as meta
-// describes, or nil: it must be a whole run, not one shard of it, and come
-// from the same configuration (by its SHA-256), and so from the same
-// command.
+// describes, or nil: it must be a whole run, not one shard of it. It may
+// come from another version of the configuration: findings are matched by
+// target, check, operation and fault, so an edit (a comment, a new
+// operation, another fault) keeps the history of everything it did not
+// rename; see Compare.
 func CheckBaseline(base *record.Result, meta record.Meta) error {
 	if base.Meta.Shard != "" {
 		return fmt.Errorf("shard %s of a run, which judged only part of it: merge its shards first (idemcheck report --out DIR with every shard's result.json) and pass DIR/result.json", base.Meta.Shard)
-	}
-	if base.Meta.ConfigDigest != meta.ConfigDigest {
-		what := func(m record.Meta) string {
-			if m.ConfigDigest == "" {
-				return "no configuration file (" + orWord(m.Command, "unknown command") + ")"
-			}
-			return fmt.Sprintf("%s (sha256 %.12s…)", orWord(m.Config, "a configuration"), m.ConfigDigest)
-		}
-		return fmt.Errorf("made from %s, but this run is from %s: a baseline must come from the same configuration", what(base.Meta), what(meta))
 	}
 	return nil
 }
@@ -34,10 +28,13 @@ func orWord(s, def string) string {
 	return s
 }
 
-// Compare compares cur with base, an earlier result of the same
-// configuration (see CheckBaseline), and sets each target's
-// TargetResult.Baseline; a target base did not have, or could not test,
-// gets none. Apply the gate after it (ApplyGate) to gate on what is new.
+// Compare compares cur with base, an earlier result (see CheckBaseline),
+// and sets each target's TargetResult.Baseline: targets are matched by
+// name, findings by check, operation and fault. A target base did not
+// have, or could not test, gets none; the targets only one of them has
+// (renamed, added or removed) are named in cur.Gate (NewTargets,
+// GoneTargets), which ApplyGate keeps. Apply the gate after it (ApplyGate)
+// to gate on what is new.
 func Compare(base, cur *record.Result) error {
 	if err := CheckBaseline(base, cur.Meta); err != nil {
 		return err
@@ -46,16 +43,71 @@ func Compare(base, cur *record.Result) error {
 	for i := range base.Targets {
 		old[base.Targets[i].Name] = &base.Targets[i]
 	}
+	g := &record.Gate{}
+	now := map[string]bool{}
 	for i := range cur.Targets {
 		t := &cur.Targets[i]
+		now[t.Name] = true
 		t.Baseline = nil
 		b, ok := old[t.Name]
-		if !ok || b.Error != "" || t.Error != "" {
+		if !ok {
+			g.NewTargets = append(g.NewTargets, t.Name)
+			continue
+		}
+		if b.Error != "" || t.Error != "" {
 			continue
 		}
 		t.Baseline = diff(b, t)
 	}
+	for _, b := range base.Targets {
+		if !now[b.Name] {
+			g.GoneTargets = append(g.GoneTargets, b.Name)
+		}
+	}
+	cur.Gate = g
 	return nil
+}
+
+// TargetHistory says which targets lost their history since the
+// baseline, as one phrase; "" when none did.
+func TargetHistory(g *record.Gate) string {
+	if g == nil {
+		return ""
+	}
+	var parts []string
+	if n := len(g.NewTargets); n > 0 {
+		parts = append(parts, fmt.Sprintf("%s not in the baseline (renamed or added: judged without one)", nameList("target", g.NewTargets)))
+	}
+	if n := len(g.GoneTargets); n > 0 {
+		parts = append(parts, fmt.Sprintf("%s of the baseline not in this run (renamed or removed)", nameList("target", g.GoneTargets)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func nameList(noun string, xs []string) string {
+	if len(xs) == 1 {
+		return noun + " " + xs[0]
+	}
+	return noun + "s " + strings.Join(xs, ", ")
+}
+
+// operations are the names of t's operations: those of its record, or,
+// without one, those its findings name.
+func operations(t *TargetResult) map[string]bool {
+	ops := map[string]bool{}
+	if t.Record != nil {
+		for _, op := range t.Record.Target.Operations {
+			ops[op.Name] = true
+		}
+	}
+	if len(ops) == 0 {
+		for _, f := range t.Findings {
+			if f.Operation != "" {
+				ops[f.Operation] = true
+			}
+		}
+	}
+	return ops
 }
 
 func diff(b, t *TargetResult) *record.TargetDiff {
@@ -70,6 +122,23 @@ func diff(b, t *TargetResult) *record.TargetDiff {
 	default:
 		d.ScoreChange = record.ScoreSame
 	}
+	oldOps, newOps := operations(b), operations(t)
+	gone := map[string]bool{}
+	if len(oldOps) > 0 && len(newOps) > 0 {
+		for op := range newOps {
+			if !oldOps[op] {
+				d.NewOperations = append(d.NewOperations, op)
+			}
+		}
+		for op := range oldOps {
+			if !newOps[op] {
+				d.GoneOperations = append(d.GoneOperations, op)
+				gone[op] = true
+			}
+		}
+		sort.Strings(d.NewOperations)
+		sort.Strings(d.GoneOperations)
+	}
 	was, now := findingKeys(b.Findings), findingKeys(t.Findings)
 	for _, k := range now.order {
 		if _, ok := was.byID[k]; ok {
@@ -79,7 +148,9 @@ func diff(b, t *TargetResult) *record.TargetDiff {
 		}
 	}
 	for _, k := range was.order {
-		if _, ok := now.byID[k]; !ok {
+		if _, ok := now.byID[k]; !ok && !gone[was.byID[k].Operation] {
+			// A finding of an operation this run does not have is not
+			// fixed: nothing here judged it.
 			d.Fixed = append(d.Fixed, was.byID[k])
 		}
 	}

@@ -27,6 +27,7 @@ const (
 	CheckMCPIdempotentHint    = checks.CheckMCPIdempotentHint
 	CheckMCPAnnotations       = checks.CheckMCPAnnotations
 	CheckIETFDraft            = checks.CheckIETFDraft
+	CheckReplyHonest          = checks.CheckReplyHonest
 )
 
 // ProfileIETFDraft is checks.ProfileIETFDraft: the profile of a target

@@ -42,6 +42,10 @@ func failsGate(f record.Finding, minScore int) bool {
 // A target the harness could not test does not meet it.
 func ApplyGate(r *record.Result, minScore int, baseline string) {
 	g := &record.Gate{MinScore: minScore, Baseline: baseline, Met: true}
+	if baseline != "" && r.Gate != nil {
+		// What Compare found lost its history.
+		g.NewTargets, g.GoneTargets = r.Gate.NewTargets, r.Gate.GoneTargets
+	}
 	var failed []string
 	for i := range r.Targets {
 		t := &r.Targets[i]
@@ -60,6 +64,9 @@ func ApplyGate(r *record.Result, minScore int, baseline string) {
 		g.Reason = "no finding is critical (--min-score 0 gates on nothing else)"
 	default:
 		g.Reason = fmt.Sprintf("every target met --min-score %d and no finding is critical", minScore)
+	}
+	if h := TargetHistory(g); h != "" && baseline != "" {
+		g.Reason += "; " + h
 	}
 	r.Gate = g
 }

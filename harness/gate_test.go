@@ -119,6 +119,8 @@ func TestBaseline(t *testing.T) {
 
 	added := cur.Targets[3]
 	assert.Nil(t, added.Baseline, "a target the baseline did not have")
+	assert.Equal(t, []string{"added"}, cur.Gate.NewTargets, "is named")
+	assert.Empty(t, cur.Gate.GoneTargets)
 	assert.False(t, added.Gate.Met, "is judged as without one")
 
 	assert.False(t, cur.Gate.Met)
@@ -128,17 +130,16 @@ func TestBaseline(t *testing.T) {
 	lower := &record.Result{Meta: base.Meta, Targets: []harness.TargetResult{target("same", 0, old)}}
 	require.NoError(t, harness.Compare(base, lower))
 	harness.ApplyGate(lower, 1, "b")
-	assert.Equal(t, "same: score 0, lower than the baseline's 1", lower.Gate.Reason)
+	assert.Equal(t, "same: score 0, lower than the baseline's 1; targets worse, better of the baseline not in this run (renamed or removed)", lower.Gate.Reason)
 }
 
+// TestBaselineFromAnotherConfiguration: an edited configuration keeps its
+// history; only a shard is refused.
 func TestBaselineFromAnotherConfiguration(t *testing.T) {
 	base := &record.Result{Meta: record.Meta{Config: "a.yaml", ConfigDigest: "aaaaaaaaaaaaaaaa"}}
 	cur := &record.Result{Meta: record.Meta{Config: "b.yaml", ConfigDigest: "bbbbbbbbbbbbbbbb"}}
-	err := harness.Compare(base, cur)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "made from a.yaml (sha256 aaaaaaaaaaaa…), but this run is from b.yaml")
-	err = harness.CheckBaseline(&record.Result{Meta: record.Meta{Command: "demo"}}, cur.Meta)
-	assert.ErrorContains(t, err, "made from no configuration file (demo)")
-	err = harness.CheckBaseline(&record.Result{Meta: record.Meta{ConfigDigest: "b", Shard: "1/2"}}, record.Meta{ConfigDigest: "b"})
+	require.NoError(t, harness.Compare(base, cur))
+	require.NoError(t, harness.CheckBaseline(&record.Result{Meta: record.Meta{Command: "demo"}}, cur.Meta))
+	err := harness.CheckBaseline(&record.Result{Meta: record.Meta{ConfigDigest: "b", Shard: "1/2"}}, record.Meta{ConfigDigest: "b"})
 	assert.ErrorContains(t, err, "shard 1/2 of a run, which judged only part of it: merge its shards first")
 }

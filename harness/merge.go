@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -120,6 +121,11 @@ func mergeTarget(m *TargetResult, t TargetResult) error {
 		m.Record.Ledger = append(m.Record.Ledger, e)
 	}
 	m.Record.Unsupported = union(m.Record.Unsupported, t.Record.Unsupported)
+	for _, u := range t.Record.Unexamined {
+		if !slices.Contains(m.Record.Unexamined, u) {
+			m.Record.Unexamined = append(m.Record.Unexamined, u)
+		}
+	}
 	for f, why := range t.Record.UnsupportedWhy {
 		if m.Record.UnsupportedWhy == nil {
 			m.Record.UnsupportedWhy = map[string]string{}

@@ -194,3 +194,7 @@ func nextLink(values []string) string {
 	}
 	return ""
 }
+
+// Validate says what is wrong with p: two ways of paging at once, a
+// negative size or limit, a size parameter without a size.
+func (p Pages) Validate() error { return p.validate() }

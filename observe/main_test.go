@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -97,7 +96,7 @@ func memoryServer(t testing.TB) string {
 		}
 		shared.memDir = dir
 		bin := filepath.Join(dir, "memory")
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+		goTool := "go" // go test puts its own toolchain first on PATH
 		cmd := exec.Command(goTool, "build", "-o", bin, "github.com/modelcontextprotocol/go-sdk/examples/server/memory")
 		out, err := cmd.CombinedOutput()
 		if err != nil {

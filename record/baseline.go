@@ -25,6 +25,43 @@ type TargetDiff struct {
 	New           []FindingKey `json:"new"`
 	Fixed         []FindingKey `json:"fixed"`
 	Still         []FindingKey `json:"still"`
+	// NewOperations are this target's operations the baseline's did not
+	// have (renamed or added since): their findings have no history, so
+	// they are new.
+	NewOperations []string `json:"new_operations,omitempty"`
+	// GoneOperations are the baseline's operations this target no longer
+	// has (renamed or removed): their findings are not counted as fixed.
+	GoneOperations []string `json:"gone_operations,omitempty"`
+}
+
+// History says which operations lost their history, as one phrase; ""
+// when none did.
+func (d *TargetDiff) History() string {
+	var parts []string
+	if len(d.NewOperations) > 0 {
+		parts = append(parts, fmt.Sprintf("%s not in the baseline (renamed or added: %s without history)",
+			wordList("operation", d.NewOperations), itsOrTheir(len(d.NewOperations), "its findings are new,", "their findings are new,")))
+	}
+	if len(d.GoneOperations) > 0 {
+		parts = append(parts, fmt.Sprintf("%s of the baseline not in this run (renamed or removed: %s)",
+			wordList("operation", d.GoneOperations), itsOrTheir(len(d.GoneOperations), "its findings are not counted as fixed", "their findings are not counted as fixed")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// wordList says "operation a" or "operations a, b".
+func wordList(noun string, xs []string) string {
+	if len(xs) == 1 {
+		return noun + " " + xs[0]
+	}
+	return noun + "s " + strings.Join(xs, ", ")
+}
+
+func itsOrTheir(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // IsNew reports whether f is one of the diff's new findings.
@@ -43,6 +80,9 @@ func (d *TargetDiff) IsNew(f Finding) bool {
 func (d *TargetDiff) Summary() string {
 	parts := []string{fmt.Sprintf("%d new", len(d.New)), fmt.Sprintf("%d fixed", len(d.Fixed)), fmt.Sprintf("%d still present", len(d.Still))}
 	s := strings.Join(parts, ", ")
+	if h := d.History(); h != "" {
+		s += " (" + h + ")"
+	}
 	switch d.ScoreChange {
 	case ScoreUnknown:
 		return s + "; score not comparable (partial)"

@@ -8,6 +8,13 @@ type Gate struct {
 	// Baseline is the earlier result the run was compared with (--baseline),
 	// if any: then only what is new fails the gate.
 	Baseline string `json:"baseline,omitempty"`
+	// NewTargets are the run's targets the baseline did not have (renamed
+	// or added since): judged without a baseline, their findings have no
+	// history.
+	NewTargets []string `json:"new_targets,omitempty"`
+	// GoneTargets are the baseline's targets this run does not have
+	// (renamed or removed).
+	GoneTargets []string `json:"gone_targets,omitempty"`
 	// Met says whether every target met the gate.
 	Met bool `json:"met"`
 	// Reason says why, in one sentence.

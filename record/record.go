@@ -17,9 +17,29 @@ type Record struct {
 	Unsupported []string `json:"unsupported,omitempty"`
 	// UnsupportedWhy says, for each fault of Unsupported, why.
 	UnsupportedWhy map[string]string `json:"unsupported_why,omitempty"`
+	// Unexamined lists what the harness knew, as it ran, it could not
+	// examine: a check's part under a fault the adapter cannot inject, a
+	// fault armed that never fired. checks.Score adds the checks that had
+	// nothing to judge.
+	Unexamined []Unexamined `json:"unexamined,omitempty"`
 	// Shard is "i/n" when this record is one shard of a run, "" when whole.
 	Shard string `json:"shard,omitempty"`
+	// Observers says in a line each what every effect observer saw
+	// ("orders-db (sql) found no row for any of the 21 markers").
+	Observers []string `json:"observers,omitempty"`
+	// Attribution is AttributionDelta when an observer tied effects to
+	// intents by delta (a count read before and after each intent), ""
+	// when every effect was found by its intent's marker.
+	Attribution string `json:"attribution,omitempty"`
+	// NotRun lists what the run left out so that it could attribute by
+	// delta (intents sent at once), each with why.
+	NotRun map[string]string `json:"not_run,omitempty"`
 }
+
+// AttributionDelta is Record.Attribution for a run whose effects were
+// attributed by delta: the intents of the target ran one at a time, and
+// the change an observer saw after each attempt was the intent's.
+const AttributionDelta = "delta"
 
 // EffectsOf returns the effects attributed to the intent's marker.
 func (r *Record) EffectsOf(in *Intent) []fakes.Effect {

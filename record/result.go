@@ -60,6 +60,10 @@ type TargetResult struct {
 	Score    ScoreResult   `json:"score"`
 	Checks   []CheckResult `json:"checks"`
 	Findings []Finding     `json:"findings"`
+	// NotExamined lists the checks, or their parts under a fault, that
+	// the run did not examine, and why; the score's reason names those
+	// that limit what it claims (Unexamined.Limits).
+	NotExamined []Unexamined `json:"not_examined,omitempty"`
 	// Error is set when the harness could not test the target.
 	Error    string        `json:"error,omitempty"`
 	Duration time.Duration `json:"duration_ns"`

@@ -96,6 +96,10 @@ type Capabilities struct {
 	Signatures bool `json:"signatures,omitempty"`
 	// Reorder: calls can be delivered newest first (Reorderer).
 	Reorder bool `json:"reorder,omitempty"`
+	// Serial: the target's effects are attributed by delta, so its
+	// intents run one at a time: no probe sends distinct intents at once
+	// (a burst, copies of one intent, still runs).
+	Serial bool `json:"serial,omitempty"`
 	// Annotations: operations state how they behave (an MCP server's
 	// tool annotations), and the mcp.* checks hold them to it.
 	Annotations bool `json:"annotations,omitempty"`

@@ -60,10 +60,12 @@ type htmlTarget struct {
 	Summary            Summary
 	Faults             []string
 	Unsupported        []string
-	Matrix             *Matrix
-	Properties         map[string]string
-	Findings           []htmlFinding
-	FailedChecks       string
+	// NotExamined says which checks were not examined, and why.
+	NotExamined  []string
+	Matrix       *Matrix
+	Properties   map[string]string
+	Findings     []htmlFinding
+	FailedChecks string
 	// TrialSteps is the generated trial's minimal counterexample, when a
 	// trial found something.
 	TrialSteps string
@@ -108,6 +110,9 @@ func buildPage(res *record.Result, o Options) htmlPage {
 			Error: t.Error, Reason: t.Score.Reason, Next: t.Score.Next, Summary: tr.Summary,
 			Faults: tr.Faults, Unsupported: tr.Unsupported, Properties: props, MinScore: o.MinScore,
 			FailedChecks: failedChecks(t),
+		}
+		for _, g := range notExamined(t) {
+			ht.NotExamined = append(ht.NotExamined, g.String())
 		}
 		ht.TrialSteps = numbered(TrialSteps(t))
 		if t.Error != "" {

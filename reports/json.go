@@ -57,6 +57,15 @@ type TargetReport struct {
 	// UnsupportedWhy says, for each fault of Unsupported, why it could
 	// not be injected.
 	UnsupportedWhy map[string]string `json:"unsupported_why,omitempty"`
+	// NotExamined lists the checks, or their parts under a fault, that the
+	// run did not examine, and why (see record.Unexamined).
+	NotExamined []record.Unexamined `json:"not_examined"`
+	// Observers, Attribution and NotRun say what the effect observers
+	// saw, whether they attributed by delta, and what the run left out
+	// for that (see record.Record).
+	Observers   []string          `json:"observers,omitempty"`
+	Attribution string            `json:"attribution,omitempty"`
+	NotRun      map[string]string `json:"not_run,omitempty"`
 	// Trial is the failing generated trial, if one failed.
 	Trial   *Trial  `json:"trial,omitempty"`
 	Summary Summary `json:"summary"`
@@ -124,7 +133,7 @@ func Build(res *record.Result) Report {
 			Name: t.Name, Kind: t.Kind, Score: t.Score.Level, ScoreReason: t.Score.Reason, Next: t.Score.Next,
 			ScorePartial: t.Score.Partial, Gate: t.Gate, Baseline: t.Baseline,
 			Error: t.Error, Checks: t.Checks, Findings: []Finding{},
-			Faults: []string{}, Unsupported: []string{},
+			Faults: []string{}, Unsupported: []string{}, NotExamined: append([]record.Unexamined{}, t.NotExamined...),
 			Summary: Summary{DurationMS: t.Duration.Milliseconds(), Findings: len(t.Findings)},
 		}
 		if t.Score.Partial {
@@ -158,6 +167,7 @@ func Build(res *record.Result) Report {
 			tr.Faults = append(tr.Faults, t.Record.Faults...)
 			tr.Unsupported = append(tr.Unsupported, t.Record.Unsupported...)
 			tr.UnsupportedWhy = t.Record.UnsupportedWhy
+			tr.Observers, tr.Attribution, tr.NotRun = t.Record.Observers, t.Record.Attribution, t.Record.NotRun
 		}
 		if t.Scenario != nil {
 			tr.Summary.Trials = t.Scenario.Trials

@@ -109,6 +109,14 @@ func JUnit(w io.Writer, res *record.Result, o Options) error {
 				s.Properties = append(s.Properties, p)
 			}
 		}
+		gs := notExamined(t)
+		if len(gs) > 0 {
+			lines := make([]string, len(gs))
+			for i, g := range gs {
+				lines[i] = g.String()
+			}
+			s.Properties = append(s.Properties, junitProperty{"not_examined", strings.Join(lines, "; ")})
+		}
 		classname := "idemcheck." + t.Name
 		if t.Error != "" {
 			s.Cases = append(s.Cases, junitCase{
@@ -129,6 +137,13 @@ func JUnit(w io.Writer, res *record.Result, o Options) error {
 			switch c.Status {
 			case record.StatusSkip:
 				tc.Skipped = &junitMessage{Message: c.Note}
+				if why := partlyExamined(t, c.ID); why != "" {
+					tc.Skipped.Message = why
+				}
+			case record.StatusPass:
+				if why := partlyExamined(t, c.ID); why != "" {
+					tc.SystemOut = &junitText{why}
+				}
 			case record.StatusFail:
 				tc.Failure = junitFailure(res, c, byCheck[c.ID])
 				if trialFailed(t, c.ID) {
@@ -250,4 +265,16 @@ func scoreText(t record.TargetResult) string {
 		s += fmt.Sprintf("\nblocked by %s: %s", n.Check, n.Message)
 	}
 	return s
+}
+
+// partlyExamined says what of check id t's run did not examine, and why,
+// as one line; "" when nothing.
+func partlyExamined(t record.TargetResult, id string) string {
+	var parts []string
+	for _, u := range t.NotExamined {
+		if u.Check == id {
+			parts = append(parts, u.String())
+		}
+	}
+	return strings.Join(parts, "; ")
 }

@@ -3,7 +3,6 @@ package reports
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/record"
@@ -81,15 +80,25 @@ func Markdown(w io.Writer, res *record.Result, o Options) error {
 			fmt.Fprintf(&b, "| %s | %s | %s |\n", mdCell(mdCode(c.ID)), mdText(strings.ToUpper(string(c.Status))), mdText(c.Note))
 		}
 		b.WriteString("\n</details>\n")
+		if gs := notExamined(t); len(gs) > 0 {
+			b.WriteString("\nNot examined:\n\n")
+			for _, g := range gs {
+				subjects := make([]string, len(g.Subjects))
+				for i, s := range g.Subjects {
+					subjects[i] = mdText(s)
+				}
+				fmt.Fprintf(&b, "- %s: %s\n", strings.Join(subjects, ", "), mdText(g.Reason))
+			}
+		}
 		b.WriteString(mdTrial(t))
 		if len(t.Findings) == 0 {
 			continue
 		}
-		fs := append([]record.Finding(nil), t.Findings...)
-		sort.SliceStable(fs, func(i, j int) bool { return rank(fs[i].Severity) > rank(fs[j].Severity) })
+		fs, _, heads := findingsOrder(t)
+		limit := shown(len(fs), heads, o.findings())
 		b.WriteString("\nTop findings:\n\n")
 		for i, f := range fs {
-			if i == o.findings() {
+			if i == limit {
 				fmt.Fprintf(&b, "\n… and %s: see the HTML or JSON report.\n", plural(len(fs)-i, "more finding", "more findings"))
 				break
 			}

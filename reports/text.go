@@ -3,7 +3,6 @@ package reports
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -36,14 +35,14 @@ func Text(w io.Writer, res *record.Result, o Options) error {
 			continue
 		}
 		b.WriteString(o.paintScore(t.Score.Level, Wrap(t.Score.Reason, "  ", "  ", TextWidth)))
-		fs, blocking := findingsOrder(t)
+		fs, blocking, heads := findingsOrder(t)
 		if n := t.Score.Next; n != nil && blocking < 0 {
 			// A check that did not run: no finding says it.
 			b.WriteString(Wrap(fmt.Sprintf("blocked by %s: %s", n.Check, n.Message), "  ", "    ", TextWidth))
 		}
-		if len(fs) > limit {
-			fmt.Fprintf(&b, "  %d findings; the %d worst (all are in the JSON and HTML reports):\n", len(fs), limit)
-			fs = fs[:limit]
+		if n := shown(len(fs), heads, limit); n < len(fs) {
+			b.WriteString(Wrap(fmt.Sprintf("%d findings; %d shown, the worst of each failing check first (all are in the JSON and HTML reports):", len(fs), n), "  ", "    ", TextWidth))
+			fs = fs[:n]
 		}
 		for i, f := range fs {
 			head := f.Check
@@ -62,6 +61,9 @@ func Text(w io.Writer, res *record.Result, o Options) error {
 			sev := string(f.Severity)
 			line := Wrap(sev+" "+head+": "+Summarise(f.Message), "  ", "    ", TextWidth)
 			b.WriteString(strings.Replace(line, sev, o.paintSeverity(f.Severity, sev), 1))
+		}
+		for _, g := range notExamined(t) {
+			b.WriteString(Wrap(g.String(), "  ", "    ", TextWidth))
 		}
 		b.WriteString(trialText(t))
 		if sc := t.Scenario; sc != nil && sc.Trials > 0 && len(TrialSteps(t)) == 0 {
@@ -83,36 +85,6 @@ func Text(w io.Writer, res *record.Result, o Options) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// findingsOrder returns t's findings worst first, the one that blocks the
-// next level (if any) leading, and that one's index in the order (0), or
-// -1 when no finding blocks it.
-func findingsOrder(t record.TargetResult) ([]record.Finding, int) {
-	fs := append([]record.Finding(nil), t.Findings...)
-	blocking := -1
-	if n := t.Score.Next; n != nil && n.Finding >= 0 && n.Finding < len(fs) {
-		blocking = n.Finding
-	}
-	idx := make([]int, len(fs))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(i, j int) bool {
-		a, b := idx[i], idx[j]
-		if (a == blocking) != (b == blocking) {
-			return a == blocking
-		}
-		return rank(fs[a].Severity) > rank(fs[b].Severity)
-	})
-	out := make([]record.Finding, len(fs))
-	for i, k := range idx {
-		out[i] = fs[k]
-	}
-	if blocking >= 0 {
-		return out, 0
-	}
-	return out, -1
 }
 
 // trialText tells the minimal counterexample of t's failing generated

@@ -2,7 +2,6 @@ package kafka
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -184,5 +183,3 @@ func (b *Broker) Close() error {
 			return nil
 		})
 }
-
-var errNoPartition = errors.New("no such partition")

@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/idemcheck/idemcheck/config"
+	"github.com/idemcheck/idemcheck/keys"
 	"github.com/idemcheck/idemcheck/record"
 	mcptarget "github.com/idemcheck/idemcheck/targets/mcp"
 )
@@ -144,7 +145,13 @@ func writeTool(w func(string, ...any), t *sdk.Tool) {
 	}
 	var skip []string
 	if !readOnly {
-		if k := schema.KeyArgument(); k != "" {
+		if f, ok := keys.MetaField(t.Description + " " + schemaText(schema)); ok {
+			if mcptarget.ValidArgName(f) {
+				w("        key_meta: %s   # the tool's description says the key goes in the call's _meta", f)
+			} else {
+				w("        key_meta: %s   # TODO: the tool's description says the key goes in the call's _meta, as %q, a name key_meta cannot spell", keys.DefaultMetaField, f)
+			}
+		} else if k := schema.KeyArgument(); k != "" {
 			w("        key_argument: %s   # from the input schema", k)
 			skip = append(skip, k)
 		} else {
@@ -167,8 +174,8 @@ func writeTool(w func(string, ...any), t *sdk.Tool) {
 	}
 	var lines []string
 	for _, p := range schema.Leaves() {
-		if contains(skip, p.Path) {
-			continue
+		if contains(skip, p.Path) || mcptarget.KeyLike(leafName(p.Path)) {
+			continue // one key channel: no generated value in a key-like argument
 		}
 		in, ok := mcptarget.InputFor(p)
 		if !ok {
@@ -211,4 +218,30 @@ func flowList(xs []string) string {
 		q[i] = strconv.Quote(x)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// schemaText is the descriptions of a schema and its properties, at any
+// depth, where a tool may say how it takes its key.
+func schemaText(s *mcptarget.Schema) string {
+	if s == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(s.Description)
+	for _, p := range s.Properties {
+		b.WriteString(" " + schemaText(p))
+	}
+	b.WriteString(" " + schemaText(s.Items))
+	return b.String()
+}
+
+// leafName is the last name of a JSON path: items.0.note → note.
+func leafName(path string) string {
+	parts := strings.Split(path, ".")
+	for i := len(parts) - 1; i >= 0; i-- {
+		if _, err := strconv.Atoi(parts[i]); err != nil {
+			return parts[i]
+		}
+	}
+	return path
 }

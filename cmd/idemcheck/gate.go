@@ -25,16 +25,16 @@ func setMinScoreDefault(fs *flag.FlagSet, o *output, v int) {
 }
 
 // baselineUsage is the help of --baseline.
-const baselineUsage = "an earlier result.json of the same configuration: gate only on what is new since (new findings, lower scores)"
+const baselineUsage = "an earlier result.json: gate only on what is new since (new findings, lower scores); findings are matched by target, check, operation and fault, so an edited configuration keeps its history"
 
 // loadBaseline reads the --baseline file and checks that it can be one
 // for a run made as meta says; "" is no baseline. A file that is not a
-// result, or one from another configuration, is a usage error (exit 2).
+// result, or only one shard of a run, is a usage error (exit 2).
 func loadBaseline(path string, meta record.Meta) (*record.Result, error) {
 	if path == "" {
 		return nil, nil
 	}
-	hint := "pass the result.json that an earlier run of the same configuration wrote with --out"
+	hint := "pass the result.json that an earlier run wrote with --out"
 	base, err := record.ReadResultFile(path)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: fmt.Errorf("--baseline %s: %w", path, err), hint: hint}

@@ -169,8 +169,7 @@ func TestOnlyReportsAPartialScore(t *testing.T) {
 
 // switchConfig writes a configuration whose one target runs the shop
 // profile named in the file it returns: the configuration stays the same
-// (a baseline must come from the same one) while the target changes, as a
-// service does between two commits.
+// while the target changes, as a service does between two commits.
 func switchConfig(t *testing.T) (cfg, profile string) {
 	t.Helper()
 	exe, err := os.Executable()
@@ -279,16 +278,16 @@ func TestBaselineGatesOnWhatIsNew(t *testing.T) {
 	code, _, errs = runCLI(t, ctx, "report", "--format", "md", "--quiet", "--min-score", "2", "--baseline", oldResult, filepath.Join(now, "result.json"))
 	assert.Equal(t, exitOK, code, errs)
 
-	// A baseline that is not a result, or from another configuration.
-	other := readResult(t, old)
-	other.Meta.ConfigDigest = strings.Repeat("0", 64)
-	otherPath := writeResult(t, t.TempDir(), "result.json", other)
+	// A baseline that is not a result, or one shard of a run.
+	shard := readResult(t, old)
+	shard.Meta.Shard = "1/2"
+	shardPath := writeResult(t, t.TempDir(), "result.json", shard)
 	for _, tc := range []struct {
 		why, path, want string
 	}{
 		{"a JSON report", filepath.Join(now, "report.json"), "a JSON report (idemcheck.report/v1)"},
 		{"a missing file", filepath.Join(now, "nope.json"), "no such file"},
-		{"another configuration", otherPath, "a baseline must come from the same configuration"},
+		{"a shard", shardPath, "shard 1/2 of a run, which judged only part of it"},
 	} {
 		t.Run(tc.why, func(t *testing.T) {
 			code, out, errs := run(t.TempDir(), "--baseline", tc.path)

@@ -18,7 +18,7 @@ import (
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // envAllowed says where {{env.NAME}} may be used, for messages.
-const envAllowed = "a target's url, headers, env, start.env and an sql observer's dsn"
+const envAllowed = "a target's url, headers, env, start.env, and an observer's dsn, url, path, headers and env"
 
 // EnvRefs checks the {{env.NAME}} placeholders of s, a string where they
 // are allowed, records the values of the variables, and returns s without

@@ -126,7 +126,6 @@ func newRig(t *testing.T, kind, profile string) *rig {
 type member struct {
 	proc  *process.Process
 	ready *readyWriter
-	out   *strings.Builder
 }
 
 // readyWriter counts the consumer's "consuming" lines (one per start).

@@ -11,14 +11,6 @@ import (
 	"sync"
 )
 
-// processed is a set of processed event ids.
-type processed interface {
-	// done reports whether id is in the set.
-	done(id string) (bool, error)
-	// mark adds id to the set.
-	mark(id string) error
-}
-
 // fileSet keeps the set in a directory that survives restarts: one file
 // per event id (named by its hash), created and fsynced before mark
 // returns.
@@ -82,12 +74,6 @@ type memorySet struct {
 
 func newMemorySet() *memorySet {
 	return &memorySet{ids: map[string]bool{}, inFlight: map[string]bool{}}
-}
-
-func (s *memorySet) done(id string) (bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.ids[id], nil
 }
 
 func (s *memorySet) mark(id string) error {

@@ -167,3 +167,32 @@ func TestUUIDKeysRefusesKeysThatAreNotUUIDs(t *testing.T) {
 	r := cs.post(t, "/orders", "k", order("cus_1", 100, "m"))
 	assert.Equal(t, http.StatusOK, r.Status, r)
 }
+
+// TestErrorAfterChargeAnswersAFailureThatHappened: error-after-charge
+// charges a subscription, then answers 502 "charge failed: please
+// retry"; the retry with the same key is answered from payments' replay
+// (one charge in all). correct answers the charge's success at once.
+func TestErrorAfterChargeAnswersAFailureThatHappened(t *testing.T) {
+	t.Parallel()
+	for _, profile := range []string{"correct", "error-after-charge"} {
+		t.Run(profile, func(t *testing.T) {
+			t.Parallel()
+			pay := newPayments(t)
+			s := mustStartShop(t, profile, pay)
+			sub := map[string]any{"customer": "cus_1", "plan": "pro"}
+			first := s.post(t, "/subscriptions", "k", sub)
+			assert.Equal(t, 1, pay.Count(), "the subscription was charged")
+			if profile == "correct" {
+				assert.Equal(t, http.StatusOK, first.Status, first)
+			} else {
+				assert.Equal(t, http.StatusBadGateway, first.Status, first)
+				assert.Equal(t, "charge failed: please retry", first.Error)
+			}
+			again := s.post(t, "/subscriptions", "k", sub)
+			assert.Equal(t, http.StatusOK, again.Status, again)
+			assert.Equal(t, 1, pay.Count(), "the retry charged nothing more")
+			ord := s.post(t, "/orders", "o", order("cus_1", 100, "m"))
+			assert.Equal(t, http.StatusOK, ord.Status, "orders are served as by correct: %v", ord)
+		})
+	}
+}

@@ -53,6 +53,9 @@ type profile struct {
 	// callerBlind keys the store by the client's key alone, not by the
 	// caller (Authorization) and the key.
 	callerBlind bool
+	// errorAfterCharge answers a subscription whose charge went through
+	// with 502 "charge failed: please retry".
+	errorAfterCharge bool
 }
 
 // guardDeps is what a guard is built from.
@@ -186,6 +189,11 @@ var registry = []profile{
 			Flaw: "records the outcome on the request's context: a client that disconnects mid-request leaves the key in progress (409) until a restart"},
 		newGuard: func(d guardDeps) guard { return contextBoundGuard{atomicStore(d)} },
 		durable:  true, effects: true, dryRun: true,
+	},
+	{
+		ProfileInfo: ProfileInfo{Name: "error-after-charge", Score: 1,
+			Flaw: "a subscription whose charge went through is answered 502 \"charge failed: please retry\"; the retry with the same key is answered from payments' replay, so nothing is charged twice, but the caller was told a failure that did not happen"},
+		newGuard: atomicOnly, durable: true, effects: true, dryRun: true, errorAfterCharge: true,
 	},
 	{
 		ProfileInfo: ProfileInfo{Name: "bounded-keys", Score: 0,

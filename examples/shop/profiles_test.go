@@ -146,6 +146,9 @@ var profileBehaviours = map[string]behaviour{
 	// Without Authorization headers, caller-unscoped is the correct shop:
 	// its flaw shows only between two callers (examples/callers_test.go).
 	"caller-unscoped": correctBehaviour,
+	// Only a subscription shows its flaw (TestErrorAfterChargeAnswersAFailureThatHappened):
+	// every probe here is on /orders, where the shop is the correct one.
+	"error-after-charge": correctBehaviour,
 	// No flaw: the correct shop, probed with UUID-shaped keys (testKey);
 	// other keys are refused (TestUUIDKeysRefusesKeysThatAreNotUUIDs).
 	"uuid-keys": correctBehaviour,

@@ -25,6 +25,9 @@ type service struct {
 	// callerBlind keys requests by the client's key alone, whoever the
 	// caller (see scopedKey).
 	callerBlind bool
+	// errorAfterCharge answers a subscription whose charge went through
+	// (for the first time) with 502, as if it had failed.
+	errorAfterCharge bool
 }
 
 // newService assembles the shop for p. j is the durable key store (nil
@@ -32,12 +35,13 @@ type service struct {
 // start's id, window the check-then-act gap.
 func newService(p profile, pay *paymentsClient, d guardDeps) *service {
 	s := &service{
-		out:         presenter{effects: p.effects},
-		dryRun:      p.dryRun,
-		callerBlind: p.callerBlind,
-		charger:     pay,
-		ids:         newSequence(),
-		book:        newBook(),
+		out:              presenter{effects: p.effects},
+		dryRun:           p.dryRun,
+		callerBlind:      p.callerBlind,
+		errorAfterCharge: p.errorAfterCharge,
+		charger:          pay,
+		ids:              newSequence(),
+		book:             newBook(),
 	}
 	s.restore(d.journal)
 	d.ids = s.ids
@@ -177,6 +181,14 @@ func (s *service) create(op operation) http.HandlerFunc {
 			// Nothing is stored, so a retry with the same key executes.
 			cl.release()
 			s.out.send(w, failure(http.StatusBadGateway, err.Error()), false)
+			return
+		}
+		if s.errorAfterCharge && op.name == opSubscriptions.name && !ch.replayed {
+			// The flaw: the charge went through, but the reply says it
+			// failed. A retry with the same key finds it replayed by
+			// payments and answers its success.
+			cl.release()
+			s.out.send(w, failure(http.StatusBadGateway, "charge failed: please retry"), false)
 			return
 		}
 		if s.mailer != nil && op.name == opOrders.name {

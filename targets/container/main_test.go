@@ -80,7 +80,7 @@ func mustShopBinaries(t testing.TB) {
 	binariesOnce.Do(func() {
 		goTool, err := exec.LookPath("go")
 		if err != nil {
-			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+			goTool = "go" // go test puts its own toolchain first on PATH
 		}
 		args := []string{"build", "-o", binDir + string(filepath.Separator)}
 		for _, p := range profiles {

@@ -46,13 +46,6 @@ func TestCallRendersTheRequestTemplates(t *testing.T) {
 	assert.Empty(t, r.Header.Get(faults.AttemptHeader), "the proxy's attempt header must not reach the target")
 }
 
-func unescapePath(t testing.TB, s string) string {
-	t.Helper()
-	u, err := url.PathUnescape(s)
-	require.NoError(t, err)
-	return u
-}
-
 func TestCallPathInputWithASpaceRoundTrips(t *testing.T) {
 	srv := newServer(t, nil, nil)
 	tg := mustNew(t, oneOp(srv.srv.URL, httptarget.Operation{Path: "/customers/{{input.name}}"}))

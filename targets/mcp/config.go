@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,6 +36,17 @@ const (
 // KeyArgNames are the input-schema properties taken for the key argument,
 // in this order, when the configuration does not say.
 var KeyArgNames = []string{"idempotency_key", "idempotencyKey", "request_id"}
+
+// keyWords are the normalised names (lower case, without '_', '-' and
+// '.') of arguments that carry a key whatever else they are called.
+var keyWords = []string{"idempotencykey", "idempotencytoken", "idempotencyid", "requestid", "clientrequestid", "clienttoken", "dedupkey", "dedupid", "deduplicationkey", "deduplicationid"}
+
+// KeyLike reports whether an argument's name says it carries an
+// idempotency key (idempotency_key, requestId, client_token, dedup-key…).
+func KeyLike(name string) bool {
+	n := strings.ToLower(strings.NewReplacer("_", "", "-", "", ".", "").Replace(name))
+	return strings.Contains(n, "idempotenc") || slices.Contains(keyWords, n)
+}
 
 // Where a key or a dry-run flag goes.
 const (

@@ -169,11 +169,19 @@ func newPlan(cfg Config, o Tool, t *sdk.Tool) (*plan, string, error) {
 		p.marker = schema.MarkerProperty(skip...)
 	}
 	if p.marker == "" && p.mutating && !fixedUsesMarker(o.Arguments) {
-		return nil, "", fmt.Errorf("tool %s: no free-text string argument to carry {{marker}} (idemcheck's attribution of effects), at any depth of its input schema: name one with marker: (a JSON path, e.g. items.0.note), or put {{marker}} in arguments:", t.Name)
+		return nil, "", fmt.Errorf("tool %s: no free-text string argument to carry {{marker}} (idemcheck's attribution of effects), at any depth of its input schema: name one with marker: (a JSON path, e.g. items.0.note), or put {{marker}} in its arguments", t.Name)
 	}
 	skip = append(skip, p.marker)
 	for _, l := range schema.Leaves() {
 		if contains(skip, l.Path) || underFixed(o.Arguments, l.Path) {
+			continue
+		}
+		if KeyLike(leafName(l.Path)) {
+			// One key channel: a key-like argument that is not where
+			// the key goes is left out unless configured (inputs:,
+			// arguments:). A generated value there would be a second key,
+			// sent with the first, reused by a twin, and sent by a call
+			// meant to carry no key at all.
 			continue
 		}
 		if in, ok := InputFor(l); ok {

@@ -218,8 +218,11 @@ func leafName(path string) string {
 
 // Has reports whether the schema has a top-level property name.
 func (s *Schema) Has(name string) bool {
+	if s == nil {
+		return false
+	}
 	_, ok := s.Properties[name]
-	return s != nil && ok
+	return ok
 }
 
 // freeText reports whether p can carry any text (a marker).
@@ -243,7 +246,7 @@ func (s *Schema) MarkerProperty(skip ...string) string {
 	}
 	var free []Property
 	for _, l := range s.Leaves() {
-		if freeText(l.Schema) && !slices.Contains(skip, l.Path) {
+		if freeText(l.Schema) && !slices.Contains(skip, l.Path) && !KeyLike(leafName(l.Path)) {
 			free = append(free, l)
 		}
 	}

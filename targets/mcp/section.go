@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"regexp"
+
 	"github.com/idemcheck/idemcheck/config/schema"
 	"github.com/idemcheck/idemcheck/config/section"
 	"github.com/idemcheck/idemcheck/harness"
@@ -19,6 +21,12 @@ var ConfigKind = section.Kind{
 // argName is a tool argument or _meta field name: what JSON allows, kept
 // to printable names without spaces; dots reach into nested objects.
 const argName = `^[A-Za-z0-9_$@-]+(\.[A-Za-z0-9_$@-]+)*$`
+
+var argNameRE = regexp.MustCompile(argName)
+
+// ValidArgName reports whether name can be written as a key_argument,
+// key_meta or dry_run_argument.
+func ValidArgName(name string) bool { return argNameRE.MatchString(name) }
 
 // Section is an mcp target's section of the configuration file: exactly
 // one of Command (a stdio server) and URL (a streamable HTTP server).

@@ -236,6 +236,25 @@ func (r *runner) runGroup(info record.TargetInfo, pr *probeRun, from, to int) {
 			ms = append(ms, member{in: &in, at: -1})
 		}
 	}
+	if r.serial() {
+		// Attributed by delta: the steps run one after the other, in
+		// order (the probes that need them at once do not apply, and
+		// trials do not overlap their steps).
+		for k, m := range ms {
+			if !m.skip && r.fatal == nil {
+				r.perform(m.in, pr.p.Steps[from+k])
+			}
+		}
+		for _, m := range ms {
+			at := m.at
+			if at < 0 {
+				r.rec.Intents = append(r.rec.Intents, *m.in)
+				at = len(r.rec.Intents) - 1
+			}
+			pr.add(&r.rec.Intents[at], at)
+		}
+		return
+	}
 	release := make(chan struct{})
 	subs := make([]*runner, len(ms))
 	var wg sync.WaitGroup
@@ -290,8 +309,8 @@ func isFiller(s checks.Step) bool {
 // attempted together (runFillers); i itself otherwise. A restart is done
 // before the run, so only its first step may ask for one.
 func (r *runner) fillerRun(steps []checks.Step, i, to int) int {
-	if _, ok := r.target().(Burster); !ok || !isFiller(steps[i]) {
-		return i
+	if _, ok := r.target().(Burster); !ok || !isFiller(steps[i]) || r.serial() {
+		return i // one at a time, as any step, when attributing by delta
 	}
 	j := i + 1
 	for j < to && isFiller(steps[j]) && !steps[j].Restart {

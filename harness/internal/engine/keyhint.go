@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/idemcheck/idemcheck/keys"
 	"github.com/idemcheck/idemcheck/record"
@@ -13,7 +14,7 @@ import (
 // prefix), which idemcheck's default keys do not have. It returns "" when
 // a keyed request was accepted or none was refused.
 func keyFormatHint(rec *record.Record, format keys.Format) string {
-	refused, status, example := 0, 0, ""
+	refused, status, example, meta, said := 0, "", "", "", ""
 	for i := range rec.Intents {
 		in := &rec.Intents[i]
 		if !in.Mutating || in.Key == "" || in.Role != record.RolePlain {
@@ -24,16 +25,46 @@ func keyFormatHint(rec *record.Record, format keys.Format) string {
 			case a.Fault != "":
 			case a.Outcome == record.OK:
 				return ""
-			case a.Status >= 400:
+			case a.Status >= 400 || strings.HasPrefix(a.Error, "isError") || strings.HasPrefix(a.Error, "JSON-RPC error"):
 				refused++
-				status, example = a.Status, in.Key
+				status, example = answered(a), in.Key
+				if f, ok := keys.MetaField(a.Error + " " + a.Body); ok && meta == "" {
+					meta, said = f, strings.TrimSpace(a.Error)
+				}
 			}
 		}
+	}
+	if meta != "" {
+		// The refusal itself says where the key goes: in the call's
+		// _meta, where no key was sent.
+		return fmt.Sprintf("; the refusal names _meta (%q): the server takes its idempotency key in the call's _meta, where none was sent: set key_meta: %s",
+			clip(said, 160), meta)
 	}
 	if refused == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; every request with an idempotency key was refused (last: %d for key %q, key_format %s): "+
+	return fmt.Sprintf("; every request with an idempotency key was refused (last: %s for key %q, key_format %s): "+
 		"if the target checks the shape of its keys, set key_format to what it accepts: uuid, token, or a template such as \"prefix-{{hex 16}}\"",
 		status, example, format)
+}
+
+// answered says how a refusal came: "isError", "JSON-RPC error -32602",
+// or its status.
+func answered(a record.Attempt) string {
+	switch {
+	case strings.HasPrefix(a.Error, "isError"):
+		return "isError"
+	case strings.HasPrefix(a.Error, "JSON-RPC error"):
+		head, _, _ := strings.Cut(a.Error, ":")
+		return head
+	}
+	return fmt.Sprint(a.Status)
+}
+
+// clip cuts s to n bytes, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

@@ -39,9 +39,14 @@ func (s *Session) probe() (tr record.TargetResult, sp scenarios.Space) {
 			tr.Error = "stopping the target: " + err.Error()
 		}
 	}()
-	r := &runner{s: s, inst: inst, ledger: ledger, runID: runID, seed: s.seed, nonce: s.cfg.Nonce, deps: &depFlight{}}
+	r := &runner{s: s, inst: inst, ledger: ledger, runID: runID, seed: s.seed, nonce: s.cfg.Nonce, ff: failFast{on: true}, deps: &depFlight{}}
+	if r.serial() {
+		s.serial = true
+		s.cfg.TrialWorkers = 1 // one trial at a time (notSerial)
+	}
 	rec := r.run()
-	rec.Ledger = ledger.Effects()
+	rec.Ledger = merged(inst, ledger.Effects())
+	r.noteObservers(rec)
 	tr.Record = rec
 	if r.fatal != nil {
 		tr.Error = r.fatal.Error()
@@ -75,6 +80,9 @@ func (r *runner) run() *record.Record {
 				r.rec.UnsupportedWhy = map[string]string{}
 			}
 			r.rec.UnsupportedWhy[f.Name()] = why
+			if owner := checks.FaultOwner(faults.ClassOf(f)); len(enabled) == 0 || enabled[owner] {
+				r.rec.Unexamined = append(r.rec.Unexamined, record.Unexamined{Check: owner, Fault: f.Name(), Cause: record.CauseUnsupported, Reason: why})
+			}
 		}
 	}
 	info.Capabilities = r.capabilities(info)
@@ -87,7 +95,15 @@ func (r *runner) run() *record.Record {
 	var tails []*probeRun
 	pending := map[string]bool{} // the checks the tails serve
 	plan := checks.Planner{Enabled: enabled, Faults: cfg.Faults, Supports: r.supports, Burst: cfg.Burst, Bursts: cfg.Bursts, Late: cfg.Late}
-	for k, p := range plan.Plan(info) {
+	probes := plan.Plan(info)
+	mine := 0
+	for k := range probes {
+		if cfg.Shards <= 1 || k%cfg.Shards == cfg.Shard-1 {
+			mine++
+		}
+	}
+	defer r.startProgress(mine)()
+	for k, p := range probes {
 		first := nextID
 		nextID += len(p.Steps)
 		if r.s.ctx.Err() != nil || r.fatal != nil {
@@ -97,7 +113,12 @@ func (r *runner) run() *record.Record {
 			continue
 		}
 		r.rng = rand.New(rand.NewPCG(r.seed, probeStream(p.Probe)))
-		if pr := r.runProbe(info, p.Probe, first); pr != nil {
+		r.probing(probeLabel(p.Probe))
+		pr := r.runProbe(info, p.Probe, first)
+		if pr == nil {
+			r.probed()
+		}
+		if pr != nil {
 			tails = append(tails, pr)
 			for _, id := range p.Serves {
 				pending[id] = true
@@ -116,7 +137,9 @@ func (r *runner) run() *record.Record {
 			break
 		}
 		r.rng = rand.New(rand.NewPCG(r.seed, probeStream(pr.p)^0x7a11))
+		r.probing(probeLabel(pr.p))
 		r.runSteps(info, pr, len(pr.p.Steps)-pr.p.Tail, len(pr.p.Steps))
+		r.probed()
 	}
 	if len(tails) > 0 {
 		// The record lists intents in plan order, as a shard's does, and
@@ -137,7 +160,8 @@ func (r *runner) snapshot() *record.Record {
 		rec.Intents[i] = in
 	}
 	sort.SliceStable(rec.Intents, func(i, j int) bool { return rec.Intents[i].ID < rec.Intents[j].ID })
-	rec.Ledger = r.ledger.Effects()
+	rec.Ledger = merged(r.inst, r.ledger.Effects())
+	r.noteObservers(&rec)
 	return &rec
 }
 
@@ -149,6 +173,12 @@ func (r *runner) capabilities(info record.TargetInfo) *record.Capabilities {
 	_, caps.Signatures = r.target().(Signer)
 	_, caps.Reorder = r.target().(Reorderer)
 	caps.Restart = r.canCrash()
+	if r.serial() {
+		// Attributed by delta: nothing that sends distinct intents at
+		// once (see notSerial).
+		caps.Reorder = false
+		caps.Serial = true
+	}
 	return &caps
 }
 
@@ -165,9 +195,6 @@ func (r *runner) supports(f faults.Fault) bool { return r.unsupported(f) == "" }
 // unsupported says why f cannot be injected into the target, or "" when
 // it can.
 func (r *runner) unsupported(f faults.Fault) string {
-	if r.observedOnly() && needsFake(f) {
-		return "the target's effects are counted only by observers: no fake sees the downstream call this fault acts on"
-	}
 	if why := needsDep(f, r.inst.Deps); why != "" {
 		return why
 	}
@@ -177,6 +204,19 @@ func (r *runner) unsupported(f faults.Fault) string {
 	_, crash := f.(faults.CrashFault)
 	if _, ok := r.target().(Crasher); crash && !ok {
 		return "this kind of target cannot be killed and restarted"
+	}
+	// A target that cannot be killed at all says so before anything a
+	// crash at one point would also need.
+	if crash && !r.canCrash() {
+		if e, ok := r.target().(FaultExplainer); ok {
+			if why := e.WhyUnsupported(f); why != "" {
+				return why
+			}
+		}
+		return "idemcheck did not start the target, so it cannot kill it"
+	}
+	if r.observedOnly() && needsFake(f) {
+		return "the target's effects are counted only by observers: no fake sees the downstream call this fault acts on"
 	}
 	if r.target().Supports(f) {
 		return ""
@@ -203,7 +243,7 @@ func (r *runner) space() scenarios.Space {
 	}
 	// Steps overlap where the target takes calls at once (it can take a
 	// burst), never under a fault that kills it.
-	s := scenarios.Space{Restart: caps.Restart, Burst: burst, Overlap: caps.Burst}
+	s := scenarios.Space{Restart: caps.Restart, Burst: burst, Overlap: caps.Burst && !r.serial()}
 	for _, op := range info.Operations {
 		s.Ops = append(s.Ops, scenarios.Op{Name: op.Name, Mutating: op.Mutating, DryRun: op.DryRun, Inputs: len(op.Inputs) > 0})
 	}
@@ -216,4 +256,12 @@ func (r *runner) space() scenarios.Space {
 		}
 	}
 	return s
+}
+
+// probeLabel names a probe in a progress line: its name and operation.
+func probeLabel(p checks.Probe) string {
+	if len(p.Steps) > 0 && p.Steps[0].Op != "" {
+		return p.Name + " on " + p.Steps[0].Op
+	}
+	return p.Name
 }

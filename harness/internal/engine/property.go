@@ -96,6 +96,7 @@ func (p *property) begin(n int) bool {
 func (p *property) check(h *hostedTrials, n int, tr scenarios.Trial) {
 	defer p.trialEnded()
 	rec, err := h.run(p.s.seed+uint64(n)*0x9e3779b97f4a7c15, tr)
+	fs, err := p.s.trialFindings(rec, err)
 	if err != nil {
 		p.mu.Lock()
 		if p.fatal == nil && p.s.ctx.Err() == nil {
@@ -104,8 +105,6 @@ func (p *property) check(h *hostedTrials, n int, tr scenarios.Trial) {
 		p.mu.Unlock()
 		return
 	}
-	_, fs := checks.Evaluate(rec)
-	fs = checks.Novel(p.s.known, fs)
 	if len(fs) == 0 {
 		return
 	}

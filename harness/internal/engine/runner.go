@@ -33,6 +33,11 @@ type runner struct {
 	// fatal stops the run: the target could not be restarted.
 	fatal error
 
+	// ff stops a probe run whose operation fails its first attempts alike.
+	ff failFast
+	// pp tells the progress of a probe run; nil in a trial.
+	pp *probeProgress
+
 	// deps follows the attempts in flight for the dependencies' proxies.
 	deps *depFlight
 
@@ -58,6 +63,7 @@ func (r *runner) newMarker() string { return keys.Marker(r.rng.Uint64(), r.nonce
 // fault's armer if it has one, and records it; a target the fault killed
 // is restarted after it.
 func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
+	r.beginFirst(in)
 	n := len(in.Attempts) + 1
 	id := fmt.Sprintf("%s-%d-%d", r.runID[:8], in.ID, n)
 	a := record.Attempt{N: n, ID: id, DryRun: dryRun}
@@ -80,6 +86,7 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 	}
 	a.LedgerBefore = r.ledger.LastSeq()
 	a.Start = time.Now()
+	r.attempted()
 	a.Reply = r.target().Call(at.ctx, call)
 	if at.forwarded.Load() {
 		a.Reply.Forwarded = true
@@ -97,6 +104,7 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 	}
 	in.Attempts = append(in.Attempts, a)
 	r.noteSilence(a)
+	r.noteFailure(in, a)
 }
 
 // silentLimit is how many attempts in a row, from the first, may end with
@@ -122,8 +130,8 @@ func (r *runner) noteSilence(a record.Attempt) {
 	r.silent++
 	r.silentFor += a.End.Sub(a.Start)
 	if r.silent >= silentLimit {
-		r.fatal = fmt.Errorf("the target never answered: %d attempts in a row got no reply, %s of waiting in all (last: %s); check that it is healthy, or raise its timeout if it is just slow",
-			r.silent, r.silentFor.Round(time.Millisecond), a.Error)
+		r.fatal = &hangError{fmt.Sprintf("the target never answered: %d attempts in a row got no reply, %s of waiting in all (last: %s); check that it is healthy, or raise its timeout if it is just slow",
+			r.silent, r.silentFor.Round(time.Millisecond), a.Error)}
 	}
 }
 
@@ -133,6 +141,7 @@ func (r *runner) forged(in *record.Intent) {
 	if !ok {
 		return
 	}
+	r.beginFirst(in)
 	id := fmt.Sprintf("%s-%d-%d", r.runID[:8], in.ID, len(in.Attempts)+1)
 	a := record.Attempt{N: len(in.Attempts) + 1, ID: id, Fault: "bad-signature", LedgerBefore: r.ledger.LastSeq(), Start: time.Now()}
 	a.Reply = sg.BadSignature(r.s.ctx, record.Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
@@ -145,6 +154,7 @@ func (r *runner) forged(in *record.Intent) {
 // burst sends n copies of the intent's call at once.
 func (r *runner) burst(in *record.Intent, n int) {
 	b := r.target().(Burster)
+	r.beginFirst(in) // a burst is one intent: its copies share a key
 	base := len(in.Attempts)
 	before := r.ledger.LastSeq()
 	start := time.Now()
@@ -158,7 +168,9 @@ func (r *runner) burst(in *record.Intent, n int) {
 			N: base + i + 1, ID: fmt.Sprintf("%s-%d", call.ID, i+1), Burst: true,
 			Start: start, End: end, LedgerBefore: before, LedgerAfter: after, Reply: rep,
 		})
+		r.attempted()
 	}
+	r.noteBurst(in, in.Attempts[base:])
 }
 
 func (r *runner) genInputs(op record.Operation) map[string]string {
@@ -231,3 +243,10 @@ func probeStream(p checks.Probe) uint64 {
 	}
 	return h.Sum64()
 }
+
+// hangError is the fatal error of a run whose target stopped answering
+// (see noteSilence). In the probes it makes the target untestable; in a
+// generated trial it is what the trial found (see trialFindings).
+type hangError struct{ msg string }
+
+func (e *hangError) Error() string { return e.msg }

@@ -40,6 +40,9 @@ type Session struct {
 
 	// early are the trials started beside the probes' tails, if any.
 	early *earlyTrials
+	// serial says that an observer attributes the target's effects by
+	// delta: its intents run one at a time (see notSerial).
+	serial bool
 }
 
 // NewSession returns the session of a run of spec with cfg; progress, if
@@ -115,7 +118,7 @@ func (s *Session) wantsTrials() bool {
 // an instance of their own as soon as the probes are done but their tails
 // (the late retries, which mostly wait), so that the run takes the longer
 // of the two, not both.
-func (s *Session) startsEarly() bool { return s.wantsTrials() && s.spec.Isolated }
+func (s *Session) startsEarly() bool { return s.wantsTrials() && s.spec.Isolated && !s.serial }
 
 // beforeTails is told by the probes' runner, when the session starts its
 // trials early, that the probes but their tails have run: partial is the
@@ -134,7 +137,7 @@ func (s *Session) beforeTails(partial *record.Record, pending map[string]bool, s
 // trialPace), which waiting faults and the first wait before a retry keep.
 func (s *Session) forTrials(ctx context.Context, pace time.Duration, known []record.Finding, probes *probeFindings) *Session {
 	t := &Session{ctx: ctx, spec: s.spec, cfg: s.cfg, seed: s.seed, progress: s.progress,
-		pace: pace, known: known, probes: probes, runs: new(atomic.Uint64)}
+		pace: pace, known: known, probes: probes, runs: new(atomic.Uint64), serial: s.serial}
 	t.cfg.Faults = pacedFaults(s.cfg.Faults, pace)
 	if pace > 0 {
 		// The first wait before a retry (after "in progress", or after

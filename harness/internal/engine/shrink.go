@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
@@ -46,12 +45,12 @@ func (s *Session) replayCounterexample(res *record.ScenarioResult) {
 			return
 		}
 		rec, err := s.freshRun(s.nextNonce(), s.seed^0xfeed^uint64(k)<<32, *res.Counterexample)
+		again, err := s.trialFindings(rec, err)
 		if err != nil {
 			continue // a replay that could not run shows nothing either way
 		}
 		res.Replays++
-		_, again := checks.Evaluate(rec)
-		if strings.Join(findingChecks(checks.Novel(s.known, again)), ",") == want {
+		if strings.Join(findingChecks(again), ",") == want {
 			res.Reproduced++
 		}
 	}
@@ -77,11 +76,10 @@ func (s *Session) minimize(res *record.ScenarioResult, n int) {
 			s.progress(fmt.Sprintf("%s: shrinking trial %d: %d runs, down to %d steps so far", s.spec.Name, n, runs, len(res.Counterexample.Steps)))
 		}
 		rec, err := s.freshRun(s.nextNonce(), s.seed^0x5eed, tr)
+		fs, err := s.trialFindings(rec, err)
 		if err != nil {
 			return false
 		}
-		_, fs := checks.Evaluate(rec)
-		fs = checks.Novel(s.known, fs)
 		if len(fs) == 0 || strings.Join(findingChecks(fs), ",") != want {
 			return false
 		}

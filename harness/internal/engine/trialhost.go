@@ -83,7 +83,7 @@ func (h *trialHost) run(nonce, seed uint64, tr scenarios.Trial, solo bool) (*rec
 		r.runProbe(info, p, 1)
 	}
 	if solo {
-		r.rec.Ledger = h.ledger.Effects()
+		r.rec.Ledger = merged(h.inst, h.ledger.Effects())
 	} else {
 		mine := make(map[string]bool, len(r.rec.Intents))
 		for _, in := range r.rec.Intents {
@@ -94,7 +94,9 @@ func (h *trialHost) run(nonce, seed uint64, tr scenarios.Trial, solo bool) (*rec
 				r.rec.Ledger = append(r.rec.Ledger, e)
 			}
 		}
+		r.rec.Ledger = merged(h.inst, r.rec.Ledger)
 	}
+	r.noteObservers(r.rec)
 	if r.fatal != nil {
 		h.broken.Store(true)
 		return r.rec, r.fatal

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checks"
@@ -44,11 +46,10 @@ func (s *Session) runTrials(sp scenarios.Space) (*record.ScenarioResult, error) 
 			continue
 		}
 		rec, err := s.freshRun(s.nextNonce(), s.seed, saved.Trial)
+		fs, err := s.trialFindings(rec, err)
 		if err != nil {
 			return res, err
 		}
-		_, fs := checks.Evaluate(rec)
-		fs = checks.Novel(s.known, fs)
 		res.Replayed = append(res.Replayed, record.ReplayedTrial{Trial: saved.Trial, StillFail: len(fs) > 0, Checks: findingChecks(fs)})
 		if len(fs) > 0 && res.Counterexample == nil {
 			tr := saved.Trial
@@ -156,4 +157,53 @@ func trialProgress(name string, done, total int, elapsed, budget time.Duration) 
 		line += fmt.Sprintf(", %s of the budget left", max(budget-elapsed, 0).Round(time.Second))
 	}
 	return line
+}
+
+// trialFindings judges the run of a generated trial: the findings the
+// probes did not show. A trial after which the target stopped answering
+// (a lock or a claim it never lets go) is a finding of its own, not an
+// error: the target already scored through the probes, and the trial's
+// steps are the history that makes it hang. Other errors are returned.
+func (s *Session) trialFindings(rec *record.Record, err error) ([]record.Finding, error) {
+	var hang *hangError
+	if err != nil && (!errors.As(err, &hang) || rec == nil || s.ctx.Err() != nil) {
+		return nil, err
+	}
+	_, fs := checks.Evaluate(rec)
+	fs = checks.Novel(s.known, fs)
+	if hang != nil {
+		fs = append(fs, hangFinding(rec, hang))
+	}
+	return fs, nil
+}
+
+// hangFinding reports the intents of a trial that got no reply once the
+// target stopped answering, under retry.after-fault when a fault came
+// before (what the fault left held is the likely cause), else under
+// retry.sequential.
+func hangFinding(rec *record.Record, hang *hangError) record.Finding {
+	f := record.Finding{Check: checks.CheckRetrySequential, Severity: record.Major}
+	var stuck []record.Intent
+	for _, in := range rec.Intents {
+		if in.Faulted() {
+			f.Check = checks.CheckRetryAfterFault
+			if f.Fault == "" {
+				f.Fault = in.Attempts[0].Fault
+			}
+		}
+		if len(in.Attempts) > 0 && !in.Acknowledged() {
+			last := in.Attempts[len(in.Attempts)-1]
+			if last.Status == 0 && last.Body == "" && last.Fault == "" {
+				stuck = append(stuck, in)
+				f.Operation = in.Operation
+			}
+		}
+	}
+	if f.Operation == "" && len(rec.Intents) > 0 {
+		f.Operation = rec.Intents[len(rec.Intents)-1].Operation
+	}
+	f.Evidence.Intents = stuck
+	f.Message = fmt.Sprintf("%s: after this trial's steps the target stopped answering: %s. A call that never returns is retried by no one: bound every wait (a lock, a claim another request holds) and release what a failed or abandoned request held",
+		f.Operation, strings.TrimPrefix(hang.msg, "the target never answered: "))
+	return f
 }

@@ -1,0 +1,88 @@
+package checks_test
+
+import (
+	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/record"
+)
+
+// isErrorReply is an MCP result with isError: true, as the adapter
+// records it.
+func isErrorReply(text string) record.Attempt {
+	a := failed(400)
+	a.Error = "isError: " + text
+	a.Body = `{"content":[{"type":"text","text":"` + text + `"}],"isError":true}`
+	return a
+}
+
+// exitReply is a command that exited with code.
+func exitReply(code int, out record.Outcome) record.Attempt {
+	return record.Attempt{Reply: record.Reply{Outcome: out, Status: code, Forwarded: true, Error: "exit 1: charge failed: please retry"}}
+}
+
+func replyHonestCases() []checkCase {
+	return []checkCase{
+		{
+			why: "a 502 answered while the charge went through, then a retry that replayed it: the caller was misled (major)",
+			rec: func() *record.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, unknown(502), mine()).try(i, ok(201, "created", "ord_1"))
+				return b.done()
+			}(),
+			fail: map[string][]record.Severity{checks.CheckReplyHonest: {major}},
+			msgs: map[string][]string{checks.CheckReplyHonest: {"charge: attempt 1 was answered as a failure (HTTP 502) but its effect happened (charge ch_000001): the caller is told it failed; it will retry, compensate, or report a failure that did not happen"}},
+		},
+		{
+			why: "an isError result while the charge went through, and the same-key retry charged again: critical",
+			rec: func() *record.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, isErrorReply("charge failed: please retry"), mine()).try(i, ok(200, "created", "ord_2"), mine())
+				return b.done()
+			}(),
+			fail: map[string][]record.Severity{checks.CheckReplyHonest: {critical}, checks.CheckRetrySequential: {critical}},
+			msgs: map[string][]string{checks.CheckReplyHonest: {"(isError: true) but its effect happened"}},
+		},
+		{
+			why: "a keyless target's non-zero exit after its effect: critical, the retry acts again",
+			rec: func() *record.Record {
+				b := newRec()
+				b.rec.Target.Capabilities = &record.Capabilities{}
+				i := b.intent(noKey, opCharge)
+				b.try(i, exitReply(1, record.Fail), mine())
+				return b.done()
+			}(),
+			fail: map[string][]record.Severity{checks.CheckReplyHonest: {critical}},
+			msgs: map[string][]string{checks.CheckReplyHonest: {"(exit 1) but its effect happened (charge ch_000001): the caller is told it failed and will retry, and the operation takes no key"}},
+		},
+		{
+			why: "a 502 under a downstream fault that failed after charging: the target could not know, nothing to report",
+			rec: func() *record.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under("downstream-503-after", unknown(502)), mine()).try(i, ok(201, "created", "ord_1"))
+				return b.done()
+			}(),
+			pass: []string{checks.CheckReplyHonest},
+		},
+		{
+			why: "failures with no effect and successes with theirs: honest",
+			rec: func() *record.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, unknown(503)).try(i, ok(201, "created", "ord_1"), mine()).try(i, failed(409))
+				return b.done()
+			}(),
+			pass: []string{checks.CheckReplyHonest},
+		},
+		{
+			why: "a target with only a safe operation: nothing to judge",
+			rec: func() *record.Record {
+				b := newRec()
+				b.try(b.intent(read, opBalance), ok(200, "", "bal_1"))
+				return b.done()
+			}(),
+			skip: []string{checks.CheckReplyHonest},
+		},
+	}
+}

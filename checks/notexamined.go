@@ -1,0 +1,69 @@
+package checks
+
+import (
+	"strings"
+
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/record"
+)
+
+// FaultOwner returns the id of the check that judges intents retried after
+// a fault of class c: the engine names it when it records that a fault of
+// that class could not be injected (record.Record.Unexamined).
+func FaultOwner(c faults.Class) string { return faultOwner(c) }
+
+// unable says, for the checks whose skip means the adapter lacks a
+// capability they need, why; "" when it has it.
+var unable = map[string]func(record.Capabilities) string{
+	CheckConcurrentDuplicates: func(c record.Capabilities) string {
+		if !c.Burst {
+			return "the adapter cannot send bursts"
+		}
+		return ""
+	},
+}
+
+// NotExamined returns what the run recorded in rec did not examine, given
+// the verdicts of its checks: what the engine recorded as it ran (faults
+// it could not inject, faults armed that never fired), then every check
+// that applies to the target but was skipped, with its note as the
+// reason. Checks that do not apply to the target's kind or conventions
+// are not listed: they have nothing to examine in any run.
+func NotExamined(rec *record.Record, results []record.CheckResult) []record.Unexamined {
+	if rec == nil {
+		return nil
+	}
+	out := append([]record.Unexamined(nil), rec.Unexamined...)
+	covered := map[string]bool{}
+	for _, u := range out {
+		covered[u.Check] = true
+	}
+	caps := rec.Target.Caps()
+	byID := map[string]Invariant{}
+	for _, c := range registry {
+		byID[c.ID] = c
+	}
+	for _, r := range results {
+		c, ok := byID[r.ID]
+		if !ok || r.Status != record.StatusSkip || !c.applies(caps) || covered[r.ID] {
+			continue
+		}
+		u := record.Unexamined{Check: r.ID, Cause: record.CauseNothing, Reason: r.Note}
+		switch {
+		case r.Note == "disabled":
+			u.Cause, u.Reason = record.CauseDisabled, "disabled in this run"
+		case unable[r.ID] != nil && unable[r.ID](caps) != "":
+			u.Cause, u.Reason = record.CauseUnsupported, unable[r.ID](caps)
+		case len(c.Faults) > 0 && len(rec.Unsupported) > 0:
+			// A record made before the engine named the checks of the
+			// faults it could not inject: the note lists them.
+			u.Cause = record.CauseUnsupported
+			u.Reason = strings.TrimPrefix(r.Note, "these faults could not be injected into this target: ")
+		}
+		if u.Reason == "" {
+			u.Reason = "nothing in the run concerns it"
+		}
+		out = append(out, u)
+	}
+	return out
+}

@@ -1,0 +1,55 @@
+package mcp
+
+import (
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// With the key in _meta, a key-like argument of the tool's schema is no
+// second key channel: idemcheck generates no value for it (a generated
+// one would be reused by a twin, and sent by a call meant to carry no
+// key), unless the configuration gives it one.
+func TestKeyMetaLeavesKeyLikeArgumentsOut(t *testing.T) {
+	tool := &sdk.Tool{Name: "create_payment", InputSchema: map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"amount":     map[string]any{"type": "integer", "minimum": 1},
+			"memo":       map[string]any{"type": "string"},
+			"request_id": map[string]any{"type": "string"},
+			"dedupKey":   map[string]any{"type": "string"},
+			"customer":   map[string]any{"type": "string"},
+		},
+		"required": []any{"amount", "memo", "request_id"},
+	}}
+	meta := Config{Key: Placement{In: InMeta, Name: DefaultMetaKey}}
+	p, _, err := newPlan(meta, Tool{Name: "create_payment"}, tool)
+	require.NoError(t, err)
+	assert.Equal(t, Placement{In: InMeta, Name: DefaultMetaKey}, p.key)
+	assert.Contains(t, p.inputs, "amount")
+	assert.Contains(t, p.inputs, "customer")
+	assert.NotContains(t, p.inputs, "request_id", "a key-like argument with the key in _meta")
+	assert.NotContains(t, p.inputs, "dedupKey")
+
+	// Configured, it is sent as configured.
+	p, _, err = newPlan(meta, Tool{Name: "create_payment", Arguments: map[string]any{"request_id": "{{key}}"}}, tool)
+	require.NoError(t, err)
+	assert.Equal(t, "{{key}}", p.fixed["request_id"])
+
+	// Without key_meta, request_id is the key argument, as before.
+	p, _, err = newPlan(Config{}, Tool{Name: "create_payment"}, tool)
+	require.NoError(t, err)
+	assert.Equal(t, Placement{In: InArgument, Name: "request_id"}, p.key)
+	assert.NotContains(t, p.inputs, "dedupKey")
+}
+
+func TestKeyLike(t *testing.T) {
+	for _, n := range []string{"idempotency_key", "idempotencyKey", "Idempotency-Key", "request_id", "requestId", "client_token", "dedup_key", "idempotency_token"} {
+		assert.True(t, KeyLike(n), n)
+	}
+	for _, n := range []string{"amount", "memo", "key", "customer_id", "request", "api_key", "order_id"} {
+		assert.False(t, KeyLike(n), n)
+	}
+}
