@@ -90,7 +90,7 @@ func TestChecks(t *testing.T) {
 			}
 		})
 	}
-	assert.Len(t, checks.Checks(), 22)
+	assert.Len(t, checks.Checks(), 23)
 	assert.Len(t, tables, len(checks.Checks()), "a table for a check that does not exist")
 }
 
