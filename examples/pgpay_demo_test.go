@@ -2,8 +2,10 @@ package examples_test
 
 import (
 	"context"
+	"net"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -67,4 +69,26 @@ func TestPgpay(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPgpayUntestable: a dependency that does not answer makes the target
+// untestable, with the reason, at once.
+func TestPgpayUntestable(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	closed := l.Addr().String()
+	require.NoError(t, l.Close())
+	spec := examples.PgpaySpec(exe, "pgpay-nodb", "correct")
+	spec.Dependencies[0].URL = "postgres://app@" + closed + "/pay?sslmode=disable"
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	start := time.Now()
+	res, err := harness.Verify(ctx, []harness.Spec{spec}, harness.WithSeed(7))
+	require.NoError(t, err)
+	tr := res.Targets[0]
+	assert.Contains(t, tr.Error, "the database cannot be reached", "the reason is given")
+	assert.Contains(t, tr.Error, "dependency db")
+	assert.Less(t, time.Since(start), 30*time.Second, "never a hang")
 }
