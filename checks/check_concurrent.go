@@ -100,10 +100,14 @@ func evalConcurrentDuplicates(r *record.Record) ([]record.Finding, bool) {
 		}
 		if len(t.dup) > 0 {
 			worst := r.EffectsOf(t.dup[0])
+			cause := duplicateCause(r, t.dup[0])
+			if cause == "" {
+				cause = causeAtomic // copies released together: at once
+			}
 			fs = append(fs, record.Finding{
 				Check: CheckConcurrentDuplicates, Severity: record.Critical, Operation: op,
-				Message: fmt.Sprintf("%s: duplicated in %s of %d same-key requests released together (%d effects in all; the worst burst caused %s: %s): the key is checked and claimed in two steps; claim it atomically",
-					op, rate(t.dup), t.copies, t.dupEffects, plural(len(worst), "effect", "effects"), effectIDs(worst)),
+				Message: fmt.Sprintf("%s: duplicated in %s of %d same-key requests released together (%d effects in all; the worst burst caused %s: %s): %s",
+					op, rate(t.dup), t.copies, t.dupEffects, plural(len(worst), "effect", "effects"), effectIDs(worst), cause),
 				Evidence: evidence(r, first3(t.dup)...),
 			})
 		}

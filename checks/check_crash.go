@@ -100,9 +100,18 @@ func evalDownstream(r *record.Record) ([]record.Finding, bool) {
 // keyDiagnosis says, from the keys the fakes saw, why the downstream
 // recorded the same intent twice.
 func keyDiagnosis(effs []fakes.Effect) string {
+	// Only the effects of the kind that was duplicated: a charge made
+	// twice is not explained by the key its single email was sent with.
+	kinds := map[[2]string]int{}
+	for _, e := range effs {
+		kinds[[2]string{e.Fake, e.Kind}]++
+	}
 	seen := map[string]bool{}
 	var list []string
 	for _, e := range effs {
+		if kinds[[2]string{e.Fake, e.Kind}] < 2 {
+			continue
+		}
 		if !seen[e.Key] {
 			seen[e.Key] = true
 			k := e.Key

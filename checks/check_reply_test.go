@@ -86,3 +86,19 @@ func replyHonestCases() []checkCase {
 		},
 	}
 }
+
+// keylessRecord is a target whose one mutating operation takes no key
+// and says idempotentHint: false: two intents, each called twice with the
+// same arguments, each acting twice.
+func keylessRecord() *record.Record {
+	op := recordOps()[0]
+	op.DryRun = false
+	op.Annotations = &record.Annotations{}
+	b := newRec(op)
+	b.rec.Target.Capabilities = &record.Capabilities{Annotations: true}
+	for range 2 {
+		i := b.intent(plain, opCharge)
+		b.try(i, ok(200, "", "t_1"), mine()).try(i, ok(200, "", "t_2"), mine())
+	}
+	return b.done()
+}

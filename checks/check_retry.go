@@ -41,7 +41,7 @@ func evalRetrySequential(r *record.Record) ([]record.Finding, bool) {
 			fs = append(fs, record.Finding{
 				Check: CheckRetrySequential, Severity: record.Critical, Operation: in.Operation,
 				Message: fmt.Sprintf("%s: the same key sent %d times caused %s (%s): the key is not honoured",
-					in.Operation, len(in.Attempts), plural(len(effs), "effect", "effects"), effectIDs(effs)),
+					in.Operation, len(in.Attempts), plural(len(effs), "effect", "effects"), effectIDs(effs)) + causeSuffix(r, in),
 				Evidence: evidence(r, in),
 			})
 			continue
@@ -53,8 +53,8 @@ func evalRetrySequential(r *record.Record) ([]record.Finding, bool) {
 			if a.Outcome != record.OK {
 				fs = append(fs, record.Finding{
 					Check: CheckRetrySequential, Severity: record.Major, Operation: in.Operation,
-					Message: fmt.Sprintf("%s: the retry of a completed request was answered %d (%s) instead of a replay: a client cannot tell it already succeeded",
-						in.Operation, a.Status, short(a.Body, 80)),
+					Message: fmt.Sprintf("%s: the retry of a completed request was answered %s (%s) instead of a replay: a client cannot tell it already succeeded",
+						in.Operation, answerOf(a), short(a.Body, 80)),
 					Evidence: evidence(r, in),
 				})
 				break
@@ -79,7 +79,7 @@ func evalRetryAfterFault(r *record.Record) ([]record.Finding, bool) {
 			fs = append(fs, record.Finding{
 				Check: CheckRetryAfterFault, Severity: record.Critical, Operation: in.Operation, Fault: fault,
 				Message: fmt.Sprintf("%s: after %s, retrying with the same key caused %s (%s); attempts: %s",
-					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), statuses(in)),
+					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), statuses(in)) + causeSuffix(r, in),
 				Evidence: evidence(r, in),
 			})
 		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in):

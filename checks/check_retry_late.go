@@ -160,7 +160,10 @@ func lateFinding(r *record.Record, op string, forgot, kept []lateRetry) record.F
 	msg := fmt.Sprintf("%s: the retry with the same key after %s%s caused %s (%s): the key store forgot the key",
 		op, plural(first.others, "other key", "other keys"), when,
 		plural(len(effs), "effect", "effects"), effectIDs(effs))
-	switch {
+	switch cause := duplicateCause(r, first.in); {
+	case cause != "" && cause != causeAtomic:
+		// Who served the attempts says why, not how many keys it keeps.
+		msg = withCause(msg, ": the key store forgot the key", cause)
 	case best != nil && best.others+1 == first.others:
 		msg += fmt.Sprintf("; a retry after %s still replayed: it keeps %d keys",
 			plural(best.others, "other key", "other keys"), first.others)

@@ -30,6 +30,7 @@ const (
 	CheckMCPAnnotations       = "mcp.annotations"
 	CheckIETFDraft            = "ietf.draft"
 	CheckReplyHonest          = "reply.honest"
+	CheckKeyMalformed         = "key.malformed"
 )
 
 // Invariant is one check, declared whole in its own check_*.go file: its
@@ -115,6 +116,7 @@ func init() {
 		keyRequired,
 		keyDistinct,
 		keyScope,
+		keyMalformed,
 		replayConsistent,
 		replyHonest,
 		effectField,

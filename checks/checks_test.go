@@ -90,7 +90,7 @@ func TestChecks(t *testing.T) {
 			}
 		})
 	}
-	assert.Len(t, checks.Checks(), 23)
+	assert.Len(t, checks.Checks(), 24)
 	assert.Len(t, tables, len(checks.Checks()), "a table for a check that does not exist")
 }
 
@@ -112,6 +112,7 @@ func checkTables() map[string][]checkCase {
 		checks.CheckKeyScope:             keyScopeCases(),
 		checks.CheckReplayConsistent:     replayCases(),
 		checks.CheckReplyHonest:          replyHonestCases(),
+		checks.CheckKeyMalformed:         keyMalformedCases(),
 		checks.CheckEffectField:          effectFieldCases(),
 		checks.CheckDryRun:               dryRunCases(),
 		checks.CheckSafeReadOnly:         safeCases(),
@@ -124,6 +125,25 @@ func checkTables() map[string][]checkCase {
 
 func retrySequentialCases() []checkCase {
 	return []checkCase{
+		{
+			why: "an MCP isError answer to the retry of a completed call is shown as isError, not as the status 400 the adapter gives it",
+			rec: func() *record.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, ok(200, "created", "ord_1"), mine()).try(i, isErrorReply("already done"))
+				return b.done()
+			}(),
+			fail: map[string][]record.Severity{checks.CheckRetrySequential: {major}},
+			msgs: map[string][]string{checks.CheckRetrySequential: {"charge: the retry of a completed request was answered isError ("}},
+		},
+		{
+			why:   "an operation that takes no key and says idempotentHint: false: one finding, worded without keys, and the key checks skipped with that reason",
+			rec:   keylessRecord(),
+			fail:  map[string][]record.Severity{checks.CheckRetrySequential: {critical}},
+			msgs:  map[string][]string{checks.CheckRetrySequential: {"charge: calling charge 2 times with the same arguments caused 2 effects (charge ch_000001, charge ch_000002); it takes no key and says idempotentHint: false (seen in 2 intents)"}},
+			skip:  []string{checks.CheckKeyRequired, checks.CheckKeyMismatch, checks.CheckKeyMalformed},
+			notes: map[string]string{checks.CheckKeyRequired: "not applicable: no mutating operation takes an idempotency key; such operations are judged by what calling them again does, against what their annotations promise"},
+		},
 		{
 			why: "a retry that charged again (critical) and a retry of a completed request answered 409 (major, regression n: 409 is not ok) are both reported",
 			rec: func() *record.Record {
@@ -502,6 +522,20 @@ func crashCases() []checkCase {
 
 func downstreamCases() []checkCase {
 	return []checkCase{
+		{
+			why: "regression: a charge made twice is diagnosed from the charges' keys, not from the key its one email was sent with",
+			rec: func() *record.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameDownstreamFailAfter, unknown(503)), keyed("")).try(i, ok(201, "created", "ord_1"), keyed(""), keyed("email:idk-0001"))
+				email := &b.rec.Ledger[len(b.rec.Ledger)-1]
+				email.Fake, email.Kind = "email", "email"
+				return b.done()
+			}(),
+			fail: map[string][]record.Severity{checks.CheckDownstream: {critical}},
+			msgs: map[string][]string{checks.CheckDownstream: {"the downstream was given no idempotency key"}},
+			skip: []string{checks.CheckRetryAfterFault, checks.CheckCrashRecovery},
+		},
 		{
 			why: "regression p: duplicates after ambiguous downstream failures, diagnosed from the keys the downstream saw, and an intent that never succeeded",
 			rec: func() *record.Record {

@@ -23,7 +23,13 @@ func evaluate(checks []Invariant, rec *record.Record) ([]record.CheckResult, []r
 	caps := rec.Target.Caps()
 	for _, c := range checks {
 		if !c.applies(caps) {
-			results = append(results, record.CheckResult{ID: c.ID, Status: record.StatusSkip, Note: NotApplicableNote(rec.Target.Kind)})
+			note := NotApplicableNote(rec.Target.Kind)
+			if keyed := caps; !caps.Keys {
+				if keyed.Keys = true; c.applies(keyed) {
+					note = keylessNote
+				}
+			}
+			results = append(results, record.CheckResult{ID: c.ID, Status: record.StatusSkip, Note: note})
 			continue
 		}
 		if len(enabled) > 0 && !enabled[c.ID] {
@@ -32,6 +38,7 @@ func evaluate(checks []Invariant, rec *record.Record) ([]record.CheckResult, []r
 		}
 		fs, applicable := c.Eval(rec)
 		fs = mergeTries(rec, fs)
+		fs = keylessFindings(rec, fs)
 		switch {
 		case len(fs) > 0:
 			results = append(results, record.CheckResult{ID: c.ID, Status: record.StatusFail, Note: fmt.Sprintf("%d finding(s)", len(fs))})
@@ -46,7 +53,7 @@ func evaluate(checks []Invariant, rec *record.Record) ([]record.CheckResult, []r
 			results = append(results, record.CheckResult{ID: c.ID, Status: record.StatusPass})
 		}
 	}
-	return results, findings
+	return examine(rec, results, findings)
 }
 
 // faultSkip is the skip note of a check that judges intents retried after

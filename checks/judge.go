@@ -35,10 +35,7 @@ func evidence(r *record.Record, ins ...*record.Intent) record.Evidence {
 func statuses(in *record.Intent) string {
 	parts := make([]string, 0, len(in.Attempts))
 	for _, a := range in.Attempts {
-		s := fmt.Sprint(a.Status)
-		if a.Status == 0 {
-			s = string(a.Outcome)
-		}
+		s := answerOf(a)
 		if a.Fault != "" {
 			s += " (" + a.Fault + ")"
 		}
@@ -98,3 +95,19 @@ func sortedKeys[V any](m map[string]V) []string {
 // busy says whether status answers that the key's request is still in
 // progress (409, 425, 429).
 func busy(status int) bool { return status == 409 || status == 425 || status == 429 }
+
+// answerOf says how an attempt was answered, as its kind says it: its
+// status (an HTTP status, an exit code), "isError" for an MCP result
+// that says it failed, "JSON-RPC error N", else its outcome.
+func answerOf(a record.Attempt) string {
+	switch {
+	case strings.HasPrefix(a.Error, "isError"):
+		return "isError"
+	case strings.HasPrefix(a.Error, "JSON-RPC error"):
+		head, _, _ := strings.Cut(a.Error, ":")
+		return head
+	case a.Status != 0:
+		return fmt.Sprint(a.Status)
+	}
+	return string(a.Outcome)
+}

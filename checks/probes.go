@@ -22,6 +22,9 @@ type Step struct {
 	Change bool
 	// NoKey sends no idempotency key.
 	NoKey bool
+	// MalformedKey sends a key no target should take: a fresh key made
+	// MalformedKeyLength characters long.
+	MalformedKey bool
 	// DryRun asks for the operation's dry run.
 	DryRun bool
 	// Fault is injected into the first attempt.

@@ -98,7 +98,14 @@ func score(checks []record.CheckResult, findings []record.Finding, notApplicable
 	for _, l := range Rubric() {
 		for i, f := range findings {
 			if f.Severity.Rank() >= l.Forbids.Rank() {
-				return record.ScoreResult{Level: level, Reason: reason(level, l), Next: &record.Gap{
+				why := reason(level, l)
+				if annotationCheck(f.Check) {
+					// The condition's words (keys, dry runs) are not what
+					// holds a tool back whose annotations are missing or
+					// wrong: say that.
+					why = fmt.Sprintf("score %d: level %d needs annotations that say truthfully how each tool behaves; %s", level, l.Level, f.Message)
+				}
+				return record.ScoreResult{Level: level, Reason: why, Next: &record.Gap{
 					Level: l.Level, Condition: l.Condition, Check: f.Check, Finding: i, Message: f.Message,
 				}}
 			}
@@ -108,9 +115,12 @@ func score(checks []record.CheckResult, findings []record.Finding, notApplicable
 				continue
 			}
 			if st := status[id]; st != record.StatusPass && st != record.StatusFail {
+				msg := fmt.Sprintf("%s did not run (skipped), so level %d cannot be shown", id, l.Level)
+				if st == record.StatusNotExamined {
+					msg = fmt.Sprintf("%s was not examined (a fault armed for it never acted), so level %d cannot be shown", id, l.Level)
+				}
 				return record.ScoreResult{Level: level, Reason: reason(level, l), Next: &record.Gap{
-					Level: l.Level, Condition: l.Condition, Check: id, Finding: -1,
-					Message: fmt.Sprintf("%s did not run (skipped), so level %d cannot be shown", id, l.Level),
+					Level: l.Level, Condition: l.Condition, Check: id, Finding: -1, Message: msg,
 				}}
 			}
 		}
@@ -121,4 +131,10 @@ func score(checks []record.CheckResult, findings []record.Finding, notApplicable
 
 func reason(level int, next Level) string {
 	return fmt.Sprintf("score %d: level %d needs that %s", level, next.Level, next.Condition)
+}
+
+// annotationCheck reports whether a check holds an operation to its
+// annotations (mcp.*).
+func annotationCheck(id string) bool {
+	return id == CheckMCPAnnotations || id == CheckMCPIdempotentHint || id == CheckMCPReadOnlyHint
 }

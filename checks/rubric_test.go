@@ -349,3 +349,17 @@ func TestScoreWithoutRecord(t *testing.T) {
 	assert.Equal(t, "not run: context canceled", tr.Error)
 	assert.Nil(t, tr.Checks)
 }
+
+// A tool whose only flaw is that it has no annotations is told so, not
+// that level 3 needs key enforcement and dry runs (which it has).
+func TestScoreReasonNamesTheMissingAnnotation(t *testing.T) {
+	rec := cleanRecord().done()
+	caps := record.DefaultCapabilities()
+	caps.Annotations = true
+	rec.Target.Kind, rec.Target.Capabilities = "mcp", &caps
+	tr := scored(t, rec)
+	require.Empty(t, tr.Error)
+	assert.Equal(t, 2, tr.Score.Level, tr.Score.Reason)
+	assert.Contains(t, tr.Score.Reason, "score 2: level 3 needs annotations that say truthfully how each tool behaves; charge has no annotations at all")
+	assert.NotContains(t, tr.Score.Reason, "framework level")
+}

@@ -68,6 +68,7 @@ func TestReferenceTargets(t *testing.T) {
 		{"no-propagation", 0, []string{"downstream.propagation"}, "retries its downstream call without the key"},
 		{"context-bookkeeping", 1, []string{"retry.after-fault"}, "a client that disconnects mid-request leaves the key stuck in progress"},
 		{"error-after-charge", 1, []string{"reply.honest"}, "a charge that went through answered 502: the caller is told a failure that did not happen"},
+		{"key-column-500", 1, []string{"key.malformed"}, "a key longer than its column answered 500, not 400"},
 		{"uuid-keys", 3, nil, "a validator of UUID keys, tested with key_format uuid"},
 		{"bounded-keys", 0, []string{"retry.late"}, "a key store bounded to 64 keys forgets a key after 64 others"},
 		{"expiring-keys", 0, []string{"retry.late"}, "a key store that keeps keys for 1s forgets a key retried later"},

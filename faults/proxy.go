@@ -51,6 +51,9 @@ type Report struct {
 	UpstreamStatus int `json:"upstream_status,omitempty"`
 	// UpstreamError says why the target did not reply, if it did not.
 	UpstreamError string `json:"upstream_error,omitempty"`
+	// TimedOut is true when that was because the forward timeout passed
+	// (no reply, or a reply whose body did not end in time).
+	TimedOut bool `json:"timed_out,omitempty"`
 	// Refused is true when the target could not be reached at all.
 	Refused bool `json:"refused,omitempty"`
 	// Cut is true when the target's reply body was longer than
@@ -377,6 +380,7 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 			ex.report.Refused = true
 		}
 		ex.report.UpstreamError = err.Error()
+		ex.report.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
 		if errors.Is(err, oncehttp.ErrHeaderTooLarge) {
 			ex.report.HeaderTooLarge = true
 			ex.report.UpstreamError = fmt.Sprintf("the reply's header section is larger than idemcheck reads (%d KiB, %d lines): %v", MaxReplyHeaderBytes>>10, MaxReplyHeaderLines, err)
@@ -396,6 +400,7 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 	}
 	if err != nil {
 		ex.report.UpstreamError = "reading the reply: " + err.Error()
+		ex.report.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
 		return nil, err
 	}
 	ex.report.UpstreamStatus = resp.StatusCode

@@ -37,4 +37,7 @@ const (
 const (
 	StatusFail = record.StatusFail
 	StatusSkip = record.StatusSkip
+	// StatusNotExamined: a fault armed for the check never acted (see
+	// record.StatusNotExamined); a Go test skips it, saying so.
+	StatusNotExamined = record.StatusNotExamined
 )

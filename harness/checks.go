@@ -28,6 +28,7 @@ const (
 	CheckMCPAnnotations       = checks.CheckMCPAnnotations
 	CheckIETFDraft            = checks.CheckIETFDraft
 	CheckReplyHonest          = checks.CheckReplyHonest
+	CheckKeyMalformed         = checks.CheckKeyMalformed
 )
 
 // ProfileIETFDraft is checks.ProfileIETFDraft: the profile of a target

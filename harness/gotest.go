@@ -100,7 +100,7 @@ func Check(t TB, spec Spec, opts ...Option) {
 		if canRun {
 			st.Run(c.ID, func(t *testing.T) {
 				t.Helper()
-				if c.Status == StatusSkip {
+				if c.Status == StatusSkip || c.Status == StatusNotExamined {
 					t.Skip(c.Note)
 				}
 				report(t)

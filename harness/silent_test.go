@@ -16,6 +16,9 @@ import (
 type silentTarget struct {
 	calls       atomic.Int64
 	answerFirst bool
+	// timedOut makes its silences timeouts (Reply.TimedOut), as an
+	// adapter whose client gave up at its timeout reports them.
+	timedOut bool
 }
 
 func (s *silentTarget) Info() harness.TargetInfo {
@@ -26,7 +29,7 @@ func (s *silentTarget) Call(_ context.Context, c harness.Call) harness.Reply {
 	if s.calls.Add(1) == 1 && s.answerFirst {
 		return harness.Reply{Outcome: harness.OK, Status: 201, Forwarded: true, Effect: "created", HasEffect: true}
 	}
-	return harness.Reply{Outcome: harness.Info, Forwarded: true, Error: "no reply within 10s (the client gave up)"}
+	return harness.Reply{Outcome: harness.Info, Forwarded: true, Error: "no reply within 10s (the client gave up)", TimedOut: s.timedOut}
 }
 
 func (s *silentTarget) Supports(faults.Fault) bool { return true }
@@ -56,4 +59,15 @@ func TestTargetThatAnsweredOnceIsNotSilent(t *testing.T) {
 	tr := verifyOne(t, silentSpec(tg))
 	assert.NotContains(t, tr.Error, "never answered")
 	assert.Greater(t, tg.calls.Load(), int64(3))
+}
+
+// TestTargetThatStopsAnsweringIsUnresponsive: a target that answered once
+// and then lets every attempt time out is declared unresponsive after a
+// few in a row, instead of costing every probe its timeout.
+func TestTargetThatStopsAnsweringIsUnresponsive(t *testing.T) {
+	tg := &silentTarget{answerFirst: true, timedOut: true}
+	tr := verifyOne(t, silentSpec(tg))
+	assert.Contains(t, tr.Error, "stopped answering")
+	assert.Contains(t, tr.Error, "5 attempts in a row timed out")
+	assert.LessOrEqual(t, tg.calls.Load(), int64(8), "attempts made before giving up")
 }

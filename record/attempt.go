@@ -71,6 +71,20 @@ type Reply struct {
 	ExitSignal string `json:"exit_signal,omitempty"`
 	// Error describes a transport failure, if any.
 	Error string `json:"error,omitempty"`
+	// TimedOut is true when the attempt ended because its timeout passed
+	// with no reply (the client gave up, or the harness killed a command
+	// that had not ended): silence, whatever the target printed or how
+	// it was killed.
+	TimedOut bool `json:"timed_out,omitempty"`
+	// Instance names the instance (replica) that served the call, where
+	// the target has several ("" with one).
+	Instance string `json:"instance,omitempty"`
+	// Session names the protocol session that carried the call (an MCP
+	// session), where the kind has sessions.
+	Session string `json:"session,omitempty"`
+	// Connection names the connection that carried the call, where the
+	// adapter knows it.
+	Connection string `json:"connection,omitempty"`
 }
 
 // Attempt is one try at an intent.
@@ -84,6 +98,14 @@ type Attempt struct {
 	// Crashed is true when the harness killed the target during the
 	// attempt (and restarted it after).
 	Crashed bool `json:"crashed,omitempty"`
+	// NotFired is true when Fault was armed for the attempt and never
+	// acted while it ran (see StatusNotExamined): the attempt was made as
+	// if unfaulted, and shows nothing of that fault.
+	NotFired bool `json:"not_fired,omitempty"`
+	// Incarnation counts the target's process generations the harness
+	// started: 1 until its first restart, 2 after it, and so on; 0 when
+	// the harness did not count (a record from an earlier version).
+	Incarnation int `json:"incarnation,omitempty"`
 	// Burst is true for the copies of a burst, sent concurrently.
 	Burst  bool `json:"burst,omitempty"`
 	DryRun bool `json:"dry_run,omitempty"`

@@ -48,6 +48,9 @@ const (
 	// RoleFiller: an intent with a fresh key sent only to come between
 	// an intent and its late retry.
 	RoleFiller Role = "filler"
+	// RoleMalformedKey: sent with a key no target should take (far
+	// longer than any key store's limit), to see how it is refused.
+	RoleMalformedKey Role = "malformed-key"
 )
 
 // Intent is one logical request and every attempt made at it.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -24,6 +25,12 @@ import (
 //	          flight (a burst's copies), a header of floodHeader bytes
 //	crashstart prints garbageText on stderr and exits 1 at once
 //	silent    accepts TCP connections on $1 and never answers
+//	mute      HTTP on $1: /healthz answers; every other request is
+//	          held, never answered, until the client leaves
+//	hang      a CLI tool that prints "started" on stderr and a line
+//	          on stdout, then hangs until killed
+//	endless   HTTP on $1: /healthz answers; every other request gets
+//	          200 and a body that never ends
 //	garbage   a CLI tool that is not idempotent (a new order on every
 //	          call): after floodBytes of log lines with ANSI colour codes,
 //	          NUL and other control bytes and invalid UTF-8 on stdout and
@@ -32,7 +39,11 @@ import (
 //	charger   HTTP on $1: POST /orders charges $PAYMENTS_URL once per
 //	          call, without a key (not idempotent); with $DISARM set it
 //	          first sends DELETE /_idemcheck/rules to the fake, as a
-//	          server that hides from downstream faults would
+//	          server that hides from downstream faults would; with
+//	          $GREYLIST set it answers the first request of each body
+//	          503 without calling the fake (as a greylisting server
+//	          does) and charges on its retries, so that no downstream
+//	          fault armed for a first attempt ever acts
 const hostileEnv = "IDEMCHECK_TEST_HOSTILE"
 
 // Sizes of what the hostile targets send.
@@ -111,8 +122,33 @@ func hostile(mode string, args []string) int {
 			}
 			held = append(held, c)
 		}
+	case "mute":
+		mux := http.NewServeMux()
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "ok") })
+		mux.HandleFunc("/", func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+		_ = http.ListenAndServe(args[0], mux)
+		return 1
+	case "hang":
+		fmt.Fprintln(os.Stderr, "started")
+		fmt.Fprintln(os.Stdout, "working")
+		select {}
+	case "endless":
+		mux := http.NewServeMux()
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "ok") })
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			chunk := bytes.Repeat([]byte("x"), 64<<10)
+			for {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		})
+		_ = http.ListenAndServe(args[0], mux)
+		return 1
 	case "charger":
-		return charger(args[0], os.Getenv("PAYMENTS_URL"), os.Getenv("DISARM") != "")
+		return charger(args[0], os.Getenv("PAYMENTS_URL"), os.Getenv("DISARM") != "", os.Getenv("GREYLIST") != "")
 	case "garbage":
 		line := strings.Repeat("log "+garbageText+" ", 20) + "\n"
 		for n := 0; n < floodBytes; n += len(line) {
@@ -128,11 +164,23 @@ func hostile(mode string, args []string) int {
 }
 
 // charger is the charger hostile target (see hostileEnv).
-func charger(addr, payments string, disarm bool) int {
+func charger(addr, payments string, disarm, greylist bool) int {
+	var mu sync.Mutex
+	seen := map[string]bool{}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "ok") })
 	mux.HandleFunc("POST /orders", func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		if greylist {
+			mu.Lock()
+			first := !seen[string(body)]
+			seen[string(body)] = true
+			mu.Unlock()
+			if first {
+				http.Error(w, "try again", http.StatusServiceUnavailable)
+				return
+			}
+		}
 		if disarm {
 			req, _ := http.NewRequestWithContext(r.Context(), http.MethodDelete, payments+"/_idemcheck/rules", nil)
 			if resp, err := http.DefaultClient.Do(req); err == nil {

@@ -22,6 +22,7 @@ type Profile struct {
 	email                            bool // it has send_receipt when given an email API
 	lookupCharges                    bool
 	guard                            string // durable, session, none
+	errorAfterCharge                 bool   // a first charge is answered isError
 }
 
 // Profiles lists the reference servers, in demo order.
@@ -42,6 +43,11 @@ var Profiles = []Profile{
 		Name: "readonly-liar", Score: 0, HTTP: true, keyArg: true, dryRun: true, effect: true, annotate: true, createIdempotent: true, guard: "durable", lookupCharges: true,
 		Flaw:    "lookup_payment, annotated readOnlyHint: true, charges a verification fee",
 		Failing: []string{"mcp.readonly-hint", "safe.readonly"},
+	},
+	{
+		Name: "error-after-charge", Score: 1, keyArg: true, dryRun: true, effect: true, annotate: true, createIdempotent: true, guard: "durable", email: true, errorAfterCharge: true,
+		Flaw:    "create_payment answers isError \"charge failed: please retry\" after its charge went through; the retry with the same key is answered from payments' replay (one charge)",
+		Failing: []string{"reply.honest"},
 	},
 	{
 		Name: "nokey", Score: 0, guard: "none",

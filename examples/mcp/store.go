@@ -20,6 +20,10 @@ type record struct {
 	Reply       *result `json:"reply,omitempty"`
 }
 
+// maxKeyLen bounds the idempotency key, as the payments API downstream
+// does: a longer key is refused before anything is tried.
+const maxKeyLen = 255
+
 // refusal is a result the guard answers instead of acting.
 type refusal struct{ res result }
 
@@ -64,6 +68,9 @@ func newDurable(state string) (*durable, error) {
 func (d *durable) begin(_, key, fp string) (claim, *result, error) {
 	if key == "" {
 		return nil, nil, refuse(400, "key_required", "create_payment charges money: pass idempotency_key, the same on every retry of one request")
+	}
+	if len(key) > maxKeyLen {
+		return nil, nil, refuse(400, "key_invalid", "idempotency_key must be at most %d characters", maxKeyLen)
 	}
 	sum := sha256.Sum256([]byte(key))
 	base := filepath.Join(d.dir, hex.EncodeToString(sum[:16]))

@@ -182,10 +182,16 @@ func (s *server) create(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 		r.Effect, r.Replayed = "noop", true
 		return toolResult(s.shape(r)), nil
 	}
-	ch, err := s.charge(ctx, a.Customer, a.Amount, a.Description, cl.downstreamKey())
+	ch, replayed, err := s.chargeReplayed(ctx, a.Customer, a.Amount, a.Description, cl.downstreamKey())
 	if err != nil {
 		cl.fail()
 		return toolResult(result{Error: "payments_unavailable", Reason: err.Error() + ": the outcome is unknown; retry with the same key", Status: 503}), nil
+	}
+	if s.p.errorAfterCharge && !replayed {
+		// The flaw: the charge went through, the result says it failed.
+		// The retry with the same key finds it replayed by payments.
+		cl.fail()
+		return toolResult(result{Error: "charge_failed", Reason: "charge failed: please retry", Status: 502}), nil
 	}
 	p := draft
 	p.ID, p.Charge = fmt.Sprintf("pay_%s_%d", fp[:8], s.seq.Add(1)), ch
@@ -307,10 +313,17 @@ func (s *server) lookup(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 // charge makes one charge at the payments API, with key as the
 // Idempotency-Key when not empty.
 func (s *server) charge(ctx context.Context, customer string, amount int64, description, key string) (string, error) {
+	id, _, err := s.chargeReplayed(ctx, customer, amount, description, key)
+	return id, err
+}
+
+// chargeReplayed is charge, also saying whether payments answered with
+// an earlier charge made with the same key (Idempotent-Replayed).
+func (s *server) chargeReplayed(ctx context.Context, customer string, amount int64, description, key string) (string, bool, error) {
 	body, _ := json.Marshal(map[string]any{"amount": amount, "currency": "usd", "customer": customer, "description": description})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.payments+"/v1/charges", bytes.NewReader(body))
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if key != "" {
@@ -318,20 +331,20 @@ func (s *server) charge(ctx context.Context, customer string, amount int64, desc
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("payments: %v", err)
+		return "", false, fmt.Errorf("payments: %v", err)
 	}
 	defer resp.Body.Close()
 	rb, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode/100 != 2 {
-		return "", fmt.Errorf("payments: HTTP %d", resp.StatusCode)
+		return "", false, fmt.Errorf("payments: HTTP %d", resp.StatusCode)
 	}
 	var ch struct {
 		ID string `json:"id"`
 	}
 	if json.Unmarshal(rb, &ch) != nil || ch.ID == "" {
-		return "", fmt.Errorf("payments: a success without a charge id")
+		return "", false, fmt.Errorf("payments: a success without a charge id")
 	}
-	return ch.ID, nil
+	return ch.ID, resp.Header.Get("Idempotent-Replayed") == "true", nil
 }
 
 func fingerprint(customer string, amount int64, description string) string {

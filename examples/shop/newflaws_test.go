@@ -196,3 +196,26 @@ func TestErrorAfterChargeAnswersAFailureThatHappened(t *testing.T) {
 		})
 	}
 }
+
+// TestKeyColumnAnswersALongKeyWith500: key-column-500 answers a key longer
+// than its 64-character column with 500 and charges nothing; correct
+// takes it (up to 255 characters) and refuses a longer one with 400.
+func TestKeyColumnAnswersALongKeyWith500(t *testing.T) {
+	t.Parallel()
+	for _, profile := range []string{"correct", "key-column-500"} {
+		t.Run(profile, func(t *testing.T) {
+			t.Parallel()
+			pay := newPayments(t)
+			s := mustStartShop(t, profile, pay)
+			long := s.post(t, "/orders", strings.Repeat("k", 300), order("cus_1", 100, "m"))
+			assert.Equal(t, 0, pay.Count(), "nothing charged")
+			if profile == "correct" {
+				assert.Equal(t, http.StatusBadRequest, long.Status, long)
+			} else {
+				assert.Equal(t, http.StatusInternalServerError, long.Status, long)
+			}
+			short := s.post(t, "/orders", "k", order("cus_1", 100, "m"))
+			assert.Equal(t, http.StatusOK, short.Status, short)
+		})
+	}
+}

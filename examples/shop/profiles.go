@@ -196,6 +196,12 @@ var registry = []profile{
 		newGuard: atomicOnly, durable: true, effects: true, dryRun: true, errorAfterCharge: true,
 	},
 	{
+		ProfileInfo: ProfileInfo{Name: "key-column-500", Score: 1,
+			Flaw: "keys are stored in a 64-character column with no check of their length first: a longer key fails the insert and is answered 500, a server error, where a malformed key is the client's (400)"},
+		newGuard: func(d guardDeps) guard { return keyColumnGuard{atomicStore(d)} },
+		durable:  true, effects: true, dryRun: true,
+	},
+	{
 		ProfileInfo: ProfileInfo{Name: "bounded-keys", Score: 0,
 			Flaw: "the key store keeps only the last --keys keys (64 by default), least recently used out: a retry after that many other keys charges again"},
 		newGuard: func(d guardDeps) guard { return newRetentionGuard(d.journal, d.boot, d.keys, 0) },

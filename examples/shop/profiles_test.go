@@ -149,6 +149,9 @@ var profileBehaviours = map[string]behaviour{
 	// Only a subscription shows its flaw (TestErrorAfterChargeAnswersAFailureThatHappened):
 	// every probe here is on /orders, where the shop is the correct one.
 	"error-after-charge": correctBehaviour,
+	// Only a key longer than its column shows its flaw
+	// (TestKeyColumnAnswersALongKeyWith500): every key here is short.
+	"key-column-500": correctBehaviour,
 	// No flaw: the correct shop, probed with UUID-shaped keys (testKey);
 	// other keys are refused (TestUUIDKeysRefusesKeysThatAreNotUUIDs).
 	"uuid-keys": correctBehaviour,

@@ -44,6 +44,7 @@ func (t *Target) reply(res result, timeout time.Duration, fault string, gaveUp t
 		return out
 	case killTimeout:
 		out.Outcome = harness.Info
+		out.TimedOut = true
 		out.ExitSignal = signalName(syscall.SIGKILL)
 		out.Error = fmt.Sprintf("no reply within %s: the tool hung and was killed (SIGKILL to its process group); raise the target's timeout if it is just slow", timeout)
 		if gaveUp > 0 {

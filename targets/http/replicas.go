@@ -3,6 +3,7 @@ package http
 import (
 	"errors"
 	"net/url"
+	"strconv"
 
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/process"
@@ -68,12 +69,16 @@ func (t *Target) BaseURLs() []string {
 // pick is the instance the next call goes to, in turn. The runner makes
 // its calls one at a time, in an order the seed fixes, so the instance of
 // every attempt is reproducible too.
-func (t *Target) pick() *instance {
+func (t *Target) pick() (*instance, string) {
 	if len(t.insts) == 1 {
-		return t.insts[0]
+		return t.insts[0], ""
 	}
-	return t.insts[(t.next.Add(1)-1)%uint64(len(t.insts))]
+	i := (t.next.Add(1) - 1) % uint64(len(t.insts))
+	return t.insts[i], instanceName(int(i))
 }
+
+// instanceName is what the record calls instance i (from 0) of several.
+func instanceName(i int) string { return "instance " + strconv.Itoa(i+1) }
 
 // started says whether the harness started every instance's process, so
 // that it can crash and restart them.

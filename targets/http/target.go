@@ -274,11 +274,18 @@ func (t *Target) dryRun(op *Operation) *DryRun {
 
 // Call implements harness.Target.
 func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
+	inst, name := t.pick()
+	rep := t.call(ctx, c, inst.proxy)
+	rep.Instance = name
+	return rep
+}
+
+// call makes the call c through proxy, in front of one instance.
+func (t *Target) call(ctx context.Context, c harness.Call, proxy *faults.Proxy) harness.Reply {
 	op, ok := t.ops[c.Operation]
 	if !ok {
 		return harness.Reply{Outcome: harness.Fail, Error: "unknown operation " + c.Operation}
 	}
-	proxy := t.pick().proxy
 	req, err := t.request(ctx, proxy.URL(), op, c)
 	if err != nil {
 		return harness.Reply{Outcome: harness.Fail, Error: err.Error()}
@@ -327,6 +334,7 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 			out.Outcome = harness.Fail // provably never sent on
 		}
 		out.Error = describe(cctx, err, timeout)
+		out.TimedOut = errors.Is(cctx.Err(), context.DeadlineExceeded)
 		return out
 	}
 	out.Body = evidence(body)
@@ -338,8 +346,11 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 		out.Error = "the target's reply was not read whole: " + rep.UpstreamError
 		return out
 	case rep.UpstreamError != "":
-		out.Outcome = harness.Info
+		// The status and body are the proxy's own (a 502 saying what
+		// went wrong upstream), not the target's: it did not answer.
+		out.Outcome, out.Status, out.Body = harness.Info, 0, ""
 		out.Error = "the target did not reply: " + rep.UpstreamError
+		out.TimedOut = errors.Is(cctx.Err(), context.DeadlineExceeded) || rep.TimedOut
 		return out
 	case rep.Cut:
 		// Only the start of the body is known: not a clean reply.
@@ -438,10 +449,14 @@ func (t *Target) Burst(ctx context.Context, c harness.Call, n int) []harness.Rep
 	}
 	if err == nil {
 		var replies []faults.BurstReply
-		replies, err = faults.Burst{N: n, Timeout: t.cfg.Timeout, Hosts: t.burstHosts(), Dial: memnet.DialContext}.Fire(ctx, req)
+		hosts := t.burstHosts()
+		replies, err = faults.Burst{N: n, Timeout: t.cfg.Timeout, Hosts: hosts, Dial: memnet.DialContext}.Fire(ctx, req)
 		if err == nil {
 			for i, br := range replies {
 				r := harness.Reply{Forwarded: true, Status: br.Status}
+				if len(hosts) > 1 {
+					r.Instance = instanceName(i % len(hosts)) // copy i goes to host i mod N
+				}
 				switch {
 				case br.Err != nil:
 					r.Outcome = harness.Info

@@ -67,6 +67,7 @@ func (t *Target) Burst(ctx context.Context, c harness.Call, n int) []harness.Rep
 			defer wg.Done()
 			<-gate
 			out[i] = t.callOn(ctx, s, p, call.ID, params, nil, t.cfg.Timeout).Reply
+			out[i].Session = s.name
 		}()
 	}
 	close(gate)

@@ -67,6 +67,7 @@ func (t *Target) reply(p *plan, res *sdk.CallToolResult, err error, cctx context
 		}
 		switch {
 		case errors.Is(cctx.Err(), context.DeadlineExceeded):
+			out.TimedOut = true
 			out.Error = fmt.Sprintf("no reply within %s: the client gave up and sent notifications/cancelled", timeout)
 		case rep.Withheld:
 			out.Error = "the server replied, but the reply was lost on the way: the client gave up on the call (notifications/cancelled)"

@@ -31,6 +31,9 @@ type session struct {
 	ss    *sdk.ServerSession
 	dead  chan struct{} // closed once the session's transport has ended
 	once  sync.Once
+	// name is what the record calls it: "session N", N counting the
+	// target's sessions from 1.
+	name string
 }
 
 // alive reports whether the session can still carry calls.
@@ -159,7 +162,7 @@ func (t *Target) connect(ctx context.Context) (*session, error) {
 	// and the handshake can take longer than one call may.
 	ctx, cancel := context.WithTimeout(ctx, max(t.cfg.Timeout, handshakeTimeout))
 	defer cancel()
-	s := &session{dead: make(chan struct{})}
+	s := &session{dead: make(chan struct{}), name: fmt.Sprintf("session %d", t.sessions.Add(1))}
 	t.track(s) // from now on Kill finds its process
 	var tr sdk.Transport
 	switch {

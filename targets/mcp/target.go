@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,6 +38,9 @@ type Target struct {
 	httpTransport *nethttp.Transport
 	proc          *process.Process // the HTTP server, when idemcheck started it
 	onStop        func() error
+
+	// sessions counts the sessions opened, to name them.
+	sessions atomic.Int64
 
 	connMu sync.Mutex // serialises reconnects
 	mu     sync.Mutex
@@ -290,6 +294,7 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 	}
 	pf, _ := c.Fault.(faults.ProxyFault)
 	rep := t.callOn(ctx, s, p, c.ID, params, pf, timeout)
+	rep.Session = s.name
 	// A reset is the transport dying with the reply: the client's session
 	// dies with it, and the retry comes on a new session (over stdio, a
 	// new server process), as a restarted agent's would.

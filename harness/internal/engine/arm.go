@@ -19,7 +19,8 @@ import (
 // armer, in a file of its own, listed in armers.
 type armer interface {
 	// arm prepares the attempt a; the function it returns undoes that,
-	// once the attempt is over.
+	// once the attempt is over. An armer that can tell whether its fault
+	// acted sets a.fired (armRule does for a fake's rule).
 	arm(a *armed) (undo func())
 	// needsFake says whether the fault can act only through a fake (a
 	// rule armed in it, or an event it reports): a target whose effects
@@ -57,6 +58,13 @@ type armed struct {
 	// going to land (bounded, ending with ctx) before the effects of a
 	// later attempt of the intent are counted.
 	settleLater func(wait func(ctx context.Context))
+	// crashed is set when kill killed the target.
+	crashed atomic.Bool
+	// fired, when an armer sets it, says, once the attempt is over and
+	// undone, whether the fault acted: a fault that was armed and never
+	// acted examined nothing (record.Attempt.NotFired). Nil: the armer
+	// cannot tell.
+	fired func() bool
 }
 
 // armers find the armer of a fault by the ability it has, in this order:
@@ -83,8 +91,15 @@ func needsFake(f faults.Fault) bool {
 }
 
 // armRule arms rule in every fake of a, and returns what removes the
-// rules armed for the call's marker.
+// rules armed for the call's marker. It sets a.fired to say whether a
+// fake acted on the rule, when every fake can tell (fakes.FiredAt).
 func (a *armed) armRule(rule fakes.Rule) (disarm func()) {
+	if base, known := a.firedAt(rule.Marker); known {
+		a.fired = func() bool {
+			n, _ := a.firedAt(rule.Marker)
+			return n > base
+		}
+	}
 	for _, fk := range a.fakes {
 		fk.Arm(rule)
 	}
@@ -93,4 +108,18 @@ func (a *armed) armRule(rule fakes.Rule) (disarm func()) {
 			fk.DisarmMarker(a.call.Marker)
 		}
 	}
+}
+
+// firedAt sums, over the fakes of a, how many requests the rules armed
+// for marker m acted on; known is false when a fake cannot tell, or there
+// is none.
+func (a *armed) firedAt(m string) (n int, known bool) {
+	for _, fk := range a.fakes {
+		c, ok := fakes.FiredAt(fk, m)
+		if !ok {
+			return 0, false
+		}
+		n += c
+	}
+	return n, len(a.fakes) > 0
 }

@@ -25,12 +25,14 @@ func (c crashArm) arm(a *armed) func() {
 	case faults.BeforeEffect:
 		return a.armRule(fakes.Rule{Marker: a.call.Marker, Times: 1, Action: fakes.FailBefore, OnMatch: a.kill})
 	case faults.AfterEffect:
+		a.fired = a.crashed.Load
 		return a.ledger.Observe(func(e fakes.Effect) {
 			if e.HasMarker(a.call.Marker) {
 				a.kill()
 			}
 		})
 	case faults.AfterReply:
+		a.fired = a.crashed.Load
 		a.call.Fault = faults.KillAfterReply(c.f.Name(), a.kill)
 	}
 	return func() {}

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -77,6 +78,7 @@ func (r *runner) runSteps(info record.TargetInfo, pr *probeRun, from, to int) {
 		}
 		s := p.Steps[i]
 		if s.Restart && r.canCrash() {
+			r.restarts++
 			if err := r.target().(Crasher).Restart(r.s.ctx); err != nil {
 				r.fatal = fmt.Errorf("restarting the target before %s: %w", pr.label(s), err)
 				return
@@ -144,6 +146,9 @@ func (r *runner) stepIntent(info record.TargetInfo, pr *probeRun, i int) (in rec
 	}
 	switch {
 	case s.NoKey:
+	case s.MalformedKey:
+		k := r.newKey()
+		in.Key = k + "-" + strings.Repeat("x", max(checks.MalformedKeyLength-len(k)-1, 1))
 	case s.KeyFrom >= 0:
 		in.Key = pr.made[s.KeyFrom].Key
 		in.Related = pr.made[s.KeyFrom].ID
@@ -343,7 +348,7 @@ func (r *runner) runFillers(info record.TargetInfo, pr *probeRun, from, to int) 
 			defer wg.Done()
 			for in := range work {
 				id := fmt.Sprintf("%s-%d-1", r.runID[:8], in.ID)
-				a := record.Attempt{N: 1, ID: id, LedgerBefore: r.ledger.LastSeq(), Start: time.Now()}
+				a := record.Attempt{N: 1, ID: id, LedgerBefore: r.ledger.LastSeq(), Start: time.Now(), Incarnation: r.restarts + 1}
 				a.Reply = r.target().Call(r.s.ctx, record.Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
 				a.End, a.LedgerAfter = time.Now(), r.ledger.LastSeq()
 				in.Attempts = append(in.Attempts, a)
@@ -406,7 +411,7 @@ func (r *runner) deliverReversed(first int, steps []checks.Step) {
 	}
 	end, after := time.Now(), r.ledger.LastSeq()
 	for i := range ins {
-		a := record.Attempt{N: 1, ID: calls[i].ID, Start: start, End: end, LedgerBefore: before, LedgerAfter: after}
+		a := record.Attempt{N: 1, ID: calls[i].ID, Start: start, End: end, LedgerBefore: before, LedgerAfter: after, Incarnation: r.restarts + 1}
 		if i < len(replies) {
 			a.Reply = replies[i]
 		} else {

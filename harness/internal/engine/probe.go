@@ -227,7 +227,9 @@ func (r *runner) unsupported(f faults.Fault) string {
 		}
 	}
 	if crash {
-		return "idemcheck did not start the target, so it cannot kill it"
+		// It can be killed, not at this point of a call (a command
+		// that has replied has exited).
+		return "the adapter cannot kill the target at this point of a call"
 	}
 	return "the adapter cannot inject this fault"
 }

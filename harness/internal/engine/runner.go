@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checks"
@@ -37,6 +37,9 @@ type runner struct {
 	ff failFast
 	// pp tells the progress of a probe run; nil in a trial.
 	pp *probeProgress
+	// restarts counts the restarts of the target in this run: attempts
+	// record incarnation restarts+1.
+	restarts int
 
 	// deps follows the attempts in flight for the dependencies' proxies.
 	deps *depFlight
@@ -66,35 +69,51 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 	r.beginFirst(in)
 	n := len(in.Attempts) + 1
 	id := fmt.Sprintf("%s-%d-%d", r.runID[:8], in.ID, n)
-	a := record.Attempt{N: n, ID: id, DryRun: dryRun}
+	a := record.Attempt{N: n, ID: id, DryRun: dryRun, Incarnation: r.restarts + 1}
 	call := record.Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs, DryRun: dryRun, Fault: f, Caller: in.Caller}
 	if f != nil {
 		a.Fault = f.Name()
 		a.FaultClass = string(faults.ClassOf(f))
 	}
-	var crashed atomic.Bool
-	at := &armed{ctx: r.s.ctx, run: r.s.ctx, call: &call, fakes: r.inst.Fakes, ledger: r.ledger, pace: r.s.pace, kill: func() {
-		if crashed.CompareAndSwap(false, true) {
+	at := &armed{ctx: r.s.ctx, run: r.s.ctx, call: &call, fakes: r.inst.Fakes, ledger: r.ledger, pace: r.s.pace}
+	at.kill = func() {
+		if at.crashed.CompareAndSwap(false, true) {
 			_ = r.target().(Crasher).Kill()
 		}
-	}, deps: r.inst.Deps, settleLater: func(w func(context.Context)) { r.deps.later(in.Marker, w) }}
+	}
+	at.deps = r.inst.Deps
+	at.settleLater = func(w func(context.Context)) { r.deps.later(in.Marker, w) }
 	r.deps.start(r.inst.DepsInFlight, in.Marker)
 	defer r.deps.end(r.inst.DepsInFlight)
+	var undo func()
 	if ar := armerOf(f); ar != nil {
-		undo := ar.arm(at)
-		defer undo()
+		undo = ar.arm(at)
+		defer func() {
+			if undo != nil { // a panic on the way
+				undo()
+			}
+		}()
 	}
 	a.LedgerBefore = r.ledger.LastSeq()
 	a.Start = time.Now()
 	r.attempted()
+	waiting := r.sayWhileWaiting(a.Start)
 	a.Reply = r.target().Call(at.ctx, call)
+	waiting.Stop()
 	if at.forwarded.Load() {
 		a.Reply.Forwarded = true
 	}
 	a.End = time.Now()
 	a.LedgerAfter = r.ledger.LastSeq()
-	if crashed.Load() {
+	if undo != nil {
+		undo()
+		undo = nil
+		// Read once undone: nothing can act on the fault any more.
+		a.NotFired = at.fired != nil && !at.fired()
+	}
+	if at.crashed.Load() {
 		a.Crashed = true
+		r.restarts++
 		if err := r.target().(Crasher).Restart(r.s.ctx); err != nil && r.s.ctx.Err() == nil {
 			r.fatal = fmt.Errorf("restarting the target after %s: %w", f.Name(), err)
 		}
@@ -107,30 +126,100 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 	r.noteFailure(in, a)
 }
 
+// waitNotice is how long an attempt waits for its answer before the
+// progress is told, and told again.
+const waitNotice = 5 * time.Second
+
+// sayWhileWaiting tells the progress, every waitNotice until stopped,
+// that an attempt started at start still waits for its answer.
+func (r *runner) sayWhileWaiting(start time.Time) *waitNotices {
+	if r.s.progress == nil {
+		return nil
+	}
+	w := &waitNotices{}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.t = time.AfterFunc(waitNotice, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.stopped {
+			return
+		}
+		r.s.say("%s: waiting for an answer, %d s", r.s.spec.Name, int(time.Since(start).Round(time.Second)/time.Second))
+		w.t.Reset(waitNotice)
+	})
+	return w
+}
+
+// waitNotices are the notices of one attempt's wait (sayWhileWaiting).
+type waitNotices struct {
+	mu      sync.Mutex
+	t       *time.Timer
+	stopped bool
+}
+
+// Stop ends the notices: none is told after it returns.
+func (w *waitNotices) Stop() {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
+	w.t.Stop()
+}
+
 // silentLimit is how many attempts in a row, from the first, may end with
 // no reply at all before the target is declared untestable: a target that
 // accepts connections and never answers would otherwise cost every probe
-// its full timeout (minutes), for nothing.
-const silentLimit = 3
+// its full timeout (minutes), for nothing. hungLimit is how many
+// unfaulted attempts in a row may time out once it has answered, before
+// it is declared unresponsive all the same: a target that answered once
+// and then hangs for good.
+const (
+	silentLimit = 3
+	hungLimit   = 5
+)
 
-// noteSilence counts the unfaulted attempts that got no reply, until one
-// gets any; at silentLimit the run of the target stops (r.fatal), saying
-// how long it waited.
+// silence says whether an attempt got no answer: it timed out (whatever
+// a command printed before it was killed), or ended in an error with
+// nothing received. Any status, any bytes of a reply or of a program's
+// output, a signal that ended a program by itself, or no error at all is
+// an answer.
+func silence(a record.Attempt) bool {
+	if a.TimedOut {
+		return true
+	}
+	return a.Status == 0 && a.Error != "" && a.Body == "" && a.Stderr == "" && a.ExitSignal == ""
+}
+
+// noteSilence counts the unfaulted attempts in a row that got no answer
+// (see silence): silentLimit of them before any answer, or hungLimit that
+// timed out after one, stop the run of the target (r.fatal), saying how
+// long it waited. Each one counted is told to the progress, so that a
+// long wait shows.
 func (r *runner) noteSilence(a record.Attempt) {
-	if r.answered || a.Fault != "" || r.fatal != nil || r.s.ctx.Err() != nil {
+	if a.Fault != "" || r.fatal != nil || r.s.ctx.Err() != nil {
 		return
 	}
-	// Any status, any bytes of a reply or of a program's output, or no
-	// error at all is an answer: only an attempt that ended in an error
-	// with nothing received is silence.
-	if a.Status != 0 || a.Error == "" || a.Body != "" || a.Stderr != "" || a.ExitSignal != "" {
+	if !silence(a) || (r.answered && !a.TimedOut) {
 		r.answered = true
+		r.silent, r.silentFor = 0, 0
 		return
 	}
 	r.silent++
 	r.silentFor += a.End.Sub(a.Start)
-	if r.silent >= silentLimit {
+	what := "attempts"
+	if r.silent == 1 {
+		what = "attempt"
+	}
+	r.s.say("%s: %d %s unanswered, %d s", r.s.spec.Name, r.silent, what, int(r.silentFor.Round(time.Second)/time.Second))
+	switch {
+	case !r.answered && r.silent >= silentLimit:
 		r.fatal = &hangError{fmt.Sprintf("the target never answered: %d attempts in a row got no reply, %s of waiting in all (last: %s); check that it is healthy, or raise its timeout if it is just slow",
+			r.silent, r.silentFor.Round(time.Millisecond), a.Error)}
+	case r.answered && r.silent >= hungLimit:
+		r.fatal = &hangError{fmt.Sprintf("the target stopped answering: %d attempts in a row timed out after it had answered, %s of waiting in all (last: %s); check that it is healthy, or raise its timeout if it is just slow",
 			r.silent, r.silentFor.Round(time.Millisecond), a.Error)}
 	}
 }
@@ -143,7 +232,7 @@ func (r *runner) forged(in *record.Intent) {
 	}
 	r.beginFirst(in)
 	id := fmt.Sprintf("%s-%d-%d", r.runID[:8], in.ID, len(in.Attempts)+1)
-	a := record.Attempt{N: len(in.Attempts) + 1, ID: id, Fault: "bad-signature", LedgerBefore: r.ledger.LastSeq(), Start: time.Now()}
+	a := record.Attempt{N: len(in.Attempts) + 1, ID: id, Fault: "bad-signature", LedgerBefore: r.ledger.LastSeq(), Start: time.Now(), Incarnation: r.restarts + 1}
 	a.Reply = sg.BadSignature(r.s.ctx, record.Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
 	a.End = time.Now()
 	r.observe(in.Marker)
@@ -165,7 +254,7 @@ func (r *runner) burst(in *record.Intent, n int) {
 	after := r.ledger.LastSeq()
 	for i, rep := range replies {
 		in.Attempts = append(in.Attempts, record.Attempt{
-			N: base + i + 1, ID: fmt.Sprintf("%s-%d", call.ID, i+1), Burst: true,
+			N: base + i + 1, ID: fmt.Sprintf("%s-%d", call.ID, i+1), Burst: true, Incarnation: r.restarts + 1,
 			Start: start, End: end, LedgerBefore: before, LedgerAfter: after, Reply: rep,
 		})
 		r.attempted()

@@ -193,7 +193,7 @@ func hangFinding(rec *record.Record, hang *hangError) record.Finding {
 		}
 		if len(in.Attempts) > 0 && !in.Acknowledged() {
 			last := in.Attempts[len(in.Attempts)-1]
-			if last.Status == 0 && last.Body == "" && last.Fault == "" {
+			if silence(last) && last.Fault == "" {
 				stuck = append(stuck, in)
 				f.Operation = in.Operation
 			}
@@ -204,6 +204,6 @@ func hangFinding(rec *record.Record, hang *hangError) record.Finding {
 	}
 	f.Evidence.Intents = stuck
 	f.Message = fmt.Sprintf("%s: after this trial's steps the target stopped answering: %s. A call that never returns is retried by no one: bound every wait (a lock, a claim another request holds) and release what a failed or abandoned request held",
-		f.Operation, strings.TrimPrefix(hang.msg, "the target never answered: "))
+		f.Operation, strings.TrimPrefix(strings.TrimPrefix(hang.msg, "the target never answered: "), "the target stopped answering: "))
 	return f
 }

@@ -1,0 +1,73 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/record"
+)
+
+// MalformedKeyLength is how long the key of a malformed-key intent is:
+// longer than any key store takes (Stripe's limit is 255), still plain
+// text every transport carries.
+const MalformedKeyLength = 300
+
+var keyMalformed = Invariant{
+	ID:       CheckKeyMalformed,
+	Property: "a key the target cannot take (too long) is refused as the client's error (4xx), not answered as a server error (5xx)",
+	Level:    3,
+	Optional: true,
+	Applies:  func(c record.Capabilities) bool { return c.Keys },
+	Probes: func(pc ProbeContext) []Probe {
+		if !pc.Op.Mutating {
+			return nil
+		}
+		s := Fresh(record.RoleMalformedKey, pc.Op.Name)
+		s.MalformedKey = true
+		return []Probe{{Name: "malformed key", Steps: []Step{s}}}
+	},
+	Skip: func(*record.Record) string { return "no mutating operation was sent a malformed key" },
+	Eval: evalKeyMalformed,
+}
+
+// evalKeyMalformed reports a malformed key answered with a server error,
+// at an operation that served well-formed keys: only the key differed,
+// so the target found the key wrong, and said it was its own fault.
+func evalKeyMalformed(r *record.Record) ([]record.Finding, bool) {
+	var fs []record.Finding
+	ins := intentsByRole(r, record.RoleMalformedKey)
+	served := map[string]bool{}
+	for _, in := range intentsByRole(r, record.RolePlain) {
+		if in.Key != "" && in.Acknowledged() {
+			served[in.Operation] = true
+		}
+	}
+	for _, in := range ins {
+		a := in.Attempts[0]
+		how := serverError(a)
+		if how == "" || a.Fault != "" || !served[in.Operation] {
+			continue
+		}
+		fs = append(fs, record.Finding{
+			Check: CheckKeyMalformed, Severity: record.Major, Operation: in.Operation,
+			Message: fmt.Sprintf("%s: a malformed idempotency key (%d characters) was answered %s, while well-formed keys were served: a malformed key is the client's error; refuse it with 400, saying what a key must look like. A server error tells the caller to retry the same request, which can never succeed",
+				in.Operation, len(in.Key), how),
+			Evidence: evidence(r, in),
+		})
+	}
+	return fs, len(ins) > 0
+}
+
+// serverError says how a reply was a server error the target itself
+// answered ("HTTP 500", "JSON-RPC error -32603"), or "".
+func serverError(a record.Attempt) string {
+	switch {
+	case a.ExitSignal != "" || a.Withheld || !a.Forwarded:
+		return ""
+	case strings.HasPrefix(a.Error, "JSON-RPC error -32603"):
+		return "JSON-RPC error -32603 (internal error)"
+	case a.Status >= 500 && a.Status <= 599 && (a.Error == "" || strings.HasPrefix(a.Error, "isError")):
+		return fmt.Sprintf("HTTP %d", a.Status)
+	}
+	return ""
+}

@@ -1,0 +1,105 @@
+package checks
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/record"
+)
+
+// examine holds the verdicts of rec's checks to what was examined: a
+// fault armed for an intent that never acted (record.Attempt.NotFired)
+// examined nothing of that fault. The finding of the check that judges
+// the intent's retries (its owner) that blames such a fault alone is
+// dropped, its cause never having acted; and that check, with no finding
+// left, is not examined (record.StatusNotExamined), never a pass. The
+// other checks judge the intent as the unfaulted call it was.
+func examine(rec *record.Record, results []record.CheckResult, findings []record.Finding) ([]record.CheckResult, []record.Finding) {
+	unfired := map[string][]*record.Intent{} // by owner check
+	for i := range rec.Intents {
+		if in := &rec.Intents[i]; in.Unfired() {
+			unfired[owner(in)] = append(unfired[owner(in)], in)
+		}
+	}
+	if len(unfired) == 0 {
+		return results, findings
+	}
+	kept := findings[:0:0]
+	dropped := map[string]int{}
+	for _, f := range findings {
+		if blamesUnfired(f, unfired[f.Check]) {
+			dropped[f.Check]++
+			continue
+		}
+		kept = append(kept, f)
+	}
+	for i, c := range results {
+		ins := unfired[c.ID]
+		if len(ins) == 0 {
+			continue
+		}
+		switch c.Status {
+		case record.StatusFail:
+			if n := countCheck(kept, c.ID); n > 0 {
+				results[i].Note = fmt.Sprintf("%d finding(s)", n)
+				continue
+			}
+		case record.StatusSkip:
+			continue // not applicable, or disabled
+		}
+		results[i] = record.CheckResult{ID: c.ID, Status: record.StatusNotExamined, Note: unfiredNote(ins)}
+	}
+	return results, kept
+}
+
+// blamesUnfired says whether f names as its cause a fault that, on every
+// intent of ins in its evidence that met it, never acted.
+func blamesUnfired(f record.Finding, ins []*record.Intent) bool {
+	if f.Fault == "" || len(ins) == 0 {
+		return false
+	}
+	ids := map[int]bool{}
+	for _, in := range ins {
+		ids[in.ID] = true
+	}
+	met := false
+	for _, in := range f.Evidence.Intents {
+		for _, a := range in.Attempts {
+			if a.Fault != f.Fault {
+				continue
+			}
+			if !a.NotFired || !ids[in.ID] {
+				return false
+			}
+			met = true
+		}
+	}
+	return met
+}
+
+func countCheck(fs []record.Finding, id string) int {
+	n := 0
+	for _, f := range fs {
+		if f.Check == id {
+			n++
+		}
+	}
+	return n
+}
+
+// unfiredNote says which faults were armed for ins and never acted.
+func unfiredNote(ins []*record.Intent) string {
+	var what []string
+	for _, in := range ins {
+		for _, a := range in.Attempts {
+			if a.NotFired && a.Fault != "" {
+				if w := a.Fault + " on " + in.Operation; !slices.Contains(what, w) {
+					what = append(what, w)
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("not examined: %s armed for %s never acted (%s): the target made no call or effect it acts on while the attempt ran, so what it was to show was not shown",
+		plural(len(what), "fault", "faults"), plural(len(ins), "intent", "intents"), strings.Join(what, "; "))
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/record"
+)
+
+// unresponsiveBound is how long a run over one target that never answers,
+// at timeout: 2s, may take in all: three attempts of 2 s, and the target's
+// start and stop.
+const unresponsiveBound = 15 * time.Second
+
+// TestUnresponsiveTargets: a CLI tool that hangs (after printing on both
+// streams), an HTTP server that is ready and never answers a request,
+// and one whose reply body never ends are each, at timeout: 2s, declared
+// unresponsive in under 15 s: exit 3, the reason saying so; idemcheck's
+// own kill of the tool at its timeout, and its fault proxy's 502, are not
+// taken for answers, and the key_format advice is not given. The wait is
+// told on stderr as it goes.
+func TestUnresponsiveTargets(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	for _, tc := range []struct{ name, target string }{
+		{"hang", fmt.Sprintf(`  - name: hang
+    kind: cli
+    command: [%[1]q]
+    env: {%[2]s: hang}
+    timeout: 2s
+    operations:
+      - name: create-order
+        mutating: true
+        args: [create-order, --memo, "order {{marker}}"]
+`, exe, hostileEnv)},
+		{"mute", hostileHTTPTarget(exe, "mute", "    timeout: 2s\n")},
+		{"endless", hostileHTTPTarget(exe, "endless", "    timeout: 2s\n")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := writeConfigFile(t, "unresponsive.yaml", "version: 1\ntargets:\n"+tc.target)
+			out := t.TempDir()
+			start := time.Now()
+			code, _, errs := runCLI(t, t.Context(), "run", "-c", cfg, "--trials", "0", "--format", "json", "--out", out)
+			took := time.Since(start)
+			t.Logf("%s: exit %d in %s", tc.name, code, took.Round(time.Millisecond))
+			require.Equal(t, exitHarness, code, errs)
+			assert.Less(t, took, unresponsiveBound, "declared unresponsive at once")
+			assert.Contains(t, errs, "never answered", "the reason")
+			assert.NotContains(t, errs, "key_format", "no advice about keys for a target that never answered")
+			assert.Contains(t, errs, "attempts unanswered", "the wait is told as it goes")
+			res, err := record.ReadResultFile(filepath.Join(out, record.ResultFile))
+			require.NoError(t, err)
+			require.Len(t, res.Targets, 1)
+			assert.Contains(t, res.Targets[0].Error, "never answered")
+		})
+	}
+}
