@@ -90,7 +90,7 @@ func TestChecks(t *testing.T) {
 			}
 		})
 	}
-	assert.Len(t, checks.Checks(), 24)
+	assert.Len(t, checks.Checks(), 26)
 	assert.Len(t, tables, len(checks.Checks()), "a table for a check that does not exist")
 }
 

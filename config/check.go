@@ -193,6 +193,7 @@ func (p *parser) file() (*File, Errors) {
 	for i, t := range f.Targets {
 		names[i] = t.Base().Name
 		if known[i] {
+			sf.Deps = section.SortedKeys(t.Base().Dependencies)
 			t.Check(targetsC.Index(i))
 		}
 	}

@@ -98,7 +98,7 @@ func TestContainerParseErrors(t *testing.T) {
 		{
 			why:  "a misspelt target field lists the fields of its kind",
 			yaml: strings.Replace(minimalContainer, "    image: shop:1.4\n", "    imgae: shop:1.4\n    image: shop:1.4\n", 1),
-			want: []want{{6, 5, "targets[0].imgae", `unknown field "imgae" (did you mean "image"? known fields: name, kind, key_format, timeout, identity, fresh_trials, trial_workers, observe, url, key_header, effect, dry_run, operations, callers, profile, image, build, cmd, env, port, user, ready)`}},
+			want: []want{{6, 5, "targets[0].imgae", `unknown field "imgae" (did you mean "image"? known fields: name, kind, key_format, timeout, identity, fresh_trials, trial_workers, observe, dependencies, url, key_header, effect, dry_run, operations, callers, profile, image, build, cmd, env, port, user, ready)`}},
 		},
 		{
 			why:  "a build's name and tag are an image's",

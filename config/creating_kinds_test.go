@@ -158,7 +158,7 @@ func TestCreatingKindsExample(t *testing.T) {
 			{"a required field, with the kind's hint", "    operations:\n      - {name: charge, mutating: true, method: POST, path: /charges, body: '{\"memo\":\"{{marker}}\"}'}\n", "",
 				"ledger.yaml:6:5: targets[0].operations: missing: list the ledger's operations"},
 			{"a typo, with the kind's own fields", "careless: CARELESS", "carless: true",
-				`targets[0].carless: unknown field "carless" (did you mean "careless"? known fields: name, kind, key_format, timeout, identity, fresh_trials, trial_workers, observe, careless, operations)`},
+				`targets[0].carless: unknown field "carless" (did you mean "careless"? known fields: name, kind, key_format, timeout, identity, fresh_trials, trial_workers, observe, dependencies, careless, operations)`},
 			{"another kind's field, with the kind's hint", "careless: CARELESS", "command: [./x]",
 				"targets[0].command: command is for cli and mcp targets; this is a ledger target (see kind); a ledger target runs in-process; it has no command"},
 			{"its own checks, by hand", `'{"memo":"{{marker}}"}'`, `'{"memo":"x"}'`,

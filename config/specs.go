@@ -91,6 +91,11 @@ func (f *File) applyDefaults() {
 		for _, name := range f.registry().DefaultFaults {
 			f.Faults = append(f.Faults, FaultSpec{Name: name})
 		}
+		if f.declaresDependencies() {
+			for _, name := range harness.DependencyFaultNames {
+				f.Faults = append(f.Faults, FaultSpec{Name: name})
+			}
+		}
 	}
 	if f.Retry.MaxAttempts == 0 {
 		f.Retry.MaxAttempts = DefaultMaxAttempts
@@ -107,4 +112,15 @@ func (f *File) applyDefaults() {
 	for _, t := range f.Targets {
 		t.Defaults()
 	}
+}
+
+// declaresDependencies says whether a target of the file declares one:
+// the dependency faults are then among the defaults.
+func (f *File) declaresDependencies() bool {
+	for _, t := range f.Targets {
+		if len(t.Base().Dependencies) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -56,7 +56,9 @@ type Rule struct {
 	Message string `json:"message,omitempty"`
 	// Delay is Stall's wait.
 	Delay time.Duration `json:"delay,omitempty"`
-	// Hook is called by BeforeCommit and AfterCommitReply, on the
+	// Hook is called by BeforeCommit and AfterCommitReply, and, when
+	// set, by ResetAfterCommit once the commit is answered and before
+	// the connection is reset (the answer held back), on the
 	// connection's own goroutine: the proxy forwards nothing more on that
 	// connection in that direction until it returns. It may block (the
 	// harness kills the target there); ctx is done once the proxy closes,

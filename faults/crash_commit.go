@@ -12,8 +12,9 @@ const (
 	// write is about to reach its database; the commit never does, and
 	// the database rolls back.
 	BeforeCommit CrashPoint = "before-commit"
-	// AfterCommit: once the database's answer to that commit has reached
-	// the target, before the target answers its client.
+	// AfterCommit: once the database has committed, before its answer
+	// reaches the target: the effect is durable and the target never
+	// learns it, nor answers its client.
 	AfterCommit CrashPoint = "after-commit"
 )
 

@@ -110,6 +110,12 @@ func (spec Spec) launch(ctx context.Context, ledger *fakes.Ledger, stateDir, run
 		inst.Deps = map[string]deps.Proxy{}
 		for name, d := range env.Deps {
 			inst.Deps[name] = d.Proxy
+			if d.InFlight {
+				if inst.DepsInFlight == nil {
+					inst.DepsInFlight = map[string]deps.Proxy{}
+				}
+				inst.DepsInFlight[name] = d.Proxy
+			}
 		}
 	}
 	for _, start := range spec.Observers {

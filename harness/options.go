@@ -50,8 +50,11 @@ type Options struct {
 	// MinScore is the lowest score Check accepts (see WithMinScore);
 	// Verify ignores it, leaving the verdict to its caller.
 	MinScore int
-	// Faults are tried by retry.after-fault; nil means DefaultFaults().
+	// Faults are tried by retry.after-fault; nil means DefaultFaults(),
+	// and DependencyFaults() too for a target that declares a dependency.
 	Faults []faults.Fault
+	// defaultFaults says that Faults were left to the default.
+	defaultFaults bool
 	// MaxAttempts bounds the attempts at one intent.
 	MaxAttempts int
 	// Backoff is the first wait before retrying a 409, 425 or 429, or
@@ -191,6 +194,25 @@ var DefaultFaultNames = []string{
 	faults.NameClientDisconnect,
 }
 
+// DependencyFaultNames are the faults added to the defaults for a target
+// that declares a dependency (Spec.Dependencies): they act in the proxy in
+// front of its database or cache.
+var DependencyFaultNames = []string{
+	faults.NameDepError, faults.NameDepResetAfterCommit, faults.NameDepStall, faults.NameDepRefuse,
+	faults.NameCrashBeforeCommit, faults.NameCrashAfterCommit,
+}
+
+// DependencyFaults returns the faults of DependencyFaultNames.
+func DependencyFaults() []faults.Fault {
+	reg := faults.Builtin()
+	var fs []faults.Fault
+	for _, n := range DependencyFaultNames {
+		f, _ := reg.New(n, nil)
+		fs = append(fs, f)
+	}
+	return fs
+}
+
 // DefaultFaults returns the faults a run tries by default (DefaultFaultNames).
 func DefaultFaults() []faults.Fault {
 	reg := faults.Builtin()
@@ -205,6 +227,7 @@ func DefaultFaults() []faults.Fault {
 func (o *Options) fill() {
 	if o.Faults == nil {
 		o.Faults = DefaultFaults()
+		o.defaultFaults = true
 	}
 	if o.Nonce == 0 {
 		o.Nonce = keys.NewNonce()
@@ -247,6 +270,10 @@ func (o *Options) fill() {
 // forTarget returns o with spec's own options applied; the options that
 // concern the whole run keep the run's values.
 func (o Options) forTarget(spec Spec) Options {
+	if o.defaultFaults && len(spec.Dependencies) > 0 {
+		o.Faults = append(slices.Clone(o.Faults), DependencyFaults()...)
+		o.defaultFaults = false
+	}
 	if len(spec.Options) == 0 {
 		return o
 	}

@@ -32,6 +32,9 @@ type File struct {
 	Fakes []FakePlaceholder
 	// Configured says whether the file configures the fake called name.
 	Configured func(name string) bool
+	// Deps are the names of the dependencies the target being checked
+	// declares ({{deps.NAME.url}}).
+	Deps []string
 
 	problems []Problem
 	env      map[string]string

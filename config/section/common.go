@@ -51,6 +51,10 @@ type Common struct {
 	// data, beside or instead of the fakes: a query on its database (sql),
 	// or a read-back of its own API under its url (http).
 	Observe []Observer `yaml:"observe,omitempty"`
+	// Dependencies are the databases and caches the target keeps its own
+	// state in, by name: each behind a proxy idemcheck starts, handed to
+	// the target as {{deps.NAME.url}}, where the dependency faults act.
+	Dependencies map[string]Dependency `yaml:"dependencies,omitempty"`
 }
 
 // Defaults of every target.
@@ -93,6 +97,7 @@ func (t *Common) Check(c *Checker, self Target) {
 		url = r.TargetURL()
 	}
 	CheckObservers(c.Field("observe"), t.Observe, url != "")
+	CheckDependencies(c.Field("dependencies"), t.Dependencies)
 }
 
 // Defaults fills in the common fields' defaults.
@@ -109,7 +114,7 @@ func (t *Common) Defaults() {
 }
 
 // Finish adds to spec what the common fields say: the key format, fresh
-// trials, trial workers and observers.
+// trials, trial workers, observers and dependencies.
 func (t *Common) Finish(b *Builder, spec *harness.Spec) {
 	format, err := keys.Parse(t.KeyFormat)
 	if err != nil { // checked when the file was loaded; a File built in Go may not be
@@ -123,4 +128,5 @@ func (t *Common) Finish(b *Builder, spec *harness.Spec) {
 		spec.Options = append(spec.Options, harness.WithTrialWorkers(t.TrialWorkers))
 	}
 	spec.Observers = append(spec.Observers, starters(b, t.Observe)...)
+	spec.Dependencies = append(spec.Dependencies, dependencies(b, t.Dependencies)...)
 }

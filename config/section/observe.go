@@ -404,13 +404,13 @@ func (p *ObservePages) pages() observe.Pages {
 func (c *Checker) checkDSN(dsn string) {
 	rest := c.EnvRefs(dsn)
 	for _, name := range Placeholders(rest) {
-		if name != PhStateDir {
-			c.Errorf("unknown placeholder {{%s}}: a dsn may use {{state_dir}} and {{env.NAME}}", name)
+		if name != PhStateDir && !c.depPlaceholder(name) {
+			c.Errorf("unknown placeholder {{%s}}: a dsn may use {{state_dir}}, {{deps.NAME.direct_url}} and {{env.NAME}}", name)
 		}
 	}
 	full := FillEnv(dsn, c.file.Env())
-	if strings.Contains(full, "{{env.") {
-		return // a variable not set: reported above
+	if strings.Contains(full, "{{env.") || strings.HasPrefix(full, "{{"+PhDeps) {
+		return // a variable not set (reported above), or a dependency's URL
 	}
 	if dsn != "" && !slices.ContainsFunc(dsnSchemes, func(pre string) bool { return strings.HasPrefix(full, pre) }) {
 		// The DSN may hold a password: say what it starts with, never what it is.

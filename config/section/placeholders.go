@@ -67,6 +67,7 @@ const (
 	PhInput     = "input."
 	PhCreated   = "created"
 	PhFakes     = "fakes."
+	PhDeps      = "deps."
 	phEnvPrefix = "env."
 )
 
@@ -86,6 +87,7 @@ func (c *Checker) TargetTemplate(s string) (usesPort bool) {
 			usesPort = true
 		case name == PhStateDir, name == PhReplica:
 		case c.envNotAllowed(name):
+		case c.depPlaceholder(name):
 		case i >= 0:
 			if fake := c.file.Fakes[i].Fake; !c.file.Configured(fake) {
 				c.Errorf("{{%s}} needs the %s fake, which is not configured: add `fakes: {%s: {}}` at the top level of the file", name, fake, fake)
@@ -101,6 +103,9 @@ func (c *Checker) targetPlaceholders() []string {
 	names := []string{PhPort, PhStateDir}
 	for _, f := range c.file.Fakes {
 		names = append(names, f.Name)
+	}
+	for _, d := range c.file.Deps {
+		names = append(names, PhDeps+d+".url")
 	}
 	return names
 }

@@ -43,6 +43,13 @@ type Spec struct {
 	// URL is the real database's URL (postgres://user:pw@host:port/db?…,
 	// redis://host:port/N); empty starts a throwaway one.
 	URL string
+	// InFlight attributes the statements that carry no marker, outside a
+	// transaction that does, to the intent in flight (the one attempt
+	// running), for a target that stores no marker with its writes. By
+	// default only the markers attribute: a write carrying the marker
+	// (and its transaction) is the intent's, and the statements around
+	// it (a key's claim, a lookup) are left alone.
+	InFlight bool
 }
 
 // Dependency is a started dependency: its database and the proxy in front
@@ -58,6 +65,8 @@ type Dependency struct {
 	DirectURL string
 	// Proxy is the proxy the harness arms faults in.
 	Proxy deps.Proxy
+	// InFlight is the Spec's.
+	InFlight bool
 
 	stop func() error
 	once sync.Once
@@ -105,6 +114,7 @@ func Start(ctx context.Context, s Spec) (*Dependency, error) {
 		return nil, err
 	}
 	d.stop = stop
+	d.InFlight = s.InFlight
 	return d, nil
 }
 

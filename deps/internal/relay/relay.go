@@ -122,9 +122,12 @@ func (c *Conn) Withhold(intents []string, text string) bool {
 	if !ok {
 		return false
 	}
-	c.Fired(a, x, text)
+	ev := c.Fired(a, x, text)
 	for _, y := range intents {
 		c.Record(deps.Event{Kind: deps.EventCommitReplied, Intent: y, Committed: true, Withheld: true, Statement: deps.Clip(text)})
+	}
+	if h := a.Rule().Hook; h != nil {
+		h(c.Ctx, ev)
 	}
 	return true
 }

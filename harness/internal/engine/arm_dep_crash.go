@@ -11,7 +11,8 @@ import (
 // faults.AfterCommit): a hook in every dependency's proxy for the call's
 // marker kills the target just before the commit carrying the intent's
 // write is forwarded (which is then dropped: the database rolls back), or
-// just after the database's answer to it reached the target. Targets
+// once the database has answered it, before the answer reaches the
+// target (which is then reset). Targets
 // counted only by observers take it: no fake is involved.
 type depCrashArm struct{ p faults.CrashPoint }
 
@@ -26,7 +27,11 @@ func depCrashArmer(f faults.Fault) armer {
 func (depCrashArm) needsFake() bool { return false }
 
 func (c depCrashArm) arm(a *armed) func() {
-	rule := deps.Rule{Intent: a.call.Marker, Action: deps.AfterCommitReply}
+	// After the commit: the database has committed, and the target is
+	// killed before its answer reaches it, so that nothing the target
+	// does once told (the next statement, on any of its connections)
+	// can race the kill.
+	rule := deps.Rule{Intent: a.call.Marker, Action: deps.ResetAfterCommit}
 	if c.p == faults.BeforeCommit {
 		rule = deps.Rule{Intent: a.call.Marker, Action: deps.BeforeCommit, Drop: true}
 	}

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/idemcheck/idemcheck/deps"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // depFlight tells the dependencies' proxies which intent is in flight,
@@ -57,13 +58,28 @@ func (f *depFlight) later(marker string, w func(context.Context)) {
 	f.waits[marker] = append(f.waits[marker], w)
 }
 
-// settle runs the waits kept for marker, each bounded by itself and ctx.
-func (f *depFlight) settle(ctx context.Context, marker string) {
+// settle runs the waits kept for marker, each bounded by itself and ctx,
+// and reports whether there were any.
+func (f *depFlight) settle(ctx context.Context, marker string) bool {
 	f.mu.Lock()
 	ws := f.waits[marker]
 	delete(f.waits, marker)
 	f.mu.Unlock()
 	for _, w := range ws {
 		w(ctx)
+	}
+	return len(ws) > 0
+}
+
+// settle waits for what an armer left going for the intent (a stalled
+// statement still held) to land, once its attempts are over, and counts
+// its effects again: what lands after the last attempt is still that
+// attempt's window's.
+func (r *runner) settle(in *record.Intent) {
+	if r.deps == nil || !r.deps.settle(r.s.ctx, in.Marker) || len(in.Attempts) == 0 {
+		return
+	}
+	if r.observe(in.Marker) {
+		in.Attempts[len(in.Attempts)-1].LedgerAfter = r.ledger.LastSeq()
 	}
 }

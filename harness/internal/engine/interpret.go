@@ -201,6 +201,7 @@ func (r *runner) retryStart(pr *probeRun, in *record.Intent, s checks.Step) bool
 // unacknowledged intent GaveUp, one that does not clears it.
 func (r *runner) perform(in *record.Intent, s checks.Step) {
 	r.attemptAll(in, s)
+	r.settle(in)
 	in.GaveUp = s.GiveUp && !in.Acknowledged()
 }
 

@@ -87,8 +87,8 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 	}
 	at.deps = r.inst.Deps
 	at.settleLater = func(w func(context.Context)) { r.deps.later(in.Marker, w) }
-	r.deps.start(r.inst.Deps, in.Marker)
-	defer r.deps.end(r.inst.Deps)
+	r.deps.start(r.inst.DepsInFlight, in.Marker)
+	defer r.deps.end(r.inst.DepsInFlight)
 	var undo func()
 	if ar := armerOf(f); ar != nil {
 		undo = ar.arm(at)
@@ -122,7 +122,6 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 			r.fatal = fmt.Errorf("restarting the target after %s: %w", f.Name(), err)
 		}
 	}
-	r.deps.settle(r.s.ctx, in.Marker)
 	if !r.later && r.observe(in.Marker) {
 		a.LedgerAfter = r.ledger.LastSeq() // after a crash, read once restarted
 	}

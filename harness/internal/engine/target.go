@@ -70,6 +70,9 @@ type Instance struct {
 	// Deps are the proxies in front of the target's dependencies, by
 	// name: where the dependency faults are armed.
 	Deps map[string]deps.Proxy
+	// DepsInFlight are those of Deps told which intent is in flight
+	// (deps.Control.SetInFlight).
+	DepsInFlight map[string]deps.Proxy
 	// Close stops the observers, the target and the fakes, in that order,
 	// and returns the error the target gave on stopping, if any.
 	Close func() error

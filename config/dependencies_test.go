@@ -1,0 +1,107 @@
+package config_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/config"
+	"github.com/idemcheck/idemcheck/harness"
+)
+
+// withDeps is an http target idemcheck starts, with deps as its
+// dependencies block and env as its start environment.
+func withDeps(deps, env string) string {
+	return `version: 1
+targets:
+  - name: pay
+    kind: http
+    url: "http://127.0.0.1:{{port}}"
+    start:
+      command: ["./pay", "--listen", "127.0.0.1:{{port}}"]
+      env: ` + env + `
+` + deps + `    observe:
+      - sql: {dsn: "{{deps.db.direct_url}}", query: "SELECT id FROM payments WHERE note LIKE '%' || {{marker}} || '%'"}
+    operations:
+      - name: pay
+        mutating: true
+        method: POST
+        path: /v1/payments
+        body: '{"note": "{{marker}}"}'
+`
+}
+
+// TestDependenciesParse: a throwaway database and one at an address,
+// handed to the target by placeholder, become the spec's dependencies;
+// the dependency faults join the defaults.
+func TestDependenciesParse(t *testing.T) {
+	f, err := config.Parse("idemcheck.yaml", []byte(withDeps(`    dependencies:
+      db: {protocol: postgres}
+      cache: {protocol: redis, url: "redis://127.0.0.1:6379/0", attribute: in-flight}
+`, `{DATABASE_URL: "{{deps.db.url}}", REDIS_ADDR: "{{deps.cache.addr}}"}`)))
+	require.NoError(t, err)
+	specs, _, err := f.Specs()
+	require.NoError(t, err)
+	require.Len(t, specs, 1)
+	assert.Equal(t, []harness.Dependency{
+		{Name: "cache", Protocol: "redis", URL: "redis://127.0.0.1:6379/0", InFlight: true},
+		{Name: "db", Protocol: "postgres"},
+	}, specs[0].Dependencies)
+	var names []string
+	for _, fs := range f.Faults {
+		names = append(names, fs.Name)
+	}
+	for _, n := range harness.DependencyFaultNames {
+		assert.Contains(t, names, n, "a file whose target declares a dependency tries the dependency faults by default")
+	}
+
+	// Without a dependency, the defaults are as before.
+	f, err = config.Parse("idemcheck.yaml", []byte(minimal))
+	require.NoError(t, err)
+	for _, fs := range f.Faults {
+		assert.NotContains(t, harness.DependencyFaultNames, fs.Name)
+	}
+}
+
+// TestDependencyErrors: each mistake is refused at load time with its
+// line, column and field.
+func TestDependencyErrors(t *testing.T) {
+	for _, tc := range []struct {
+		why  string
+		deps string
+		env  string
+		want want
+	}{
+		{"a protocol no proxy speaks", "    dependencies:\n      db: {protocol: mysql}\n", `{}`,
+			want{10, 22, "targets[0].dependencies.db.protocol", `unsupported protocol "mysql"`}},
+		{"a protocol is required", "    dependencies:\n      db: {url: \"postgres://a@127.0.0.1:5432/x\"}\n", `{}`,
+			want{10, 11, "targets[0].dependencies.db.protocol", "missing: what the dependency speaks"}},
+		{"a URL of another protocol", "    dependencies:\n      db: {protocol: postgres, url: \"redis://127.0.0.1:6379/0\"}\n", `{}`,
+			want{10, 37, "targets[0].dependencies.db.url", "a postgres URL starts with postgres://, not redis://"}},
+		{"TLS to Redis", "    dependencies:\n      db: {protocol: redis, url: \"rediss://127.0.0.1:6379/0\"}\n", `{}`,
+			want{10, 34, "targets[0].dependencies.db.url", "rediss:// asks for TLS"}},
+		{"a placeholder of an undeclared dependency", "    dependencies:\n      db: {protocol: postgres}\n", `{DATABASE_URL: "{{deps.main.url}}"}`,
+			want{8, 27, "targets[0].start.env.DATABASE_URL", `needs a dependency called "main"`}},
+		{"a field a dependency does not have", "    dependencies:\n      db: {protocol: postgres}\n", `{DATABASE_URL: "{{deps.db.dsn}}"}`,
+			want{8, 27, "targets[0].start.env.DATABASE_URL", "unknown placeholder {{deps.db.dsn}}"}},
+		{"an unknown attribution", "    dependencies:\n      db: {protocol: postgres, attribute: guess}\n", `{}`,
+			want{10, 43, "targets[0].dependencies.db.attribute", `unknown attribution "guess"`}},
+	} {
+		t.Run(tc.why, func(t *testing.T) {
+			_, err := config.Parse("idemcheck.yaml", []byte(withDeps(tc.deps, tc.env)))
+			require.Error(t, err)
+			var errs config.Errors
+			require.ErrorAs(t, err, &errs)
+			require.NotEmpty(t, errs)
+			e := errs[0]
+			assert.Equal(t, tc.want.path, e.Path, "%v", err)
+			assert.Equal(t, []int{tc.want.line, tc.want.col}, []int{e.Line, e.Column}, "%v", err)
+			assert.Contains(t, e.Msg, tc.want.msg)
+		})
+	}
+	// The observer's DSN names a declared dependency too.
+	_, err := config.Parse("idemcheck.yaml", []byte(withDeps("", `{}`)))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `needs a dependency called "db"`)
+}

@@ -1,0 +1,121 @@
+package section
+
+import (
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/config/schema"
+	"github.com/idemcheck/idemcheck/deps/launch"
+	"github.com/idemcheck/idemcheck/harness"
+)
+
+// Dependency is a database or cache the target keeps its own state in:
+// idemcheck starts it (a throwaway one) or is given its address, puts a
+// proxy that speaks its protocol in front of it, and hands the target the
+// proxy's URL as {{deps.NAME.url}} (in its env, args or DSN). The
+// dependency faults (dep-error, dep-reset-after-commit, dep-stall,
+// dep-refuse) and the crashes at a commit (crash-before-commit,
+// crash-after-commit) act there.
+//
+//	dependencies:
+//	  db: {protocol: postgres}                                 # a throwaway PostgreSQL
+//	  cache: {protocol: redis, url: "redis://127.0.0.1:6379/0"} # one that runs already
+type Dependency struct {
+	// Protocol is what the dependency speaks: postgres or redis.
+	// Required.
+	Protocol string `yaml:"protocol"`
+	// URL is the running database's URL (postgres://user@host:5432/db,
+	// redis://host:6379/0; it may use {{env.NAME}}); absent, idemcheck
+	// starts a throwaway one for each instance of the target and removes
+	// it after the run. Never printed.
+	URL string `yaml:"url,omitempty"`
+	// Attribute says how the proxy tells which intent a statement is
+	// for: "marker" (the default: statements that carry the intent's
+	// marker, and their transaction) or "in-flight" (also every other
+	// statement while one attempt runs alone, for a target that stores
+	// no marker).
+	Attribute string `yaml:"attribute,omitempty"`
+}
+
+// The ways a dependency's statements are attributed.
+const (
+	AttributeMarker   = "marker"
+	AttributeInFlight = "in-flight"
+)
+
+// Rules implements schema.Ruler.
+func (Dependency) Rules(r *schema.Rules) {
+	r.Field("protocol").Required("what the dependency speaks: postgres or redis").
+		Enum(launch.Protocols, schema.Sprintf("unsupported protocol %q: the dependency proxies speak postgres and redis"))
+	r.Field("attribute").Enum([]string{AttributeMarker, AttributeInFlight}, schema.Sprintf("unknown attribution %q: marker (the default) or in-flight"))
+}
+
+// depSchemes are the URL schemes each protocol's URL may have.
+var depSchemes = map[string][]string{
+	launch.Postgres: {"postgres", "postgresql"},
+	launch.Redis:    {"redis"},
+}
+
+// CheckDependencies checks a target's dependencies.
+func CheckDependencies(c *Checker, ds map[string]Dependency) {
+	for _, name := range SortedKeys(ds) {
+		dc := c.Key(name)
+		d := ds[name]
+		if !depName.MatchString(name) {
+			dc.Errorf("invalid dependency name %q: use letters, digits and '_', starting with a letter (it is written {{deps.%s.url}})", name, name)
+		}
+		if d.URL == "" {
+			continue
+		}
+		uc := dc.Field("url")
+		raw := uc.EnvRefs(d.URL)
+		if strings.Contains(raw, "{{") {
+			continue // known once the environment is read
+		}
+		u, err := url.Parse(raw)
+		switch {
+		case err != nil || u.Host == "":
+			// The URL may hold a password: never repeat it.
+			uc.Errorf("does not parse as scheme://host:port/…")
+		case u.Scheme == "rediss":
+			uc.Errorf("rediss:// asks for TLS, and the proxy speaks plain text only: give the plain-text redis:// address for the test")
+		case !slices.Contains(depSchemes[d.Protocol], u.Scheme) && depSchemes[d.Protocol] != nil:
+			uc.Errorf("a %s URL starts with %s://, not %s://", d.Protocol, depSchemes[d.Protocol][0], u.Scheme)
+		}
+	}
+}
+
+// depPlaceholder says whether name is the placeholder of a declared
+// dependency, reporting one of an undeclared dependency or field.
+func (c *Checker) depPlaceholder(name string) bool {
+	if !strings.HasPrefix(name, PhDeps) {
+		return false
+	}
+	parts := strings.Split(strings.TrimPrefix(name, PhDeps), ".")
+	switch {
+	case len(parts) != 2 || !slices.Contains(depFields, parts[1]):
+		c.Errorf("unknown placeholder {{%s}}: a dependency gives {{deps.NAME.url}}, {{deps.NAME.addr}} and {{deps.NAME.direct_url}}", name)
+	case !slices.Contains(c.file.Deps, parts[0]):
+		c.Errorf("{{%s}} needs a dependency called %q, which this target does not declare: add it under dependencies, e.g. dependencies: {%s: {protocol: postgres}}", name, parts[0], parts[0])
+	}
+	return true
+}
+
+// depFields are the placeholders each dependency fills in.
+var depFields = []string{"url", "addr", "direct_url"}
+
+// dependencies turns a target's dependencies into harness.Spec's, their
+// environment values resolved by b, in name order.
+func dependencies(b *Builder, ds map[string]Dependency) []harness.Dependency {
+	var out []harness.Dependency
+	for _, name := range SortedKeys(ds) {
+		d := ds[name]
+		out = append(out, harness.Dependency{Name: name, Protocol: d.Protocol, URL: b.Env(d.URL), InFlight: d.Attribute == AttributeInFlight})
+	}
+	return out
+}
+
+// depName is what a dependency's name looks like.
+var depName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)

@@ -1,0 +1,94 @@
+package examples_test
+
+import (
+	"context"
+	"net"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/examples"
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/pgserver"
+)
+
+// pgpayCases are the payments service's profiles, the score each is
+// built for and exactly the checks its flaw fails.
+var pgpayCases = []struct {
+	profile string
+	score   int
+	failing []string
+}{
+	{"correct", 3, nil},
+	{"any-status", 1, []string{"dependency.recovery"}},
+	{"short-lease", 0, []string{"dependency.recovery"}},
+	{"reply-after-commit", 0, []string{"concurrent.duplicates", "crash.recovery", "dependency.recovery"}},
+}
+
+// depFaults are the dependency faults and the crashes at a commit.
+func depFaults(t *testing.T) []faults.Fault {
+	var fs []faults.Fault
+	for _, n := range []string{faults.NameDepError, faults.NameDepResetAfterCommit, faults.NameDepStall, faults.NameDepRefuse,
+		faults.NameCrashBeforeCommit, faults.NameCrashAfterCommit} {
+		f, err := faults.Builtin().New(n, nil)
+		require.NoError(t, err)
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+// TestPgpay scores every profile of the payments service on a throwaway
+// PostgreSQL behind the dependency proxy, under the dependency faults.
+func TestPgpay(t *testing.T) {
+	if _, err := pgserver.Find(); err != nil {
+		t.Skip(err)
+	}
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	for _, tc := range pgpayCases {
+		t.Run(tc.profile, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+			defer cancel()
+			res, err := harness.Verify(ctx, []harness.Spec{examples.PgpaySpec(exe, "pgpay-"+tc.profile, tc.profile)},
+				harness.WithSeed(7), harness.WithFaults(append(harness.DefaultFaults(), depFaults(t)...)...))
+			require.NoError(t, err)
+			tr := res.Targets[0]
+			require.Empty(t, tr.Error, "the target could be tested")
+			for _, f := range tr.Findings {
+				t.Logf("%s %s [%s]: %s", f.Severity, f.Check, f.Fault, f.Message)
+			}
+			t.Logf("unsupported: %v", tr.Record.Unsupported)
+			assert.Equal(t, tc.failing, failing(tr))
+			assert.Equal(t, tc.score, tr.Score.Level)
+			for _, n := range []string{faults.NameDepError, faults.NameDepStall, faults.NameCrashAfterCommit, faults.NameCrashBeforeCommit} {
+				assert.NotContains(t, tr.Record.Unsupported, n, "a target counted only by observers takes %s", n)
+			}
+		})
+	}
+}
+
+// TestPgpayUntestable: a dependency that does not answer makes the target
+// untestable, with the reason, at once.
+func TestPgpayUntestable(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	closed := l.Addr().String()
+	require.NoError(t, l.Close())
+	spec := examples.PgpaySpec(exe, "pgpay-nodb", "correct")
+	spec.Dependencies[0].URL = "postgres://app@" + closed + "/pay?sslmode=disable"
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	start := time.Now()
+	res, err := harness.Verify(ctx, []harness.Spec{spec}, harness.WithSeed(7))
+	require.NoError(t, err)
+	tr := res.Targets[0]
+	assert.Contains(t, tr.Error, "the database cannot be reached", "the reason is given")
+	assert.Contains(t, tr.Error, "dependency db")
+	assert.Less(t, time.Since(start), 30*time.Second, "never a hang")
+}
