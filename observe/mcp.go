@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"sort"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/idemcheck/idemcheck/targets/process"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -138,7 +138,9 @@ func (f *mcpFinder) connect(ctx context.Context) error {
 	switch {
 	case len(f.m.Command) > 0:
 		cmd := exec.Command(f.m.Command[0], f.m.Command[1:]...)
-		cmd.Env = os.Environ()
+		// The read-back server is the target's own code: it gets what a
+		// target gets (process.BaseEnv), not idemcheck's environment.
+		cmd.Env = process.OwnBaseEnv()
 		keys := make([]string, 0, len(f.m.Env))
 		for k := range f.m.Env {
 			keys = append(keys, k)
