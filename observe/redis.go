@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 
@@ -31,6 +32,11 @@ type Redis struct {
 	Stream string `json:"stream,omitempty"`
 	// Hash is the key of a hash: its fields are the items.
 	Hash string `json:"hash,omitempty"`
+	// Remote allows a server whose host is not loopback. Without it Open
+	// refuses, before any connection, a URL whose host is neither a
+	// loopback address nor localhost (taken as 127.0.0.1, never looked
+	// up), as the SQL observer does.
+	Remote bool `json:"-"`
 }
 
 var _ Source = Redis{}
@@ -78,6 +84,17 @@ func (r Redis) Open(ctx context.Context, w Where) (Finder, error) {
 	opts, err := redis.ParseURL(u)
 	if err != nil {
 		return nil, fmt.Errorf("url %s: %v: expected redis://host:port[/db]", redactRedis(u), err)
+	}
+	if opts.Network != "unix" && !r.Remote {
+		host, port, err := net.SplitHostPort(opts.Addr)
+		if err != nil {
+			return nil, fmt.Errorf("url %s: %v", redactRedis(u), err)
+		}
+		if strings.EqualFold(host, "localhost") {
+			opts.Addr = net.JoinHostPort("127.0.0.1", port)
+		} else if !loopbackAddr(opts.Addr) {
+			return nil, fmt.Errorf("url %s: refusing to connect to %q: not a loopback host (the target does not set allow_remote)", redactRedis(u), host)
+		}
 	}
 	opts.ClientName = "idemcheck-observer"
 	opts.MaxRetries = -1 // a failed read is read again by the poll, not here

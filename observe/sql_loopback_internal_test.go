@@ -3,6 +3,7 @@ package observe
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"net"
 	"sync/atomic"
 	"testing"
@@ -101,4 +102,26 @@ func TestSQLObserverDialGuard(t *testing.T) {
 	cfg, err = pgConfig("postgres://app@10.1.2.3:5432/shop", true)
 	require.NoError(t, err, "allow_remote")
 	assert.Equal(t, "10.1.2.3", cfg.Host)
+}
+
+// TestRedisObserverStaysOnLoopback: a Redis observer refuses, before any
+// connection, a host that is not loopback, whether written in the URL or
+// brought by {{env.NAME}}; localhost is taken as 127.0.0.1.
+func TestRedisObserverStaysOnLoopback(t *testing.T) {
+	t.Setenv("IDEMCHECK_TEST_REDIS_URL", "redis://10.11.12.13:6379/0")
+	for _, u := range []string{"redis://10.11.12.13:6379/0", "redis://cache.example.test:6379", "{{env.IDEMCHECK_TEST_REDIS_URL}}"} {
+		_, err := Redis{URL: u, Keys: "k:{{marker}}"}.Open(context.Background(), Where{})
+		require.Error(t, err, u)
+		assert.Contains(t, err.Error(), "not a loopback host", u)
+	}
+	// localhost is never looked up: with nothing listening on the port,
+	// the refusal is the connection's, at 127.0.0.1.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	_, err = Redis{URL: fmt.Sprintf("redis://localhost:%d", port), Keys: "k:{{marker}}"}.Open(context.Background(), Where{})
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "not a loopback host")
+	assert.Contains(t, err.Error(), "127.0.0.1")
 }
