@@ -15,6 +15,10 @@ type Op struct {
 	DryRun bool
 	// Inputs is true when the operation has inputs that can be changed.
 	Inputs bool
+	// KeyAlways is true when every call carries a key, whatever the
+	// client does (a queue consumer's event always has its id): no step
+	// goes without one.
+	KeyAlways bool
 }
 
 // Space is what trials may be made of.
@@ -151,7 +155,9 @@ func drawStep(t *rapid.T, s Space, before []Step, refs int, taken map[int]bool) 
 	if len(keyed) > 0 && op.Inputs {
 		policies = append(policies, Changed)
 	}
-	policies = append(policies, None)
+	if !op.KeyAlways {
+		policies = append(policies, None)
+	}
 	st.Key = rapid.SampledFrom(policies).Draw(t, "key")
 	switch st.Key {
 	case Twin:

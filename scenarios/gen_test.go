@@ -168,3 +168,30 @@ func TestValidateRefusesUnsafeGroups(t *testing.T) {
 		t.Fatalf("the step list does not say which steps overlap:\n%s", got)
 	}
 }
+
+// TestNoKeylessStepWhereEveryCallHasAKey: an operation whose every call
+// carries a key (a queue consumer's event always has its id) is never
+// sent without one; the operation beside it still is.
+func TestNoKeylessStepWhereEveryCallHasAKey(t *testing.T) {
+	gen := scenarios.Gen(scenarios.Space{
+		Ops: []scenarios.Op{
+			{Name: "charge.requested", Mutating: true, Inputs: true, KeyAlways: true},
+			{Name: "refund", Mutating: true, Inputs: true},
+		},
+		Faults: []string{"downstream-503"},
+	})
+	keyless := map[string]int{}
+	for i := 0; i < 2000; i++ {
+		for _, s := range gen.Example(i).Steps {
+			if s.Key == scenarios.None {
+				keyless[s.Op]++
+			}
+		}
+	}
+	if keyless["charge.requested"] != 0 {
+		t.Fatalf("%d keyless steps of an operation whose every call has a key", keyless["charge.requested"])
+	}
+	if keyless["refund"] < 50 {
+		t.Fatalf("only %d keyless steps of the other operation: the generator no longer makes them", keyless["refund"])
+	}
+}

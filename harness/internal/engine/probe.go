@@ -248,7 +248,8 @@ func (r *runner) space() scenarios.Space {
 	// burst), never under a fault that kills it.
 	s := scenarios.Space{Restart: caps.Restart, Burst: burst, Overlap: caps.Burst && !r.serial()}
 	for _, op := range info.Operations {
-		s.Ops = append(s.Ops, scenarios.Op{Name: op.Name, Mutating: op.Mutating, DryRun: op.DryRun, Inputs: len(op.Inputs) > 0})
+		s.Ops = append(s.Ops, scenarios.Op{Name: op.Name, Mutating: op.Mutating, DryRun: op.DryRun, Inputs: len(op.Inputs) > 0,
+			KeyAlways: caps.Redelivery})
 	}
 	for _, f := range r.s.cfg.Faults {
 		if r.supports(f) {
