@@ -39,6 +39,14 @@ func TestDemoSameSeedTwice(t *testing.T) {
 		got := map[string]string{}
 		for _, tr := range rep.Targets {
 			got[tr.Name] = fmt.Sprintf("score %d", tr.Score)
+			if tr.Kind == "consumer" {
+				// A queue consumer's deliveries are timed by its broker
+				// (fetch batches, redelivery timers), which the harness
+				// does not hold: a flawed consumer's duplicates can show
+				// under one check in one run and another in the next, so
+				// its score is compared, not each check's verdict.
+				continue
+			}
 			for _, c := range tr.Checks {
 				got[tr.Name+" "+c.ID] = string(c.Status)
 			}
