@@ -95,3 +95,28 @@ func TestObserverThatCannotReadIsUntestable(t *testing.T) {
 	assert.Contains(t, tr["error"], "observer orders-db (sql)")
 	assert.Contains(t, tr["error"], "no_such_table")
 }
+
+// TestFileObserverOnAFileThatIsNotJSON: a file observer whose file is not
+// a JSON document stops the run with exit 3, naming the observer, its
+// source and why, as a failing query does.
+func TestFileObserverOnAFileThatIsNotJSON(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	cfg := ordersTwoObservers(t, "correct", "orders")
+	bad := filepath.Join(t.TempDir(), "orders.json")
+	require.NoError(t, os.WriteFile(bad, []byte("orders: not JSON at all\n"), 0o644))
+	b, err := os.ReadFile(cfg)
+	require.NoError(t, err)
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "sql: {dsn:") {
+			lines[i] = fmt.Sprintf("        file: {path: %q, format: json, items: orders, id: id}", bad)
+		}
+	}
+	require.NoError(t, os.WriteFile(cfg, []byte(strings.Join(lines, "\n")), 0o644))
+	code, rep := runReport(t, ctx, cfg)
+	tr := targetReport(t, rep)
+	assert.Equal(t, exitHarness, code, "findings: %v", tr["findings"])
+	assert.Contains(t, tr["error"], "observer orders-db (file)")
+	assert.Contains(t, strings.ToLower(fmt.Sprint(tr["error"])), "json")
+}
