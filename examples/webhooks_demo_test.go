@@ -3,6 +3,7 @@ package examples_test
 import (
 	"context"
 	"os"
+	"slices"
 	"sort"
 	"testing"
 
@@ -64,7 +65,15 @@ func TestWebhookTargets(t *testing.T) {
 			// handler cancels its charge with the request and releases the
 			// claim. The payments fake waits for the handler to give up
 			// its call before it answers, so this is found every time.
-			assert.Equal(t, tc.failing, failingChecks(tr), tc.why)
+			failing := failingChecks(tr)
+			if d.Spec.Name == "webhook-high-water-mark" {
+				// Its flaw (an event older than the newest seen is
+				// dropped) also loses one of several distinct events
+				// sent at once, when they happen to arrive out of order:
+				// concurrent.distinct may see it too.
+				failing = slices.DeleteFunc(failing, func(c string) bool { return c == "concurrent.distinct" })
+			}
+			assert.Equal(t, tc.failing, failing, tc.why)
 			assert.Equal(t, d.Built, tr.Score.Level, "%s: %s", tc.why, tr.Score.Reason)
 			if d.Spec.Kind == webhook.Kind {
 				for _, c := range tr.Checks {

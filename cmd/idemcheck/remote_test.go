@@ -117,7 +117,7 @@ func TestRemoteRunIsBounded(t *testing.T) {
 	api := newCountingAPI()
 	srv := httptest.NewServer(api)
 	defer srv.Close()
-	const budget, rate = 600, 40.0
+	const budget, rate = 900, 40.0
 	cfg := remoteConfig(t, srv.URL, fmt.Sprintf("limits: {requests: %d, per_second: %g}", budget, rate))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

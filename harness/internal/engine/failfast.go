@@ -102,8 +102,11 @@ func (r *runner) noteWay(in *record.Intent, a record.Attempt) {
 	if request == "" {
 		request = "method, path, body"
 	}
-	r.fatal = fmt.Errorf("%s failed its first %d attempts the same way (last: %s), so the other probes were not run: check the operation's %s and inputs, and that the target is healthy",
-		in.Operation, failFastAttempts, what, request)
+	// A refusal of the key's shape says what to set, as it does when the
+	// probes end untestable.
+	soFar := &record.Record{Intents: append(append([]record.Intent(nil), r.rec.Intents...), *in)}
+	r.fatal = fmt.Errorf("%s failed its first %d attempts the same way (last: %s), so the other probes were not run: check the operation's %s and inputs, and that the target is healthy%s",
+		in.Operation, failFastAttempts, what, request, keyFormatHint(soFar, r.s.spec.KeyFormat))
 }
 
 // failureWay is how an attempt failed, without what varies between two
