@@ -52,6 +52,10 @@ func charge(w http.ResponseWriter, r *http.Request, payments string) {
 		reply(w, http.StatusBadRequest, map[string]any{"error": "an Idempotency-Key header is required"})
 		return
 	}
+	if len(key) > 200 { // a key too long to store is the client's error
+		reply(w, http.StatusBadRequest, map[string]any{"error": "an Idempotency-Key is at most 200 characters"})
+		return
+	}
 	if r.URL.Query().Has("dry_run") {
 		// A preview: nothing is charged and the key stays unused.
 		reply(w, http.StatusOK, map[string]any{"effect": "would_create", "data": map[string]any{"amount": in.Amount}})
