@@ -38,6 +38,14 @@ func TestSupports(t *testing.T) {
 		faults.NameCrashAfterReply:   false,
 		// A command has no connection to leave.
 		faults.NameClientDisconnect: false,
+		// A command can be killed while its database commits.
+		faults.NameCrashBeforeCommit: true,
+		faults.NameCrashAfterCommit:  true,
+		// A dependency's faults are its proxy's, not the adapter's.
+		faults.NameDepError:            false,
+		faults.NameDepRefuse:           false,
+		faults.NameDepResetAfterCommit: false,
+		faults.NameDepStall:            false,
 	}
 	for _, name := range faults.Builtin().Names() {
 		w, ok := want[name]
