@@ -100,6 +100,10 @@ func (s *shopHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reply(w, http.StatusBadRequest, `{"error":"an Idempotency-Key header is required"}`)
 		return
 	}
+	if len(key) > 200 { // too long to store: the client's error
+		reply(w, http.StatusBadRequest, `{"error":"an Idempotency-Key is at most 200 characters"}`)
+		return
+	}
 	s.mu.Lock()
 	k, seen := s.keys[key]
 	if seen && s.now != nil && s.now().Sub(k.at) > s.ttl {
