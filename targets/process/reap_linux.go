@@ -149,8 +149,19 @@ func KillTaggedSince(entry string, since uint64) int {
 	delay := 100 * time.Microsecond
 	for {
 		left := findTagged(string(name), string(value), since)
-		if len(left) == 0 || time.Now().After(deadline) {
+		if time.Now().After(deadline) {
 			return len(killed)
+		}
+		if len(left) == 0 {
+			// A dying process drops its memory (and with it the
+			// environment read above) before it closes its files and
+			// sockets: wait until each one killed is a zombie or gone.
+			if !anyLiving(killed) {
+				return len(killed)
+			}
+			time.Sleep(delay)
+			delay = min(2*delay, 20*time.Millisecond)
+			continue
 		}
 		for _, p := range left {
 			if syscall.Kill(p.Pid, syscall.SIGKILL) == nil {
@@ -160,6 +171,23 @@ func KillTaggedSince(entry string, since uint64) int {
 		time.Sleep(delay) // the kernel finishes them off; there is no event to wait on
 		delay = min(2*delay, 20*time.Millisecond)
 	}
+}
+
+// anyLiving reports whether one of pids is still a process that has not
+// finished exiting: not a zombie, not gone. A pid reused meanwhile by a
+// stranger counts as living, which only makes the caller wait until its
+// deadline.
+func anyLiving(pids map[int]bool) bool {
+	for pid := range pids {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			continue
+		}
+		if state, _, ok := parseStat(stat); ok && state != 'Z' && state != 'X' {
+			return true
+		}
+	}
+	return false
 }
 
 // StartTicks returns when process pid started, in clock ticks since boot
