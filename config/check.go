@@ -194,6 +194,7 @@ func (p *parser) file() (*File, Errors) {
 		names[i] = t.Base().Name
 		if known[i] {
 			sf.Deps = section.SortedKeys(t.Base().Dependencies)
+			sf.Delta = section.ByDelta(t.Base().Observe)
 			t.Check(targetsC.Index(i))
 		}
 	}

@@ -243,3 +243,39 @@ func TestObserveWholeDSNFromEnv(t *testing.T) {
 	_, err = config.Parse("idemcheck.yaml", []byte(withObserve(section)))
 	assert.NoError(t, err, "a password inside the DSN")
 }
+
+// TestCountNeedsNoMarker: a target that declares a count observer
+// attributes its effects by delta, so its operations may carry no
+// {{marker}} (a ledger API's body holds only numbers and ids); without
+// one, an operation with no marker is still refused, and told of both
+// ways out.
+func TestCountNeedsNoMarker(t *testing.T) {
+	numbersOnly := strings.Replace(minimal, `body: '{"description": "{{marker}}"}'`, `body: '{"from": 1, "to": 2, "amount": 50}'`, 1)
+	withSource := func(source string) string {
+		return strings.Replace(numbersOnly, "    url: http://127.0.0.1:8080\n", "    url: http://127.0.0.1:8080\n    observe:\n      - "+source+"\n", 1)
+	}
+	t.Run("http target with a count observer", func(t *testing.T) {
+		f, err := config.Parse("idemcheck.yaml", []byte(withSource(`count: {sql: {dsn: "sqlite:{{state_dir}}/l.db", query: "SELECT id FROM transfers"}, rows: true}`)))
+		require.NoError(t, err)
+		specs, _, err := f.Specs()
+		require.NoError(t, err)
+		assert.Len(t, specs[0].Observers, 1)
+	})
+	t.Run("cli target with a count observer", func(t *testing.T) {
+		yaml := strings.Replace(minimalCLI, `args: [create-order, --memo, "order {{marker}}"]`, `args: [create-order, --amount, "50"]`, 1)
+		yaml = strings.Replace(yaml, "    operations:\n", "    observe:\n      - count: {sql: {dsn: \"sqlite:{{state_dir}}/o.db\", query: \"SELECT count(*) FROM orders\"}}\n    operations:\n", 1)
+		_, err := config.Parse("idemcheck.yaml", []byte(yaml))
+		require.NoError(t, err)
+	})
+	for _, tc := range []struct{ why, yaml, want string }{
+		{"no observer: the fakes need the marker", numbersOnly, "targets[0].operations[0]: mutating operation \"charge\" does not use {{marker}}"},
+		{"an observer that matches by marker does not attribute by delta", withSource(`sql: {dsn: "sqlite:x.db", query: "SELECT id FROM t WHERE note = {{marker}}"}`), "declares a count observer instead, to attribute by delta"},
+		{"a safe operation without a marker", strings.Replace(numbersOnly, "mutating: true", "mutating: false", 1), "or declare a count observer to attribute by delta"},
+	} {
+		t.Run(tc.why, func(t *testing.T) {
+			_, err := config.Parse("idemcheck.yaml", []byte(tc.yaml))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}

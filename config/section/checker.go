@@ -35,6 +35,10 @@ type File struct {
 	// Deps are the names of the dependencies the target being checked
 	// declares ({{deps.NAME.url}}).
 	Deps []string
+	// Delta says whether the target being checked declares a count
+	// observer: its effects are attributed by delta, to the intent in
+	// flight, so its requests need not carry {{marker}}.
+	Delta bool
 
 	problems []Problem
 	env      map[string]string
@@ -60,6 +64,10 @@ type Checker struct {
 
 // NewChecker returns a checker of the value at path in f.
 func NewChecker(f *File, path string) *Checker { return &Checker{file: f, path: path} }
+
+// ByDelta reports whether the target being checked attributes its
+// effects by delta (it declares a count observer).
+func (c *Checker) ByDelta() bool { return c.file.Delta }
 
 // Path is the path of the value checked.
 func (c *Checker) Path() string { return c.path }

@@ -337,6 +337,17 @@ func CheckObservers(c *Checker, obs []Observer, reached bool) {
 	}
 }
 
+// ByDelta reports whether obs attribute effects by delta: one of them is
+// a count source.
+func ByDelta(obs []Observer) bool {
+	for _, o := range obs {
+		if o.Count != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // sources names the sources the observer sets.
 func (o *Observer) sources() []string {
 	var out []string

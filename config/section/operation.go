@@ -80,14 +80,16 @@ func (op *Operation) Check(c *Checker) {
 		op.Identity.Check(c.Field("identity"), true)
 	}
 	// Without a marker, the fakes cannot tell which request caused an
-	// effect. Stay quiet if the strings that would hold it are broken.
-	if used.Marker || path.Refused() || headers.Refused() || body.Refused() || op.Mutating == nil {
+	// effect, unless a count observer attributes by delta (a ledger API
+	// whose body holds only numbers and ids). Stay quiet if the strings
+	// that would hold it are broken.
+	if used.Marker || c.ByDelta() || path.Refused() || headers.Refused() || body.Refused() || op.Mutating == nil {
 		return
 	}
 	if *op.Mutating {
-		c.Errorf("mutating operation %q does not use {{marker}}: put {{marker}} in its path, a header or the body. The harness gives every intent a unique marker, which the target passes on to its downstream calls (a payment description, an email subject), so that the fakes can attribute each side effect to the request that caused it", op.Name)
+		c.Errorf("mutating operation %q does not use {{marker}}: put {{marker}} in its path, a header or the body. The harness gives every intent a unique marker, which the target passes on to its downstream calls (a payment description, an email subject), so that the fakes can attribute each side effect to the request that caused it. A target whose requests have nowhere to carry it (only numbers and ids) declares a count observer instead, to attribute by delta", op.Name)
 	} else {
-		c.Errorf("safe operation %q does not use {{marker}}: put {{marker}} in its path, a header or the body, so that a side effect it causes by mistake can be attributed to it (that is how safe.readonly finds one)", op.Name)
+		c.Errorf("safe operation %q does not use {{marker}}: put {{marker}} in its path, a header or the body, so that a side effect it causes by mistake can be attributed to it (that is how safe.readonly finds one), or declare a count observer to attribute by delta", op.Name)
 	}
 }
 

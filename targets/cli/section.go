@@ -115,13 +115,13 @@ func (op *OperationSection) check(c *section.Checker) {
 		used = used.Or(args.Index(i).IntentTemplate(a, "operation", inputs))
 	}
 	section.CheckInputs(c.Field("inputs"), op.Inputs)
-	if used.Marker || args.Refused() || len(op.Args) == 0 || op.Mutating == nil {
+	if used.Marker || c.ByDelta() || args.Refused() || len(op.Args) == 0 || op.Mutating == nil {
 		return
 	}
 	if *op.Mutating {
-		c.Errorf("mutating operation %q does not use {{marker}}: put {{marker}} in one of its args, where the tool passes it on to its downstream calls (a payment's description, an email's text), so that the fakes can attribute each side effect to the call that caused it", op.Name)
+		c.Errorf("mutating operation %q does not use {{marker}}: put {{marker}} in one of its args, where the tool passes it on to its downstream calls (a payment's description, an email's text), so that the fakes can attribute each side effect to the call that caused it, or declare a count observer to attribute by delta", op.Name)
 	} else {
-		c.Errorf("safe operation %q does not use {{marker}}: put {{marker}} in one of its args, so that a side effect it causes by mistake can be attributed to it (that is how safe.readonly finds one)", op.Name)
+		c.Errorf("safe operation %q does not use {{marker}}: put {{marker}} in one of its args, so that a side effect it causes by mistake can be attributed to it (that is how safe.readonly finds one), or declare a count observer to attribute by delta", op.Name)
 	}
 }
 
