@@ -61,7 +61,10 @@ type htmlTarget struct {
 	Faults             []string
 	Unsupported        []string
 	// NotExamined says which checks were not examined, and why.
-	NotExamined  []string
+	NotExamined []string
+	// Attribution says what the effect observers saw, how effects were
+	// attributed, and what the run left out to attribute them.
+	Attribution  []string
 	Matrix       *Matrix
 	Properties   map[string]string
 	Findings     []htmlFinding
@@ -114,6 +117,7 @@ func buildPage(res *record.Result, o Options) htmlPage {
 		for _, g := range notExamined(t) {
 			ht.NotExamined = append(ht.NotExamined, g.String())
 		}
+		ht.Attribution = attributionLines(t)
 		ht.TrialSteps = numbered(TrialSteps(t))
 		if t.Error != "" {
 			ht.Score, ht.ScoreClass = "–", "serr"

@@ -212,3 +212,42 @@ func TestEveryFormatCarriesTheTrialAndItsRate(t *testing.T) {
 	}
 	assert.Nil(t, reports.Build(fixture(t)).Targets[0].Trial, "no trial object when no trial failed")
 }
+
+// TestEveryFormatSaysHowEffectsWereAttributed: what the observers saw,
+// attribution by delta and what the run left out for it are in every
+// format for people as in the JSON; a target counted by the fakes alone
+// says nothing of them.
+func TestEveryFormatSaysHowEffectsWereAttributed(t *testing.T) {
+	plain := fixture(t)
+	for _, format := range []string{"text", "md", "html", "json"} {
+		out := render(t, format, plain, reports.Options{})
+		for _, s := range []string{"observed: ", "attributed by delta", "not run: ", "not_run"} {
+			assert.False(t, strings.Contains(out, s), "%s says %q", format, s)
+		}
+	}
+
+	res := fixture(t)
+	why := "effects are attributed by delta (observer ledger-db): intents run one at a time"
+	res.Targets[0].Record.Observers = []string{"ledger-db (count) saw a change for 21 of the 23 intents (attributed by delta)"}
+	res.Targets[0].Record.Attribution = record.AttributionDelta
+	res.Targets[0].Record.NotRun = map[string]string{
+		"reordered delivery":          why,
+		"concurrent distinct intents": why,
+		"trial workers":               why + "; one trial at a time",
+	}
+	for _, format := range []string{"text", "md", "html"} {
+		out := strings.Join(strings.Fields(render(t, format, res, reports.Options{})), " ")
+		for _, s := range []string{
+			"observed: ledger-db (count) saw a change for 21 of the 23 intents",
+			"attributed by delta: the change an observer saw after each attempt was given to the intent in flight",
+			"not run: concurrent distinct intents, reordered delivery (effects are attributed by delta (observer ledger-db)",
+			"not run: trial workers (effects",
+		} {
+			assert.True(t, strings.Contains(out, s), "%s does not say %q", format, s)
+		}
+	}
+	rep := reports.Build(res).Targets[0]
+	assert.Equal(t, record.AttributionDelta, rep.Attribution)
+	assert.Len(t, rep.NotRun, 3)
+	assert.Len(t, rep.Observers, 1)
+}
