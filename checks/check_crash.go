@@ -41,23 +41,32 @@ func evalCrashRecovery(r *record.Record) ([]record.Finding, bool) {
 			continue
 		}
 		applicable = true
-		fault := firstFault(in)
+		fault := causeFault(in)
+		// What came first: a crash fault and the restart it made, or a
+		// restart from outside (a trial's step), then any fault.
+		after, why := firstFault(in)+" and a restart", ": the key store did not survive the crash, or the key was not passed downstream"
+		if fault == RestartCause {
+			after, why = "a restart of the target between its attempts", causeSuffix(r, in)
+			if f := firstFault(in); f != "" {
+				after += " (then " + f + ")"
+			}
+		}
 		effs := r.EffectsOf(in)
 		switch {
 		case repeated(effs) > 1:
 			fs = append(fs, record.Finding{
 				Check: CheckCrashRecovery, Severity: record.Critical, Operation: in.Operation, Fault: fault,
-				Message: fmt.Sprintf("%s: after %s and a restart, retrying with the same key caused %s (%s): the key store did not survive the crash, or the key was not passed downstream; attempts: %s",
-					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), statuses(in)),
+				Message: fmt.Sprintf("%s: after %s, retrying with the same key caused %s (%s)%s; attempts: %s",
+					in.Operation, after, plural(len(effs), "effect", "effects"), effectIDs(effs), why, statuses(in)),
 				Evidence: evidence(r, in),
 			})
 		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in):
 			last := in.Attempts[len(in.Attempts)-1]
-			msg := fmt.Sprintf("%s: after %s and a restart, %s with the same key never succeeded (%s)",
-				in.Operation, fault, plural(len(in.Attempts)-1, "retry", "retries"), statuses(in))
+			msg := fmt.Sprintf("%s: after %s, %s with the same key never succeeded (%s)",
+				in.Operation, after, plural(len(in.Attempts)-1, "retry", "retries"), statuses(in))
 			if busy(last.Status) && len(in.Attempts) > 1 {
-				msg = fmt.Sprintf("%s: stuck in progress: after %s and a restart, the key was answered %d for %s (%s): an in-progress record outlived the process that held it; give it a lease",
-					in.Operation, fault, last.Status, last.End.Sub(in.Attempts[1].Start).Round(1e6), plural(len(in.Attempts)-1, "retry", "retries"))
+				msg = fmt.Sprintf("%s: stuck in progress: after %s, the key was answered %d for %s (%s): an in-progress record outlived the process that held it; give it a lease",
+					in.Operation, after, last.Status, last.End.Sub(in.Attempts[1].Start).Round(1e6), plural(len(in.Attempts)-1, "retry", "retries"))
 			}
 			fs = append(fs, record.Finding{Check: CheckCrashRecovery, Severity: record.Major, Operation: in.Operation, Fault: fault, Message: msg, Evidence: evidence(r, in)})
 		}

@@ -34,6 +34,7 @@ const (
 // and the key passed downstream, where the payments fake de-duplicates it.
 type shopConfig struct {
 	volatile        bool // the key store lives in the process and dies with it
+	restartLoses    bool // a restart of the live shop (a trial's) loses the volatile store too, as a real process's would
 	noDownstreamKey bool // the charge is sent downstream without the idempotency key
 	noLease         bool // an in-progress claim never expires, even when its process died
 	ignoreKeys      bool // no idempotency at all: every call charges
@@ -231,6 +232,11 @@ func (s *memShop) Restart(context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.restarts.Add(1)
+	if s.alive && s.cfg.volatile && s.cfg.restartLoses {
+		s.gen++
+		s.store = map[string]*claim{}
+		s.byPayload = map[string]*claim{}
+	}
 	s.alive = true
 	return nil
 }
