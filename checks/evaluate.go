@@ -38,6 +38,11 @@ func evaluate(checks []Invariant, rec *record.Record) ([]record.CheckResult, []r
 		}
 		fs, applicable := c.Eval(rec)
 		fs = mergeTries(rec, fs)
+		if unkeyed := caps; caps.Keys {
+			if unkeyed.Keys = false; !c.applies(unkeyed) {
+				fs = withoutKeylessOps(rec, fs) // a check of keys says nothing of an operation that takes none
+			}
+		}
 		fs = keylessFindings(rec, fs)
 		switch {
 		case len(fs) > 0:

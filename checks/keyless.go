@@ -35,18 +35,19 @@ var keyWording = []struct {
 	{regexp.MustCompile(`\. Keep every key for as long as clients may retry.*$`), ""},
 }
 
-// keylessFindings words the findings of keylessChecks on a target that
-// takes no key without keys, and keeps one per check and operation (the
-// worst), saying how many intents showed it: every intent of a tool that
-// acts on every call shows the same thing.
+// keylessFindings words the findings of keylessChecks on an operation
+// that takes no key (record.TargetInfo.Keyless) without keys, naming the
+// operation, and keeps one per check and operation (the worst), saying
+// how many intents showed it: every intent of a tool that acts on every
+// call shows the same thing.
 func keylessFindings(rec *record.Record, fs []record.Finding) []record.Finding {
-	if rec.Target.Caps().Keys || len(fs) == 0 {
+	if len(fs) == 0 {
 		return fs
 	}
 	var out []record.Finding
 	at, seen := map[string]int{}, map[string]int{}
 	for _, f := range fs {
-		if !keylessChecks[f.Check] {
+		if !keylessChecks[f.Check] || !rec.Target.Keyless(f.Operation) {
 			out = append(out, f)
 			continue
 		}
@@ -89,6 +90,19 @@ func keylessPromise(rec *record.Record, op string) string {
 	default:
 		return "it takes no key and says idempotentHint: false"
 	}
+}
+
+// withoutKeylessOps drops the findings a check that judges keys made on
+// operations that take none, on a target whose other operations do: a
+// key it never sent says nothing of them.
+func withoutKeylessOps(rec *record.Record, fs []record.Finding) []record.Finding {
+	out := fs[:0:0]
+	for _, f := range fs {
+		if f.Operation == "" || !rec.Target.Keyless(f.Operation) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // keylessNote is the skip note of a check that applies only to targets

@@ -17,6 +17,21 @@ type Operation struct {
 	// Deletes is true when the operation removes things (its name says
 	// so), for the destructiveHint rule of mcp.annotations.
 	Deletes bool `json:"deletes,omitempty"`
+	// NoKey is true for a mutating operation that takes no idempotency
+	// key (an MCP tool with no key argument), even on a target whose
+	// other operations do: what calling it again does is judged against
+	// its annotations, in findings worded without keys.
+	NoKey bool `json:"no_key,omitempty"`
+}
+
+// Keyless reports whether the operation called name takes no
+// idempotency key: the target takes none, or the operation says so.
+func (t TargetInfo) Keyless(name string) bool {
+	if !t.Caps().Keys {
+		return true
+	}
+	op, ok := t.Operation(name)
+	return ok && op.NoKey
 }
 
 // Annotations are the behaviour an operation claims, as an MCP tool's

@@ -53,3 +53,28 @@ func TestKeyLike(t *testing.T) {
 		assert.False(t, KeyLike(n), n)
 	}
 }
+
+// A mutating tool with no key argument is marked NoKey, so that the
+// checks word its findings without keys even when another tool of the
+// server takes one; a tool with a key argument, or a safe one, is not.
+func TestToolsWithoutAKeyAreMarked(t *testing.T) {
+	schema := func(props ...string) map[string]any {
+		p := map[string]any{}
+		for _, n := range props {
+			p[n] = map[string]any{"type": "string"}
+		}
+		return map[string]any{"type": "object", "properties": p}
+	}
+	tools := []*sdk.Tool{
+		{Name: "create_payment", InputSchema: schema("memo", "idempotency_key")},
+		{Name: "create_ticket", InputSchema: schema("title")},
+		{Name: "list_tickets", InputSchema: schema("query"), Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+	}
+	_, ops, _, err := plans(Config{}, tools)
+	require.NoError(t, err)
+	noKey := map[string]bool{}
+	for _, op := range ops {
+		noKey[op.Name] = op.NoKey
+	}
+	assert.Equal(t, map[string]bool{"create_payment": false, "create_ticket": true, "list_tickets": false}, noKey)
+}

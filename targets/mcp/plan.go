@@ -72,6 +72,7 @@ func plans(cfg Config, listed []*sdk.Tool) (map[string]*plan, []harness.Operatio
 			DryRun:      p.mutating && p.dryRun.In == InArgument,
 			Annotations: annotations(t),
 			Deletes:     deletes(t.Name),
+			NoKey:       p.mutating && p.key.In != InArgument && p.key.In != InMeta,
 		})
 	}
 	return out, ops, notes, nil

@@ -1,0 +1,57 @@
+package checks_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/record"
+)
+
+// mixedRecord is a server with a charge tool that takes a key and a
+// post_ticket tool that takes none (record.Operation.NoKey) and says
+// idempotentHint: false: each called twice with the same arguments,
+// each acting twice.
+func mixedRecord() *record.Record {
+	charge := recordOps()[0]
+	charge.DryRun = false
+	ticket := record.Operation{Name: "post_ticket", Mutating: true, NoKey: true, Annotations: &record.Annotations{}}
+	b := newRec(charge, ticket)
+	b.rec.Target.Capabilities = &record.Capabilities{Keys: true, Annotations: true}
+	i := b.intent(plain, opCharge)
+	b.try(i, ok(200, "created", "ch_1"), mine()).try(i, ok(200, "created", "ch_2"), mine())
+	for range 2 {
+		j := b.intent(plain, "post_ticket")
+		b.try(j, ok(200, "", "t_1"), mine()).try(j, ok(200, "", "t_2"), mine())
+	}
+	k := b.intent(noKey, "post_ticket")
+	b.try(k, ok(200, "", "t_3"), mine()).try(k, ok(200, "", "t_4"), mine())
+	return b.done()
+}
+
+// On a target whose tools differ, the tool that takes no key is judged
+// as keyless: one finding per check, naming the tool and what its
+// annotations promise, with no word of a key, and no finding of a check
+// of keys. The tool that takes a key keeps the keyed wording.
+func TestKeylessWordingIsPerOperation(t *testing.T) {
+	_, found := verdicts(t, mixedRecord())
+	var ticket, charge []record.Finding
+	for _, f := range found[checks.CheckRetrySequential] {
+		switch f.Operation {
+		case "post_ticket":
+			ticket = append(ticket, f)
+		case opCharge:
+			charge = append(charge, f)
+		}
+	}
+	require.Len(t, ticket, 1, "one finding for the keyless tool")
+	assert.Equal(t, "post_ticket: calling post_ticket 2 times with the same arguments caused 2 effects (charge ch_000003, charge ch_000004); it takes no key and says idempotentHint: false (seen in 2 intents)", ticket[0].Message)
+	require.Len(t, charge, 1)
+	assert.Contains(t, charge[0].Message, "the same key sent 2 times")
+	assert.NotContains(t, charge[0].Message, "takes no key")
+	for _, f := range found[checks.CheckKeyRequired] {
+		assert.NotEqual(t, "post_ticket", f.Operation, "no key was sent to it: %s", f.Message)
+	}
+}
