@@ -1,8 +1,10 @@
 package observe
 
 import (
+	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/fakes"
@@ -76,3 +78,55 @@ func Merge(effects []fakes.Effect) []fakes.Effect {
 // MergeEffects is Merge, for the harness: an Observer merges the effects
 // of every observer of a run, not only its own.
 func (o *Observer) MergeEffects(effects []fakes.Effect) []fakes.Effect { return Merge(effects) }
+
+// Disagreement reports observers of one object whose identities for the
+// effects of marker never agree: each saw something of the intent, but
+// no id one gave is an id another gave (a query's "17" beside an API's
+// "ord_17"), so Merge cannot tell that they saw the same thing, and every
+// effect would be counted once by each. nil when they agree, or when
+// fewer than two observers of an object saw anything of it.
+func Disagreement(effects []fakes.Effect, marker string) error {
+	ids := map[string]map[string][]string{} // object → observer → ids
+	for _, e := range effects {
+		object, id, ok := Identity(e)
+		if !ok || !e.HasMarker(marker) {
+			continue
+		}
+		if ids[object] == nil {
+			ids[object] = map[string][]string{}
+		}
+		if !slices.Contains(ids[object][e.Fake], id) {
+			ids[object][e.Fake] = append(ids[object][e.Fake], id)
+		}
+	}
+	objects := slices.Sorted(maps.Keys(ids))
+	for _, object := range objects {
+		names := slices.Sorted(maps.Keys(ids[object]))
+		for i, a := range names {
+			for _, b := range names[i+1:] {
+				if slices.ContainsFunc(ids[object][a], func(id string) bool { return slices.Contains(ids[object][b], id) }) {
+					continue
+				}
+				return fmt.Errorf("observers %s and %s both observe %s, but name what they saw of one intent differently (%s: %s; %s: %s): their effects cannot be counted once, and each would be counted by both. Make both give the same identity (the query's first column, the read-back's id path), or give them different objects if they see different things",
+					a, b, object, a, idList(ids[object][a]), b, idList(ids[object][b]))
+			}
+		}
+	}
+	return nil
+}
+
+// idList lists at most 3 ids, sorted, for a message.
+func idList(ids []string) string {
+	ids = slices.Clone(ids)
+	sort.Strings(ids)
+	if len(ids) > 3 {
+		return strings.Join(ids[:3], ", ") + fmt.Sprintf(" and %d more", len(ids)-3)
+	}
+	return strings.Join(ids, ", ")
+}
+
+// CheckIdentities is Disagreement, for the harness: an Observer checks
+// the identities of every observer of a run, not only its own.
+func (o *Observer) CheckIdentities(effects []fakes.Effect, marker string) error {
+	return Disagreement(effects, marker)
+}

@@ -77,3 +77,29 @@ func TestIdentity(t *testing.T) {
 	_, _, ok = observe.Identity(fakes.Effect{ID: "ch_1", Detail: map[string]string{"amount": "5"}})
 	assert.False(t, ok, "a fake's effect has no observed identity")
 }
+
+// Two observers of one object that name what they saw of an intent
+// differently (a query's bare id, the API's "ord_" id) cannot be merged:
+// Disagreement says so, naming both and their ids. Observers that agree,
+// observers of different objects, and one that saw nothing are quiet.
+func TestDisagreementOfObserversOfOneObject(t *testing.T) {
+	seen := func(observer, object, id, marker string) fakes.Effect {
+		return fakes.Effect{Fake: observer, ID: id, Markers: []string{marker},
+			Detail: map[string]string{observe.DetailSource: "sql", observe.DetailObject: object}}
+	}
+	err := observe.Disagreement([]fakes.Effect{
+		seen("orders-db", "orders", "17", m1), seen("orders-api", "orders", "ord_17", m1),
+	}, m1)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "observers orders-api and orders-db both observe orders, but name what they saw of one intent differently (orders-api: ord_17; orders-db: 17)")
+
+	for why, effects := range map[string][]fakes.Effect{
+		"the same ids":          {seen("orders-db", "orders", "ord_17", m1), seen("orders-api", "orders", "ord_17", m1)},
+		"one of them in common": {seen("orders-db", "orders", "ord_17", m1), seen("orders-db", "orders", "ord_18", m1), seen("orders-api", "orders", "ord_18", m1)},
+		"different objects":     {seen("orders-db", "orders-db", "17", m1), seen("orders-api", "orders-api", "ord_17", m1)},
+		"one saw nothing of it": {seen("orders-db", "orders", "17", m1), seen("orders-api", "orders", "ord_18", m2)},
+		"a fake's effect":       {seen("orders-db", "orders", "17", m1), {Fake: "payments", ID: "ch_1", Markers: []string{m1}}},
+	} {
+		assert.NoError(t, observe.Disagreement(effects, m1), why)
+	}
+}

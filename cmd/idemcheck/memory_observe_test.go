@@ -13,6 +13,23 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// memoryServer builds the MCP Go SDK's example memory server from the
+// module proxy, at the SDK version of go.mod, and returns its path; the
+// test is skipped when it cannot be built, or in -short mode.
+func memoryServer(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the SDK's memory server")
+	}
+	bin := filepath.Join(t.TempDir(), "memory")
+	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin,
+		"github.com/modelcontextprotocol/go-sdk/examples/server/memory").CombinedOutput()
+	if err != nil {
+		t.Skipf("skipping: cannot build the SDK's memory server: %v: %s", err, out)
+	}
+	return bin
+}
+
 // TestMemoryServerJudgedThroughItsFile: the MCP Go SDK's example memory
 // server (a knowledge graph saved whole to a JSON file), built from the
 // module proxy at the SDK version of go.mod, configured as a new user
@@ -24,15 +41,7 @@ import (
 // keyed by their name do not duplicate on a retry; its tools carry no
 // annotations.
 func TestMemoryServerJudgedThroughItsFile(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the SDK's memory server")
-	}
-	bin := filepath.Join(t.TempDir(), "memory")
-	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin,
-		"github.com/modelcontextprotocol/go-sdk/examples/server/memory").CombinedOutput()
-	if err != nil {
-		t.Skipf("skipping: cannot build the SDK's memory server: %v: %s", err, out)
-	}
+	bin := memoryServer(t)
 	cfg := filepath.Join(t.TempDir(), "idemcheck.yaml")
 	require.NoError(t, os.WriteFile(cfg, []byte(fmt.Sprintf(`version: 1
 targets:

@@ -120,3 +120,49 @@ func TestFileObserverOnAFileThatIsNotJSON(t *testing.T) {
 	assert.Contains(t, tr["error"], "observer orders-db (file)")
 	assert.Contains(t, strings.ToLower(fmt.Sprint(tr["error"])), "json")
 }
+
+// TestObserversWhoseIdentitiesDisagreeAreUntestable: a query that gives
+// an order's bare id and a read-back that gives "ord_" and the id,
+// declared as observers of one object, would count every order twice:
+// the run stops with exit 3, naming both and their ids. The same two with
+// agreeing identities are TestTwoObserversOfOneTableCountOnce.
+func TestObserversWhoseIdentitiesDisagreeAreUntestable(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	cfg := ordersTwoObservers(t, "correct", "orders")
+	b, err := os.ReadFile(cfg)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(cfg, []byte(strings.Replace(string(b), "SELECT 'ord_' || id FROM", "SELECT id FROM", 1)), 0o644))
+	code, rep := runReport(t, ctx, cfg)
+	tr := targetReport(t, rep)
+	assert.Equal(t, exitHarness, code, "findings: %v", tr["findings"])
+	msg := fmt.Sprint(tr["error"])
+	assert.Contains(t, msg, "observers orders-api and orders-db both observe orders, but name what they saw of one intent differently (orders-api: ord_")
+	assert.Contains(t, msg, "Make both give the same identity")
+}
+
+// TestMCPReadBackToolErrorIsUntestable: an mcp observer whose tool
+// answers isError stops the run with exit 3, naming the observer, the
+// tool and what it answered.
+func TestMCPReadBackToolErrorIsUntestable(t *testing.T) {
+	bin := memoryServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	cfg := ordersTwoObservers(t, "correct", "")
+	b, err := os.ReadFile(cfg)
+	require.NoError(t, err)
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "http: {path:") {
+			// add_observations to an entity that does not exist: an error.
+			lines[i] = fmt.Sprintf(`        mcp: {tool: add_observations, arguments: {observations: [{entityName: "nobody {{marker}}", contents: [x]}]}, command: [%q, "-memory", "{{state_dir}}/graph.json"]}`, bin)
+		}
+	}
+	require.NoError(t, os.WriteFile(cfg, []byte(strings.Join(lines, "\n")), 0o644))
+	code, rep := runReport(t, ctx, cfg)
+	tr := targetReport(t, rep)
+	assert.Equal(t, exitHarness, code, "findings: %v", tr["findings"])
+	msg := fmt.Sprint(tr["error"])
+	assert.Contains(t, msg, "observer orders-api (mcp): tool add_observations answered an error")
+	assert.Contains(t, msg, "nobody idem-", "what it answered, with the marker it was asked about")
+}

@@ -26,6 +26,12 @@ type (
 	mergingObserver interface {
 		MergeEffects(effects []fakes.Effect) []fakes.Effect
 	}
+	// identityChecker says when observers of the same objects name
+	// what they saw of an intent differently: merged, they would still
+	// count each effect once per observer.
+	identityChecker interface {
+		CheckIdentities(effects []fakes.Effect, marker string) error
+	}
 	// summarizer says in one line what an observer saw.
 	summarizer interface {
 		Summary() string
@@ -48,6 +54,13 @@ func (r *runner) observe(marker string) bool {
 	for _, o := range r.inst.Observers {
 		if err := o.Observe(r.s.ctx, r.ledger, marker); err != nil && r.s.ctx.Err() == nil {
 			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 && len(r.inst.Observers) > 1 {
+		if c, ok := r.inst.Observers[0].(identityChecker); ok { // one check serves every observer
+			if err := c.CheckIdentities(r.ledger.ByMarker(marker), marker); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	if len(errs) > 0 {
