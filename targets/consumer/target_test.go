@@ -128,3 +128,29 @@ func TestNATSProfiles(t *testing.T) {
 		})
 	}
 }
+
+// A flawed consumer's verdicts are the same in two runs of one seed: a
+// burst's copies are all stored and reach the consumer's downstream
+// together, whatever the scheduling.
+func TestSameSeedSameVerdicts(t *testing.T) {
+	profiles := []string{"none", "check-then-insert"}
+	if testing.Short() {
+		profiles = profiles[:1]
+	}
+	for _, profile := range profiles {
+		t.Run(profile, func(t *testing.T) {
+			verdicts := func() map[string]string {
+				tr := verify(t, refSpec("nats", profile, 1))
+				require.Empty(t, tr.Error)
+				out := map[string]string{}
+				for _, c := range tr.Checks {
+					out[c.ID] = string(c.Status)
+				}
+				return out
+			}
+			first := verdicts()
+			require.Equal(t, string(record.StatusFail), first["concurrent.duplicates"], "every copy of a burst is charged")
+			require.Equal(t, first, verdicts())
+		})
+	}
+}
