@@ -549,7 +549,11 @@ func (t *Target) call(ctx context.Context, c harness.Call, copies int) harness.R
 	}
 	t.mu.Unlock()
 	reply := harness.Reply{Forwarded: true}
-	deliveries := 1 // at least one delivery of each copy this attempt publishes
+	// At least one delivery of each copy this attempt publishes; none
+	// when it publishes nothing: the redelivery of the event left pending
+	// may have come before this attempt began (a consumer that reads its
+	// own pending entries as it restarts), and its ack is what counts.
+	deliveries := 0
 	if !pending {
 		deliveries = copies
 		var err error

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/idemcheck/idemcheck/brokers/redis"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/fakes/payments"
 	"github.com/idemcheck/idemcheck/harness"
@@ -151,6 +152,29 @@ func TestSameSeedSameVerdicts(t *testing.T) {
 			first := verdicts()
 			require.Equal(t, string(record.StatusFail), first["concurrent.duplicates"], "every copy of a burst is charged")
 			require.Equal(t, first, verdicts())
+		})
+	}
+}
+
+// The reference consumer on Redis Streams, judged through the harness:
+// the correct one has no finding, the one without de-duplication is
+// caught.
+func TestRedisProfiles(t *testing.T) {
+	if _, err := redis.Find(); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	for profile, checks := range map[string][]string{
+		"correct": nil,
+		"none":    {"consumer.redelivery", "crash.recovery", "downstream.propagation"},
+	} {
+		t.Run(profile, func(t *testing.T) {
+			tr := verify(t, refSpec("redis", profile, 1))
+			require.Empty(t, tr.Error)
+			if checks == nil {
+				require.Empty(t, checksFound(tr), describe(tr))
+				return
+			}
+			require.Subset(t, checksFound(tr), checks, describe(tr))
 		})
 	}
 }
