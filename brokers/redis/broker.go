@@ -50,6 +50,10 @@ type Broker struct {
 
 	ids kit.IDs[string] // positions → event ids
 
+	// open holds the entries delivered and not acked since: a new
+	// delivery of one of them gives up the previous one (see deliveries).
+	openMu sync.Mutex
+	open   map[string]bool
 }
 
 var _ brokers.Broker = (*Broker)(nil)

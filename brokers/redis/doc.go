@@ -17,7 +17,10 @@
 // server that pairs each reply with its command (Redis answers a
 // connection's commands in order; RESP2 and RESP3 both): the entries in
 // the replies to XREADGROUP, XCLAIM and XAUTOCLAIM are deliveries, and
-// XACK on the stream is the ack. The faults:
+// XACK on the stream is the ack. An entry delivered again before it was
+// acked (claimed, or read again by its owner) is recorded as nacked, then
+// delivered: Redis Streams has no negative ack, and a delivery left
+// pending is over once the entry is delivered again. The faults:
 //
 //   - DropAck: the consumer's XACK of the event's entry acks the entry id
 //     0-0 instead; the consumer gets an integer reply as usual, and the

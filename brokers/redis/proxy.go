@@ -95,6 +95,7 @@ func (b *Broker) xack(c *tcpproxy.Conn, args [][]byte) []byte {
 		if id == "" {
 			continue
 		}
+		b.settle(entryID, false)
 		obs := brokers.Observation{EventID: id, Conn: c.ID, Detail: "XACK " + entryID}
 		if _, ok := b.Take(brokers.DropAck, id); ok {
 			obs.Kind = brokers.AckDropped
@@ -168,6 +169,31 @@ func (b *Broker) deliveries(c *tcpproxy.Conn, cmd string, v value) {
 		if id == "" {
 			continue
 		}
+		if b.settle(e.id, true) {
+			// Redis Streams has no negative ack: an entry left pending
+			// is delivered again only by a claim (or by its owner reading
+			// its own pending entries after a restart), which gives up
+			// the previous delivery.
+			b.Record(brokers.Observation{Kind: brokers.Nacked, EventID: id, Conn: c.ID,
+				Detail: "left pending, then delivered again by " + cmd + " " + e.id})
+		}
 		b.Record(brokers.Observation{Kind: brokers.Delivered, EventID: id, Conn: c.ID, Detail: cmd + " " + e.id})
 	}
+}
+
+// settle records that entry id was delivered (open) or acked, and
+// reports whether it had been delivered and not acked since.
+func (b *Broker) settle(entryID string, open bool) bool {
+	b.openMu.Lock()
+	defer b.openMu.Unlock()
+	if b.open == nil {
+		b.open = map[string]bool{}
+	}
+	was := b.open[entryID]
+	if open {
+		b.open[entryID] = true
+	} else {
+		delete(b.open, entryID)
+	}
+	return was
 }

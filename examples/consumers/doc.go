@@ -90,4 +90,13 @@
 // --payments (default $PAYMENTS_URL), --state, --name, --workers. Exit
 // status: 0 once stopped, 1 on a failure (the broker unreachable), 2 on
 // bad usage.
+//
+// # In another language
+//
+// python/consumer.py is a consumer written in Python with Debian's
+// python3-redis and the standard library: a member of a Redis Streams
+// group that reads, claims and acks as --broker redis does, with the
+// profiles correct and none. idemcheck judges it like the Go profiles
+// (the correct one scores 3, the other is caught); its test skips, saying
+// why, without python3 and the redis module.
 package consumers

@@ -54,7 +54,10 @@ func (s *natsSource) process(ctx context.Context, m jetstream.Msg, h handler) {
 		_ = m.Term()
 		return
 	}
-	d := delivery{eventID: id, payload: m.Data(), ackNow: func(context.Context) error { return m.Ack() }}
+	// An ack asked for before the effect (ack-first) waits for the
+	// server's confirmation, so that it is stored before the effect
+	// begins, as a Kafka commit or a Redis XACK is.
+	d := delivery{eventID: id, payload: m.Data(), ackNow: func(ctx context.Context) error { return m.DoubleAck(ctx) }}
 	switch h(ctx, d) {
 	case ack:
 		if err := m.Ack(); err != nil {

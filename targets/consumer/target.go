@@ -335,20 +335,101 @@ func (t *Target) Restart(ctx context.Context) error {
 	return nil
 }
 
-// Burst implements harness.Burster: n publishes of the call's event at
-// once, as n producers retrying together would.
+// Burst implements harness.Burster: n copies of the call's event, as n
+// producers retrying together would publish them. The copies are stored
+// one after the other (the first as Call publishes an event, the others
+// as retried publishes without the broker's de-duplication header, so
+// that every broker stores all n), and the consumer's downstream calls
+// for the event are held at the fakes until every copy has reached the
+// downstream or has been given up (see gate): the copies are processed
+// at the same time whenever the consumer processes deliveries
+// concurrently, whatever the scheduling, so that a burst's verdict is the
+// same in every run of a seed. Every copy gets the attempt's one reply.
 func (t *Target) Burst(ctx context.Context, c harness.Call, n int) []harness.Reply {
-	out := make([]harness.Reply, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out[i] = t.Call(ctx, c)
-		}()
+	if n < 1 {
+		return nil
 	}
-	wg.Wait()
+	mark := t.lastSeq()
+	g := &gate{t: t, id: c.Key, mark: mark, copies: n, release: make(chan struct{})}
+	for _, fk := range t.env.Fakes {
+		fk.Arm(fakes.Rule{Marker: c.Marker, Times: 4 * n, Action: fakes.Pass, OnMatch: g.hold})
+	}
+	defer func() {
+		g.open()
+		for _, fk := range t.env.Fakes {
+			fk.DisarmMarker(c.Marker)
+		}
+	}()
+	rep := t.call(ctx, c, n)
+	out := make([]harness.Reply, n)
+	for i := range out {
+		out[i] = rep
+	}
 	return out
+}
+
+// gate holds a burst's downstream calls until each delivery of the
+// burst's event since mark is either held here or over (acked, nacked),
+// and at least copies were delivered; or until the consumer's ack
+// deadline passes, for a consumer that processes its deliveries one at a
+// time (a Kafka partition), whose later copies wait for the first.
+type gate struct {
+	t       *Target
+	id      string
+	mark    int64
+	copies  int
+	mu      sync.Mutex
+	held    int
+	once    sync.Once
+	release chan struct{}
+}
+
+// hold is the fakes' OnMatch: one downstream call of the burst.
+func (g *gate) hold() {
+	g.mu.Lock()
+	g.held++
+	g.mu.Unlock()
+	deadline := time.NewTimer(g.t.cfg.AckWait)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !g.ready() {
+		select {
+		case <-g.release:
+			return
+		case <-deadline.C:
+			g.open()
+			return
+		case <-tick.C:
+		}
+	}
+	g.open()
+}
+
+func (g *gate) open() { g.once.Do(func() { close(g.release) }) }
+
+// ready says whether every delivery of the event has reached the gate or
+// is over.
+func (g *gate) ready() bool {
+	g.mu.Lock()
+	held := g.held
+	g.mu.Unlock()
+	if held >= g.copies {
+		return true
+	}
+	delivered, ended := 0, 0
+	for _, o := range g.t.log.Observations() {
+		if o.Seq <= g.mark || o.EventID != g.id {
+			continue
+		}
+		switch o.Kind {
+		case brokers.Delivered:
+			delivered++
+		case brokers.Acked, brokers.Nacked, brokers.AckDropped, brokers.AckHeld:
+			ended++
+		}
+	}
+	return delivered >= g.copies && ended+held >= delivered
 }
 
 // render makes the event of a call.
@@ -430,6 +511,11 @@ func (t *Target) lastSeq() int64 {
 // acknowledged, info when the consumer was killed or did not acknowledge
 // in time.
 func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
+	return t.call(ctx, c, 1)
+}
+
+// call is Call with copies of the event published (see Burst).
+func (t *Target) call(ctx context.Context, c harness.Call, copies int) harness.Reply {
 	if c.Key == "" {
 		return harness.Reply{Outcome: harness.Fail, Error: "an event always carries its event id: there is no publish without one"}
 	}
@@ -463,13 +549,21 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 	}
 	t.mu.Unlock()
 	reply := harness.Reply{Forwarded: true}
-	deliveries := 1 // at least one delivery of what this attempt publishes
+	// At least one delivery of each copy this attempt publishes; none
+	// when it publishes nothing: the redelivery of the event left pending
+	// may have come before this attempt began (a consumer that reads its
+	// own pending entries as it restarts), and its ack is what counts.
+	deliveries := 0
 	if !pending {
+		deliveries = copies
 		var err error
 		if published {
 			_, err = t.broker.PublishAgain(ctx, ev, false)
 		} else {
 			_, err = t.broker.Publish(ctx, ev)
+		}
+		for i := 1; i < copies && err == nil; i++ {
+			_, err = t.broker.PublishAgain(ctx, ev, false)
 		}
 		if err != nil {
 			return harness.Reply{Outcome: harness.Fail, Error: "publishing: " + err.Error()}
