@@ -20,7 +20,7 @@ import (
 // why), the others by marker.
 func TestObservedDemoTargets(t *testing.T) {
 	if testing.Short() {
-		t.Skip("nine targets, each a real process on a real database")
+		t.Skip("ten targets, each a real process on a real database")
 	}
 	exe, err := os.Executable()
 	require.NoError(t, err)

@@ -22,4 +22,8 @@
 //     first call finished is replayed, but calls that overlap (a client
 //     that timed out and retried while the first still ran, a burst) all
 //     find nothing and all insert.
+//   - error-after-insert: as correct, but a call that logs a new expense
+//     answers exit 1 ("posting_failed: please retry") once it is stored;
+//     a retry with the same key is answered its success. The caller is
+//     told a failure that did not happen (reply.honest).
 package clidb

@@ -21,6 +21,7 @@ const (
 	exitRefused  = 1 // a reused key with another payload
 	exitUsage    = 2
 	exitTempFail = 75 // the database cannot be used now: retry
+	exitFailed   = 1  // error-after-insert: the failure it answers after logging
 )
 
 type reply struct {
@@ -108,6 +109,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case err != nil:
 		_ = out.Encode(reply{Error: "database_unavailable", Reason: err.Error()})
 		return exitTempFail
+	case created && *profile == "error-after-insert":
+		// The flaw: the expense and its key are stored, but the reply
+		// says it failed. A retry with the same key finds it and
+		// answers its success.
+		_ = out.Encode(reply{Error: "posting_failed", Reason: "the expense could not be logged: please retry"})
+		return exitFailed
 	case created:
 		_ = out.Encode(reply{OK: true, Effect: "created", Data: got})
 	default:

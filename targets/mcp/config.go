@@ -115,6 +115,10 @@ type Config struct {
 	Effect, Identity, Status, Replayed string
 	// Timeout bounds each call that has no client fault.
 	Timeout time.Duration
+	// ByDelta says the target's effects are attributed by delta (it
+	// declares a count observer): a mutating tool with no free-text
+	// argument then needs none to carry {{marker}}.
+	ByDelta bool
 }
 
 func (c *Config) fill() {

@@ -78,3 +78,18 @@ func TestToolsWithoutAKeyAreMarked(t *testing.T) {
 	}
 	assert.Equal(t, map[string]bool{"create_payment": false, "create_ticket": true, "list_tickets": false}, noKey)
 }
+
+// A mutating tool whose arguments are only numbers has nowhere to carry
+// {{marker}}: refused, unless the target attributes by delta.
+func TestNumbersOnlyToolNeedsDelta(t *testing.T) {
+	tool := &sdk.Tool{Name: "transfer", InputSchema: map[string]any{"type": "object", "properties": map[string]any{
+		"from": map[string]any{"type": "integer"}, "to": map[string]any{"type": "integer"}, "amount": map[string]any{"type": "integer", "minimum": 1},
+	}}}
+	_, _, err := newPlan(Config{}, Tool{Name: "transfer"}, tool)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "or declare a count observer to attribute by delta")
+	p, _, err := newPlan(Config{ByDelta: true}, Tool{Name: "transfer"}, tool)
+	require.NoError(t, err)
+	assert.Empty(t, p.marker)
+	assert.Contains(t, p.inputs, "amount")
+}

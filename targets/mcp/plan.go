@@ -169,8 +169,8 @@ func newPlan(cfg Config, o Tool, t *sdk.Tool) (*plan, string, error) {
 	if p.marker == "" && !fixedUsesMarker(o.Arguments) {
 		p.marker = schema.MarkerProperty(skip...)
 	}
-	if p.marker == "" && p.mutating && !fixedUsesMarker(o.Arguments) {
-		return nil, "", fmt.Errorf("tool %s: no free-text string argument to carry {{marker}} (idemcheck's attribution of effects), at any depth of its input schema: name one with marker: (a JSON path, e.g. items.0.note), or put {{marker}} in its arguments", t.Name)
+	if p.marker == "" && p.mutating && !cfg.ByDelta && !fixedUsesMarker(o.Arguments) {
+		return nil, "", fmt.Errorf("tool %s: no free-text string argument to carry {{marker}} (idemcheck's attribution of effects), at any depth of its input schema: name one with marker: (a JSON path, e.g. items.0.note), put {{marker}} in its arguments, or declare a count observer to attribute by delta", t.Name)
 	}
 	skip = append(skip, p.marker)
 	for _, l := range schema.Leaves() {

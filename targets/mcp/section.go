@@ -199,6 +199,7 @@ func (s *Section) Spec(b *section.Builder) harness.Spec {
 		Key:    placement(s.KeyArgument, s.KeyMeta),
 		Effect: s.Effect.JSON, Identity: s.Identity.JSON,
 		Timeout: s.Timeout.Std(),
+		ByDelta: section.ByDelta(s.Observe),
 	}
 	cfg.Command, cfg.Env, cfg.Dir = b.Command(s.Command, s.Env, s.Dir)
 	if d := dryRunPlacement(s.DryRunArgument); d != nil {
