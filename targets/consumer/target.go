@@ -665,8 +665,9 @@ func (t *Target) arm(f *Fault, ev brokers.Event, marker string) (time.Duration, 
 }
 
 // awaitSettled waits until the consumer has acknowledged event id since
-// mark and has ended every delivery it was given (acked or nacked; on
-// Kafka, a commit after the last delivery), at least deliveries of them;
+// mark, once per copy published (deliveries), and has ended every
+// delivery it was given (acked or nacked; on Kafka, a commit after the
+// last delivery), at least deliveries of them;
 // every ack a fault dropped or held has been followed by a redelivery;
 // with effect, an effect of marker has been recorded (the slow downstream
 // call is over); with rebalance, the group has rebalanced. Then it waits
@@ -679,6 +680,13 @@ func (t *Target) arm(f *Fault, ev brokers.Event, marker string) (time.Duration, 
 // consumer never ends).
 func (t *Target) awaitSettled(ctx context.Context, dead <-chan struct{}, id, marker string, ackMark, mark, ledgerMark int64, deliveries int, effect, rebalance bool) error {
 	kafkaBroker := t.broker.Name() == "kafka"
+	// Each stored copy is a message of its own, acked on its own (a
+	// copy nacked while another was processed comes again later); one
+	// Kafka commit after the last delivery covers them all.
+	needAcks := max(1, deliveries)
+	if kafkaBroker {
+		needAcks = 1
+	}
 	done := func(obs []brokers.Observation) bool {
 		var delivered, ended, acked, rebalanced int
 		lastDelivered, lastAcked, lastFaulted := int64(0), int64(0), int64(0)
@@ -711,7 +719,7 @@ func (t *Target) awaitSettled(ctx context.Context, dead <-chan struct{}, id, mar
 			}
 		}
 		switch {
-		case acked == 0 || delivered < deliveries || lastFaulted > lastDelivered:
+		case acked < needAcks || delivered < deliveries || lastFaulted > lastDelivered:
 			return false
 		case rebalance && rebalanced == 0:
 			return false
