@@ -48,16 +48,16 @@ func evalCrashRecovery(r *record.Record) ([]record.Finding, bool) {
 			fs = append(fs, record.Finding{
 				Check: CheckCrashRecovery, Severity: record.Critical, Operation: in.Operation, Fault: fault,
 				Message: fmt.Sprintf("%s: after %s and a restart, retrying with the same key caused %s (%s): the key store did not survive the crash, or the key was not passed downstream; attempts: %s",
-					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), statuses(in)),
+					in.Operation, faultAt(in), plural(len(effs), "effect", "effects"), effectIDs(effs), statuses(in)),
 				Evidence: evidence(r, in),
 			})
 		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in):
 			last := in.Attempts[len(in.Attempts)-1]
 			msg := fmt.Sprintf("%s: after %s and a restart, %s with the same key never succeeded (%s)",
-				in.Operation, fault, plural(len(in.Attempts)-1, "retry", "retries"), statuses(in))
+				in.Operation, faultAt(in), plural(len(in.Attempts)-1, "retry", "retries"), statuses(in))
 			if busy(last.Status) && len(in.Attempts) > 1 {
 				msg = fmt.Sprintf("%s: stuck in progress: after %s and a restart, the key was answered %d for %s (%s): an in-progress record outlived the process that held it; give it a lease",
-					in.Operation, fault, last.Status, last.End.Sub(in.Attempts[1].Start).Round(1e6), plural(len(in.Attempts)-1, "retry", "retries"))
+					in.Operation, faultAt(in), last.Status, last.End.Sub(in.Attempts[1].Start).Round(1e6), plural(len(in.Attempts)-1, "retry", "retries"))
 			}
 			fs = append(fs, record.Finding{Check: CheckCrashRecovery, Severity: record.Major, Operation: in.Operation, Fault: fault, Message: msg, Evidence: evidence(r, in)})
 		}
@@ -82,14 +82,14 @@ func evalDownstream(r *record.Record) ([]record.Finding, bool) {
 			fs = append(fs, record.Finding{
 				Check: CheckDownstream, Severity: record.Critical, Operation: in.Operation, Fault: fault,
 				Message: fmt.Sprintf("%s: after %s the downstream recorded %s (%s): %s; attempts: %s",
-					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), keyDiagnosis(effs), statuses(in)),
+					in.Operation, faultAt(in), plural(len(effs), "effect", "effects"), effectIDs(effs), keyDiagnosis(effs), statuses(in)),
 				Evidence: evidence(r, in),
 			})
 		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in):
 			fs = append(fs, record.Finding{
 				Check: CheckDownstream, Severity: record.Major, Operation: in.Operation, Fault: fault,
 				Message: fmt.Sprintf("%s: after %s, %s with the same key never succeeded (%s)",
-					in.Operation, fault, plural(len(in.Attempts), "attempt", "attempts"), statuses(in)),
+					in.Operation, faultAt(in), plural(len(in.Attempts), "attempt", "attempts"), statuses(in)),
 				Evidence: evidence(r, in),
 			})
 		}

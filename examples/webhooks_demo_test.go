@@ -44,6 +44,7 @@ func TestWebhookTargets(t *testing.T) {
 		"webhook-no-signature":    {[]string{"webhook.signature"}, "processes forged events"},
 		"webhook-high-water-mark": {[]string{"webhook.out-of-order"}, "skips events older than the newest processed: overtaken events are lost"},
 		"correct-email":           {nil, "a charge and an email per order, each exactly once under every fault"},
+		"email-without-key":       {[]string{"crash.recovery", "downstream.propagation"}, "the email goes without the key: a retry after a fault at the email, the second downstream call, sends it again"},
 	}
 	demo := examples.WebhookDemo(exe)
 	require.Len(t, demo, len(want))
