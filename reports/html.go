@@ -61,7 +61,9 @@ type htmlTarget struct {
 	Faults             []string
 	Unsupported        []string
 	// NotExamined says which checks were not examined, and why.
-	NotExamined  []string
+	NotExamined []string
+	// Coverage says which effect points each fault reached.
+	Coverage     []string
 	Matrix       *Matrix
 	Properties   map[string]string
 	Findings     []htmlFinding
@@ -114,6 +116,7 @@ func buildPage(res *record.Result, o Options) htmlPage {
 		for _, g := range notExamined(t) {
 			ht.NotExamined = append(ht.NotExamined, g.String())
 		}
+		ht.Coverage = coverageLines(t)
 		ht.TrialSteps = numbered(TrialSteps(t))
 		if t.Error != "" {
 			ht.Score, ht.ScoreClass = "–", "serr"

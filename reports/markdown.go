@@ -90,6 +90,12 @@ func Markdown(w io.Writer, res *record.Result, o Options) error {
 				fmt.Fprintf(&b, "- %s: %s\n", strings.Join(subjects, ", "), mdText(g.Reason))
 			}
 		}
+		if lines := coverageLines(t); len(lines) > 0 {
+			b.WriteString("\nEffect points:\n\n")
+			for _, line := range lines {
+				fmt.Fprintf(&b, "- %s\n", mdText(line))
+			}
+		}
 		b.WriteString(mdTrial(t))
 		if len(t.Findings) == 0 {
 			continue
