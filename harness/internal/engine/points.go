@@ -111,3 +111,36 @@ func (r *runner) laterPoints(p checks.Probe) []checks.Probe {
 	}
 	return out
 }
+
+// notePointsUnarmed lists in the record's Unexamined the effect points a
+// fault was never armed at (past maxPoints, or the run ended first); those
+// armed that never acted are noteUnfired's. A shard, which runs only some
+// probes, notes none.
+func (r *runner) notePointsUnarmed() {
+	if r.s.cfg.Shards > 1 {
+		return // a shard runs some of each operation's probes only
+	}
+	class := map[string]faults.Class{}
+	for _, f := range r.s.cfg.Faults {
+		class[f.Name()] = faults.ClassOf(f)
+	}
+	armed := map[string]bool{}
+	for _, u := range r.rec.Unfired() {
+		if u.Point != nil {
+			armed[u.Operation+"\x00"+u.Fault+"\x00"+u.Point.String()] = true
+		}
+	}
+	for _, c := range r.rec.Coverage() {
+		for _, pt := range c.Unreached() {
+			if armed[c.Operation+"\x00"+c.Fault+"\x00"+pt.String()] {
+				continue
+			}
+			why := "the run ended before the fault was armed at this downstream call"
+			if pt.Index > maxPoints {
+				why = fmt.Sprintf("the fault was never armed at this downstream call: each fault is armed at the first %d calls of an operation", maxPoints)
+			}
+			r.rec.Unexamined = append(r.rec.Unexamined, record.Unexamined{Check: checks.FaultOwner(class[c.Fault]), Operation: c.Operation,
+				Fault: c.Fault + " at " + pt.String(), Cause: record.CauseUnfired, Reason: why})
+		}
+	}
+}

@@ -167,6 +167,7 @@ func (r *runner) run() *record.Record {
 		sort.SliceStable(r.rec.Intents, func(i, j int) bool { return r.rec.Intents[i].ID < r.rec.Intents[j].ID })
 	}
 	noteUnfired(r.rec)
+	r.notePointsUnarmed()
 	return r.rec
 }
 
