@@ -44,10 +44,10 @@ func evalCrashRecovery(r *record.Record) ([]record.Finding, bool) {
 		fault := causeFault(in)
 		// What came first: a crash fault and the restart it made, or a
 		// restart from outside (a trial's step), then any fault.
-		after, why := firstFault(in)+" and a restart", ": the key store did not survive the crash, or the key was not passed downstream"
+		after, why := faultAt(in)+" and a restart", ": the key store did not survive the crash, or the key was not passed downstream"
 		if fault == RestartCause {
 			after, why = "a restart of the target between its attempts", causeSuffix(r, in)
-			if f := firstFault(in); f != "" {
+			if f := faultAt(in); f != "" {
 				after += " (then " + f + ")"
 			}
 		}
@@ -91,14 +91,14 @@ func evalDownstream(r *record.Record) ([]record.Finding, bool) {
 			fs = append(fs, record.Finding{
 				Check: CheckDownstream, Severity: record.Critical, Operation: in.Operation, Fault: fault,
 				Message: fmt.Sprintf("%s: after %s the downstream recorded %s (%s): %s; attempts: %s",
-					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), keyDiagnosis(effs), statuses(in)),
+					in.Operation, faultAt(in), plural(len(effs), "effect", "effects"), effectIDs(effs), keyDiagnosis(effs), statuses(in)),
 				Evidence: evidence(r, in),
 			})
 		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in):
 			fs = append(fs, record.Finding{
 				Check: CheckDownstream, Severity: record.Major, Operation: in.Operation, Fault: fault,
 				Message: fmt.Sprintf("%s: after %s, %s with the same key never succeeded (%s)",
-					in.Operation, fault, plural(len(in.Attempts), "attempt", "attempts"), statuses(in)),
+					in.Operation, faultAt(in), plural(len(in.Attempts), "attempt", "attempts"), statuses(in)),
 				Evidence: evidence(r, in),
 			})
 		}

@@ -79,14 +79,14 @@ func evalRetryAfterFault(r *record.Record) ([]record.Finding, bool) {
 			fs = append(fs, record.Finding{
 				Check: CheckRetryAfterFault, Severity: record.Critical, Operation: in.Operation, Fault: fault,
 				Message: fmt.Sprintf("%s: after %s, retrying with the same key caused %s (%s); attempts: %s",
-					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), statuses(in)) + causeSuffix(r, in),
+					in.Operation, faultAt(in), plural(len(effs), "effect", "effects"), effectIDs(effs), statuses(in)) + causeSuffix(r, in),
 				Evidence: evidence(r, in),
 			})
 		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in):
 			fs = append(fs, record.Finding{
 				Check: CheckRetryAfterFault, Severity: record.Major, Operation: in.Operation, Fault: fault,
 				Message: fmt.Sprintf("%s: after %s, %s with the same key never succeeded (%s): the intent cannot be completed safely",
-					in.Operation, fault, plural(len(in.Attempts), "attempt", "attempts"), statuses(in)),
+					in.Operation, faultAt(in), plural(len(in.Attempts), "attempt", "attempts"), statuses(in)),
 				Evidence: evidence(r, in),
 			})
 		}
@@ -124,4 +124,20 @@ func short(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// faultAt names the fault of the intent's first faulted attempt as a
+// finding says it: with the effect point it was armed at, when the
+// operation made several downstream calls ("crash-after-effect at
+// email").
+func faultAt(in *record.Intent) string {
+	for _, a := range in.Attempts {
+		if a.Fault != "" {
+			if a.Point != nil {
+				return a.Fault + " at " + a.Point.String()
+			}
+			return a.Fault
+		}
+	}
+	return ""
 }

@@ -29,6 +29,9 @@ type Step struct {
 	DryRun bool
 	// Fault is injected into the first attempt.
 	Fault faults.Fault
+	// Point is the downstream call of the intent Fault is armed at, for
+	// a fault that acts at one (nil: the first, whichever it is).
+	Point *record.EffectPoint
 	// Repeat is how many attempts are sent whatever their outcome.
 	Repeat int
 	// UntilOK retries after the first attempt until an attempt is ok.

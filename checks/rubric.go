@@ -77,6 +77,7 @@ func Score(tr *record.TargetResult) {
 	// Flaky findings come last, and count for nothing.
 	tr.Score = score(tr.Checks, tr.Findings[:counted], NotApplicable(rec.Target.Caps()))
 	tr.NotExamined = NotExamined(rec, tr.Checks)
+	tr.Coverage = rec.Coverage()
 	if s := record.LimitsSummary(tr.NotExamined); s != "" && tr.Score.Level > 0 && !tr.Score.Partial {
 		// What was not examined could have found what lowers the score.
 		tr.Score.Reason += " — " + s

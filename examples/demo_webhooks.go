@@ -32,7 +32,24 @@ func WebhookDemo(exe string) []DemoTarget {
 		out = append(out, DemoTarget{Spec: WebhookSpec(exe, name), Built: info.Score, Flaw: info.Flaw})
 	}
 	out = append(out, DemoTarget{Spec: ShopEmailSpec(exe, "correct"), Built: 3})
+	out = append(out, DemoTarget{Spec: ShopEmailWithoutKeySpec(exe), Built: EmailWithoutKeyScore, Flaw: EmailWithoutKeyFlaw})
 	return out
+}
+
+// The shop that charges under the client's key and then sends its
+// confirmation email without it (ShopEmailWithoutKeySpec): its score as
+// built, and its flaw.
+const (
+	EmailWithoutKeyScore = 0
+	EmailWithoutKeyFlaw  = "charges under the client's key, then sends the confirmation email without it: a retry after an email that was sent but never confirmed finds the charge replayed and sends the email again"
+)
+
+// ShopEmailWithoutKeySpec is the correct shop with email (ShopEmailSpec)
+// with one flaw: the email is sent without the client's key
+// (--email-without-key). Only a fault at the second downstream call of an
+// order, the email, shows it. The target is named "email-without-key".
+func ShopEmailWithoutKeySpec(exe string) harness.Spec {
+	return shopEmailSpec(exe, "correct", "email-without-key", "--email-without-key")
 }
 
 // WebhookConfig is the webhook adapter configuration of the reference
@@ -76,11 +93,17 @@ func WebhookSpec(exe, profile string) harness.Spec {
 // confirmation email through the email fake (--email): two side effects
 // per order, each to happen once. The target is named "PROFILE-email".
 func ShopEmailSpec(exe, profile string) harness.Spec {
-	cfg := ShopConfig(profile+"-email", profile != "nokey" && profile != "nodryrun")
+	return shopEmailSpec(exe, profile, profile+"-email")
+}
+
+// shopEmailSpec is the shop with profile and email, named name, started
+// with the extra flags.
+func shopEmailSpec(exe, profile, name string, flags ...string) harness.Spec {
+	cfg := ShopConfig(name, profile != "nokey" && profile != "nodryrun")
 	launch := &httptarget.Launch{
-		Command: []string{exe, Subcommand, "shop", "--profile", profile,
+		Command: append([]string{exe, Subcommand, "shop", "--profile", profile,
 			"--listen", "127.0.0.1:{{port}}", "--payments", "{{fakes.payments.url}}",
-			"--email", "{{fakes.email.url}}", "--state", "{{state_dir}}"},
+			"--email", "{{fakes.email.url}}", "--state", "{{state_dir}}"}, flags...),
 		ReadyPath: "/healthz",
 	}
 	return httptarget.Spec(cfg, launch, PaymentsFake, EmailFake)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -44,6 +45,7 @@ func TestWebhookTargets(t *testing.T) {
 		"webhook-no-signature":    {[]string{"webhook.signature"}, "processes forged events"},
 		"webhook-high-water-mark": {[]string{"webhook.out-of-order"}, "skips events older than the newest processed: overtaken events are lost"},
 		"correct-email":           {nil, "a charge and an email per order, each exactly once under every fault"},
+		"email-without-key":       {[]string{"crash.recovery", "downstream.propagation"}, "the email goes without the key: a retry after a fault at the email, the second downstream call, sends it again"},
 	}
 	demo := examples.WebhookDemo(exe)
 	require.Len(t, demo, len(want))
@@ -81,6 +83,24 @@ func TestWebhookTargets(t *testing.T) {
 						assert.Equal(t, harness.StatusSkip, c.Status, "not applicable to webhooks")
 					}
 				}
+			}
+			if d.Spec.Name == "correct-email" || d.Spec.Name == "email-without-key" {
+				// Every downstream fault and crash point is armed at the
+				// charge and at the email in turn, and reaches both.
+				lines := map[string]bool{}
+				for _, c := range tr.Coverage {
+					lines[c.String()] = true
+				}
+				for _, f := range []string{"crash-before-effect", "crash-after-effect", "downstream-503", "downstream-503-after", "downstream-reset-after"} {
+					assert.True(t, lines["create-order: "+f+": payments ✓ email ✓"], "%s reached both effect points: %v", f, tr.Coverage)
+				}
+			}
+			if d.Spec.Name == "email-without-key" {
+				found := false
+				for _, f := range tr.Findings {
+					found = found || strings.Contains(f.Message, " at email") && strings.Contains(f.Message, "message msg_")
+				}
+				assert.True(t, found, "a finding names the duplicate email, under a fault at the email")
 			}
 			if d.Spec.Name == "correct-email" {
 				both := 0

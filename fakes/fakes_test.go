@@ -213,3 +213,24 @@ func FuzzFindMarkers(f *testing.F) {
 		}
 	})
 }
+
+func TestRulesSkipTheCallsBeforeTheirPoint(t *testing.T) {
+	var rs fakes.Rules
+	m := []string{"idem-aaaaaaaaaaaaaaaa"}
+	h := rs.Arm(fakes.Rule{Marker: m[0], Skip: 1, Action: fakes.ResetAfter})
+	if _, ok := rs.Take(m); ok {
+		t.Fatal("the first call matched a rule that skips it")
+	}
+	if h.Fired() != 0 || rs.Fired(m[0]) != 0 {
+		t.Fatalf("a skipped call counted as fired: %d, %d", h.Fired(), rs.Fired(m[0]))
+	}
+	if r, ok := rs.Take(m); !ok || r.Action != fakes.ResetAfter {
+		t.Fatalf("the second call: %v %v, want the rule", r, ok)
+	}
+	if _, ok := rs.Take(m); ok {
+		t.Fatal("the rule acted past its Times")
+	}
+	if h.Fired() != 1 {
+		t.Fatalf("fired %d, want 1", h.Fired())
+	}
+}

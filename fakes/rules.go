@@ -49,6 +49,10 @@ type Rule struct {
 	Marker string `json:"marker,omitempty"`
 	// Times is how many matching requests the rule affects; 0 means 1.
 	Times int `json:"times,omitempty"`
+	// Skip is how many matching requests the rule lets through untouched
+	// before it acts: Skip 1 acts on the second. The requests it skips do
+	// not use up Times, and are not counted as fired.
+	Skip int `json:"skip,omitempty"`
 	// Probability, when between 0 and 1, makes the rule act on a matching
 	// request only with that probability, drawn from the Rules' seeded
 	// source (see Rules.Seed); a request it spares does not use up Times.
@@ -90,6 +94,7 @@ func (rs *Rules) Seed(seed uint64) {
 type armedRule struct {
 	Rule
 	left   int
+	skip   int
 	handle *Armed
 }
 
@@ -120,7 +125,7 @@ func (rs *Rules) Arm(r Rule) *Armed {
 	}
 	h := &Armed{}
 	rs.mu.Lock()
-	rs.armed = append(rs.armed, &armedRule{Rule: r, left: n, handle: h})
+	rs.armed = append(rs.armed, &armedRule{Rule: r, left: n, skip: r.Skip, handle: h})
 	rs.mu.Unlock()
 	return h
 }
@@ -164,6 +169,10 @@ func (rs *Rules) Take(markers []string) (Rule, bool) {
 	defer rs.mu.Unlock()
 	for i, a := range rs.armed {
 		if a.Marker != "" && !contains(markers, a.Marker) {
+			continue
+		}
+		if a.skip > 0 {
+			a.skip--
 			continue
 		}
 		if a.Probability > 0 && a.Probability < 1 {

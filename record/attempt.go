@@ -106,6 +106,11 @@ type Attempt struct {
 	// acted while it ran (see CauseUnfired): the attempt was made as if
 	// unfaulted, and shows nothing of that fault.
 	NotFired bool `json:"not_fired,omitempty"`
+	// Point is the downstream call of the intent the fault was armed at,
+	// when the operation's clean run made more than one (see
+	// Record.EffectPoints); nil when it made one, or its calls were not
+	// known yet: the fault then acts on the first call, whichever it is.
+	Point *EffectPoint `json:"point,omitempty"`
 	// Incarnation counts the target's process generations the harness
 	// started: 1 until its first restart, 2 after it, and so on; 0 when
 	// the harness did not count (a record from an earlier version).

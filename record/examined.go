@@ -11,6 +11,8 @@ type Unfired struct {
 	Operation  string `json:"operation"`
 	Fault      string `json:"fault"`
 	FaultClass string `json:"fault_class,omitempty"`
+	// Point is the effect point the fault was armed at, if any.
+	Point *EffectPoint `json:"point,omitempty"`
 }
 
 // Unfired lists the attempts of r whose fault was armed and never acted,
@@ -21,7 +23,7 @@ func (r *Record) Unfired() []Unfired {
 		in := &r.Intents[i]
 		for _, a := range in.Attempts {
 			if a.NotFired && a.Fault != "" {
-				out = append(out, Unfired{Intent: in.ID, Attempt: a.N, Probe: in.Probe, Operation: in.Operation, Fault: a.Fault, FaultClass: a.FaultClass})
+				out = append(out, Unfired{Intent: in.ID, Attempt: a.N, Probe: in.Probe, Operation: in.Operation, Fault: a.Fault, FaultClass: a.FaultClass, Point: a.Point})
 			}
 		}
 	}

@@ -34,6 +34,10 @@ type Record struct {
 	// NotRun lists what the run left out so that it could attribute by
 	// delta (intents sent at once), each with why.
 	NotRun map[string]string `json:"not_run,omitempty"`
+	// EffectPoints are, per operation whose clean run made more than one
+	// downstream call, those calls in order: the points at which each
+	// downstream fault and crash point is armed in turn.
+	EffectPoints []OperationPoints `json:"effect_points,omitempty"`
 }
 
 // AttributionDelta is Record.Attribution for a run whose effects were

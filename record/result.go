@@ -64,6 +64,10 @@ type TargetResult struct {
 	// the run did not examine, and why; the score's reason names those
 	// that limit what it claims (Unexamined.Limits).
 	NotExamined []Unexamined `json:"not_examined,omitempty"`
+	// Coverage says, for each fault armed at the effect points of an
+	// operation that makes several downstream calls, which points it
+	// reached (see Record.Coverage).
+	Coverage []FaultCoverage `json:"coverage,omitempty"`
 	// Error is set when the harness could not test the target.
 	Error    string        `json:"error,omitempty"`
 	Duration time.Duration `json:"duration_ns"`

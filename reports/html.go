@@ -64,7 +64,9 @@ type htmlTarget struct {
 	NotExamined []string
 	// Attribution says what the effect observers saw, how effects were
 	// attributed, and what the run left out to attribute them.
-	Attribution  []string
+	Attribution []string
+	// Coverage says which effect points each fault reached.
+	Coverage     []string
 	Matrix       *Matrix
 	Properties   map[string]string
 	Findings     []htmlFinding
@@ -118,6 +120,7 @@ func buildPage(res *record.Result, o Options) htmlPage {
 			ht.NotExamined = append(ht.NotExamined, g.String())
 		}
 		ht.Attribution = attributionLines(t)
+		ht.Coverage = coverageLines(t)
 		ht.TrialSteps = numbered(TrialSteps(t))
 		if t.Error != "" {
 			ht.Score, ht.ScoreClass = "–", "serr"

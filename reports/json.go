@@ -60,6 +60,10 @@ type TargetReport struct {
 	// NotExamined lists the checks, or their parts under a fault, that the
 	// run did not examine, and why (see record.Unexamined).
 	NotExamined []record.Unexamined `json:"not_examined"`
+	// Coverage says, per fault armed at the effect points of an
+	// operation with several downstream calls, which it reached (see
+	// record.FaultCoverage).
+	Coverage []record.FaultCoverage `json:"coverage,omitempty"`
 	// Observers, Attribution and NotRun say what the effect observers
 	// saw, whether they attributed by delta, and what the run left out
 	// for that (see record.Record).
@@ -134,7 +138,8 @@ func Build(res *record.Result) Report {
 			ScorePartial: t.Score.Partial, Gate: t.Gate, Baseline: t.Baseline,
 			Error: t.Error, Checks: t.Checks, Findings: []Finding{},
 			Faults: []string{}, Unsupported: []string{}, NotExamined: append([]record.Unexamined{}, t.NotExamined...),
-			Summary: Summary{DurationMS: t.Duration.Milliseconds(), Findings: len(t.Findings)},
+			Coverage: t.Coverage,
+			Summary:  Summary{DurationMS: t.Duration.Milliseconds(), Findings: len(t.Findings)},
 		}
 		if t.Score.Partial {
 			tr.Score = -1

@@ -117,6 +117,9 @@ func JUnit(w io.Writer, res *record.Result, o Options) error {
 			}
 			s.Properties = append(s.Properties, junitProperty{"not_examined", strings.Join(lines, "; ")})
 		}
+		if lines := coverageLines(t); len(lines) > 0 {
+			s.Properties = append(s.Properties, junitProperty{"coverage", strings.Join(lines, "; ")})
+		}
 		classname := "idemcheck." + t.Name
 		if t.Error != "" {
 			s.Cases = append(s.Cases, junitCase{

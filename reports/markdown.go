@@ -96,6 +96,12 @@ func Markdown(w io.Writer, res *record.Result, o Options) error {
 				fmt.Fprintf(&b, "- %s\n", mdText(line))
 			}
 		}
+		if lines := coverageLines(t); len(lines) > 0 {
+			b.WriteString("\nEffect points:\n\n")
+			for _, line := range lines {
+				fmt.Fprintf(&b, "- %s\n", mdText(line))
+			}
+		}
 		b.WriteString(mdTrial(t))
 		if len(t.Findings) == 0 {
 			continue

@@ -68,6 +68,9 @@ func Text(w io.Writer, res *record.Result, o Options) error {
 		for _, line := range attributionLines(t) {
 			b.WriteString(Wrap(line, "  ", "    ", TextWidth))
 		}
+		for _, line := range coverageLines(t) {
+			b.WriteString(Wrap(line, "  ", "    ", TextWidth))
+		}
 		b.WriteString(trialText(t))
 		if sc := t.Scenario; sc != nil && sc.Trials > 0 && len(TrialSteps(t)) == 0 {
 			line := fmt.Sprintf("%s found nothing the probes did not", plural(sc.Trials, "generated trial", "generated trials"))

@@ -50,6 +50,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.Listen, "listen", DefaultListen, "loopback `address` to listen on")
 	fs.StringVar(&opts.PaymentsURL, "payments", os.Getenv("PAYMENTS_URL"), "base `URL` of the payments fake (default $PAYMENTS_URL)")
 	fs.StringVar(&opts.EmailURL, "email", os.Getenv("EMAIL_URL"), "base `URL` of the email fake's HTTP API: orders also send a confirmation email (default $EMAIL_URL; empty: no email)")
+	fs.BoolVar(&opts.EmailWithoutKey, "email-without-key", false, "send the confirmation email without the client's key (a planted flaw: a retry after a lost email reply sends it again)")
 	fs.StringVar(&opts.StateDir, "state", "", "`directory` that survives restarts, for the durable key store (default: keep nothing)")
 	fs.StringVar(&opts.Redis, "redis", os.Getenv("REDIS_ADDR"), "redis-* profiles: loopback `address` of the Redis server holding the keys (default $REDIS_ADDR)")
 	fs.IntVar(&opts.Instance, "instance", 0, "`number` of this instance among several sharing one store (ids are drawn from a range of its own)")

@@ -35,6 +35,12 @@ type Options struct {
 	// key passed on as the Idempotency-Key. Empty means no email, and the
 	// shop behaves exactly as without this option.
 	EmailURL string
+	// EmailWithoutKey sends the confirmation email without the client's
+	// key: a planted flaw. The charge is still made under the key, so a
+	// retry after an email that was sent but never confirmed (a reset, a
+	// crash after the send) finds the charge replayed and sends the email
+	// again.
+	EmailWithoutKey bool
 	// Window is the check-then-act profile's gap between looking a key up
 	// and charging, a busy wait; zero means DefaultWindow (ask for 1ns for
 	// next to no gap). Other profiles ignore it.

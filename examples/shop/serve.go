@@ -59,6 +59,7 @@ func Serve(ctx context.Context, opts Options, ready func(addr string)) error {
 		m := newMailer(opts.EmailURL)
 		defer m.close()
 		svc.mailer = m
+		svc.emailWithoutKey = opts.EmailWithoutKey
 	}
 	srv := &http.Server{
 		Handler:           svc.routes(),

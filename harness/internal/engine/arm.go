@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -58,6 +59,10 @@ type armed struct {
 	// going to land (bounded, ending with ctx) before the effects of a
 	// later attempt of the intent are counted.
 	settleLater func(wait func(ctx context.Context))
+	// point, when not nil, is the downstream call of the intent the fault
+	// acts at: its rule is armed in that fake alone, past the calls to it
+	// before that one (see onPoint).
+	point *record.EffectPoint
 	// crashed is set when kill killed the target.
 	crashed atomic.Bool
 	// fired, when an armer sets it, says, once the attempt is over and
@@ -94,19 +99,54 @@ func needsFake(f faults.Fault) bool {
 // rules armed for the call's marker. It sets a.fired to say whether a
 // fake acted on the rule, when every fake can tell (fakes.FiredAt).
 func (a *armed) armRule(rule fakes.Rule) (disarm func()) {
+	if a.point != nil {
+		rule.Skip = a.point.N - 1
+	}
 	if base, known := a.firedAt(rule.Marker); known {
 		a.fired = func() bool {
 			n, _ := a.firedAt(rule.Marker)
 			return n > base
 		}
 	}
-	for _, fk := range a.fakes {
+	for _, fk := range a.pointFakes() {
 		fk.Arm(rule)
 	}
 	return func() {
-		for _, fk := range a.fakes {
+		for _, fk := range a.pointFakes() {
 			fk.DisarmMarker(a.call.Marker)
 		}
+	}
+}
+
+// pointFakes are the fakes a rule of the attempt is armed in: the one of
+// its effect point, or every one.
+func (a *armed) pointFakes() map[string]fakes.Fake {
+	if a.point == nil {
+		return a.fakes
+	}
+	if fk, ok := a.fakes[a.point.Fake]; ok {
+		return map[string]fakes.Fake{a.point.Fake: fk}
+	}
+	return nil
+}
+
+// onPoint returns a function that says, of each effect the ledger records,
+// whether it is the one of the attempt's effect point: the first effect
+// of the intent, or, with a point, the point's call to its fake.
+func (a *armed) onPoint() func(fakes.Effect) bool {
+	var mu sync.Mutex
+	seen := 0
+	return func(e fakes.Effect) bool {
+		if !e.HasMarker(a.call.Marker) || (a.point != nil && e.Fake != a.point.Fake) {
+			return false
+		}
+		if a.point == nil {
+			return true
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		seen++
+		return seen == a.point.N
 	}
 }
 
@@ -114,12 +154,13 @@ func (a *armed) armRule(rule fakes.Rule) (disarm func()) {
 // for marker m acted on; known is false when a fake cannot tell, or there
 // is none.
 func (a *armed) firedAt(m string) (n int, known bool) {
-	for _, fk := range a.fakes {
+	fks := a.pointFakes()
+	for _, fk := range fks {
 		c, ok := fakes.FiredAt(fk, m)
 		if !ok {
 			return 0, false
 		}
 		n += c
 	}
-	return n, len(a.fakes) > 0
+	return n, len(fks) > 0
 }

@@ -26,8 +26,9 @@ func (c crashArm) arm(a *armed) func() {
 		return a.armRule(fakes.Rule{Marker: a.call.Marker, Times: 1, Action: fakes.FailBefore, OnMatch: a.kill})
 	case faults.AfterEffect:
 		a.fired = a.crashed.Load
+		at := a.onPoint()
 		return a.ledger.Observe(func(e fakes.Effect) {
-			if e.HasMarker(a.call.Marker) {
+			if at(e) {
 				a.kill()
 			}
 		})

@@ -489,10 +489,11 @@ func (r *runner) attemptAll(in *record.Intent, s checks.Step) {
 	}
 	for i := 0; i < n && r.s.ctx.Err() == nil && r.fatal == nil; i++ {
 		var f faults.Fault
+		var pt *record.EffectPoint
 		if i == 0 {
-			f = s.Fault
+			f, pt = s.Fault, s.Point
 		}
-		r.attempt(in, f, s.DryRun)
+		r.attemptAt(in, f, pt, s.DryRun)
 	}
 	if !s.UntilOK {
 		return

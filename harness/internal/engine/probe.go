@@ -114,7 +114,7 @@ func (r *runner) run() *record.Record {
 		}
 		r.rng = rand.New(rand.NewPCG(r.seed, probeStream(p.Probe)))
 		r.probing(probeLabel(p.Probe))
-		pr := r.runProbe(info, p.Probe, first)
+		pr := r.runProbe(info, r.atFirstPoint(p.Probe), first)
 		if pr == nil {
 			r.probed()
 		}
@@ -123,6 +123,26 @@ func (r *runner) run() *record.Record {
 			for _, id := range p.Serves {
 				pending[id] = true
 			}
+		}
+	}
+	// Each fault that acts at one downstream call, armed at each call
+	// after the first that the operation's clean run made: their intent
+	// numbers follow the plan's, maxPoints per probe, whatever this run
+	// found, so that a shard numbers them as the whole run does.
+	for k, p := range probes {
+		if r.s.ctx.Err() != nil || r.fatal != nil {
+			break
+		}
+		if cfg.Shards > 1 && k%cfg.Shards != cfg.Shard-1 {
+			continue
+		}
+		later := r.laterPoints(p.Probe)
+		r.planned(len(later))
+		for j, q := range later {
+			r.rng = rand.New(rand.NewPCG(r.seed, probeStream(q)))
+			r.probing(probeLabel(q))
+			r.runProbe(info, q, nextID+k*(maxPoints-1)+j)
+			r.probed()
 		}
 	}
 	if len(tails) > 0 && r.s.startsEarly() && r.s.ctx.Err() == nil && r.fatal == nil {
@@ -147,6 +167,7 @@ func (r *runner) run() *record.Record {
 		sort.SliceStable(r.rec.Intents, func(i, j int) bool { return r.rec.Intents[i].ID < r.rec.Intents[j].ID })
 	}
 	noteUnfired(r.rec)
+	r.notePointsUnarmed()
 	return r.rec
 }
 

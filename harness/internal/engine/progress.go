@@ -11,7 +11,7 @@ import (
 // every progressEvery while they run, so that a slow target never leaves
 // the terminal silent for long.
 type probeProgress struct {
-	total    int
+	total    atomic.Int64
 	done     atomic.Int64
 	attempts atomic.Int64
 	current  atomic.Value // string: the probe running
@@ -23,7 +23,8 @@ type probeProgress struct {
 // startProgress starts telling the progress of total probes; the returned
 // function stops it, and returns once it has.
 func (r *runner) startProgress(total int) func() {
-	pp := &probeProgress{total: total, start: time.Now(), stop: make(chan struct{})}
+	pp := &probeProgress{start: time.Now(), stop: make(chan struct{})}
+	pp.total.Store(int64(total))
 	r.pp = pp
 	if r.s.progress == nil {
 		return func() {}
@@ -53,7 +54,7 @@ func (r *runner) startProgress(total int) func() {
 // line is the progress line: probes done, attempts made, time so far, and
 // the probe running.
 func (pp *probeProgress) line(name string) string {
-	s := fmt.Sprintf("%s: probing: %d of %d probes done, %s, %s", name, pp.done.Load(), pp.total,
+	s := fmt.Sprintf("%s: probing: %d of %d probes done, %s, %s", name, pp.done.Load(), pp.total.Load(),
 		plural(int(pp.attempts.Load()), "attempt", "attempts"), time.Since(pp.start).Round(100*time.Millisecond))
 	if cur, _ := pp.current.Load().(string); cur != "" {
 		s += " (now: " + cur + ")"
@@ -65,6 +66,13 @@ func (pp *probeProgress) line(name string) string {
 func (r *runner) probing(what string) {
 	if r.pp != nil {
 		r.pp.current.Store(what)
+	}
+}
+
+// planned counts n more probes to run.
+func (r *runner) planned(n int) {
+	if r.pp != nil {
+		r.pp.total.Add(int64(n))
 	}
 }
 

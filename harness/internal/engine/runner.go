@@ -47,6 +47,9 @@ type runner struct {
 
 	// deps follows the attempts in flight for the dependencies' proxies.
 	deps *depFlight
+	// pointsKnown are the operations whose effect points a clean run
+	// showed (see effectPoints).
+	pointsKnown map[string]bool
 
 	// Silence: unfaulted attempts without a reply, until one has one.
 	answered  bool
@@ -70,6 +73,12 @@ func (r *runner) newMarker() string { return keys.Marker(r.rng.Uint64(), r.nonce
 // fault's armer if it has one, and records it; a target the fault killed
 // is restarted after it.
 func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
+	r.attemptAt(in, f, nil, dryRun)
+}
+
+// attemptAt is attempt with f armed at the effect point pt of the intent
+// (nil: at its first downstream call, whichever it is).
+func (r *runner) attemptAt(in *record.Intent, f faults.Fault, pt *record.EffectPoint, dryRun bool) {
 	r.beginFirst(in)
 	n := len(in.Attempts) + 1
 	id := fmt.Sprintf("%s-%d-%d", r.runID[:8], in.ID, n)
@@ -78,8 +87,11 @@ func (r *runner) attempt(in *record.Intent, f faults.Fault, dryRun bool) {
 	if f != nil {
 		a.Fault = f.Name()
 		a.FaultClass = string(faults.ClassOf(f))
+		if pt != nil && atPoint(f) {
+			a.Point = pt
+		}
 	}
-	at := &armed{ctx: r.s.ctx, run: r.s.ctx, call: &call, fakes: r.inst.Fakes, ledger: r.ledger, pace: r.s.pace}
+	at := &armed{ctx: r.s.ctx, run: r.s.ctx, call: &call, fakes: r.inst.Fakes, ledger: r.ledger, pace: r.s.pace, point: a.Point}
 	at.kill = func() {
 		if at.crashed.CompareAndSwap(false, true) {
 			_ = r.target().(Crasher).Kill()

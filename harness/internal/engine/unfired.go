@@ -15,6 +15,9 @@ func noteUnfired(rec *record.Record) {
 	seen := map[[3]string]bool{}
 	for _, u := range rec.Unfired() {
 		check := checks.FaultOwner(faults.Class(u.FaultClass))
+		if u.Point != nil {
+			u.Fault += " at " + u.Point.String()
+		}
 		k := [3]string{check, u.Operation, u.Fault}
 		if seen[k] {
 			continue
