@@ -32,9 +32,16 @@ func PgpayConfig(name string) httptarget.Config {
 // is handed the proxy's URL ({{deps.db.url}}), and its payments are
 // counted directly in the database ({{deps.db.direct_url}}).
 func PgpaySpec(exe, name, profile string) harness.Spec {
+	return PgpaySpecURL(exe, name, profile, "{{deps.db.url}}")
+}
+
+// PgpaySpecURL is PgpaySpec with the database URL the service is handed,
+// a template: a URL of its own to the proxy ({{deps.db.addr}}), with
+// another sslmode.
+func PgpaySpecURL(exe, name, profile, dbURL string) harness.Spec {
 	l := &httptarget.Launch{
 		Command:   []string{exe, Subcommand, PgpayName, "--profile", profile, "--listen", "127.0.0.1:{{port}}"},
-		Env:       map[string]string{"DATABASE_URL": "{{deps.db.url}}"},
+		Env:       map[string]string{"DATABASE_URL": dbURL},
 		ReadyPath: "/healthz",
 	}
 	spec := httptarget.Spec(PgpayConfig(name), l)

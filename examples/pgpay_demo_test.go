@@ -92,3 +92,27 @@ func TestPgpayUntestable(t *testing.T) {
 	assert.Contains(t, tr.Error, "dependency db")
 	assert.Less(t, time.Since(start), 30*time.Second, "never a hang")
 }
+
+// TestPgpayInsistsOnTLS: a target that insists on TLS to its database
+// (sslmode=require) is untestable, and the reason says why and what to
+// change, at once. The same service handed the proxy's own URL
+// (sslmode=disable) is tested: TestPgpay; sslmode=prefer through the
+// proxy is deps/postgres's TestTLSDeclined.
+func TestPgpayInsistsOnTLS(t *testing.T) {
+	if _, err := pgserver.Find(); err != nil {
+		t.Skip(err)
+	}
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	// The database's name does not matter: the service gives up before
+	// it is asked for.
+	spec := examples.PgpaySpecURL(exe, "pgpay-tls", "correct", "postgres://postgres@{{deps.db.addr}}/postgres?sslmode=require")
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	res, err := harness.Verify(ctx, []harness.Spec{spec}, harness.WithSeed(7), harness.WithChecks(harness.CheckRetrySequential))
+	require.NoError(t, err)
+	tr := res.Targets[0]
+	assert.True(t, res.Failed(), "untestable: exit 3")
+	assert.Contains(t, tr.Error, "dependency db")
+	assert.Contains(t, tr.Error, "sslmode=prefer or disable", "the reason says what to change")
+}

@@ -10,11 +10,12 @@ const (
 	NameDownstreamTimeoutAfter = "downstream-timeout-after"
 )
 
-// DownstreamFailBefore makes the fake answer the target's first downstream
-// call for the attempt with 503, without recording any effect. A correct
-// target reports the failure and lets the retry do the work; a target that
-// marks the key done before its downstream call succeeds acknowledges the
-// retry with no effect.
+// DownstreamFailBefore makes the fake answer the target's downstream call
+// for the attempt with 503, without recording any effect (the first call,
+// or, where the intent makes several, each in turn: see the harness's
+// effect points). A correct target reports the failure and lets the retry
+// do the work; a target that marks the key done before its downstream call
+// succeeds acknowledges the retry with no effect.
 type DownstreamFailBefore struct{}
 
 // Name implements Fault.
