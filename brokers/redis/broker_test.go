@@ -154,6 +154,39 @@ func TestDropAckLeavesTheEntryPendingForAClaim(t *testing.T) {
 	assert.Equal(t, int64(0), pending(t, ctx, b))
 }
 
+// An entry left pending (not acked) and claimed is recorded as nacked,
+// then delivered again; an entry whose ack was dropped is not nacked
+// again when it is claimed: its delivery ended with the dropped ack.
+func TestClaimOfAnEntryLeftPendingIsANack(t *testing.T) {
+	b := redis.Must(t, brokers.Options{})
+	ctx := waitCtx(t)
+	a, other := newMember(t, b, "a"), newMember(t, b, "b")
+	require.NoError(t, b.Arm(brokers.Fault{Kind: brokers.DropAck, EventID: "evt_2"}))
+	for _, id := range []string{"evt_1", "evt_2"} {
+		_, err := b.Publish(ctx, event(id))
+		require.NoError(t, err)
+	}
+	first := a.read(ctx)  // evt_1: left pending, as after a failed effect
+	second := a.read(ctx) // evt_2: its ack dropped
+	a.ack(ctx, second)
+	require.NoError(t, b.Log().Wait(ctx, brokers.AckDropped, "evt_2", 1))
+	claimed := other.claim(ctx, 0)
+	require.Len(t, claimed, 2)
+	require.NoError(t, b.Log().Wait(ctx, brokers.Delivered, "evt_2", 2))
+	kinds := func(id string) []brokers.Kind {
+		var out []brokers.Kind
+		for _, o := range b.Log().Observations() {
+			if o.EventID == id && o.Kind != brokers.Published {
+				out = append(out, o.Kind)
+			}
+		}
+		return out
+	}
+	assert.Equal(t, []brokers.Kind{brokers.Delivered, brokers.Nacked, brokers.Delivered}, kinds("evt_1"))
+	assert.Equal(t, []brokers.Kind{brokers.Delivered, brokers.AckDropped, brokers.Delivered}, kinds("evt_2"))
+	assert.Equal(t, first.ID, claimed[0].ID)
+}
+
 func TestAckedEntryIsNotClaimed(t *testing.T) {
 	b := redis.Must(t, brokers.Options{})
 	ctx := waitCtx(t)

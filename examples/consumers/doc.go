@@ -54,8 +54,9 @@
 // again, and so does the redelivery after a crash between the charge and
 // the insert.
 //
-// ack-first (acks before the effect): the delivery is acked (NATS ack,
-// Kafka commit) as soon as it arrives, then charged with the key. A crash,
+// ack-first (acks before the effect): the delivery is acked (a NATS ack
+// the server confirmed, a Kafka commit) as soon as it arrives, then
+// charged with the key. A crash,
 // or a failed charge, after the ack loses the event.
 //
 // none: every delivery charges, without a key.

@@ -22,7 +22,10 @@
 // attempt before ended before the ack (the consumer was killed, or too
 // slow): then it waits for the broker's own redelivery. The target is a
 // harness.Crasher (every member is killed and restarted), a Burster
-// (concurrent publishes of one event), and takes the redelivery faults
+// (n copies of one event stored at once, their downstream calls held
+// until every copy has reached the downstream or been given up, so that
+// a consumer that processes deliveries concurrently processes them
+// together in every run of a seed), and takes the redelivery faults
 // ([Fault]: duplicate publishes with and without the broker's
 // de-duplication header, lost and late acks, a consumer slower than the
 // ack deadline, a rebalance) that its broker supports; it says why it
