@@ -2,13 +2,15 @@ package faults
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"net/textproto"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -264,7 +266,8 @@ type connSide struct {
 
 // readBody reads the request's body whole (up to maxBody and a byte, to
 // tell that it is longer: forwarding refuses it then), and puts it back
-// for the exchange to read.
+// for the exchange to read: forwarding takes the bytes read, without
+// copying them again.
 func (cs *connSide) readBody() error {
 	r := cs.req
 	if r.Body == nil || r.Body == http.NoBody {
@@ -275,15 +278,65 @@ func (cs *connSide) readBody() error {
 			return err
 		}
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	body, err := readAllHint(r.Body, r.ContentLength, maxBody+1)
 	if err != nil {
 		return err
 	}
 	if len(body) > maxBody {
 		cs.keep = false // the rest is not read
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.Body = &heldBody{b: body}
 	return nil
+}
+
+// heldBody is a request body read whole beforehand.
+type heldBody struct {
+	b   []byte
+	off int
+}
+
+func (h *heldBody) Read(p []byte) (int, error) {
+	if h.off >= len(h.b) {
+		return 0, io.EOF
+	}
+	n := copy(p, h.b[h.off:])
+	h.off += n
+	return n, nil
+}
+
+func (h *heldBody) Close() error { return nil }
+
+// rest returns what is left to read, and reads it.
+func (h *heldBody) rest() []byte {
+	b := h.b[h.off:]
+	h.off = len(h.b)
+	return b
+}
+
+// readAllHint reads r to its end, or up to limit bytes, into a buffer
+// sized by hint (the announced length, -1 if unknown) when it is known.
+func readAllHint(r io.Reader, hint int64, limit int) ([]byte, error) {
+	size := 512
+	if hint >= 0 {
+		// A byte more, to see the end without growing the buffer.
+		size = int(min(hint, int64(limit))) + 1
+	}
+	b := make([]byte, 0, size)
+	for len(b) < limit {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		room := b[len(b):min(cap(b), limit)]
+		n, err := r.Read(room)
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
 }
 
 // gone starts watching the connection, once: a read that ends in an
@@ -339,20 +392,46 @@ func (cs *connSide) stopWatching() {
 	}
 }
 
-// replyHeaderSkipped are the reply headers the proxy writes itself.
-var replyHeaderSkipped = map[string]bool{"Content-Length": true, "Transfer-Encoding": true, "Connection": true}
+// skippedReplyHeader says whether the proxy writes header k of a reply
+// itself.
+func skippedReplyHeader(k string) bool {
+	switch k {
+	case "Content-Length", "Transfer-Encoding", "Connection":
+		return true
+	}
+	return false
+}
+
+// validHeaderName says whether k is a token (RFC 9110), as a header's
+// name must be: net/http drops the others when it writes a header.
+func validHeaderName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// headerValueNewlines replaces the line breaks of header values with
+// spaces, as net/http does when it writes a header.
+var headerValueNewlines = strings.NewReplacer("\n", " ", "\r", " ")
 
 func (cs *connSide) respond(status int, header http.Header, body []byte) {
 	bw := cs.pc.bw
 	_, _ = bw.WriteString("HTTP/1.1 ")
-	_, _ = bw.Write(strconv.AppendInt(nil, int64(status), 10))
+	_, _ = bw.Write(strconv.AppendInt(bw.AvailableBuffer(), int64(status), 10))
 	_ = bw.WriteByte(' ')
 	_, _ = bw.WriteString(http.StatusText(status))
 	_, _ = bw.WriteString("\r\n")
 	bodyless := status < 200 || status == http.StatusNoContent || status == http.StatusNotModified
 	if !bodyless {
 		_, _ = bw.WriteString("Content-Length: ")
-		_, _ = bw.Write(strconv.AppendInt(nil, int64(len(body)), 10))
+		_, _ = bw.Write(strconv.AppendInt(bw.AvailableBuffer(), int64(len(body)), 10))
 		_, _ = bw.WriteString("\r\n")
 		if len(body) > 0 && header.Get("Content-Type") == "" {
 			_, _ = bw.WriteString("Content-Type: " + http.DetectContentType(body) + "\r\n")
@@ -361,7 +440,27 @@ func (cs *connSide) respond(status int, header http.Header, body []byte) {
 	if !cs.keep {
 		_, _ = bw.WriteString("Connection: close\r\n")
 	}
-	_ = header.WriteSubset(bw, replyHeaderSkipped)
+	// In the order of their names, as net/http writes them, without its
+	// allocations.
+	var keyArray [24]string
+	keys := keyArray[:0]
+	for k := range header {
+		if !skippedReplyHeader(k) && validHeaderName(k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		for _, v := range header[k] {
+			if strings.ContainsAny(v, "\r\n") {
+				v = headerValueNewlines.Replace(v)
+			}
+			_, _ = bw.WriteString(k)
+			_, _ = bw.WriteString(": ")
+			_, _ = bw.WriteString(textproto.TrimString(v))
+			_, _ = bw.WriteString("\r\n")
+		}
+	}
 	_, _ = bw.WriteString("\r\n")
 	if !bodyless && cs.req.Method != http.MethodHead {
 		_, _ = bw.Write(body)
