@@ -415,7 +415,8 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 
 // outgoing is the request forwarded to the target: the client's, its
 // escaped path kept as the client wrote it (a%2Fb stays one segment), its
-// header copied without the hop-by-hop fields.
+// header without the hop-by-hop fields (the client's own header, which
+// nothing changes while it is forwarded, when it has none).
 func (ex *exchange) outgoing(ctx context.Context, body []byte) (*http.Request, error) {
 	t := ex.p.target
 	path := strings.TrimSuffix(t.EscapedPath(), "/") + ex.r.URL.EscapedPath()
@@ -439,7 +440,7 @@ func (ex *exchange) outgoing(ctx context.Context, body []byte) (*http.Request, e
 		Proto:      "HTTP/1.1",
 		ProtoMajor: 1,
 		ProtoMinor: 1,
-		Header:     cloneWithoutHop(ex.r.Header),
+		Header:     withoutHop(ex.r.Header),
 		Body:       http.NoBody,
 		GetBody:    func() (io.ReadCloser, error) { return http.NoBody, nil },
 		Host:       strings.TrimSuffix(u.Host, ":"),
@@ -460,6 +461,17 @@ func (ex *exchange) outgoing(ctx context.Context, body []byte) (*http.Request, e
 
 // validMethod says whether m is a token, as a method must be.
 func validMethod(m string) bool { return validHeaderName(m) }
+
+// withoutHop returns h when it holds no hop-by-hop field, and a copy
+// without them otherwise.
+func withoutHop(h http.Header) http.Header {
+	for k := range h {
+		if hopHeader(k) {
+			return cloneWithoutHop(h)
+		}
+	}
+	return h
+}
 
 // cloneWithoutHop copies h without its hop-by-hop fields, its values in
 // one allocation as http.Header.Clone does.

@@ -70,7 +70,9 @@ func (s *connSet) serve(p *Proxy, ln net.Listener) {
 			}
 			s.wg.Go(func() {
 				defer s.remove(c)
-				newProxyConn(p, c).serve()
+				pc := newProxyConn(p, c)
+				pc.serve()
+				pc.release()
 			})
 		}
 	})
@@ -177,9 +179,38 @@ type proxyConn struct {
 	bw *bufio.Writer
 }
 
+// Buffers of the connections served, kept for the next connections: a
+// client that opens a connection per request does not cost 8 KiB each.
+var (
+	readerPool sync.Pool // of *bufio.Reader
+	writerPool sync.Pool // of *bufio.Writer
+)
+
 func newProxyConn(p *Proxy, c net.Conn) *proxyConn {
 	lr := &limitedReader{r: c, n: -1}
-	return &proxyConn{p: p, c: c, lr: lr, br: bufio.NewReader(lr), bw: bufio.NewWriter(c)}
+	br, _ := readerPool.Get().(*bufio.Reader)
+	if br == nil {
+		br = bufio.NewReader(lr)
+	} else {
+		br.Reset(lr)
+	}
+	bw, _ := writerPool.Get().(*bufio.Writer)
+	if bw == nil {
+		bw = bufio.NewWriter(c)
+	} else {
+		bw.Reset(c)
+	}
+	return &proxyConn{p: p, c: c, lr: lr, br: br, bw: bw}
+}
+
+// release gives the connection's buffers back; it must not be used
+// after, nor be watched.
+func (pc *proxyConn) release() {
+	pc.br.Reset(nil)
+	pc.bw.Reset(nil)
+	readerPool.Put(pc.br)
+	writerPool.Put(pc.bw)
+	pc.br, pc.bw = nil, nil
 }
 
 // serve runs the connection's exchanges one after the other until the
