@@ -358,12 +358,14 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 	}
 	// The target must not see the client give up: it runs to the end;
 	// unless asked (ClientDisconnect), when it sees the client leave.
-	parent := ex.p.ctx
+	var ctx context.Context
 	if bound {
-		parent = ex.client.context()
+		c, cancel := context.WithTimeout(ex.client.context(), ex.p.timeout)
+		defer cancel()
+		ctx = c
+	} else {
+		ctx = &deadlineCtx{Context: ex.p.ctx, deadline: time.Now().Add(ex.p.timeout)}
 	}
-	ctx, cancel := context.WithTimeout(parent, ex.p.timeout)
-	defer cancel()
 	out, err := ex.outgoing(ctx, body)
 	if err != nil {
 		return nil, err
@@ -411,6 +413,30 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 	}
 	ex.up = &Upstream{Status: resp.StatusCode, Header: h, Body: rb}
 	return ex.up, nil
+}
+
+// deadlineCtx is a forward's context when the client's leaving does not
+// end the forward: the proxy's context, with the forward's deadline,
+// without a timer of its own (a context.WithTimeout per forward costs a
+// timer and a registration in the proxy's context). Its Done closes when
+// the proxy's does, not at the deadline: it is given to the oncehttp
+// client only, which sets the deadline on the connection (and dials
+// under a context of its own).
+type deadlineCtx struct {
+	context.Context
+	deadline time.Time
+}
+
+func (c *deadlineCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+
+func (c *deadlineCtx) Err() error {
+	if err := c.Context.Err(); err != nil {
+		return err
+	}
+	if !time.Now().Before(c.deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 // outgoing is the request forwarded to the target: the client's, its
