@@ -474,7 +474,7 @@ func (ex *exchange) outgoing(ctx context.Context, body []byte) (*http.Request, e
 	if out.Method == "" {
 		out.Method = http.MethodGet
 	}
-	if !validMethod(out.Method) {
+	if !oncehttp.ValidHeaderName(out.Method) {
 		return nil, fmt.Errorf("net/http: invalid method %q", out.Method)
 	}
 	if len(body) > 0 {
@@ -484,9 +484,6 @@ func (ex *exchange) outgoing(ctx context.Context, body []byte) (*http.Request, e
 	}
 	return out.WithContext(ctx), nil
 }
-
-// validMethod says whether m is a token, as a method must be.
-func validMethod(m string) bool { return validHeaderName(m) }
 
 // withoutHop returns h when it holds no hop-by-hop field, and a copy
 // without them otherwise.

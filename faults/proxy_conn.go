@@ -7,13 +7,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/textproto"
-	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/idemcheck/idemcheck/internal/oncehttp"
 )
 
 // The proxy serves its client connections itself, not through net/http's
@@ -433,25 +432,6 @@ func skippedReplyHeader(k string) bool {
 	return false
 }
 
-// validHeaderName says whether k is a token (RFC 9110), as a header's
-// name must be: net/http drops the others when it writes a header.
-func validHeaderName(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// headerValueNewlines replaces the line breaks of header values with
-// spaces, as net/http does when it writes a header.
-var headerValueNewlines = strings.NewReplacer("\n", " ", "\r", " ")
-
 func (cs *connSide) respond(status int, header http.Header, body []byte) {
 	bw := cs.pc.bw
 	_, _ = bw.WriteString("HTTP/1.1 ")
@@ -471,27 +451,7 @@ func (cs *connSide) respond(status int, header http.Header, body []byte) {
 	if !cs.keep {
 		_, _ = bw.WriteString("Connection: close\r\n")
 	}
-	// In the order of their names, as net/http writes them, without its
-	// allocations.
-	var keyArray [24]string
-	keys := keyArray[:0]
-	for k := range header {
-		if !skippedReplyHeader(k) && validHeaderName(k) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		for _, v := range header[k] {
-			if strings.ContainsAny(v, "\r\n") {
-				v = headerValueNewlines.Replace(v)
-			}
-			_, _ = bw.WriteString(k)
-			_, _ = bw.WriteString(": ")
-			_, _ = bw.WriteString(textproto.TrimString(v))
-			_, _ = bw.WriteString("\r\n")
-		}
-	}
+	oncehttp.WriteHeader(bw, header, skippedReplyHeader)
 	_, _ = bw.WriteString("\r\n")
 	if !bodyless && cs.req.Method != http.MethodHead {
 		_, _ = bw.Write(body)

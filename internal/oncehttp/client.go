@@ -161,7 +161,7 @@ func (c *Client) send(ctx context.Context, req *http.Request, addr string, fresh
 	}
 	err := ctx.Err() // a connection that came after the context ended carries nothing
 	if err == nil {
-		err = req.Write(pc.bw)
+		err = writeRequest(pc.bw, req)
 	}
 	if err == nil {
 		err = pc.bw.Flush()
