@@ -343,34 +343,32 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 		return ex.up, nil
 	}
 	ex.fwdDone = true
-	body, err := io.ReadAll(io.LimitReader(ex.r.Body, maxBody+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading the client's request: %w", err)
+	var body []byte
+	if hb, ok := ex.r.Body.(*heldBody); ok {
+		body = hb.rest() // read whole already: no copy
+	} else if ex.r.Body != nil {
+		var err error
+		body, err = readAllHint(ex.r.Body, ex.r.ContentLength, maxBody+1)
+		if err != nil {
+			return nil, fmt.Errorf("reading the client's request: %w", err)
+		}
 	}
 	if len(body) > maxBody {
 		return nil, fmt.Errorf("the request body is larger than %d MiB, which the fault proxy does not forward", maxBody>>20)
 	}
 	// The target must not see the client give up: it runs to the end;
 	// unless asked (ClientDisconnect), when it sees the client leave.
-	parent := ex.p.ctx
+	var ctx context.Context
 	if bound {
-		parent = ex.client.context()
+		c, cancel := context.WithTimeout(ex.client.context(), ex.p.timeout)
+		defer cancel()
+		ctx = c
+	} else {
+		ctx = &deadlineCtx{Context: ex.p.ctx, deadline: time.Now().Add(ex.p.timeout)}
 	}
-	ctx, cancel := context.WithTimeout(parent, ex.p.timeout)
-	defer cancel()
-	// The escaped path is kept as the client wrote it (a%2Fb stays one
-	// segment).
-	target := ex.p.target.Scheme + "://" + ex.p.target.Host + strings.TrimSuffix(ex.p.target.EscapedPath(), "/") + ex.r.URL.EscapedPath()
-	if ex.r.URL.RawQuery != "" {
-		target += "?" + ex.r.URL.RawQuery
-	}
-	out, err := http.NewRequestWithContext(ctx, ex.r.Method, target, bytes.NewReader(body))
+	out, err := ex.outgoing(ctx, body)
 	if err != nil {
 		return nil, err
-	}
-	out.Header = ex.r.Header.Clone()
-	for _, h := range hopHeaders {
-		out.Header.Del(h)
 	}
 	resp, err := ex.p.client.Do(out, false)
 	if err != nil {
@@ -389,7 +387,7 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 	}
 	ex.report.Forwarded = true
 	defer resp.Body.Close()
-	rb, err := io.ReadAll(io.LimitReader(resp.Body, MaxReplyBody+1))
+	rb, err := readAllHint(resp.Body, resp.ContentLength, MaxReplyBody+1)
 	if err == nil && len(rb) > MaxReplyBody {
 		// Counted, not kept: a hostile target cannot fill the memory.
 		var rest int64
@@ -404,16 +402,132 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 		return nil, err
 	}
 	ex.report.UpstreamStatus = resp.StatusCode
-	h := resp.Header.Clone()
+	// The reply's header is the proxy's own: changed in place.
+	h := resp.Header
 	for _, k := range hopHeaders {
-		h.Del(k)
+		delete(h, k)
 	}
-	h.Del("Content-Length")
+	delete(h, "Content-Length")
 	if ex.report.Cut {
 		h.Set(CutHeader, strconv.FormatInt(ex.report.ReplyBytes, 10))
 	}
 	ex.up = &Upstream{Status: resp.StatusCode, Header: h, Body: rb}
 	return ex.up, nil
+}
+
+// deadlineCtx is a forward's context when the client's leaving does not
+// end the forward: the proxy's context, with the forward's deadline,
+// without a timer of its own (a context.WithTimeout per forward costs a
+// timer and a registration in the proxy's context). Its Done closes when
+// the proxy's does, not at the deadline: it is given to the oncehttp
+// client only, which sets the deadline on the connection (and dials
+// under a context of its own).
+type deadlineCtx struct {
+	context.Context
+	deadline time.Time
+}
+
+func (c *deadlineCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+
+func (c *deadlineCtx) Err() error {
+	if err := c.Context.Err(); err != nil {
+		return err
+	}
+	if !time.Now().Before(c.deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// outgoing is the request forwarded to the target: the client's, its
+// escaped path kept as the client wrote it (a%2Fb stays one segment), its
+// header without the hop-by-hop fields (the client's own header, which
+// nothing changes while it is forwarded, when it has none).
+func (ex *exchange) outgoing(ctx context.Context, body []byte) (*http.Request, error) {
+	t := ex.p.target
+	path := strings.TrimSuffix(t.EscapedPath(), "/") + ex.r.URL.EscapedPath()
+	var u *url.URL
+	if strings.HasPrefix(path, "/") && !strings.HasPrefix(path, "//") {
+		// Written as it is (see url.URL.RequestURI), not parsed again.
+		u = &url.URL{Scheme: t.Scheme, Host: t.Host, Opaque: path, RawQuery: ex.r.URL.RawQuery}
+	} else {
+		target := t.Scheme + "://" + t.Host + path
+		if ex.r.URL.RawQuery != "" {
+			target += "?" + ex.r.URL.RawQuery
+		}
+		var err error
+		if u, err = url.Parse(target); err != nil {
+			return nil, err
+		}
+	}
+	out := &http.Request{
+		Method:     ex.r.Method,
+		URL:        u,
+		Proto:      "HTTP/1.1",
+		ProtoMajor: 1,
+		ProtoMinor: 1,
+		Header:     withoutHop(ex.r.Header),
+		Body:       http.NoBody,
+		GetBody:    func() (io.ReadCloser, error) { return http.NoBody, nil },
+		Host:       strings.TrimSuffix(u.Host, ":"),
+	}
+	if out.Method == "" {
+		out.Method = http.MethodGet
+	}
+	if !oncehttp.ValidHeaderName(out.Method) {
+		return nil, fmt.Errorf("net/http: invalid method %q", out.Method)
+	}
+	if len(body) > 0 {
+		out.ContentLength = int64(len(body))
+		out.Body = io.NopCloser(bytes.NewReader(body))
+		out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	return out.WithContext(ctx), nil
+}
+
+// withoutHop returns h when it holds no hop-by-hop field, and a copy
+// without them otherwise.
+func withoutHop(h http.Header) http.Header {
+	for k := range h {
+		if hopHeader(k) {
+			return cloneWithoutHop(h)
+		}
+	}
+	return h
+}
+
+// cloneWithoutHop copies h without its hop-by-hop fields, its values in
+// one allocation as http.Header.Clone does.
+func cloneWithoutHop(h http.Header) http.Header {
+	nv := 0
+	for _, vv := range h {
+		nv += len(vv)
+	}
+	sv := make([]string, nv)
+	h2 := make(http.Header, len(h))
+	for k, vv := range h {
+		if hopHeader(k) {
+			continue
+		}
+		if vv == nil {
+			h2[k] = nil
+			continue
+		}
+		n := copy(sv, vv)
+		h2[k] = sv[:n:n]
+		sv = sv[n:]
+	}
+	return h2
+}
+
+// hopHeader says whether k is one of hopHeaders.
+func hopHeader(k string) bool {
+	switch k {
+	case "Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+		"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade":
+		return true
+	}
+	return false
 }
 
 // discard reads r to its end, in large reads (fewer system calls than

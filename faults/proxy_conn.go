@@ -2,7 +2,6 @@ package faults
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/idemcheck/idemcheck/internal/oncehttp"
 )
 
 // The proxy serves its client connections itself, not through net/http's
@@ -68,7 +69,9 @@ func (s *connSet) serve(p *Proxy, ln net.Listener) {
 			}
 			s.wg.Go(func() {
 				defer s.remove(c)
-				newProxyConn(p, c).serve()
+				pc := newProxyConn(p, c)
+				pc.serve()
+				pc.release()
 			})
 		}
 	})
@@ -175,9 +178,38 @@ type proxyConn struct {
 	bw *bufio.Writer
 }
 
+// Buffers of the connections served, kept for the next connections: a
+// client that opens a connection per request does not cost 8 KiB each.
+var (
+	readerPool sync.Pool // of *bufio.Reader
+	writerPool sync.Pool // of *bufio.Writer
+)
+
 func newProxyConn(p *Proxy, c net.Conn) *proxyConn {
 	lr := &limitedReader{r: c, n: -1}
-	return &proxyConn{p: p, c: c, lr: lr, br: bufio.NewReader(lr), bw: bufio.NewWriter(c)}
+	br, _ := readerPool.Get().(*bufio.Reader)
+	if br == nil {
+		br = bufio.NewReader(lr)
+	} else {
+		br.Reset(lr)
+	}
+	bw, _ := writerPool.Get().(*bufio.Writer)
+	if bw == nil {
+		bw = bufio.NewWriter(c)
+	} else {
+		bw.Reset(c)
+	}
+	return &proxyConn{p: p, c: c, lr: lr, br: br, bw: bw}
+}
+
+// release gives the connection's buffers back; it must not be used
+// after, nor be watched.
+func (pc *proxyConn) release() {
+	pc.br.Reset(nil)
+	pc.bw.Reset(nil)
+	readerPool.Put(pc.br)
+	writerPool.Put(pc.bw)
+	pc.br, pc.bw = nil, nil
 }
 
 // serve runs the connection's exchanges one after the other until the
@@ -264,7 +296,8 @@ type connSide struct {
 
 // readBody reads the request's body whole (up to maxBody and a byte, to
 // tell that it is longer: forwarding refuses it then), and puts it back
-// for the exchange to read.
+// for the exchange to read: forwarding takes the bytes read, without
+// copying them again.
 func (cs *connSide) readBody() error {
 	r := cs.req
 	if r.Body == nil || r.Body == http.NoBody {
@@ -275,15 +308,65 @@ func (cs *connSide) readBody() error {
 			return err
 		}
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	body, err := readAllHint(r.Body, r.ContentLength, maxBody+1)
 	if err != nil {
 		return err
 	}
 	if len(body) > maxBody {
 		cs.keep = false // the rest is not read
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.Body = &heldBody{b: body}
 	return nil
+}
+
+// heldBody is a request body read whole beforehand.
+type heldBody struct {
+	b   []byte
+	off int
+}
+
+func (h *heldBody) Read(p []byte) (int, error) {
+	if h.off >= len(h.b) {
+		return 0, io.EOF
+	}
+	n := copy(p, h.b[h.off:])
+	h.off += n
+	return n, nil
+}
+
+func (h *heldBody) Close() error { return nil }
+
+// rest returns what is left to read, and reads it.
+func (h *heldBody) rest() []byte {
+	b := h.b[h.off:]
+	h.off = len(h.b)
+	return b
+}
+
+// readAllHint reads r to its end, or up to limit bytes, into a buffer
+// sized by hint (the announced length, -1 if unknown) when it is known.
+func readAllHint(r io.Reader, hint int64, limit int) ([]byte, error) {
+	size := 512
+	if hint >= 0 {
+		// A byte more, to see the end without growing the buffer.
+		size = int(min(hint, int64(limit))) + 1
+	}
+	b := make([]byte, 0, size)
+	for len(b) < limit {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		room := b[len(b):min(cap(b), limit)]
+		n, err := r.Read(room)
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
 }
 
 // gone starts watching the connection, once: a read that ends in an
@@ -339,20 +422,27 @@ func (cs *connSide) stopWatching() {
 	}
 }
 
-// replyHeaderSkipped are the reply headers the proxy writes itself.
-var replyHeaderSkipped = map[string]bool{"Content-Length": true, "Transfer-Encoding": true, "Connection": true}
+// skippedReplyHeader says whether the proxy writes header k of a reply
+// itself.
+func skippedReplyHeader(k string) bool {
+	switch k {
+	case "Content-Length", "Transfer-Encoding", "Connection":
+		return true
+	}
+	return false
+}
 
 func (cs *connSide) respond(status int, header http.Header, body []byte) {
 	bw := cs.pc.bw
 	_, _ = bw.WriteString("HTTP/1.1 ")
-	_, _ = bw.Write(strconv.AppendInt(nil, int64(status), 10))
+	_, _ = bw.Write(strconv.AppendInt(bw.AvailableBuffer(), int64(status), 10))
 	_ = bw.WriteByte(' ')
 	_, _ = bw.WriteString(http.StatusText(status))
 	_, _ = bw.WriteString("\r\n")
 	bodyless := status < 200 || status == http.StatusNoContent || status == http.StatusNotModified
 	if !bodyless {
 		_, _ = bw.WriteString("Content-Length: ")
-		_, _ = bw.Write(strconv.AppendInt(nil, int64(len(body)), 10))
+		_, _ = bw.Write(strconv.AppendInt(bw.AvailableBuffer(), int64(len(body)), 10))
 		_, _ = bw.WriteString("\r\n")
 		if len(body) > 0 && header.Get("Content-Type") == "" {
 			_, _ = bw.WriteString("Content-Type: " + http.DetectContentType(body) + "\r\n")
@@ -361,7 +451,7 @@ func (cs *connSide) respond(status int, header http.Header, body []byte) {
 	if !cs.keep {
 		_, _ = bw.WriteString("Connection: close\r\n")
 	}
-	_ = header.WriteSubset(bw, replyHeaderSkipped)
+	oncehttp.WriteHeader(bw, header, skippedReplyHeader)
 	_, _ = bw.WriteString("\r\n")
 	if !bodyless && cs.req.Method != http.MethodHead {
 		_, _ = bw.Write(body)

@@ -235,6 +235,7 @@ func TestProxyHangingTargetIsCutAtTheForwardTimeout(t *testing.T) {
 	assert.False(t, rep.Withheld)
 	assert.Zero(t, rep.UpstreamStatus)
 	assert.Contains(t, rep.UpstreamError, "deadline exceeded")
+	assert.True(t, rep.TimedOut)
 }
 
 func TestProxyGarbageReplyIsAnUpstreamError(t *testing.T) {
@@ -251,6 +252,7 @@ func TestProxyGarbageReplyIsAnUpstreamError(t *testing.T) {
 	assert.True(t, rep.Forwarded)
 	assert.False(t, rep.Refused)
 	assert.NotEmpty(t, rep.UpstreamError)
+	assert.False(t, rep.TimedOut, "an error before the forward timeout is not a timeout")
 }
 
 func TestProxyDoesNotPassOnTheClientGivingUp(t *testing.T) {

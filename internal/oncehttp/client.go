@@ -97,7 +97,9 @@ type conn struct {
 // there is none or fresh is set) and reads the reply's header section. The
 // reply's Body must be closed; the connection is reused only when the body
 // was read to its end. req's context bounds everything, the body's reads
-// included. An error is an *Error, but for bad input.
+// included; its deadline is set on the connection, so that it holds even
+// for a context whose Done does not close at its deadline (one without a
+// timer of its own). An error is an *Error, but for bad input.
 func (c *Client) Do(req *http.Request, fresh bool) (*http.Response, error) {
 	if req.URL == nil || req.URL.Scheme != "http" || req.URL.Host == "" {
 		return nil, fmt.Errorf("oncehttp: expected an http:// URL with a host, got %v", req.URL)
@@ -147,6 +149,9 @@ func (c *Client) send(ctx context.Context, req *http.Request, addr string, fresh
 		}
 		pc = newConn(nc, addr)
 	}
+	if dl, ok := ctx.Deadline(); ok {
+		_ = pc.nc.SetDeadline(dl)
+	}
 	stop := context.AfterFunc(ctx, func() { _ = pc.nc.SetDeadline(longAgo) })
 	written := pc.cw.n
 	fail := func(op string, err error) (*http.Response, error) {
@@ -156,7 +161,7 @@ func (c *Client) send(ctx context.Context, req *http.Request, addr string, fresh
 	}
 	err := ctx.Err() // a connection that came after the context ended carries nothing
 	if err == nil {
-		err = req.Write(pc.bw)
+		err = writeRequest(pc.bw, req)
 	}
 	if err == nil {
 		err = pc.bw.Flush()
@@ -178,6 +183,12 @@ func (c *Client) send(ctx context.Context, req *http.Request, addr string, fresh
 }
 
 func (c *Client) dial(ctx context.Context, addr string) (net.Conn, error) {
+	if dl, ok := ctx.Deadline(); ok {
+		// A context of its own, whose Done closes at the deadline.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, dl)
+		defer cancel()
+	}
 	if c.Dial != nil {
 		return c.Dial(ctx, "tcp", addr)
 	}
