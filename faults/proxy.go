@@ -182,9 +182,16 @@ func (p *Proxy) Report(ctx context.Context, id string, wait time.Duration) (r Re
 		p.mu.Unlock()
 	}()
 	select {
+	case <-pe.done: // most often over already: no timer
+		return pe.report, true
+	default:
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
 	case <-pe.done:
 		return pe.report, true
-	case <-time.After(wait):
+	case <-t.C:
 		return Report{}, false
 	case <-ctx.Done():
 		return Report{}, false
