@@ -52,6 +52,9 @@ func evalCrashRecovery(r *record.Record) ([]record.Finding, bool) {
 			}
 		}
 		effs := r.EffectsOf(in)
+		if d := downstreamCause(effs); d != "" && fault != RestartCause {
+			why = ": " + d // the fakes' keys say which of the two
+		}
 		switch {
 		case repeated(effs) > 1:
 			fs = append(fs, record.Finding{
