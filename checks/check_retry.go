@@ -21,7 +21,7 @@ var retryAfterFault = Invariant{
 	Level:    2,
 	Faults:   []faults.Class{faults.ClassClient, faults.ClassProxy, faults.ClassDownstream},
 	Probes:   faultProbes,
-	Skip:     faultSkip,
+	Skip:     faultSkipFor(CheckRetryAfterFault, faults.ClassClient, faults.ClassProxy, faults.ClassDownstream),
 	Eval:     evalRetryAfterFault,
 }
 
