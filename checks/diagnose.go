@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -14,7 +15,25 @@ import (
 // record.Attempt.Incarnation) and when.
 const (
 	causeAtomic = "the key is checked and claimed in two steps; claim it atomically"
+	// causeIgnored replaces causeAtomic when retries one at a time acted
+	// again too: no race is needed to duplicate.
+	causeIgnored = "a retry one at a time acted again too: the key is not honoured at all, with or without a race"
 )
+
+// atomicOr is causeAtomic, or causeIgnored when a sequential retry of
+// op (retry.sequential's) acted again as well.
+func atomicOr(r *record.Record, op string) string {
+	for i := range r.Intents {
+		in := &r.Intents[i]
+		if in.Operation != op || !in.Mutating || in.Role == record.RoleBurst || owner(in) != CheckRetrySequential || len(in.Attempts) < 2 {
+			continue
+		}
+		if !slices.ContainsFunc(in.Attempts, func(a record.Attempt) bool { return a.Burst }) && repeated(r.EffectsOf(in)) > 1 {
+			return causeIgnored
+		}
+	}
+	return causeAtomic
+}
 
 // duplicateCause explains why the attempts at in, which share its key,
 // caused more than one effect, from the evidence of who served them:
@@ -53,7 +72,7 @@ func duplicateCause(r *record.Record, in *record.Intent) string {
 		return fmt.Sprintf("the target restarted between the attempts (incarnations %s), and the key store did not survive the restart; keep keys in durable storage", strings.Join(gens, " and "))
 	}
 	if concurrent {
-		return causeAtomic
+		return atomicOr(r, in.Operation)
 	}
 	return ""
 }

@@ -94,3 +94,16 @@ func TestLateRetryThatChargesAgainBlamesTheKeyStore(t *testing.T) {
 	assert.Contains(t, fs[0].Message, "the key store forgot the key")
 	assert.Contains(t, fs[0].Message, "late retries charged again). Keep every key")
 }
+
+func TestBurstOfATargetThatIgnoresKeysIsNotARace(t *testing.T) {
+	b := newRec()
+	s := b.intent(plain, opCharge)
+	b.try(s, ok(201, "created", "ord_1"), mine()).try(s, ok(201, "created", "ord_2"), mine())
+	i := b.intent(burstR, opCharge)
+	b.burst(i, []record.Attempt{ok(201, "created", "ord_3"), ok(201, "created", "ord_4")}, mine(), mine())
+	_, found := verdicts(t, b.done())
+	fs := found[checks.CheckConcurrentDuplicates]
+	require.Len(t, fs, 1, describe(fs))
+	assert.Contains(t, fs[0].Message, "a retry one at a time acted again too: the key is not honoured at all")
+	assert.NotContains(t, fs[0].Message, "atomically")
+}
