@@ -23,11 +23,9 @@ func TestBurstWhereOnlyTheUnkeyedEmailRepeatsBlamesTheEmail(t *testing.T) {
 	i := b.intent(burstR, opCharge)
 	b.burst(i, []record.Attempt{ok(201, "created", "ord_1"), ok(201, "created", "ord_1"), ok(201, "created", "ord_1")},
 		keyed("charge:idk-0001"), emailed(""), emailed(""), emailed(""))
-	_, found := verdicts(t, b.done())
-	fs := found[checks.CheckConcurrentDuplicates]
-	require.Len(t, fs, 1, describe(fs))
-	assert.Contains(t, fs[0].Message, emailCause+" 3 times: the email send was given no idempotency key; pass it a key derived from the request's key")
-	assert.NotContains(t, fs[0].Message, "atomically")
+	f := onlyFinding(t, b.done(), checks.CheckConcurrentDuplicates)
+	assert.Contains(t, f.Message, emailCause+" 3 times: the email send was given no idempotency key; pass it a key derived from the request's key")
+	assert.NotContains(t, f.Message, "atomically")
 }
 
 func TestBurstWhereTheChargeRepeatsKeepsTheAtomicClaim(t *testing.T) {
@@ -35,11 +33,9 @@ func TestBurstWhereTheChargeRepeatsKeepsTheAtomicClaim(t *testing.T) {
 	i := b.intent(burstR, opCharge)
 	b.burst(i, []record.Attempt{ok(201, "created", "ord_1"), ok(201, "created", "ord_2")},
 		mine(), mine(), emailed(""), emailed(""))
-	_, found := verdicts(t, b.done())
-	fs := found[checks.CheckConcurrentDuplicates]
-	require.Len(t, fs, 1, describe(fs))
-	assert.Contains(t, fs[0].Message, "the key is checked and claimed in two steps; claim it atomically")
-	assert.NotContains(t, fs[0].Message, "email")
+	f := onlyFinding(t, b.done(), checks.CheckConcurrentDuplicates)
+	assert.Contains(t, f.Message, "the key is checked and claimed in two steps; claim it atomically")
+	assert.NotContains(t, f.Message, "email")
 }
 
 func TestSequentialRetryWhereOnlyTheEmailRepeatsSaysTheKeyReachedTheCharge(t *testing.T) {
@@ -47,11 +43,9 @@ func TestSequentialRetryWhereOnlyTheEmailRepeatsSaysTheKeyReachedTheCharge(t *te
 	i := b.intent(plain, opCharge)
 	b.try(i, ok(201, "created", "ord_1"), keyed("charge:idk-0001"), emailed(""))
 	b.try(i, ok(201, "created", "ord_1"), emailed(""))
-	_, found := verdicts(t, b.done())
-	fs := found[checks.CheckRetrySequential]
-	require.Len(t, fs, 1, describe(fs))
-	assert.Contains(t, fs[0].Message, emailCause+" 2 times: the email send was given no idempotency key")
-	assert.NotContains(t, fs[0].Message, "not honoured")
+	f := onlyFinding(t, b.done(), checks.CheckRetrySequential)
+	assert.Contains(t, f.Message, emailCause+" 2 times: the email send was given no idempotency key")
+	assert.NotContains(t, f.Message, "not honoured")
 }
 
 func TestSequentialRetryThatChargesAgainIsNotHonoured(t *testing.T) {
@@ -59,10 +53,8 @@ func TestSequentialRetryThatChargesAgainIsNotHonoured(t *testing.T) {
 	i := b.intent(plain, opCharge)
 	b.try(i, ok(201, "created", "ord_1"), keyed("charge:idk-0001"), emailed("receipt:idk-0001"))
 	b.try(i, ok(201, "created", "ord_2"), keyed("charge:idk-0001-2"), emailed("receipt:idk-0001-2"))
-	_, found := verdicts(t, b.done())
-	fs := found[checks.CheckRetrySequential]
-	require.Len(t, fs, 1, describe(fs))
-	assert.Contains(t, fs[0].Message, "the key is not honoured")
+	f := onlyFinding(t, b.done(), checks.CheckRetrySequential)
+	assert.Contains(t, f.Message, "the key is not honoured")
 }
 
 func TestLateRetryOfAnEmailIsNotACharge(t *testing.T) {
@@ -77,22 +69,18 @@ func TestLateRetryOfAnEmailIsNotACharge(t *testing.T) {
 	in.Attempts[0].Start, in.Attempts[0].End = clock, clock.Add(time.Millisecond)
 	other.Attempts[0].Start, other.Attempts[0].End = clock.Add(2*time.Millisecond), clock.Add(3*time.Millisecond)
 	in.Attempts[1].Start, in.Attempts[1].End = clock.Add(time.Second), clock.Add(time.Second+time.Millisecond)
-	_, found := verdicts(t, b.done())
-	fs := found[checks.CheckRetryLate]
-	require.Len(t, fs, 1, describe(fs))
-	assert.Contains(t, fs[0].Message, emailCause+" 2 times")
-	assert.Contains(t, fs[0].Message, "(1 of 1 late retries sent an email message again)")
-	assert.NotContains(t, fs[0].Message, "charged again")
-	assert.NotContains(t, fs[0].Message, "key store")
+	f := onlyFinding(t, b.done(), checks.CheckRetryLate)
+	assert.Contains(t, f.Message, emailCause+" 2 times")
+	assert.Contains(t, f.Message, "(1 of 1 late retries sent an email message again)")
+	assert.NotContains(t, f.Message, "charged again")
+	assert.NotContains(t, f.Message, "key store")
 }
 
 func TestLateRetryThatChargesAgainBlamesTheKeyStore(t *testing.T) {
 	rec := lateRecord(16, []int{1}, 0, func(int, time.Duration) bool { return true })
-	_, found := verdicts(t, rec)
-	fs := found[checks.CheckRetryLate]
-	require.Len(t, fs, 1, describe(fs))
-	assert.Contains(t, fs[0].Message, "the key store forgot the key")
-	assert.Contains(t, fs[0].Message, "late retries charged again). Keep every key")
+	f := onlyFinding(t, rec, checks.CheckRetryLate)
+	assert.Contains(t, f.Message, "the key store forgot the key")
+	assert.Contains(t, f.Message, "late retries charged again). Keep every key")
 }
 
 func TestBurstOfATargetThatIgnoresKeysIsNotARace(t *testing.T) {
@@ -101,9 +89,16 @@ func TestBurstOfATargetThatIgnoresKeysIsNotARace(t *testing.T) {
 	b.try(s, ok(201, "created", "ord_1"), mine()).try(s, ok(201, "created", "ord_2"), mine())
 	i := b.intent(burstR, opCharge)
 	b.burst(i, []record.Attempt{ok(201, "created", "ord_3"), ok(201, "created", "ord_4")}, mine(), mine())
-	_, found := verdicts(t, b.done())
-	fs := found[checks.CheckConcurrentDuplicates]
+	f := onlyFinding(t, b.done(), checks.CheckConcurrentDuplicates)
+	assert.Contains(t, f.Message, "a retry one at a time acted again too: the key is not honoured at all")
+	assert.NotContains(t, f.Message, "atomically")
+}
+
+// onlyFinding evaluates rec and returns check's one finding.
+func onlyFinding(t *testing.T, rec *record.Record, check string) record.Finding {
+	t.Helper()
+	_, found := verdicts(t, rec)
+	fs := found[check]
 	require.Len(t, fs, 1, describe(fs))
-	assert.Contains(t, fs[0].Message, "a retry one at a time acted again too: the key is not honoured at all")
-	assert.NotContains(t, fs[0].Message, "atomically")
+	return fs[0]
 }
