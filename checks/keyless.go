@@ -31,7 +31,7 @@ var keyWording = []struct {
 	{regexp.MustCompile(`the retry with the same key`), "the same call again"},
 	{regexp.MustCompile(`(\d+) same-key requests`), "$1 identical calls"},
 	{regexp.MustCompile(`with the same key`), "with the same arguments"},
-	{regexp.MustCompile(`: the key is not honoured|: the key store forgot the key|: the key is checked and claimed in two steps; claim it atomically|: the key store did not survive the crash, or the key was not passed downstream`), ""},
+	{regexp.MustCompile(`: the key is not honoured|: the key store forgot the key|: the key is checked and claimed in two steps; claim it atomically|: a retry one at a time acted again too: the key is not honoured at all, with or without a race|: the key store did not survive the crash, or the key was not passed downstream`), ""},
 	{regexp.MustCompile(`\. Keep every key for as long as clients may retry.*$`), ""},
 }
 

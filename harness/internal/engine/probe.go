@@ -238,6 +238,9 @@ func (r *runner) unsupported(f faults.Fault) string {
 		return "idemcheck did not start the target, so it cannot kill it"
 	}
 	if r.observedOnly() && needsFake(f) {
+		if _, ok := f.(faults.DisconnectFault); ok {
+			return "the client leaves when a fake sees the target's downstream call, and the target's effects are counted only by observers: no fake takes its calls"
+		}
 		return "the target's effects are counted only by observers: no fake sees the downstream call this fault acts on"
 	}
 	if r.target().Supports(f) {
