@@ -96,22 +96,19 @@ func TestPgpayMarkerless(t *testing.T) {
 		t.Skip(err)
 	}
 	recovery := []string{"dependency.recovery", "crash.recovery"}
-	t.Run("correct", func(t *testing.T) {
-		tr := runPgpayMarkerless(t, "correct", "")
-		assert.Empty(t, tr.Record.Unfired(), "every dependency fault acted")
-		for _, id := range recovery {
-			st, note := checkStatus(tr, id)
-			assert.Equal(t, record.StatusPass, st, "%s: %s", id, note)
-		}
-	})
-	t.Run("reply-after-commit", func(t *testing.T) {
-		tr := runPgpayMarkerless(t, "reply-after-commit", "")
-		assert.Empty(t, tr.Record.Unfired(), "every dependency fault acted")
-		for _, id := range recovery {
-			st, note := checkStatus(tr, id)
-			assert.Equal(t, harness.StatusFail, st, "%s: %s", id, note)
-		}
-	})
+	for _, tc := range []struct {
+		profile string
+		want    record.Status
+	}{{"correct", record.StatusPass}, {"reply-after-commit", record.StatusFail}} {
+		t.Run(tc.profile, func(t *testing.T) {
+			tr := runPgpayMarkerless(t, tc.profile, "")
+			assert.Empty(t, tr.Record.Unfired(), "every dependency fault acted")
+			for _, id := range recovery {
+				st, note := checkStatus(tr, id)
+				assert.Equal(t, tc.want, st, "%s: %s", id, note)
+			}
+		})
+	}
 	t.Run("attribute marker", func(t *testing.T) {
 		tr := runPgpayMarkerless(t, "reply-after-commit", ", attribute: marker")
 		assert.NotEmpty(t, tr.Record.Unfired(), "the faults armed by marker never acted")
