@@ -129,5 +129,5 @@ func (t *Common) Finish(b *Builder, spec *harness.Spec) {
 		spec.Options = append(spec.Options, harness.WithTrialWorkers(t.TrialWorkers))
 	}
 	spec.Observers = append(spec.Observers, starters(b, t.Observe)...)
-	spec.Dependencies = append(spec.Dependencies, dependencies(b, t.Dependencies)...)
+	spec.Dependencies = append(spec.Dependencies, dependencies(b, t.Dependencies, ByDelta(t.Observe))...)
 }

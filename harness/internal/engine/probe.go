@@ -166,7 +166,7 @@ func (r *runner) run() *record.Record {
 		// as Merge puts them back together.
 		sort.SliceStable(r.rec.Intents, func(i, j int) bool { return r.rec.Intents[i].ID < r.rec.Intents[j].ID })
 	}
-	noteUnfired(r.rec)
+	noteUnfired(r.rec, r.deps.unfiredWhy)
 	r.notePointsUnarmed()
 	return r.rec
 }

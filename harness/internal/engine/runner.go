@@ -98,6 +98,7 @@ func (r *runner) attemptAt(in *record.Intent, f faults.Fault, pt *record.EffectP
 		}
 	}
 	at.deps = r.inst.Deps
+	at.depsInFlight = r.inst.DepsInFlight
 	at.settleLater = func(w func(context.Context)) { r.deps.later(in.Marker, w) }
 	r.deps.start(r.inst.DepsInFlight, in.Marker)
 	defer r.deps.end(r.inst.DepsInFlight)
@@ -126,6 +127,9 @@ func (r *runner) attemptAt(in *record.Intent, f faults.Fault, pt *record.EffectP
 		undo = nil
 		// Read once undone: nothing can act on the fault any more.
 		a.NotFired = at.fired != nil && !at.fired()
+		if a.NotFired && at.unfiredWhy != "" {
+			r.deps.noteUnfired(in.ID, n, at.unfiredWhy)
+		}
 	}
 	if at.crashed.Load() {
 		a.Crashed = true
