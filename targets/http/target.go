@@ -9,6 +9,7 @@ import (
 	"io"
 	nethttp "net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -334,7 +335,7 @@ func (t *Target) call(ctx context.Context, c harness.Call, proxy *faults.Proxy) 
 			out.Outcome = harness.Fail // provably never sent on
 		}
 		out.Error = describe(cctx, err, timeout)
-		out.TimedOut = errors.Is(cctx.Err(), context.DeadlineExceeded)
+		out.TimedOut = timedOut(cctx, err)
 		return out
 	}
 	out.Body = evidence(body)
@@ -565,10 +566,22 @@ func escapedVars(vars map[string]string, escape func(string) string) map[string]
 }
 
 func describe(ctx context.Context, err error, timeout time.Duration) string {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if timedOut(ctx, err) {
 		return fmt.Sprintf("no reply within %s (the client gave up)", timeout)
 	}
 	return err.Error()
+}
+
+// timedOut says whether a call under ctx ended with err because its
+// deadline passed. The client puts ctx's deadline on the connection too,
+// and the connection's timer may fire before the context's: an i/o timeout
+// once the deadline has passed is the same giving up.
+func timedOut(ctx context.Context, err error) bool {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return true
+	}
+	dl, ok := ctx.Deadline()
+	return ok && errors.Is(err, os.ErrDeadlineExceeded) && !time.Now().Before(dl)
 }
 
 // locate reads a value from a header or a JSON document.
