@@ -1,0 +1,62 @@
+package examples_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/examples"
+	"github.com/idemcheck/idemcheck/examples/redispay"
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/redisserver"
+)
+
+// redispayCases are the Redis payments service's profiles and exactly the
+// checks each one's flaw fails; the score is the one it is built for.
+var redispayCases = []struct {
+	profile string
+	failing []string
+}{
+	{"correct", nil},
+	{"any-status", []string{"dependency.recovery"}},
+	{"short-lease", []string{"dependency.recovery"}},
+}
+
+// TestRedispay scores every profile of the Redis payments service on a
+// throwaway Redis behind the dependency proxy, under the dependency
+// faults: the correct one scores 3 with no finding, each flawed one is
+// caught by the check its flaw fails.
+func TestRedispay(t *testing.T) {
+	if _, err := redisserver.Find(); err != nil {
+		t.Skip(err)
+	}
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	require.Len(t, redispayCases, len(redispay.Profiles))
+	for _, tc := range redispayCases {
+		t.Run(tc.profile, func(t *testing.T) {
+			info, ok := redispay.Describe(tc.profile)
+			require.True(t, ok)
+			ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+			defer cancel()
+			res, err := harness.Verify(ctx, []harness.Spec{examples.RedispaySpec(exe, "redispay-"+tc.profile, tc.profile)},
+				harness.WithSeed(7), harness.WithFaults(append(harness.DefaultFaults(), depFaults(t)...)...))
+			require.NoError(t, err)
+			tr := res.Targets[0]
+			require.Empty(t, tr.Error, "the target could be tested")
+			for _, f := range tr.Findings {
+				t.Logf("%s %s [%s]: %s", f.Severity, f.Check, f.Fault, f.Message)
+			}
+			t.Logf("unsupported: %v", tr.Record.Unsupported)
+			assert.Equal(t, tc.failing, failing(tr))
+			assert.Equal(t, info.Score, tr.Score.Level, tr.Score.Reason)
+			for _, n := range []string{faults.NameDepError, faults.NameDepStall, faults.NameCrashAfterCommit, faults.NameCrashBeforeCommit} {
+				assert.NotContains(t, tr.Record.Unsupported, n, "a target counted only by observers takes %s", n)
+			}
+		})
+	}
+}
