@@ -3,6 +3,7 @@ package examples_test
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,15 +16,17 @@ import (
 	"github.com/idemcheck/idemcheck/internal/redisserver"
 )
 
-// redispayCases are the Redis payments service's profiles and exactly the
-// checks each one's flaw fails; the score is the one it is built for.
+// redispayCases are the Redis payments service's profiles, exactly the
+// checks each one's flaw fails and the cause its finding states; the
+// score is the one it is built for.
 var redispayCases = []struct {
 	profile string
 	failing []string
+	cause   string
 }{
-	{"correct", nil},
-	{"any-status", []string{"dependency.recovery"}},
-	{"short-lease", []string{"dependency.recovery"}},
+	{"correct", nil, ""},
+	{"any-status", []string{"dependency.recovery"}, "stores a failure as the key's reply"},
+	{"short-lease", []string{"dependency.recovery"}, "shorter than a stalled request"},
 }
 
 // TestRedispay scores every profile of the Redis payments service on a
@@ -48,9 +51,12 @@ func TestRedispay(t *testing.T) {
 			require.NoError(t, err)
 			tr := res.Targets[0]
 			require.Empty(t, tr.Error, "the target could be tested")
+			stated := false
 			for _, f := range tr.Findings {
 				t.Logf("%s %s [%s]: %s", f.Severity, f.Check, f.Fault, f.Message)
+				stated = stated || (tc.cause != "" && strings.Contains(f.Message, tc.cause))
 			}
+			assert.Equal(t, tc.cause != "", stated, "the finding states the cause %q", tc.cause)
 			t.Logf("unsupported: %v", tr.Record.Unsupported)
 			assert.Equal(t, tc.failing, failing(tr))
 			assert.Equal(t, info.Score, tr.Score.Level, tr.Score.Reason)
