@@ -19,7 +19,7 @@
 //   - any-status: as correct, but a failure is stored under the key too:
 //     a 500 produced while Redis answered -ERR or -LOADING is replayed for
 //     every retry after it has recovered;
-//   - short-lease: the key is claimed with SET NX and a lease of 500ms,
+//   - short-lease: the key is claimed with SET NX and a lease of 250ms,
 //     then the payment and the reply are written in MULTI/EXEC without
 //     checking that the claim is still this request's: a Redis that
 //     stalls longer than the lease lets a retry take the key over and pay

@@ -32,7 +32,7 @@ type Info struct {
 var infos = map[string]Info{
 	"correct":     {3, ""},
 	"any-status":  {1, "stores any status under the key: a 500 from a failing Redis (-ERR, -LOADING) is replayed after it recovered"},
-	"short-lease": {0, "a key lease (500ms) shorter than a stalled request, and no check that the claim is still its own: the retry takes the key over and pays again"},
+	"short-lease": {0, "a key lease (250ms) shorter than a stalled request, and no check that the claim is still its own: the retry takes the key over and pays again"},
 }
 
 // Describe returns what profile is built for.
@@ -42,8 +42,10 @@ func Describe(profile string) (Info, bool) {
 }
 
 const (
-	// Lease is how long short-lease holds a key in progress.
-	Lease = 500 * time.Millisecond
+	// Lease is how long short-lease holds a key in progress: longer than
+	// a request takes, shorter than a Redis that stalls for a second and
+	// than a client's patience with "in progress".
+	Lease = 250 * time.Millisecond
 	// claimLease is how long the other profiles hold a key in progress:
 	// longer than any stall they are tested with.
 	claimLease = 30 * time.Second
