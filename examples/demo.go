@@ -15,6 +15,7 @@ import (
 	"github.com/idemcheck/idemcheck/examples/orders"
 	"github.com/idemcheck/idemcheck/examples/ordertool"
 	"github.com/idemcheck/idemcheck/examples/pgpay"
+	"github.com/idemcheck/idemcheck/examples/redispay"
 	"github.com/idemcheck/idemcheck/examples/shop"
 	"github.com/idemcheck/idemcheck/examples/webhooks"
 	"github.com/idemcheck/idemcheck/fakes"
@@ -58,6 +59,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return consumers.Main(ctx, args[1:], stdout, stderr)
 	case PgpayName:
 		return pgpay.Main(ctx, args[1:], stdout, stderr)
+	case RedispayName:
+		return redispay.Main(ctx, args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "%s: unknown reference target %q: expected shop, %s, %s, %s or %s\n", Subcommand, args[0], WebhooksName, OrdertoolName, MCPName, OrdersName)
 	return 2

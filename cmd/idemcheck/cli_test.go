@@ -43,7 +43,8 @@ func checkDemoAsBuilt(t *testing.T, dir, out string) {
 	assert.EqualValues(t, demoSeed, rep.Seed)
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	demo := examples.Demo(exe)
+	withDeps, _ := examples.DependencyDemo(exe)
+	demo := append(examples.Demo(exe), withDeps...)
 	require.Len(t, rep.Targets, len(demo), "every reference target is in the report")
 	scores := map[string]int{}
 	kinds := map[string]string{}

@@ -64,6 +64,11 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	db, stopDB := demoOrdersDB(ctx, c.quiet, stderr)
 	defer stopDB()
 	demo := examples.DemoWith(exe, db)
+	withDeps, skipped := examples.DependencyDemo(exe)
+	for _, why := range skipped {
+		fmt.Fprintf(stderr, "idemcheck demo: %s\n", why)
+	}
+	demo = append(demo, withDeps...)
 	specs := make([]harness.Spec, len(demo))
 	expected := map[string]int{}
 	for i, d := range demo {

@@ -3,18 +3,17 @@ package pgpay
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"strings"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL, database/sql driver "pgx"
+
+	"github.com/idemcheck/idemcheck/examples/internal/payapi"
 )
 
 // Profiles are the ways the service can keep its keys.
@@ -41,9 +40,6 @@ func Describe(profile string) (Info, bool) {
 
 // Lease is how long short-lease holds a key in progress.
 const Lease = 500 * time.Millisecond
-
-// maxBody bounds a request's body.
-const maxBody = 1 << 16
 
 // Main runs the service:
 //
@@ -93,79 +89,29 @@ CREATE TABLE IF NOT EXISTS idem (key text PRIMARY KEY, status int NOT NULL DEFAU
 		return fmt.Errorf("creating the tables: %w", err)
 	}
 	s := &server{profile: profile, db: db}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
-	mux.HandleFunc("POST /v1/payments", s.pay)
-	l, err := net.Listen("tcp", listen)
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-	}()
-	fmt.Fprintf(stdout, "listening on http://%s\n", l.Addr())
-	if err := srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return payapi.Serve(ctx, listen, stdout, s.pay)
 }
 
-// reply is what the service answers.
-type reply struct {
-	status int
-	id     string
-	effect string
-	err    string
-}
+type reply = payapi.Reply
 
-func (rp reply) write(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(rp.status)
-	if rp.status < 300 {
-		_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "effect": rp.effect, "data": map[string]string{"id": rp.id}})
-		return
-	}
-	_ = json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": rp.err})
-}
+func failure(err error) reply { return payapi.Failure("database", err) }
 
-func failure(err error) reply {
-	return reply{status: http.StatusInternalServerError, err: "database: " + err.Error()}
-}
-
-func (s *server) pay(w http.ResponseWriter, r *http.Request) {
-	key := r.Header.Get("Idempotency-Key")
-	var in struct {
-		Amount int64  `json:"amount"`
-		Note   string `json:"note"`
-	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, maxBody)).Decode(&in); err != nil || key == "" || len(key) > 200 {
-		reply{status: http.StatusBadRequest, err: "a JSON body {amount, note} and an Idempotency-Key are required"}.write(w)
-		return
-	}
-	if dry := r.URL.Query().Get("dry_run"); dry == "true" || dry == "1" {
-		reply{status: http.StatusOK, effect: "would_create"}.write(w)
-		return
-	}
-	ctx := r.Context()
+func (s *server) pay(ctx context.Context, key string, in payapi.Payment) reply {
 	var rp reply
 	switch s.profile {
 	case "correct", "any-status":
 		rp = s.oneTx(ctx, key, in.Amount, in.Note)
-		if rp.status >= 500 && s.profile == "any-status" {
+		if rp.Status >= 500 && s.profile == "any-status" {
 			// The flaw: the failure is kept under the key, and replayed.
 			_, _ = s.db.ExecContext(context.WithoutCancel(ctx), `INSERT INTO idem (key, status, error, amount) VALUES ($1, $2, $3, $4)
-ON CONFLICT (key) DO UPDATE SET status = $2, error = $3`, key, rp.status, rp.err, in.Amount)
+ON CONFLICT (key) DO UPDATE SET status = $2, error = $3`, key, rp.Status, rp.Err, in.Amount)
 		}
 	case "short-lease":
 		rp = s.leased(ctx, key, in.Amount, in.Note)
 	case "reply-after-commit":
 		rp = s.replyAfter(ctx, key, in.Amount, in.Note)
 	}
-	rp.write(w)
+	return rp
 }
 
 // stored replays what is kept under key: the first reply, or 409 while
@@ -181,11 +127,11 @@ func (s *server) stored(ctx context.Context, key string, amount int64) (reply, b
 	case err != nil:
 		return failure(err), true
 	case was != amount:
-		return reply{status: http.StatusUnprocessableEntity, err: "the key was used with another payload"}, true
+		return payapi.Mismatch, true
 	case status == 0:
-		return reply{status: http.StatusConflict, err: "in progress"}, true
+		return payapi.InProgress, true
 	}
-	return reply{status: status, id: id, effect: "noop", err: msg}, true
+	return reply{Status: status, ID: id, Effect: "noop", Err: msg}, true
 }
 
 // oneTx claims the key, pays and stores the reply in one transaction: a
@@ -216,7 +162,7 @@ func (s *server) oneTx(ctx context.Context, key string, amount int64, note strin
 	if err := tx.Commit(); err != nil {
 		return failure(err)
 	}
-	return reply{status: http.StatusCreated, id: pid, effect: "created"}
+	return payapi.Created(pid)
 }
 
 // leased claims the key for Lease in a transaction of its own, then pays
@@ -249,7 +195,7 @@ RETURNING key`, key, Lease.Milliseconds(), amount).Scan(&got)
 	if err := tx.Commit(); err != nil {
 		return failure(err)
 	}
-	return reply{status: http.StatusCreated, id: pid, effect: "created"}
+	return payapi.Created(pid)
 }
 
 // replyAfter pays in one transaction and stores the reply in another.
@@ -273,5 +219,5 @@ func (s *server) replyAfter(ctx context.Context, key string, amount int64, note 
 	if _, err := s.db.ExecContext(ctx, `INSERT INTO idem (key, status, id, amount) VALUES ($1, 201, $2, $3) ON CONFLICT (key) DO NOTHING`, key, pid, amount); err != nil {
 		return failure(err)
 	}
-	return reply{status: http.StatusCreated, id: pid, effect: "created"}
+	return payapi.Created(pid)
 }
