@@ -77,3 +77,24 @@ func TestNATSHighWaterMarkOtherwiseCorrect(t *testing.T) {
 	require.Empty(t, tr.Error)
 	require.Empty(t, checksFound(tr), describe(tr))
 }
+
+// A batch of events of one operation, the consumer killed right after
+// the effect of the first and restarted, the batch delivered again: the
+// correct consumer does not charge again, the ones without durable
+// de-duplication do, and are caught under the fault.
+func TestBatchCrash(t *testing.T) {
+	cases := []struct{ broker, profile string }{
+		{"nats", "correct"}, {"nats", "none"}, {"kafka", "correct"}, {"kafka", "memory"},
+	}
+	for _, c := range cases {
+		t.Run(c.broker+"/"+c.profile, func(t *testing.T) {
+			tr := verify(t, only(t, refSpec(c.broker, c.profile, 1), consumer.NameBatchCrash))
+			require.Empty(t, tr.Error)
+			if c.profile == "correct" {
+				require.Empty(t, checksFound(tr), describe(tr))
+				return
+			}
+			require.Contains(t, findingsOf(tr, consumer.NameBatchCrash), "consumer.redelivery", describe(tr))
+		})
+	}
+}
