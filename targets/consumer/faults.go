@@ -47,7 +47,7 @@ func RedeliveryFaults() []*Fault {
 		{NameSlowConsumer, "the consumer's downstream call is slower than the broker's ack deadline, so the event is delivered again while the first delivery is still being processed"},
 		{NameRebalance, "the consumer group rebalances while the event is being processed (its downstream call is slow), and the partition is read again from the last committed offset"},
 		{NameReorder, "the event is held back until a later event of the same entity (one sequence number higher in " + HeaderEventSeq + ") has been published and acknowledged, then published: the consumer processes the later event first"},
-		{NameBatchCrash, "the event is published inside a batch of events of the same operation; the consumer is killed right after the event's effect, before it acknowledged it (or committed the batch's offsets), and the broker delivers the batch again to the restarted consumer"},
+		{NameBatchCrash, "the event is published as the first of a batch of events of the same operation and entity; the consumer is killed right after the event's effect, before it acknowledged it (or committed the batch's offsets), and the broker delivers the batch again to the restarted consumer"},
 	}
 }
 
