@@ -9,7 +9,8 @@
 // # Events
 //
 // Every message carries the event id in the Event-Id header (a stream
-// field on Redis Streams). The payload is a JSON object {"amount":1234,
+// field on Redis Streams), the entity in Event-Entity and its number
+// within the entity in Event-Seq. The payload is a JSON object {"amount":1234,
 // "currency":"usd","customer":"cus_1","description":"…"}; the description
 // carries the harness's marker and is charged verbatim. A payload that is
 // not such an object is charged 100 with the whole payload as its
@@ -60,6 +61,15 @@
 // or a failed charge, after the ack loses the event.
 //
 // none: every delivery charges, without a key.
+//
+// high-water-mark (de-duplicates by sequence number, not by id): a
+// durable high-water mark per entity in --state DIR (the highest
+// Event-Seq charged for the Event-Entity header), and the key downstream.
+// A delivery numbered at or below its entity's mark is acked with no
+// charge. Every redelivery and duplicate publish is skipped, and a crash
+// before the mark is raised charges again with the same key; but an event
+// that arrives after a later event of its entity was processed is below
+// the mark too, and is lost.
 //
 // # Brokers
 //

@@ -168,3 +168,32 @@ func TestRebalanceDuringProcessing(t *testing.T) {
 		})
 	}
 }
+
+// Two events of one entity, the earlier held back by the broker
+// (brokers.Reorder) and stored right after the later one: the consumer
+// that de-duplicates by event id charges both, the one that keeps a
+// high-water mark of Event-Seq per entity skips the earlier one, acked
+// and never charged.
+func TestReorderedEntity(t *testing.T) {
+	for _, kind := range []string{"nats", "kafka"} {
+		for profile, want := range map[string]int{"correct": 1, "high-water-mark": 0} {
+			t.Run(kind+"/"+profile, func(t *testing.T) {
+				r := newRig(t, kind, profile)
+				r.start("a", 1, false)
+				early, earlyMarker := r.event()
+				later, laterMarker := r.event()
+				early.Key, later.Key = "ord_"+early.ID, "ord_"+early.ID
+				early.Headers = map[string]string{"Event-Seq": "1"}
+				later.Headers = map[string]string{"Event-Seq": "2"}
+				require.NoError(t, r.broker.Arm(brokers.Fault{Kind: brokers.Reorder, EventID: early.ID}))
+				r.publish(early)
+				r.publish(later)
+				r.waitAcked(early, 1)
+				r.waitQuiet(early)
+				r.waitQuiet(later)
+				assert.Equal(t, 1, r.charges(laterMarker), "charges for the later event")
+				assert.Equal(t, want, r.charges(earlyMarker), "charges for the earlier event")
+			})
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 )
 
 // Profiles lists the consumer's profiles, one per de-duplication pattern.
@@ -33,6 +34,10 @@ const (
 type delivery struct {
 	// eventID is the Event-Id header (or field).
 	eventID string
+	// entity and seq are the Event-Entity and Event-Seq headers: the
+	// entity the event is about and its number within it (0 if absent).
+	entity  string
+	seq     int64
 	payload []byte
 	// ackNow acknowledges the delivery (for the ack-first profile).
 	ackNow func(ctx context.Context) error
@@ -56,6 +61,21 @@ var profiles = map[string]func(deps) (handler, error){
 	"check-then-insert": newCheckThenInsert,
 	"ack-first":         newAckFirst,
 	"none":              newNone,
+	"high-water-mark":   newHighWaterMark,
+}
+
+// headerSeq is the header (Redis: field) with the event's number within
+// its entity, as idemcheck's consumer adapter sets it
+// (consumer.HeaderEventSeq).
+const headerSeq = "Event-Seq"
+
+// parseSeq reads an Event-Seq value; 0 when absent or malformed.
+func parseSeq(s string) int64 {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }
 
 // downstreamKey is the Idempotency-Key passed to payments for an event:
@@ -175,6 +195,47 @@ func newAckFirst(d deps) (handler, error) {
 			d.logf("event %s: %v; lost (already acknowledged)", dl.eventID, err)
 		}
 		return acked
+	}, nil
+}
+
+// newHighWaterMark (the flaw: de-duplication by the highest sequence
+// number seen per entity): a durable high-water mark per entity, and the
+// event id downstream as the key. Every redelivery of an event carries
+// its number, at or below the mark once processed, and is skipped; a
+// crash before the mark is written charges again with the same key. But
+// an event that arrives after a later event of its entity (published
+// late, or redelivered after it) is below the mark too: it is
+// acknowledged and never charged.
+func newHighWaterMark(d deps) (handler, error) {
+	if d.state == "" {
+		return nil, fmt.Errorf("this profile keeps its high-water marks in --state DIR; none given")
+	}
+	marks, err := openMarks(d.state)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, dl delivery) outcome {
+		entity := dl.entity
+		if entity == "" {
+			entity = dl.eventID
+		}
+		hwm, err := marks.get(entity)
+		if err != nil {
+			d.logf("event %s: high-water mark: %v; will retry", dl.eventID, err)
+			return retry
+		}
+		if dl.seq > 0 && dl.seq <= hwm {
+			return ack // seen, or so the mark says
+		}
+		if _, err := d.pay.charge(ctx, parseCharge(dl.payload), downstreamKey(dl.eventID)); err != nil {
+			d.logf("event %s: %v; will retry", dl.eventID, err)
+			return retry
+		}
+		if err := marks.raise(entity, dl.seq); err != nil {
+			d.logf("event %s: raising the high-water mark: %v; will retry", dl.eventID, err)
+			return retry
+		}
+		return ack
 	}, nil
 }
 

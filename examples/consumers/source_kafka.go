@@ -50,7 +50,7 @@ func (s *kafkaSource) process(ctx context.Context, cl *kgo.Client, r *kgo.Record
 		_ = commit(ctx)
 		return
 	}
-	d := delivery{eventID: id, payload: r.Value, ackNow: commit}
+	d := delivery{eventID: id, entity: header(r, brokers.HeaderEntity), seq: parseSeq(header(r, headerSeq)), payload: r.Value, ackNow: commit}
 	for attempt := 1; attempt <= maxAttempts && ctx.Err() == nil; attempt++ {
 		switch h(ctx, d) {
 		case ack:

@@ -57,7 +57,7 @@ func (s *natsSource) process(ctx context.Context, m jetstream.Msg, h handler) {
 	// An ack asked for before the effect (ack-first) waits for the
 	// server's confirmation, so that it is stored before the effect
 	// begins, as a Kafka commit or a Redis XACK is.
-	d := delivery{eventID: id, payload: m.Data(), ackNow: func(ctx context.Context) error { return m.DoubleAck(ctx) }}
+	d := delivery{eventID: id, entity: m.Headers().Get(brokers.HeaderEntity), seq: parseSeq(m.Headers().Get(headerSeq)), payload: m.Data(), ackNow: func(ctx context.Context) error { return m.DoubleAck(ctx) }}
 	switch h(ctx, d) {
 	case ack:
 		if err := m.Ack(); err != nil {

@@ -85,7 +85,9 @@ func (s *rabbitSource) process(ctx context.Context, d amqp.Delivery, h handler) 
 		_ = d.Reject(false)
 		return
 	}
-	dl := delivery{eventID: id, payload: d.Body, ackNow: func(context.Context) error { return d.Ack(false) }}
+	entity, _ := d.Headers[brokers.HeaderEntity].(string)
+	seq, _ := d.Headers[headerSeq].(string)
+	dl := delivery{eventID: id, entity: entity, seq: parseSeq(seq), payload: d.Body, ackNow: func(context.Context) error { return d.Ack(false) }}
 	switch h(ctx, dl) {
 	case ack:
 		if err := d.Ack(false); err != nil {

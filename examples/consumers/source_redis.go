@@ -85,7 +85,9 @@ func (s *redisSource) process(ctx context.Context, cl *goredis.Client, m goredis
 		return
 	}
 	payload, _ := m.Values["payload"].(string)
-	d := delivery{eventID: id, payload: []byte(payload), ackNow: xack}
+	entity, _ := m.Values[brokers.HeaderEntity].(string)
+	seq, _ := m.Values[headerSeq].(string)
+	d := delivery{eventID: id, entity: entity, seq: parseSeq(seq), payload: []byte(payload), ackNow: xack}
 	switch h(ctx, d) {
 	case ack:
 		if err := xack(ctx); err != nil {

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -104,4 +106,58 @@ func (s *memorySet) release(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.inFlight, id)
+}
+
+// marks keeps a high-water mark per entity in a directory that survives
+// restarts: one file per entity (named by its hash) holding the highest
+// sequence number processed.
+type marks struct {
+	dir string
+	mu  sync.Mutex
+}
+
+func openMarks(state string) (*marks, error) {
+	dir := filepath.Join(state, "high-water")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("state directory: %w", err)
+	}
+	return &marks{dir: dir}, nil
+}
+
+func (m *marks) path(entity string) string {
+	sum := sha256.Sum256([]byte(entity))
+	return filepath.Join(m.dir, hex.EncodeToString(sum[:16]))
+}
+
+// get returns entity's mark, 0 if it has none.
+func (m *marks) get(entity string) (int64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	raw, err := os.ReadFile(m.path(entity))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return 0, nil
+	case err != nil:
+		return 0, err
+	}
+	return strconv.ParseInt(strings.TrimSpace(string(raw)), 10, 64)
+}
+
+// raise sets entity's mark to seq unless it is higher already; it
+// writes a new file and renames it over the old, so that a crash leaves
+// one or the other.
+func (m *marks) raise(entity string, seq int64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p := m.path(entity)
+	if raw, err := os.ReadFile(p); err == nil {
+		if cur, err := strconv.ParseInt(strings.TrimSpace(string(raw)), 10, 64); err == nil && cur >= seq {
+			return nil
+		}
+	}
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, []byte(strconv.FormatInt(seq, 10)), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p)
 }

@@ -28,7 +28,9 @@
 // together in every run of a seed), and takes the redelivery faults
 // ([Fault]: duplicate publishes with and without the broker's
 // de-duplication header, lost and late acks, a consumer slower than the
-// ack deadline, a rebalance) that its broker supports; it says why it
+// ack deadline, a rebalance, an event published after a later event of
+// its entity, a batch redelivered after a crash in its middle
+// ([BatchFault])) that its broker supports; it says why it
 // cannot take the others (harness.FaultExplainer). Every reply carries
 // what the broker saw of the event in record.Reply.Broker.
 //

@@ -16,6 +16,8 @@ const (
 	NameLateAck               = "broker-late-ack"
 	NameSlowConsumer          = "broker-slow-consumer"
 	NameRebalance             = "broker-rebalance"
+	NameReorder               = "broker-reorder"
+	NameBatchCrash            = "broker-batch-crash"
 )
 
 // Fault is a redelivery fault: it makes the broker deliver the event of
@@ -44,8 +46,25 @@ func RedeliveryFaults() []*Fault {
 		{NameLateAck, "the consumer's ack is held until the broker has delivered the event again, then passed on"},
 		{NameSlowConsumer, "the consumer's downstream call is slower than the broker's ack deadline, so the event is delivered again while the first delivery is still being processed"},
 		{NameRebalance, "the consumer group rebalances while the event is being processed (its downstream call is slow), and the partition is read again from the last committed offset"},
+		{NameReorder, "the event is held back until a later event of the same entity (one sequence number higher in " + HeaderEventSeq + ") has been published and acknowledged, then published: the consumer processes the later event first"},
+		{NameBatchCrash, "the event is published as the first of a batch of events of the same operation and entity; the consumer is killed right after the event's effect, before it acknowledged it (or committed the batch's offsets), and the broker delivers the batch again to the restarted consumer"},
 	}
 }
+
+// BatchFault is the fault NameBatchCrash: a redelivery fault that is
+// also a crash after the effect, so that the harness kills the consumer
+// at the event's effect and restarts it before the next attempt. It
+// implements faults.RedeliveryFault and faults.CrashFault.
+type BatchFault struct{ *Fault }
+
+var _ faults.CrashFault = BatchFault{}
+
+// CrashPoint implements faults.CrashFault: right after the effect.
+func (BatchFault) CrashPoint() faults.CrashPoint { return faults.AfterEffect }
+
+// BatchFillers is how many events of the same operation and entity are
+// published right after the armed event, as one batch with it.
+const BatchFillers = 2
 
 // support says whether broker b can carry out fault f, and why not.
 func support(b brokers.Broker, f *Fault) (bool, string) {
@@ -73,6 +92,8 @@ func support(b brokers.Broker, f *Fault) (bool, string) {
 		return false, fmt.Sprintf("%s delivers an event to another member only once the first has given it up (a claim, a rebalance): see broker-rebalance and broker-lost-ack", b.Name())
 	case NameRebalance:
 		return need(b, caps, brokers.Rebalance)
+	case NameReorder, NameBatchCrash:
+		return true, ""
 	}
 	return false, "unknown redelivery fault"
 }

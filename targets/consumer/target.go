@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +40,14 @@ const (
 // HeaderEventType carries the event's name (its operation) on every
 // message, beside brokers.HeaderEventID and brokers.HeaderEntity.
 const HeaderEventType = "Event-Type"
+
+// HeaderEventSeq carries the event's sequence number within its entity
+// (brokers.HeaderEntity), as its producer numbered it: 1 for the first
+// event of an entity, then one more for each event published for it. A
+// publish of the same event again keeps its number. A consumer that
+// applies an entity's events in order can tell an event that came late
+// from a duplicate only by its id (see NameReorder).
+const HeaderEventSeq = "Event-Seq"
 
 // Event is one kind of event published to the consumer: an operation.
 type Event struct {
@@ -156,6 +165,10 @@ func Faults() []faults.Fault {
 		out = append(out, f)
 	}
 	for _, f := range RedeliveryFaults() {
+		if f.name == NameBatchCrash {
+			out = append(out, BatchFault{f})
+			continue
+		}
 		out = append(out, f)
 	}
 	return out
@@ -203,8 +216,9 @@ type Target struct {
 
 	mu      sync.Mutex
 	state   map[string]*eventState
-	dead    chan struct{} // closed by Kill, replaced by Restart
-	silent  int           // attempts in a row that timed out with nothing acknowledged ever
+	seqs    map[string]int64 // the last sequence number of each entity
+	dead    chan struct{}    // closed by Kill, replaced by Restart
+	silent  int              // attempts in a row that timed out with nothing acknowledged ever
 	anyAck  bool
 	closed  bool
 	exitErr string
@@ -228,6 +242,9 @@ type eventState struct {
 	// event (a crash, a timeout): the next attempt waits for the broker's
 	// redelivery instead of publishing again.
 	pending bool
+	// seq is the event's number within its entity (HeaderEventSeq), 0
+	// until it is first rendered.
+	seq int64
 }
 
 func start(ctx context.Context, cfg Config, launch Launch, env *harness.Env) (harness.Target, error) {
@@ -236,7 +253,7 @@ func start(ctx context.Context, cfg Config, launch Launch, env *harness.Env) (ha
 		return nil, fmt.Errorf("consumer target %s: starting %s: %w", cfg.Name, cfg.Broker, err)
 	}
 	t := &Target{cfg: cfg, broker: b, env: env, events: map[string]Event{}, log: b.Log(),
-		state: map[string]*eventState{}, dead: make(chan struct{}), exited: make(chan struct{}), launch: launch}
+		state: map[string]*eventState{}, seqs: map[string]int64{}, dead: make(chan struct{}), exited: make(chan struct{}), launch: launch}
 	t.info = harness.TargetInfo{Name: cfg.Name, Kind: Kind, Capabilities: &harness.Capabilities{Redelivery: true}}
 	for _, ev := range cfg.Events {
 		t.events[ev.Name] = ev
@@ -272,6 +289,11 @@ func (t *Target) WhyUnsupported(f faults.Fault) string {
 	switch x := f.(type) {
 	case *Fault:
 		if ok, why := support(t.broker, x); !ok {
+			return why
+		}
+		return ""
+	case BatchFault:
+		if ok, why := support(t.broker, x.Fault); !ok {
 			return why
 		}
 		return ""
@@ -461,6 +483,36 @@ func (t *Target) render(c harness.Call) (brokers.Event, error) {
 	return brokers.Event{ID: c.Key, Key: entity, Payload: []byte(payload), Headers: hdr}, nil
 }
 
+// number sets ev's HeaderEventSeq: the number it was given when first
+// published, or the next of its entity.
+func (t *Target) number(ev *brokers.Event, st *eventState) {
+	t.mu.Lock()
+	if st.seq == 0 {
+		t.seqs[ev.Entity()]++
+		st.seq = t.seqs[ev.Entity()]
+	}
+	ev.Headers[HeaderEventSeq] = strconv.FormatInt(st.seq, 10)
+	t.mu.Unlock()
+}
+
+// filler returns the n-th extra event of the same operation and entity as
+// ev, for the faults that need other events around ev (NameReorder,
+// NameBatchCrash): its id is ev's with a suffix, and its payload is
+// rendered with a marker that is no intent's (its effect belongs to no
+// intent), so that it never counts as one of ev's effects.
+func (t *Target) filler(c harness.Call, ev brokers.Event, n int) (brokers.Event, error) {
+	fc := c
+	fc.Key = fmt.Sprintf("%s.filler-%d", c.Key, n)
+	fc.Marker = fmt.Sprintf("filler-%d-of-%s", n, strings.TrimPrefix(c.Marker, "idem-"))
+	fev, err := t.render(fc)
+	if err != nil {
+		return brokers.Event{}, err
+	}
+	fev.Key = ev.Entity()
+	t.number(&fev, t.eventState(fev.ID))
+	return fev, nil
+}
+
 // down says why the consumer cannot take an event at all, or "".
 func (t *Target) down() string {
 	t.mu.Lock()
@@ -533,7 +585,13 @@ func (t *Target) call(ctx context.Context, c harness.Call, copies int) harness.R
 		return harness.Reply{Outcome: harness.Fail, Error: err.Error()}
 	}
 	mark, ledgerMark := t.lastSeq(), t.env.Ledger.LastSeq()
-	rf, _ := c.Fault.(*Fault)
+	var rf *Fault
+	switch x := c.Fault.(type) {
+	case *Fault:
+		rf = x
+	case BatchFault:
+		rf = x.Fault
+	}
 	wait := t.cfg.Timeout
 	if rf != nil {
 		extra, undo, err := t.arm(rf, ev, c.Marker)
@@ -545,6 +603,7 @@ func (t *Target) call(ctx context.Context, c harness.Call, copies int) harness.R
 	}
 	dead := t.deadCh()
 	st := t.eventState(ev.ID)
+	t.number(&ev, st)
 	t.mu.Lock()
 	pending, published := st.pending, st.published
 	ackMark := mark
@@ -562,7 +621,17 @@ func (t *Target) call(ctx context.Context, c harness.Call, copies int) harness.R
 	deliveries := 0
 	if !pending {
 		deliveries = copies
-		var err error
+		after, err := t.fillers(c, ev, rf)
+		if err != nil {
+			return harness.Reply{Outcome: harness.Fail, Error: err.Error()}
+		}
+		if rf != nil && rf.name == NameReorder {
+			// The later event goes first, and is processed first.
+			if err := t.publishBefore(ctx, dead, ev, after[0], wait); err != nil {
+				return harness.Reply{Outcome: harness.Info, Forwarded: true, Error: err.Error(), Broker: t.trace(ev.ID, mark)}
+			}
+			after = nil
+		}
 		if published {
 			_, err = t.broker.PublishAgain(ctx, ev, false)
 		} else {
@@ -570,6 +639,12 @@ func (t *Target) call(ctx context.Context, c harness.Call, copies int) harness.R
 		}
 		for i := 1; i < copies && err == nil; i++ {
 			_, err = t.broker.PublishAgain(ctx, ev, false)
+		}
+		for _, f := range after {
+			if err != nil {
+				break
+			}
+			_, err = t.broker.Publish(ctx, f)
 		}
 		if err != nil {
 			return harness.Reply{Outcome: harness.Fail, Error: "publishing: " + err.Error()}
@@ -620,6 +695,63 @@ func (t *Target) call(ctx context.Context, c harness.Call, copies int) harness.R
 	reply.Outcome = harness.Info
 	reply.Error = fmt.Sprintf("the consumer did not acknowledge event %s within %s (%v)", ev.ID, wait, err)
 	return reply
+}
+
+// publishBefore publishes later, the event of ev's entity numbered after
+// it, and waits (within wait) until the consumer has acknowledged it, so
+// that ev, published next, comes after a later event that was processed:
+// whatever the consumer's concurrency, it can tell ev from a duplicate
+// only by its id. The broker's log records ev as held meanwhile.
+func (t *Target) publishBefore(ctx context.Context, dead <-chan struct{}, ev, later brokers.Event, wait time.Duration) error {
+	mark := t.lastSeq()
+	t.log.Record(brokers.Observation{Kind: brokers.Held, EventID: ev.ID, Detail: "entity " + ev.Entity() + ", until " + later.ID + " (" + HeaderEventSeq + " " + later.Headers[HeaderEventSeq] + ") is acknowledged"})
+	if _, err := t.broker.Publish(ctx, later); err != nil {
+		return fmt.Errorf("publishing the later event %s: %w", later.ID, err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		for _, o := range t.log.Observations() {
+			if o.Seq > mark && o.EventID == later.ID && o.Kind == brokers.Acked {
+				return nil
+			}
+		}
+		select {
+		case <-dead:
+			return fmt.Errorf("the consumer was killed before it acknowledged the later event %s", later.ID)
+		case <-t.exited:
+			return fmt.Errorf("the consumer exited before it acknowledged the later event %s", later.ID)
+		case <-wctx.Done():
+			return fmt.Errorf("the consumer did not acknowledge the later event %s within %s: %s", later.ID, wait, t.trace(later.ID, mark))
+		case <-tick.C:
+		}
+	}
+}
+
+// fillers returns the events published right after ev for fault f: for
+// a reorder, the later event that the held one is published behind; for
+// a batch, the events published in one go with ev. Every filler is
+// numbered after ev, as a later event of its entity.
+func (t *Target) fillers(c harness.Call, ev brokers.Event, f *Fault) ([]brokers.Event, error) {
+	n := 0
+	switch {
+	case f == nil:
+	case f.name == NameReorder:
+		n = 1
+	case f.name == NameBatchCrash:
+		n = BatchFillers
+	}
+	var out []brokers.Event
+	for i := range n {
+		fev, err := t.filler(c, ev, i+1)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fev)
+	}
+	return out, nil
 }
 
 var (

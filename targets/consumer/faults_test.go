@@ -1,0 +1,100 @@
+package consumer_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
+	"github.com/idemcheck/idemcheck/targets/consumer"
+)
+
+// only is spec tried with the consumer fault named name and no other.
+func only(t *testing.T, spec harness.Spec, name string) harness.Spec {
+	t.Helper()
+	var f faults.Fault
+	for _, x := range consumer.Faults() {
+		if x.Name() == name {
+			f = x
+		}
+	}
+	require.NotNil(t, f, "no fault %s", name)
+	spec.Options = append(spec.Options, harness.WithFaults(f))
+	return spec
+}
+
+// findingsOf returns the checks with a finding under fault name.
+func findingsOf(tr record.TargetResult, name string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range tr.Findings {
+		if f.Fault == name && !seen[f.Check] {
+			seen[f.Check] = true
+			out = append(out, f.Check)
+		}
+	}
+	return out
+}
+
+// An event published after a later event of its entity: the consumer
+// that de-duplicates by event id charges both, the one that keeps a
+// high-water mark per entity acknowledges the late one without its
+// effect, and is caught losing it.
+func TestNATSReorder(t *testing.T) {
+	for profile, want := range map[string][]string{
+		"correct":         nil,
+		"high-water-mark": {"exactly-once"},
+	} {
+		t.Run(profile, func(t *testing.T) {
+			tr := verify(t, only(t, refSpec("nats", profile, 1), consumer.NameReorder))
+			require.Empty(t, tr.Error)
+			if want == nil {
+				require.Empty(t, checksFound(tr), describe(tr))
+				return
+			}
+			require.Subset(t, findingsOf(tr, consumer.NameReorder), want, describe(tr))
+		})
+	}
+}
+
+// The high-water-mark consumer is correct under every other fault: only
+// the reorder shows its flaw.
+func TestNATSHighWaterMarkOtherwiseCorrect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every fault")
+	}
+	spec := refSpec("nats", "high-water-mark", 1)
+	var fs []faults.Fault
+	for _, f := range consumer.Faults() {
+		if f.Name() != consumer.NameReorder {
+			fs = append(fs, f)
+		}
+	}
+	spec.Options = append(spec.Options, harness.WithFaults(fs...))
+	tr := verify(t, spec)
+	require.Empty(t, tr.Error)
+	require.Empty(t, checksFound(tr), describe(tr))
+}
+
+// A batch of events of one operation, the consumer killed right after
+// the effect of the first and restarted, the batch delivered again: the
+// correct consumer does not charge again, the ones without durable
+// de-duplication do, and are caught under the fault.
+func TestBatchCrash(t *testing.T) {
+	cases := []struct{ broker, profile string }{
+		{"nats", "correct"}, {"nats", "none"}, {"kafka", "correct"}, {"kafka", "memory"},
+	}
+	for _, c := range cases {
+		t.Run(c.broker+"/"+c.profile, func(t *testing.T) {
+			tr := verify(t, only(t, refSpec(c.broker, c.profile, 1), consumer.NameBatchCrash))
+			require.Empty(t, tr.Error)
+			if c.profile == "correct" {
+				require.Empty(t, checksFound(tr), describe(tr))
+				return
+			}
+			require.Contains(t, findingsOf(tr, consumer.NameBatchCrash), "consumer.redelivery", describe(tr))
+		})
+	}
+}
