@@ -21,7 +21,8 @@ import (
 // those of regexp.Regexp that idemcheck's packages use.
 type Regexp struct {
 	expr string
-	re   func() *regexp.Regexp
+	once sync.Once
+	rx   *regexp.Regexp
 }
 
 var (
@@ -32,7 +33,7 @@ var (
 // New returns expr, to be compiled (with regexp.MustCompile) when it is
 // first used. It is meant for package-level variables.
 func New(expr string) *Regexp {
-	r := &Regexp{expr: expr, re: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })}
+	r := &Regexp{expr: expr}
 	mu.Lock()
 	all = append(all, r)
 	mu.Unlock()
@@ -52,6 +53,12 @@ func Check() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// re returns the compiled expression, compiling it on the first call.
+func (r *Regexp) re() *regexp.Regexp {
+	r.once.Do(func() { r.rx = regexp.MustCompile(r.expr) })
+	return r.rx
 }
 
 // String returns the source text of the expression, without compiling it.

@@ -54,3 +54,19 @@ func TestCheckReportsAnExpressionThatDoesNotCompile(t *testing.T) {
 	}()
 	bad.MatchString("x")
 }
+
+// TestFirstUsesAtOnce uses one expression from many goroutines at once,
+// for the race detector: the first use compiles it exactly once.
+func TestFirstUsesAtOnce(t *testing.T) {
+	made(t)
+	r := New(`^x+$`)
+	done := make(chan bool)
+	for range 8 {
+		go func() { done <- r.MatchString("xxx") }()
+	}
+	for range 8 {
+		if !<-done {
+			t.Error("MatchString(\"xxx\") = false")
+		}
+	}
+}
