@@ -101,8 +101,8 @@ func evalConcurrentDuplicates(r *record.Record) ([]record.Finding, bool) {
 		if len(t.dup) > 0 {
 			worst := r.EffectsOf(t.dup[0])
 			cause := duplicateCause(r, t.dup[0])
-			if cause == "" {
-				cause = causeAtomic // copies released together: at once
+			if cause == "" || cause == causeAtomic {
+				cause = atomicOr(r, op) // copies released together: at once
 			}
 			fs = append(fs, record.Finding{
 				Check: CheckConcurrentDuplicates, Severity: record.Critical, Operation: op,

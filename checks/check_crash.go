@@ -16,7 +16,7 @@ var crashRecovery = Invariant{
 	Optional: true,
 	Faults:   []faults.Class{faults.ClassCrash},
 	Probes:   faultProbes,
-	Skip:     faultSkip,
+	Skip:     faultSkipFor(CheckCrashRecovery, faults.ClassCrash),
 	Eval:     evalCrashRecovery,
 }
 
@@ -27,7 +27,7 @@ var downstreamPropagation = Invariant{
 	Optional: true,
 	Faults:   []faults.Class{faults.ClassDownstreamAmbiguous},
 	Probes:   faultProbes,
-	Skip:     faultSkip,
+	Skip:     faultSkipFor(CheckDownstream, faults.ClassDownstreamAmbiguous),
 	Eval:     evalDownstream,
 }
 
@@ -52,6 +52,9 @@ func evalCrashRecovery(r *record.Record) ([]record.Finding, bool) {
 			}
 		}
 		effs := r.EffectsOf(in)
+		if d := downstreamCause(effs); d != "" && fault != RestartCause {
+			why = ": " + d // the fakes' keys say which of the two
+		}
 		switch {
 		case repeated(effs) > 1:
 			fs = append(fs, record.Finding{
@@ -109,6 +112,9 @@ func evalDownstream(r *record.Record) ([]record.Finding, bool) {
 // keyDiagnosis says, from the keys the fakes saw, why the downstream
 // recorded the same intent twice.
 func keyDiagnosis(effs []fakes.Effect) string {
+	if c := downstreamCause(effs); c != "" {
+		return c // names the call that repeated and the one that did not
+	}
 	// Only the effects of the kind that was duplicated: a charge made
 	// twice is not explained by the key its single email was sent with.
 	kinds := map[[2]string]int{}

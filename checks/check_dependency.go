@@ -15,7 +15,7 @@ var dependencyRecovery = Invariant{
 	Optional: true,
 	Faults:   []faults.Class{faults.ClassDependency},
 	Probes:   faultProbes,
-	Skip:     faultSkip,
+	Skip:     faultSkipFor(CheckDependencyRecovery, faults.ClassDependency),
 	Eval:     evalDependencyRecovery,
 }
 

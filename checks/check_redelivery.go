@@ -16,7 +16,7 @@ var consumerRedelivery = Invariant{
 	Faults:   []faults.Class{faults.ClassRedelivery},
 	Probes:   faultProbes,
 	Applies:  func(c record.Capabilities) bool { return c.Redelivery },
-	Skip:     faultSkip,
+	Skip:     faultSkipFor(CheckConsumerRedelivery, faults.ClassRedelivery),
 	Eval:     evalConsumerRedelivery,
 }
 

@@ -21,7 +21,7 @@ var retryAfterFault = Invariant{
 	Level:    2,
 	Faults:   []faults.Class{faults.ClassClient, faults.ClassProxy, faults.ClassDownstream},
 	Probes:   faultProbes,
-	Skip:     faultSkip,
+	Skip:     faultSkipFor(CheckRetryAfterFault, faults.ClassClient, faults.ClassProxy, faults.ClassDownstream),
 	Eval:     evalRetryAfterFault,
 }
 
@@ -40,8 +40,8 @@ func evalRetrySequential(r *record.Record) ([]record.Finding, bool) {
 		if repeated(effs) > 1 {
 			fs = append(fs, record.Finding{
 				Check: CheckRetrySequential, Severity: record.Critical, Operation: in.Operation,
-				Message: fmt.Sprintf("%s: the same key sent %d times caused %s (%s): the key is not honoured",
-					in.Operation, len(in.Attempts), plural(len(effs), "effect", "effects"), effectIDs(effs)) + causeSuffix(r, in),
+				Message: notHonoured(r, in, fmt.Sprintf("%s: the same key sent %d times caused %s (%s): the key is not honoured",
+					in.Operation, len(in.Attempts), plural(len(effs), "effect", "effects"), effectIDs(effs))),
 				Evidence: evidence(r, in),
 			})
 			continue
@@ -92,6 +92,17 @@ func evalRetryAfterFault(r *record.Record) ([]record.Finding, bool) {
 		}
 	}
 	return fs, applicable
+}
+
+// notHonoured ends msg, which says the key is not honoured, with why
+// in's attempts duplicated: in place of that guess when the fakes' keys
+// show a downstream call without a key repeated (the key was honoured
+// where it was passed on), after it otherwise.
+func notHonoured(r *record.Record, in *record.Intent, msg string) string {
+	if c := downstreamCause(r.EffectsOf(in)); c != "" {
+		return withCause(msg, ": the key is not honoured", c)
+	}
+	return msg + causeSuffix(r, in)
 }
 
 // keyTakenByAnother says whether another payload sent with in's key (a

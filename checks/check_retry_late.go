@@ -160,7 +160,11 @@ func lateFinding(r *record.Record, op string, forgot, kept []lateRetry) record.F
 	msg := fmt.Sprintf("%s: the retry with the same key after %s%s caused %s (%s): the key store forgot the key",
 		op, plural(first.others, "other key", "other keys"), when,
 		plural(len(effs), "effect", "effects"), effectIDs(effs))
+	down := downstreamCause(effs)
 	switch cause := duplicateCause(r, first.in); {
+	case down != "":
+		// The fakes' keys say which call repeated: not the key store.
+		msg = withCause(msg, ": the key store forgot the key", down)
 	case cause != "" && cause != causeAtomic:
 		// Who served the attempts says why, not how many keys it keeps.
 		msg = withCause(msg, ": the key store forgot the key", cause)
@@ -173,8 +177,10 @@ func lateFinding(r *record.Record, op string, forgot, kept []lateRetry) record.F
 	case first.others <= lateDistances[0] && first.in.Waited > 0:
 		msg += fmt.Sprintf(" even after a single other key: it keeps keys for less than %s, or none at all", first.in.Waited)
 	}
-	msg += fmt.Sprintf(" (%d of %d late retries charged again). Keep every key for as long as clients may retry (a day is usual), in a store that neither evicts nor expires it sooner",
-		len(forgot), len(forgot)+len(kept))
+	msg += fmt.Sprintf(" (%d of %d late retries %s)", len(forgot), len(forgot)+len(kept), againPhrase(effs))
+	if down == "" {
+		msg += ". Keep every key for as long as clients may retry (a day is usual), in a store that neither evicts nor expires it sooner"
+	}
 	ins := make([]*record.Intent, 0, len(forgot))
 	for _, f := range forgot {
 		ins = append(ins, f.in)

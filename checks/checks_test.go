@@ -351,14 +351,20 @@ func retryAfterFaultCases() []checkCase {
 			notes: map[string]string{checks.CheckRetryAfterFault: "no fault of its class was tried"},
 		},
 		{
-			why: "the skip note names the faults the adapter could not inject",
+			why: "the skip note names the faults of its classes the adapter could not inject, those with one reason together, and no other check's",
 			rec: func() *record.Record {
 				r := sequentialOK()
-				r.Unsupported = []string{faults.NameCrashAfterEffect}
+				r.Faults = []string{faults.NameClientDisconnect, faults.NameReset, faults.NameCrashAfterEffect}
+				r.Unsupported = []string{faults.NameClientDisconnect, faults.NameReset, faults.NameCrashAfterEffect}
+				r.UnsupportedWhy = map[string]string{faults.NameClientDisconnect: "no fake", faults.NameReset: "no fake", faults.NameCrashAfterEffect: "not started"}
 				return r
 			}(),
-			skip:  []string{checks.CheckRetryAfterFault},
-			notes: map[string]string{checks.CheckRetryAfterFault: "these faults could not be injected into this target: crash-after-effect"},
+			skip: []string{checks.CheckRetryAfterFault, checks.CheckCrashRecovery, checks.CheckDependencyRecovery},
+			notes: map[string]string{
+				checks.CheckRetryAfterFault:    "these faults could not be injected into this target: client-disconnect, reset (no fake)",
+				checks.CheckCrashRecovery:      "these faults could not be injected into this target: crash-after-effect (not started)",
+				checks.CheckDependencyRecovery: "no dependency fault was tried: the target declares no dependency (dependencies:), or the run's faults leave them out",
+			},
 		},
 		{
 			why: "regression p: a crash-class duplicate is crash.recovery's critical, retry.after-fault does not judge it",
@@ -535,7 +541,7 @@ func downstreamCases() []checkCase {
 				return b.done()
 			}(),
 			fail: map[string][]record.Severity{checks.CheckDownstream: {critical}},
-			msgs: map[string][]string{checks.CheckDownstream: {"the downstream was given no idempotency key"}},
+			msgs: map[string][]string{checks.CheckDownstream: {"the payments charge was made 2 times: the payments charge request was given no idempotency key"}},
 			skip: []string{checks.CheckRetryAfterFault, checks.CheckCrashRecovery},
 		},
 		{

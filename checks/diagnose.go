@@ -2,9 +2,11 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -13,7 +15,25 @@ import (
 // record.Attempt.Incarnation) and when.
 const (
 	causeAtomic = "the key is checked and claimed in two steps; claim it atomically"
+	// causeIgnored replaces causeAtomic when retries one at a time acted
+	// again too: no race is needed to duplicate.
+	causeIgnored = "a retry one at a time acted again too: the key is not honoured at all, with or without a race"
 )
+
+// atomicOr is causeAtomic, or causeIgnored when a sequential retry of
+// op (retry.sequential's) acted again as well.
+func atomicOr(r *record.Record, op string) string {
+	for i := range r.Intents {
+		in := &r.Intents[i]
+		if in.Operation != op || !in.Mutating || in.Role == record.RoleBurst || owner(in) != CheckRetrySequential || len(in.Attempts) < 2 {
+			continue
+		}
+		if !slices.ContainsFunc(in.Attempts, func(a record.Attempt) bool { return a.Burst }) && repeated(r.EffectsOf(in)) > 1 {
+			return causeIgnored
+		}
+	}
+	return causeAtomic
+}
 
 // duplicateCause explains why the attempts at in, which share its key,
 // caused more than one effect, from the evidence of who served them:
@@ -23,6 +43,9 @@ const (
 // and session, at once → the claim is not atomic. "" when the evidence
 // says none of these.
 func duplicateCause(r *record.Record, in *record.Intent) string {
+	if c := downstreamCause(r.EffectsOf(in)); c != "" {
+		return c
+	}
 	causers := effectAttempts(r, in)
 	if len(causers) < 2 {
 		return ""
@@ -49,9 +72,125 @@ func duplicateCause(r *record.Record, in *record.Intent) string {
 		return fmt.Sprintf("the target restarted between the attempts (incarnations %s), and the key store did not survive the restart; keep keys in durable storage", strings.Join(gens, " and "))
 	}
 	if concurrent {
-		return causeAtomic
+		return atomicOr(r, in.Operation)
 	}
 	return ""
+}
+
+// effectKind is one kind of effect of one fake or observer.
+type effectKind struct{ fake, kind string }
+
+// downstreamCause explains a duplicate among effs by the keys the fakes
+// received, when they show it: an effect made once under the key the
+// target passed on (that downstream de-duplicated the retries) while
+// another was repeated without a key, or with a new key each time. The
+// target's own key store did not stop the retries either, but what
+// repeated is the un-keyed call, and a key passed to it stops it. ""
+// when no effect that repeated is explained that way, or when nothing
+// was made once under a key (then the effects do not tell the target's
+// store from the downstream call).
+func downstreamCause(effs []fakes.Effect) string {
+	var order []effectKind
+	byKind := map[effectKind][]fakes.Effect{}
+	for _, e := range effs {
+		k := effectKind{e.Fake, e.Kind}
+		if _, ok := byKind[k]; !ok {
+			order = append(order, k)
+		}
+		byKind[k] = append(byKind[k], e)
+	}
+	var once, again []string
+	for _, k := range order {
+		es := byKind[k]
+		if len(es) == 1 {
+			if es[0].Key != "" {
+				once = append(once, "the "+k.fake+" "+k.kind+" was "+madeVerb(k)+" once")
+			}
+			continue
+		}
+		keys := map[string]bool{}
+		for _, e := range es {
+			keys[e.Key] = true
+		}
+		what := fmt.Sprintf("the %s %s was %s %d times", k.fake, k.kind, madeVerb(k), len(es))
+		switch {
+		case keys[""]:
+			again = append(again, what+": the "+k.fake+" "+callNoun(k)+" was given no idempotency key")
+		case len(keys) > 1:
+			again = append(again, what+": the "+k.fake+" "+callNoun(k)+" was given a new idempotency key on each try")
+		default:
+			return "" // the same key each time: the downstream did not de-duplicate it
+		}
+	}
+	if len(once) == 0 || len(again) == 0 {
+		return ""
+	}
+	return strings.Join(once, " and ") + " but " + strings.Join(again, ", and ") +
+		"; pass it a key derived from the request's key"
+}
+
+// madeVerb says how an effect of kind k comes about: a charge is made, a
+// message sent, a delivery delivered; any other is recorded.
+func madeVerb(k effectKind) string {
+	switch k.kind {
+	case "charge", "refund", "payment":
+		return "made"
+	case "message", "email":
+		return "sent"
+	case "delivery":
+		return "delivered"
+	}
+	return "recorded"
+}
+
+// callNoun names the downstream call that causes an effect of kind k.
+func callNoun(k effectKind) string {
+	switch madeVerb(k) {
+	case "sent":
+		return "send"
+	case "made":
+		return k.kind + " request"
+	case "delivered":
+		return "delivery"
+	}
+	return "call"
+}
+
+// againPhrase says what a retry that caused effs once more did: "charged
+// again" for a payments charge, else the kind of effect that repeated,
+// e.g. "sent an email message again".
+func againPhrase(effs []fakes.Effect) string {
+	counts := map[effectKind]int{}
+	var order []effectKind
+	for _, e := range effs {
+		k := effectKind{e.Fake, e.Kind}
+		if counts[k] == 0 {
+			order = append(order, k)
+		}
+		counts[k]++
+	}
+	var parts []string
+	for _, k := range order {
+		if counts[k] < 2 {
+			continue
+		}
+		if k.kind == "charge" {
+			return "charged again"
+		}
+		parts = append(parts, madeVerb(k)+" "+article(k.fake)+" "+k.fake+" "+k.kind+" again")
+	}
+	if len(parts) == 0 {
+		return "caused an effect again"
+	}
+	return strings.Join(parts, " and ")
+}
+
+// article is "an" before a vowel, else "a".
+func article(w string) string {
+	if w != "" && strings.ContainsRune("aeiouAEIOU", rune(w[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 // effectAttempts are the attempts at in during which one of its effects

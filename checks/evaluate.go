@@ -2,8 +2,10 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -61,20 +63,70 @@ func evaluate(checks []Invariant, rec *record.Record) ([]record.CheckResult, []r
 	return examine(rec, results, findings)
 }
 
-// faultSkip is the skip note of a check that judges intents retried after
-// faults of its classes.
-func faultSkip(rec *record.Record) string {
-	if len(rec.Unsupported) > 0 {
-		parts := make([]string, len(rec.Unsupported))
-		for i, f := range rec.Unsupported {
-			parts[i] = f
-			if why := rec.UnsupportedWhy[f]; why != "" {
-				parts[i] += " (" + why + ")"
+// faultSkipFor is the skip note of check id, which judges intents
+// retried after faults of classes: the faults of those classes that
+// could not be injected, those with one reason named together before it;
+// else, for dependency faults, that none was tried, which a target that
+// declares no dependency (dependencies:) is not; else that none of its
+// class was.
+func faultSkipFor(id string, classes ...faults.Class) func(*record.Record) string {
+	return func(rec *record.Record) string {
+		var reasons []string
+		byReason := map[string][]string{}
+		for _, f := range rec.Unsupported {
+			if !faultOf(rec, f, id, classes) {
+				continue
 			}
+			why := rec.UnsupportedWhy[f]
+			if _, ok := byReason[why]; !ok {
+				reasons = append(reasons, why)
+			}
+			byReason[why] = append(byReason[why], f)
 		}
-		return "these faults could not be injected into this target: " + strings.Join(parts, "; ")
+		if len(reasons) > 0 {
+			parts := make([]string, len(reasons))
+			for i, why := range reasons {
+				parts[i] = strings.Join(byReason[why], ", ")
+				if why != "" {
+					parts[i] += " (" + why + ")"
+				}
+			}
+			return unsupportedPrefix + strings.Join(parts, "; ")
+		}
+		if slices.Contains(classes, faults.ClassDependency) && !triedClass(rec, faults.ClassDependency) {
+			return "no dependency fault was tried: the target declares no dependency (dependencies:), or the run's faults leave them out"
+		}
+		return "no fault of its class was tried"
 	}
-	return "no fault of its class was tried"
+}
+
+// unsupportedPrefix starts the skip note of a check none of whose faults
+// could be injected.
+const unsupportedPrefix = "these faults could not be injected into this target: "
+
+// faultOf reports whether the fault named f is one check id judges (of
+// classes): as the engine recorded when it could not inject it, else by
+// the built-in fault of that name; a fault neither names is counted in.
+func faultOf(rec *record.Record, f, id string, classes []faults.Class) bool {
+	for _, u := range rec.Unexamined {
+		if u.Fault == f {
+			return u.Check == id
+		}
+	}
+	if x, err := faults.Builtin().New(f, nil); err == nil {
+		return slices.Contains(classes, faults.ClassOf(x))
+	}
+	return true
+}
+
+// triedClass reports whether the run's faults include one of class c.
+func triedClass(rec *record.Record, c faults.Class) bool {
+	for _, f := range rec.Faults {
+		if x, err := faults.Builtin().New(f, nil); err != nil || faults.ClassOf(x) == c {
+			return true // one it cannot tell may be of c
+		}
+	}
+	return false
 }
 
 // Novel returns the findings of fs that show something known does

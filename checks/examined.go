@@ -50,7 +50,7 @@ func examine(rec *record.Record, results []record.CheckResult, findings []record
 		case record.StatusSkip:
 			continue // not applicable, or disabled
 		}
-		results[i] = record.CheckResult{ID: c.ID, Status: record.StatusSkip, Note: unfiredNote(ins)}
+		results[i] = record.CheckResult{ID: c.ID, Status: record.StatusSkip, Note: unfiredNote(rec, c.ID, ins)}
 	}
 	return results, kept
 }
@@ -98,8 +98,10 @@ func countCheck(fs []record.Finding, id string) int {
 	return n
 }
 
-// unfiredNote says which faults were armed for ins and never acted.
-func unfiredNote(ins []*record.Intent) string {
+// unfiredNote says which faults were armed for ins and never acted, and
+// why, as rec.Unexamined says for check id (UnfiredReason when it says
+// nothing more).
+func unfiredNote(rec *record.Record, id string, ins []*record.Intent) string {
 	var what []string
 	for _, in := range ins {
 		for _, a := range in.Attempts {
@@ -110,6 +112,26 @@ func unfiredNote(ins []*record.Intent) string {
 			}
 		}
 	}
-	return fmt.Sprintf(notExaminedNote+": %s armed for %s never acted (%s): the target made no call or effect it acts on while the attempt ran, so what it was to show was not shown",
-		plural(len(what), "fault", "faults"), plural(len(ins), "intent", "intents"), strings.Join(what, "; "))
+	why := []string{"the target made no call or effect it acts on while the attempt ran"}
+	for _, u := range rec.Unexamined {
+		if u.Cause == record.CauseUnfired && u.Check == id && u.Reason != UnfiredReason && !slices.Contains(why, u.Reason) {
+			why = append(why, u.Reason)
+		}
+	}
+	if len(why) > 1 && !unfiredGeneric(rec, id) {
+		why = why[1:]
+	}
+	return fmt.Sprintf(notExaminedNote+": %s armed for %s never acted (%s): %s, so what it was to show was not shown",
+		plural(len(what), "fault", "faults"), plural(len(ins), "intent", "intents"), strings.Join(what, "; "), strings.Join(why, "; "))
+}
+
+// unfiredGeneric says whether a fault that never acted for check id is
+// listed in rec.Unexamined with no more reason than UnfiredReason.
+func unfiredGeneric(rec *record.Record, id string) bool {
+	for _, u := range rec.Unexamined {
+		if u.Cause == record.CauseUnfired && u.Check == id && u.Reason == UnfiredReason {
+			return true
+		}
+	}
+	return false
 }

@@ -59,3 +59,42 @@ func TestUnfiredFaultIsNotExamined(t *testing.T) {
 	checks.Score(&tr)
 	assert.Less(t, tr.Score.Level, 2, tr.Score.Reason)
 }
+
+// TestUnfiredNoteGivesTheReason: a dependency fault that never acted
+// because the proxy never found the intent's statements leaves
+// dependency.recovery not examined, and its note gives the reason the
+// run listed for it (what to change), not the one of a fake that saw no
+// call; a fault listed with no more reason keeps that one.
+func TestUnfiredNoteGivesTheReason(t *testing.T) {
+	const why = "the proxy never saw this intent's marker in a statement: store the marker with the rows, or set attribute: in-flight on the dependency"
+	build := func(reason string) *record.Record {
+		b := newRec()
+		i := b.intent(plain, opCharge)
+		a := under(faults.NameDepError, ok(201, "created", "ord_1"))
+		a.FaultClass = string(faults.ClassDependency)
+		a.NotFired = true
+		b.try(i, a, mine())
+		rec := b.done()
+		rec.Unexamined = append(rec.Unexamined, record.Unexamined{Check: checks.CheckDependencyRecovery, Operation: opCharge,
+			Fault: faults.NameDepError, Cause: record.CauseUnfired, Reason: reason})
+		return rec
+	}
+	note := func(rec *record.Record) string {
+		cs, _ := checks.Evaluate(rec)
+		for _, c := range cs {
+			if c.ID == checks.CheckDependencyRecovery {
+				assert.Equal(t, record.StatusSkip, c.Status, c.Note)
+				return c.Note
+			}
+		}
+		t.Fatal("no verdict for dependency.recovery")
+		return ""
+	}
+	n := note(build(why))
+	assert.Contains(t, n, "not examined")
+	assert.Contains(t, n, why)
+	assert.NotContains(t, n, "the target made no call or effect")
+	n = note(build(checks.UnfiredReason))
+	assert.Contains(t, n, "the target made no call or effect")
+	assert.NotContains(t, n, why)
+}

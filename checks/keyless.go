@@ -31,7 +31,7 @@ var keyWording = []struct {
 	{lazyregexp.New(`the retry with the same key`), "the same call again"},
 	{lazyregexp.New(`(\d+) same-key requests`), "$1 identical calls"},
 	{lazyregexp.New(`with the same key`), "with the same arguments"},
-	{lazyregexp.New(`: the key is not honoured|: the key store forgot the key|: the key is checked and claimed in two steps; claim it atomically|: the key store did not survive the crash, or the key was not passed downstream`), ""},
+	{lazyregexp.New(`: the key is not honoured|: the key store forgot the key|: the key is checked and claimed in two steps; claim it atomically|: a retry one at a time acted again too: the key is not honoured at all, with or without a race|: the key store did not survive the crash, or the key was not passed downstream`), ""},
 	{lazyregexp.New(`\. Keep every key for as long as clients may retry.*$`), ""},
 }
 

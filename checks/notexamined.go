@@ -54,11 +54,11 @@ func NotExamined(rec *record.Record, results []record.CheckResult) []record.Unex
 			u.Cause, u.Reason = record.CauseDisabled, "disabled in this run"
 		case unable[r.ID] != nil && unable[r.ID](caps) != "":
 			u.Cause, u.Reason = record.CauseUnsupported, unable[r.ID](caps)
-		case len(c.Faults) > 0 && len(rec.Unsupported) > 0:
+		case len(c.Faults) > 0 && strings.HasPrefix(r.Note, unsupportedPrefix):
 			// A record made before the engine named the checks of the
 			// faults it could not inject: the note lists them.
 			u.Cause = record.CauseUnsupported
-			u.Reason = strings.TrimPrefix(r.Note, "these faults could not be injected into this target: ")
+			u.Reason = strings.TrimPrefix(r.Note, unsupportedPrefix)
 		}
 		if u.Reason == "" {
 			u.Reason = "nothing in the run concerns it"

@@ -101,14 +101,18 @@ func (b *recBuilder) intent(role record.Role, op string, related ...int) int {
 func (b *recBuilder) lastSeq() int64 { return int64(len(b.rec.Ledger)) }
 
 // record appends effects to the ledger; an effect whose Markers are nil is
-// attributed to marker.
+// attributed to marker, one whose Fake is empty is a payments charge.
 func (b *recBuilder) record(marker string, effs ...fakes.Effect) {
 	for _, e := range effs {
 		e.Seq = b.lastSeq() + 1
 		if e.Markers == nil {
 			e.Markers = []string{marker}
 		}
-		e.Fake, e.Kind, e.ID = paymentsFake, "charge", fmt.Sprintf("ch_%06d", e.Seq)
+		if e.Fake == "" {
+			e.Fake, e.Kind, e.ID = paymentsFake, "charge", fmt.Sprintf("ch_%06d", e.Seq)
+		} else {
+			e.ID = fmt.Sprintf("%s_%06d", e.Kind, e.Seq)
+		}
 		b.rec.Ledger = append(b.rec.Ledger, e)
 	}
 }
@@ -156,6 +160,10 @@ func mine() fakes.Effect { return fakes.Effect{} }
 
 // keyed is mine, with the idempotency key the target passed downstream.
 func keyed(k string) fakes.Effect { return fakes.Effect{Key: k} }
+
+// emailed is an email message sent for the intent it is recorded for,
+// with the key the target passed to the email fake ("" for none).
+func emailed(k string) fakes.Effect { return fakes.Effect{Fake: "email", Kind: "message", Key: k} }
 
 // markedBy is an effect that carries marker m.
 func markedBy(m string) fakes.Effect { return fakes.Effect{Markers: []string{m}} }

@@ -64,6 +64,55 @@ func TestDependenciesParse(t *testing.T) {
 	}
 }
 
+// TestDependencyAttributionDefault: a target whose requests carry no
+// marker, its effects counted by delta, has its dependency's statements
+// attributed to the intent in flight unless it says marker; a target
+// whose requests carry a marker keeps marker attribution.
+func TestDependencyAttributionDefault(t *testing.T) {
+	markerless := func(attr string) string {
+		return `version: 1
+targets:
+  - name: ledger
+    kind: http
+    url: "http://127.0.0.1:{{port}}"
+    start:
+      command: ["./ledger", "--listen", "127.0.0.1:{{port}}"]
+      env: {DATABASE_URL: "{{deps.db.url}}"}
+    dependencies:
+      db: {protocol: postgres` + attr + `}
+    observe:
+      - count:
+          sql: {dsn: "{{deps.db.direct_url}}", query: "SELECT id FROM transfers"}
+          rows: true
+    operations:
+      - name: transfer
+        mutating: true
+        method: POST
+        path: /transfers
+        body: '{"amount": {{input.amount}}}'
+        inputs: {amount: {int: [1, 9]}}
+`
+	}
+	for _, tc := range []struct {
+		why      string
+		yaml     string
+		inFlight bool
+	}{
+		{"no marker, counted by delta: in-flight by default", markerless(""), true},
+		{"no marker, marker asked for", markerless(", attribute: marker"), false},
+		{"a marker in the requests: marker by default", withDeps("    dependencies:\n      db: {protocol: postgres}\n", `{DATABASE_URL: "{{deps.db.url}}"}`), false},
+	} {
+		t.Run(tc.why, func(t *testing.T) {
+			f, err := config.Parse("idemcheck.yaml", []byte(tc.yaml))
+			require.NoError(t, err)
+			specs, _, err := f.Specs()
+			require.NoError(t, err)
+			require.Len(t, specs[0].Dependencies, 1)
+			assert.Equal(t, tc.inFlight, specs[0].Dependencies[0].InFlight)
+		})
+	}
+}
+
 // TestDependencyErrors: each mistake is refused at load time with its
 // line, column and field.
 func TestDependencyErrors(t *testing.T) {

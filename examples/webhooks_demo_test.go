@@ -101,6 +101,18 @@ func TestWebhookTargets(t *testing.T) {
 					found = found || strings.Contains(f.Message, " at email") && strings.Contains(f.Message, "message msg_")
 				}
 				assert.True(t, found, "a finding names the duplicate email, under a fault at the email")
+				// The charge went with a key and was made once: each
+				// duplicate is the email's, and its finding says so
+				// rather than blaming the target's key store.
+				for _, f := range tr.Findings {
+					if f.Severity != "critical" {
+						continue
+					}
+					assert.Contains(t, f.Message, "the email send was given no idempotency key", "%s: %s", f.Check, f.Message)
+					for _, wrong := range []string{"claim it atomically", "key store", "not honoured", "charged again"} {
+						assert.NotContains(t, f.Message, wrong, "%s: %s", f.Check, f.Message)
+					}
+				}
 			}
 			if d.Spec.Name == "correct-email" {
 				both := 0

@@ -49,7 +49,7 @@ func initConsumer(name, broker, topic, out string, command []string, stdout, std
 	p("    broker: {kind: %s, topic: %s}", broker, topic)
 	p("    start:")
 	if len(command) > 0 {
-		p("      command: %s   # add the flags that point it at the broker, as below", quotedFlow(command))
+		p("      command: %s   # TODO: or pass it the values below as flags", quotedFlow(command))
 	} else {
 		p("      command: null   # TODO: your consumer's program and arguments")
 	}
@@ -58,6 +58,10 @@ func initConsumer(name, broker, topic, out string, command []string, stdout, std
 	p(`        BROKER_URL: "{{broker.url}}"`)
 	p(`        BROKER_TOPIC: "{{broker.topic}}"`)
 	p(`        BROKER_GROUP: "{{broker.group}}"`)
+	if broker == "nats" {
+		p(`        BROKER_STREAM: "{{broker.stream}}"   # the JetStream stream holding the topic`)
+	}
+	p(`        BROKER_ACK_WAIT: "{{broker.ack_wait}}"   # redeliveries come after it`)
 	p(`        PAYMENTS_URL: "{{fakes.payments.url}}"`)
 	p("      # ready_output: consuming   # a line it prints once subscribed, if any")
 	p("    events:")
@@ -65,6 +69,7 @@ func initConsumer(name, broker, topic, out string, command []string, stdout, std
 	p("        # the event id (Event-Id header) is the key: de-duplicate by it, and pass")
 	p("        # it downstream as the idempotency key")
 	p("        payload: null   # TODO: the message body, with {{marker}} where the consumer passes it downstream (a charge's description)")
+	p("        # inputs: {amount: {int: [100, 9999]}}   # values for {{input.NAME}} in the payload")
 	if err := writeStarter(out, b.String(), stdout); err != nil || out == "" {
 		return err
 	}

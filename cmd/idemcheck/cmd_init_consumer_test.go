@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +30,9 @@ func TestInitConsumer(t *testing.T) {
 
 	code, _, stderr = runCLI(t, ctx, "run", "-c", out)
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, stderr, "idemcheck.yaml:25:18: targets[0].events[0].payload")
+	line := strings.Count(doc[:strings.Index(doc, "payload: null")], "\n") + 1
+	assert.Contains(t, stderr, fmt.Sprintf("idemcheck.yaml:%d:18: targets[0].events[0].payload", line))
+	assert.Contains(t, doc, "{{broker.ack_wait}}")
 
 	filled := strings.Replace(doc, "payload: null", `payload: '{"amount":100,"description":"order {{marker}}"}'`, 1)
 	filled = strings.Replace(filled, "name: TODO", "name: charge", 1)

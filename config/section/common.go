@@ -30,10 +30,11 @@ type Common struct {
 	// target that validates its keys), or a template such as
 	// "order-{{hex 16}}" (see package keys).
 	KeyFormat string `yaml:"key_format,omitempty"`
-	// Timeout bounds each attempt. Zero or absent means DefaultTimeout.
+	// Timeout bounds each attempt; zero or absent means 10s
+	// (DefaultTimeout).
 	Timeout Duration `yaml:"timeout,omitempty"`
-	// Identity is where a reply names the result, to compare replays.
-	// Default: the JSON field DefaultIdentityJSON.
+	// Identity is where a reply names the result, to compare replays
+	// (the JSON field data.id when absent: DefaultIdentityJSON).
 	Identity Locator `yaml:"identity,omitempty"`
 	// FreshTrials starts the target (and its fakes) afresh for every
 	// generated trial. By default the trials share one running target,
@@ -128,5 +129,5 @@ func (t *Common) Finish(b *Builder, spec *harness.Spec) {
 		spec.Options = append(spec.Options, harness.WithTrialWorkers(t.TrialWorkers))
 	}
 	spec.Observers = append(spec.Observers, starters(b, t.Observe)...)
-	spec.Dependencies = append(spec.Dependencies, dependencies(b, t.Dependencies)...)
+	spec.Dependencies = append(spec.Dependencies, dependencies(b, t.Dependencies, ByDelta(t.Observe))...)
 }

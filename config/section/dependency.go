@@ -32,10 +32,15 @@ type Dependency struct {
 	// it after the run. Never printed.
 	URL string `yaml:"url,omitempty"`
 	// Attribute says how the proxy tells which intent a statement is
-	// for: "marker" (the default: statements that carry the intent's
-	// marker, and their transaction) or "in-flight" (also every other
-	// statement while one attempt runs alone, for a target that stores
-	// no marker).
+	// for: "marker" (statements that carry the intent's marker, and
+	// their transaction: the target stores the request's marker with
+	// its rows) or "in-flight" (also every other statement while one
+	// attempt runs alone, for a target that stores no marker). The
+	// default is in-flight when the target declares a count observer
+	// (it attributes effects by delta, one intent at a time, and its
+	// requests may carry no {{marker}}), marker otherwise. A dependency
+	// fault that never acted because the proxy never saw the intent's
+	// marker leaves its check not examined, with that reason.
 	Attribute string `yaml:"attribute,omitempty"`
 }
 
@@ -49,7 +54,7 @@ const (
 func (Dependency) Rules(r *schema.Rules) {
 	r.Field("protocol").Required("what the dependency speaks: postgres or redis").
 		Enum(launch.Protocols, schema.Sprintf("unsupported protocol %q: the dependency proxies speak postgres and redis"))
-	r.Field("attribute").Enum([]string{AttributeMarker, AttributeInFlight}, schema.Sprintf("unknown attribution %q: marker (the default) or in-flight"))
+	r.Field("attribute").Enum([]string{AttributeMarker, AttributeInFlight}, schema.Sprintf("unknown attribution %q: marker or in-flight (the default with a count observer)"))
 }
 
 // depSchemes are the URL schemes each protocol's URL may have.
@@ -107,12 +112,15 @@ func (c *Checker) depPlaceholder(name string) bool {
 var depFields = []string{"url", "addr", "direct_url"}
 
 // dependencies turns a target's dependencies into harness.Spec's, their
-// environment values resolved by b, in name order.
-func dependencies(b *Builder, ds map[string]Dependency) []harness.Dependency {
+// environment values resolved by b, in name order. byDelta says the
+// target declares a count observer: an attribution left unset is then
+// in-flight (see Dependency.Attribute).
+func dependencies(b *Builder, ds map[string]Dependency, byDelta bool) []harness.Dependency {
 	var out []harness.Dependency
 	for _, name := range SortedKeys(ds) {
 		d := ds[name]
-		out = append(out, harness.Dependency{Name: name, Protocol: d.Protocol, URL: b.Env(d.URL), InFlight: d.Attribute == AttributeInFlight})
+		inFlight := d.Attribute == AttributeInFlight || d.Attribute == "" && byDelta
+		out = append(out, harness.Dependency{Name: name, Protocol: d.Protocol, URL: b.Env(d.URL), InFlight: inFlight})
 	}
 	return out
 }

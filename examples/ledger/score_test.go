@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/examples/internal/reftest"
@@ -47,4 +48,26 @@ func TestScores(t *testing.T) {
 	reftest.Scores(t, ledger.Profiles, ledger.Describe, func(t *testing.T, profile string) harness.Spec {
 		return spec(t, profile, "sqlite:{{state_dir}}/ledger.db")
 	})
+}
+
+// What a target whose effects only an observer counts, and that declares
+// no dependency, leaves unexamined says why for each part: the faults
+// that act at a downstream call have no fake to act in, the client that
+// leaves has no fake to time it, and dependency.recovery has no
+// dependency, not the downstream faults' reason.
+func TestNotExaminedReasons(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a harness run")
+	}
+	tr := reftest.Verify(t, spec(t, "correct", "sqlite:{{state_dir}}/ledger.db"),
+		harness.WithChecks(harness.CheckRetryAfterFault, "dependency.recovery"))
+	reasons := map[string]string{}
+	for _, u := range tr.NotExamined {
+		reasons[u.Subject()] = u.Reason
+	}
+	assert.Contains(t, reasons["retry.after-fault under downstream-503"], "no fake sees the downstream call", reasons)
+	assert.Contains(t, reasons["retry.after-fault under client-disconnect"], "the client leaves when a fake sees the target's downstream call", reasons)
+	dep := reasons["dependency.recovery"]
+	assert.Contains(t, dep, "declares no dependency (dependencies:)", reasons)
+	assert.NotContains(t, dep, "fake", reasons)
 }

@@ -19,6 +19,9 @@ type member struct {
 	proc  *process.Process
 	ready *readyWatch
 	cfg   Config
+	// topic and url are the topic it subscribes to and the broker's
+	// address, as its command line was given them.
+	topic, url string
 	// onExit is told when the process exits without being asked to.
 	onExit func(string)
 
@@ -54,7 +57,7 @@ func startMember(ctx context.Context, cfg Config, launch Launch, env *harness.En
 	spec.Env = append(spec.Env, "IDEMCHECK_REPLICA="+strconv.Itoa(i))
 	w := &readyWatch{text: cfg.ReadyOutput, changed: make(chan struct{})}
 	spec.Stdout = w
-	m := &member{name: name, ready: w, cfg: cfg}
+	m := &member{name: name, ready: w, cfg: cfg, topic: vars[brokers.PlaceholderTopic], url: vars[brokers.PlaceholderURL]}
 	p, err := process.Start(ctx, spec)
 	if err != nil {
 		return nil, err
@@ -117,7 +120,7 @@ func (m *member) awaitReady(ctx context.Context, nth int, timeout time.Duration)
 				return ctx.Err()
 			}
 			_ = m.proc.Kill()
-			return &process.StartError{Name: m.name, Reason: fmt.Sprintf("it did not print %q (ready.output) within %s: check that it subscribes to {{broker.topic}} at {{broker.url}} and prints that line once it does", m.cfg.ReadyOutput, timeout), ExitCode: -1, Output: m.proc.Output()}
+			return &process.StartError{Name: m.name, Reason: fmt.Sprintf("it did not print %q (ready.output) within %s: check that it subscribes to topic %q at %s ({{broker.topic}}, {{broker.url}}) and prints that line once it does", m.cfg.ReadyOutput, timeout, m.topic, m.url), ExitCode: -1, Output: m.proc.Output()}
 		}
 	}
 }

@@ -43,6 +43,14 @@ func TestMisbehavingConsumers(t *testing.T) {
 			tr := verify(t, spec)
 			t.Logf("%s: %s", time.Since(start).Round(time.Millisecond), tr.Error)
 			assert.Contains(t, tr.Error, tc.want)
+			if tc.want == "acknowledged no event" {
+				// It names the topic and the address the consumer was
+				// given, and the setting to raise: a consumer answers by
+				// acknowledging, not by a reply.
+				assert.Regexp(t, `subscribes to topic "[^"{]+" at [^ {]+ as group`, tr.Error)
+				assert.Contains(t, tr.Error, "raise broker.timeout if it is just slow")
+				assert.NotContains(t, tr.Error, "no reply")
+			}
 			assert.Less(t, time.Since(start), 90*time.Second)
 			assert.Empty(t, process.FindTagged(childEnv, ""), "a consumer left running")
 		})

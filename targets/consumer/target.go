@@ -469,10 +469,16 @@ func (t *Target) down() string {
 		return t.exitErr
 	}
 	if !t.anyAck && t.silent >= maxSilent {
-		return fmt.Sprintf("the consumer acknowledged no event in %d attempts of %s each: check that it subscribes to {{broker.topic}} at {{broker.url}} as group {{broker.group}}, and acknowledges what it processed", t.silent, t.cfg.Timeout)
+		p := t.broker.Placeholders()
+		return fmt.Sprintf("the consumer acknowledged no event in %d attempts of %s each: check that it subscribes to topic %q at %s as group %q (its {{broker.topic}}, {{broker.url}} and {{broker.group}}), and acknowledges what it processed",
+			t.silent, t.cfg.Timeout, p[brokers.PlaceholderTopic], p[brokers.PlaceholderURL], p[brokers.PlaceholderGroup])
 	}
 	return ""
 }
+
+// TimeoutField names the setting that bounds an attempt's wait for the
+// consumer's acknowledgement: what to raise for a consumer that is slow.
+func (t *Target) TimeoutField() string { return "broker.timeout" }
 
 // maxSilent is how many attempts in a row may time out, with no event
 // ever acknowledged, before every further attempt fails at once.

@@ -55,6 +55,9 @@ type armed struct {
 	// deps are the proxies in front of the target's dependencies, by
 	// name.
 	deps map[string]deps.Proxy
+	// depsInFlight are those of deps that attribute statements by the
+	// intent in flight rather than by its marker.
+	depsInFlight map[string]deps.Proxy
 	// settleLater, when not nil, keeps a wait for what the attempt set
 	// going to land (bounded, ending with ctx) before the effects of a
 	// later attempt of the intent are counted.
@@ -70,6 +73,9 @@ type armed struct {
 	// acted examined nothing (record.Attempt.NotFired). Nil: the armer
 	// cannot tell.
 	fired func() bool
+	// unfiredWhy, when an armer sets it, is why its fault may not have
+	// acted (record.Unexamined.Reason); "": checks.UnfiredReason.
+	unfiredWhy string
 }
 
 // armers find the armer of a fault by the ability it has, in this order:

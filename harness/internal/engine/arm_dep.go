@@ -61,6 +61,11 @@ func (d depArm) arm(a *armed) func() {
 		}
 		in = append(in, armedIn{p, armed})
 	}
+	handles := make([]*deps.Armed, len(in))
+	for i, x := range in {
+		handles[i] = x.armed
+	}
+	a.depFired(d.f.Dependency(), handles)
 	return func() {
 		for _, x := range in {
 			x.p.Control().Disarm(a.call.Marker)
@@ -98,6 +103,31 @@ func (d depArm) arm(a *armed) func() {
 						(e.Kind == deps.EventCommitReplied || e.Kind == deps.EventProblem)
 				})
 			})
+		}
+	}
+}
+
+// depFired sets a.fired to say whether one of the rules as, armed in the
+// proxy of the dependency called name (of every one when name is empty),
+// acted, and a.unfiredWhy to say why none may have: the proxy never saw
+// the intent's marker, or the target sent nothing while the attempt ran
+// alone. With no rule armed it cannot tell, and sets neither.
+func (a *armed) depFired(name string, as []*deps.Armed) {
+	if len(as) == 0 {
+		return
+	}
+	a.fired = func() bool {
+		for _, x := range as {
+			if x.Count() > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	a.unfiredWhy = unfiredInFlight
+	for n := range a.deps {
+		if _, inFlight := a.depsInFlight[n]; (name == "" || n == name) && !inFlight {
+			a.unfiredWhy = unfiredByMarker
 		}
 	}
 }

@@ -40,9 +40,13 @@ func (c depCrashArm) arm(a *armed) func() {
 		a.kill()
 	}
 	proxies := a.depProxies("")
+	var handles []*deps.Armed
 	for _, p := range proxies {
-		_, _ = p.Control().Arm(rule)
+		if x, err := p.Control().Arm(rule); err == nil {
+			handles = append(handles, x)
+		}
 	}
+	a.depFired("", handles)
 	return func() {
 		for _, p := range proxies {
 			p.Control().Disarm(a.call.Marker)

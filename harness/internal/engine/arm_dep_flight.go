@@ -11,11 +11,15 @@ import (
 // depFlight tells the dependencies' proxies which intent is in flight,
 // for targets whose statements carry no marker (deps.Control.SetInFlight):
 // the intent of the one attempt running, none while attempts overlap. It
-// also keeps the waits armers leave for an intent (armed.settleLater).
+// also keeps the waits armers leave for an intent (armed.settleLater), and
+// why a fault armed in a proxy did not act (armed.unfiredWhy).
 type depFlight struct {
 	mu      sync.Mutex
 	running int
 	waits   map[string][]func(context.Context)
+	// unfired is why, by intent and attempt, a fault armed for the
+	// attempt did not act.
+	unfired map[[2]int]string
 }
 
 // start notes an attempt at marker beginning.
@@ -56,6 +60,28 @@ func (f *depFlight) later(marker string, w func(context.Context)) {
 		f.waits = map[string][]func(context.Context){}
 	}
 	f.waits[marker] = append(f.waits[marker], w)
+}
+
+// noteUnfired keeps why the fault armed for attempt n of intent id did
+// not act.
+func (f *depFlight) noteUnfired(id, n int, why string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.unfired == nil {
+		f.unfired = map[[2]int]string{}
+	}
+	f.unfired[[2]int{id, n}] = why
+}
+
+// unfiredWhy returns why the fault armed for attempt n of intent id did
+// not act, or "" when no armer said.
+func (f *depFlight) unfiredWhy(id, n int) string {
+	if f == nil {
+		return ""
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.unfired[[2]int{id, n}]
 }
 
 // settle runs the waits kept for marker, each bounded by itself and ctx,

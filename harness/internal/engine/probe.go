@@ -166,7 +166,7 @@ func (r *runner) run() *record.Record {
 		// as Merge puts them back together.
 		sort.SliceStable(r.rec.Intents, func(i, j int) bool { return r.rec.Intents[i].ID < r.rec.Intents[j].ID })
 	}
-	noteUnfired(r.rec)
+	noteUnfired(r.rec, r.deps.unfiredWhy)
 	r.notePointsUnarmed()
 	return r.rec
 }
@@ -238,6 +238,9 @@ func (r *runner) unsupported(f faults.Fault) string {
 		return "idemcheck did not start the target, so it cannot kill it"
 	}
 	if r.observedOnly() && needsFake(f) {
+		if _, ok := f.(faults.DisconnectFault); ok {
+			return "the client leaves when a fake sees the target's downstream call, and the target's effects are counted only by observers: no fake takes its calls"
+		}
 		return "the target's effects are counted only by observers: no fake sees the downstream call this fault acts on"
 	}
 	if r.target().Supports(f) {

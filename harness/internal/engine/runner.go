@@ -98,6 +98,7 @@ func (r *runner) attemptAt(in *record.Intent, f faults.Fault, pt *record.EffectP
 		}
 	}
 	at.deps = r.inst.Deps
+	at.depsInFlight = r.inst.DepsInFlight
 	at.settleLater = func(w func(context.Context)) { r.deps.later(in.Marker, w) }
 	r.deps.start(r.inst.DepsInFlight, in.Marker)
 	defer r.deps.end(r.inst.DepsInFlight)
@@ -126,6 +127,9 @@ func (r *runner) attemptAt(in *record.Intent, f faults.Fault, pt *record.EffectP
 		undo = nil
 		// Read once undone: nothing can act on the fault any more.
 		a.NotFired = at.fired != nil && !at.fired()
+		if a.NotFired && at.unfiredWhy != "" {
+			r.deps.noteUnfired(in.ID, n, at.unfiredWhy)
+		}
 	}
 	if at.crashed.Load() {
 		a.Crashed = true
@@ -230,13 +234,19 @@ func (r *runner) noteSilence(a record.Attempt) {
 		what = "attempt"
 	}
 	r.s.say("%s: %d %s unanswered, %d s", r.s.spec.Name, r.silent, what, int(r.silentFor.Round(time.Second)/time.Second))
+	// The setting to raise, where the adapter names it (a consumer's
+	// broker.timeout: it answers by acknowledging, not by a reply).
+	timeout, none := "its timeout", "got no reply"
+	if tf, ok := r.target().(interface{ TimeoutField() string }); ok {
+		timeout, none = tf.TimeoutField(), "went unanswered"
+	}
 	switch {
 	case !r.answered && r.silent >= silentLimit:
-		r.fatal = &hangError{fmt.Sprintf("the target never answered: %d attempts in a row got no reply, %s of waiting in all (last: %s); check that it is healthy, or raise its timeout if it is just slow",
-			r.silent, r.silentFor.Round(time.Millisecond), a.Error)}
+		r.fatal = &hangError{fmt.Sprintf("the target never answered: %d attempts in a row %s, %s of waiting in all (last: %s); check that it is healthy, or raise %s if it is just slow",
+			r.silent, none, r.silentFor.Round(time.Millisecond), a.Error, timeout)}
 	case r.answered && r.silent >= hungLimit:
-		r.fatal = &hangError{fmt.Sprintf("the target stopped answering: %d attempts in a row timed out after it had answered, %s of waiting in all (last: %s); check that it is healthy, or raise its timeout if it is just slow",
-			r.silent, r.silentFor.Round(time.Millisecond), a.Error)}
+		r.fatal = &hangError{fmt.Sprintf("the target stopped answering: %d attempts in a row timed out after it had answered, %s of waiting in all (last: %s); check that it is healthy, or raise %s if it is just slow",
+			r.silent, r.silentFor.Round(time.Millisecond), a.Error, timeout)}
 	}
 }
 

@@ -10,8 +10,10 @@ import (
 // fault, the faults armed for an attempt that never acted
 // (record.Attempt.NotFired): the part of the check that judges them
 // under that fault, at that operation, was not examined. It runs once the
-// record is whole, never beside the attempts.
-func noteUnfired(rec *record.Record) {
+// record is whole, never beside the attempts. why says, by intent and
+// attempt, why an armer knows its fault may not have acted, or "" (the
+// reason is then checks.UnfiredReason).
+func noteUnfired(rec *record.Record, why func(intent, attempt int) string) {
 	seen := map[[3]string]bool{}
 	for _, u := range rec.Unfired() {
 		check := checks.FaultOwner(faults.Class(u.FaultClass))
@@ -23,7 +25,19 @@ func noteUnfired(rec *record.Record) {
 			continue
 		}
 		seen[k] = true
+		reason := why(u.Intent, u.Attempt)
+		if reason == "" {
+			reason = checks.UnfiredReason
+		}
 		rec.Unexamined = append(rec.Unexamined, record.Unexamined{Check: check, Operation: u.Operation, Fault: u.Fault,
-			Cause: record.CauseUnfired, Reason: checks.UnfiredReason})
+			Cause: record.CauseUnfired, Reason: reason})
 	}
 }
+
+// The reasons a fault armed in a dependency's proxy did not act, by how
+// the proxy attributes statements to intents (config attribute).
+const (
+	unfiredByMarker = "the proxy never saw this intent's marker in a statement: store the marker with the rows, or set attribute: in-flight on the dependency"
+	// unfiredInFlight: attempts that overlap have no intent in flight.
+	unfiredInFlight = "the target sent the dependency no statement while the attempt ran alone"
+)

@@ -1,0 +1,104 @@
+package checks_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/record"
+)
+
+// The cause a duplicate's finding states comes from which effects
+// repeated: when the charge passed on under a key was made once and only
+// the email, sent without a key, repeated, the target's key store is not
+// what the finding blames.
+
+const emailCause = "the payments charge was made once but the email message was sent"
+
+func TestBurstWhereOnlyTheUnkeyedEmailRepeatsBlamesTheEmail(t *testing.T) {
+	b := newRec()
+	i := b.intent(burstR, opCharge)
+	b.burst(i, []record.Attempt{ok(201, "created", "ord_1"), ok(201, "created", "ord_1"), ok(201, "created", "ord_1")},
+		keyed("charge:idk-0001"), emailed(""), emailed(""), emailed(""))
+	f := onlyFinding(t, b.done(), checks.CheckConcurrentDuplicates)
+	assert.Contains(t, f.Message, emailCause+" 3 times: the email send was given no idempotency key; pass it a key derived from the request's key")
+	assert.NotContains(t, f.Message, "atomically")
+}
+
+func TestBurstWhereTheChargeRepeatsKeepsTheAtomicClaim(t *testing.T) {
+	b := newRec()
+	i := b.intent(burstR, opCharge)
+	b.burst(i, []record.Attempt{ok(201, "created", "ord_1"), ok(201, "created", "ord_2")},
+		mine(), mine(), emailed(""), emailed(""))
+	f := onlyFinding(t, b.done(), checks.CheckConcurrentDuplicates)
+	assert.Contains(t, f.Message, "the key is checked and claimed in two steps; claim it atomically")
+	assert.NotContains(t, f.Message, "email")
+}
+
+func TestSequentialRetryWhereOnlyTheEmailRepeatsSaysTheKeyReachedTheCharge(t *testing.T) {
+	b := newRec()
+	i := b.intent(plain, opCharge)
+	b.try(i, ok(201, "created", "ord_1"), keyed("charge:idk-0001"), emailed(""))
+	b.try(i, ok(201, "created", "ord_1"), emailed(""))
+	f := onlyFinding(t, b.done(), checks.CheckRetrySequential)
+	assert.Contains(t, f.Message, emailCause+" 2 times: the email send was given no idempotency key")
+	assert.NotContains(t, f.Message, "not honoured")
+}
+
+func TestSequentialRetryThatChargesAgainIsNotHonoured(t *testing.T) {
+	b := newRec()
+	i := b.intent(plain, opCharge)
+	b.try(i, ok(201, "created", "ord_1"), keyed("charge:idk-0001"), emailed("receipt:idk-0001"))
+	b.try(i, ok(201, "created", "ord_2"), keyed("charge:idk-0001-2"), emailed("receipt:idk-0001-2"))
+	f := onlyFinding(t, b.done(), checks.CheckRetrySequential)
+	assert.Contains(t, f.Message, "the key is not honoured")
+}
+
+func TestLateRetryOfAnEmailIsNotACharge(t *testing.T) {
+	b := newRec()
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	i := b.intent(record.RoleLate, opCharge)
+	b.try(i, ok(201, "created", "ord_1"), keyed("charge:idk-0001"), emailed(""))
+	j := b.intent(record.RoleFiller, opCharge)
+	b.try(j, ok(201, "created", "ord_2"), keyed("charge:idk-0002"), emailed(""))
+	b.try(i, ok(201, "created", "ord_1"), emailed(""))
+	in, other := b.rec.Intent(i), b.rec.Intent(j)
+	in.Attempts[0].Start, in.Attempts[0].End = clock, clock.Add(time.Millisecond)
+	other.Attempts[0].Start, other.Attempts[0].End = clock.Add(2*time.Millisecond), clock.Add(3*time.Millisecond)
+	in.Attempts[1].Start, in.Attempts[1].End = clock.Add(time.Second), clock.Add(time.Second+time.Millisecond)
+	f := onlyFinding(t, b.done(), checks.CheckRetryLate)
+	assert.Contains(t, f.Message, emailCause+" 2 times")
+	assert.Contains(t, f.Message, "(1 of 1 late retries sent an email message again)")
+	assert.NotContains(t, f.Message, "charged again")
+	assert.NotContains(t, f.Message, "key store")
+}
+
+func TestLateRetryThatChargesAgainBlamesTheKeyStore(t *testing.T) {
+	rec := lateRecord(16, []int{1}, 0, func(int, time.Duration) bool { return true })
+	f := onlyFinding(t, rec, checks.CheckRetryLate)
+	assert.Contains(t, f.Message, "the key store forgot the key")
+	assert.Contains(t, f.Message, "late retries charged again). Keep every key")
+}
+
+func TestBurstOfATargetThatIgnoresKeysIsNotARace(t *testing.T) {
+	b := newRec()
+	s := b.intent(plain, opCharge)
+	b.try(s, ok(201, "created", "ord_1"), mine()).try(s, ok(201, "created", "ord_2"), mine())
+	i := b.intent(burstR, opCharge)
+	b.burst(i, []record.Attempt{ok(201, "created", "ord_3"), ok(201, "created", "ord_4")}, mine(), mine())
+	f := onlyFinding(t, b.done(), checks.CheckConcurrentDuplicates)
+	assert.Contains(t, f.Message, "a retry one at a time acted again too: the key is not honoured at all")
+	assert.NotContains(t, f.Message, "atomically")
+}
+
+// onlyFinding evaluates rec and returns check's one finding.
+func onlyFinding(t *testing.T, rec *record.Record, check string) record.Finding {
+	t.Helper()
+	_, found := verdicts(t, rec)
+	fs := found[check]
+	require.Len(t, fs, 1, describe(fs))
+	return fs[0]
+}
