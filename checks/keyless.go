@@ -2,9 +2,9 @@ package checks
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -24,15 +24,15 @@ var keylessChecks = map[string]bool{
 // keyWording rewrites what a finding says about a key as what it says
 // about the same arguments, for an operation that takes no key.
 var keyWording = []struct {
-	re   *regexp.Regexp
+	re   *lazyregexp.Regexp
 	with string
 }{
-	{regexp.MustCompile(`the same key sent (\d+) times`), "calling it $1 times with the same arguments"},
-	{regexp.MustCompile(`the retry with the same key`), "the same call again"},
-	{regexp.MustCompile(`(\d+) same-key requests`), "$1 identical calls"},
-	{regexp.MustCompile(`with the same key`), "with the same arguments"},
-	{regexp.MustCompile(`: the key is not honoured|: the key store forgot the key|: the key is checked and claimed in two steps; claim it atomically|: a retry one at a time acted again too: the key is not honoured at all, with or without a race|: the key store did not survive the crash, or the key was not passed downstream`), ""},
-	{regexp.MustCompile(`\. Keep every key for as long as clients may retry.*$`), ""},
+	{lazyregexp.New(`the same key sent (\d+) times`), "calling it $1 times with the same arguments"},
+	{lazyregexp.New(`the retry with the same key`), "the same call again"},
+	{lazyregexp.New(`(\d+) same-key requests`), "$1 identical calls"},
+	{lazyregexp.New(`with the same key`), "with the same arguments"},
+	{lazyregexp.New(`: the key is not honoured|: the key store forgot the key|: the key is checked and claimed in two steps; claim it atomically|: a retry one at a time acted again too: the key is not honoured at all, with or without a race|: the key store did not survive the crash, or the key was not passed downstream`), ""},
+	{lazyregexp.New(`\. Keep every key for as long as clients may retry.*$`), ""},
 }
 
 // keylessFindings words the findings of keylessChecks on an operation

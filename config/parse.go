@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -18,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/idemcheck/idemcheck/config/section"
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 )
 
 // Load reads and parses the configuration file at path with the builtin
@@ -176,8 +176,8 @@ func parseYAML(name string, data []byte) (root *yaml.Node, errs Errors) {
 }
 
 var (
-	yamlLine      = regexp.MustCompile(`^yaml: line (\d+): `)
-	unknownAnchor = regexp.MustCompile(`^yaml: unknown anchor '(.*)' referenced$`)
+	yamlLine      = lazyregexp.New(`^yaml: line (\d+): `)
+	unknownAnchor = lazyregexp.New(`^yaml: unknown anchor '(.*)' referenced$`)
 )
 
 // parserProblems are the messages of yaml.v3's parser (as opposed to its

@@ -3,10 +3,11 @@ package config
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 )
 
 // This file writes the starter configuration of idemcheck init from what
@@ -15,12 +16,12 @@ import (
 var (
 	// sectionRE matches the heading of a list of subcommands: "Commands:",
 	// "Available Commands:", "SUBCOMMANDS", "Commands".
-	sectionRE = regexp.MustCompile(`(?i)^\s*(available\s+|sub)?(sub)?commands\s*:?\s*$`)
+	sectionRE = lazyregexp.New(`(?i)^\s*(available\s+|sub)?(sub)?commands\s*:?\s*$`)
 	// entryRE matches an indented line that starts with a command name.
-	entryRE = regexp.MustCompile(`^\s+([A-Za-z][A-Za-z0-9_.:-]*)(\s|,|$)`)
+	entryRE = lazyregexp.New(`^\s+([A-Za-z][A-Za-z0-9_.:-]*)(\s|,|$)`)
 	// describedRE matches an indented name followed by a gap and words:
 	// "  create-order   charge a customer".
-	describedRE = regexp.MustCompile(`^\s{1,8}([a-z][a-z0-9_.:-]*)(\s{2,}|\t)\S`)
+	describedRE = lazyregexp.New(`^\s{1,8}([a-z][a-z0-9_.:-]*)(\s{2,}|\t)\S`)
 )
 
 // notOperations are names a help lists that are not the tool's work.
@@ -83,8 +84,8 @@ func sectionEntries(help string) []string {
 }
 
 var (
-	flagRE = regexp.MustCompile(`(?:^|[\s\[,(|])(--?[A-Za-z][A-Za-z0-9_-]*)`)
-	envRE  = regexp.MustCompile(`\$\{?([A-Z][A-Z0-9_]{2,})`)
+	flagRE = lazyregexp.New(`(?:^|[\s\[,(|])(--?[A-Za-z][A-Za-z0-9_-]*)`)
+	envRE  = lazyregexp.New(`\$\{?([A-Z][A-Z0-9_]{2,})`)
 )
 
 // flagLike returns the first flag in text whose name contains one of
@@ -116,7 +117,7 @@ func envGuess(name string) string {
 	return ""
 }
 
-var nameRE = regexp.MustCompile(`[^a-z0-9._-]+`)
+var nameRE = lazyregexp.New(`[^a-z0-9._-]+`)
 
 // TargetName makes a valid target name from a command's path.
 func TargetName(cmd string) string {
@@ -129,7 +130,7 @@ func TargetName(cmd string) string {
 }
 
 // plainRE matches a value YAML reads as the same plain string.
-var plainRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$|^--?[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+var plainRE = lazyregexp.New(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$|^--?[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // yamlPlain writes s as a YAML scalar: as is when that reads back as s,
 // else double-quoted (Go's escapes are YAML's).

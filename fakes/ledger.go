@@ -3,13 +3,14 @@ package fakes
 import (
 	"fmt"
 	"math/rand/v2"
-	"regexp"
 	"sync"
 	"time"
+
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 )
 
 // markerRE matches the markers made by NewMarker.
-var markerRE = regexp.MustCompile(`idem-[0-9a-f]{16}`)
+var markerRE = lazyregexp.New(`idem-[0-9a-f]{16}`)
 
 // NewMarker returns a fresh marker drawn from r, so that one seed gives the
 // same markers run after run.

@@ -3,13 +3,13 @@ package harness
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -200,7 +200,7 @@ func oneRun(rs []*record.Result) error {
 	return nil
 }
 
-var shardPattern = regexp.MustCompile(`^([0-9]+)/([0-9]+)$`)
+var shardPattern = lazyregexp.New(`^([0-9]+)/([0-9]+)$`)
 
 // ParseShard parses a shard "i/n" (1 ≤ i ≤ n).
 func ParseShard(s string) (i, n int, err error) {

@@ -2,11 +2,12 @@ package harness
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 )
 
-var placeholderRE = regexp.MustCompile(`\{\{\s*([A-Za-z0-9_.\-]+)\s*\}\}`)
+var placeholderRE = lazyregexp.New(`\{\{\s*([A-Za-z0-9_.\-]+)\s*\}\}`)
 
 // Expand replaces every {{name}} in s by vars[name]. A name missing from
 // vars is an error, so a typo never reaches a target as a literal.

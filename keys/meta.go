@@ -1,8 +1,9 @@
 package keys
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 )
 
 // DefaultMetaField is the _meta field proposed for the key when a text
@@ -11,7 +12,7 @@ const DefaultMetaField = "idempotency-key"
 
 // metaField finds the field after _meta: _meta["idempotency-key"],
 // _meta.idempotencyKey, "_meta field idempotency-key", "_meta key 'x'".
-var metaField = regexp.MustCompile(`_meta(?:\s*\[\s*["']|\.|\s+(?:field|key|property)\s+["'` + "`" + `]?)([A-Za-z][A-Za-z0-9_.\-/]{0,63})`)
+var metaField = lazyregexp.New(`_meta(?:\s*\[\s*["']|\.|\s+(?:field|key|property)\s+["'` + "`" + `]?)([A-Za-z][A-Za-z0-9_.\-/]{0,63})`)
 
 // MetaField reports whether text (a tool's description, a server's
 // refusal) names an MCP call's _meta, and the field it names there for

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 )
 
 // envRef finds the {{env.NAME}} placeholders of a setting.
-var envRef = regexp.MustCompile(`\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
+var envRef = lazyregexp.New(`\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
 
 // expand fills vars and {{env.NAME}} into s and keeps {{marker}}; any other
 // placeholder is an error, so a typo never reaches a database as a literal.

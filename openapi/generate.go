@@ -4,12 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 )
 
 // Options tune the generated configuration.
@@ -114,7 +115,7 @@ func Generate(doc *openapi3.T, opts Options) Config {
 	return render(doc, ops, opts)
 }
 
-var nonName = regexp.MustCompile(`[^a-z0-9]+`)
+var nonName = lazyregexp.New(`[^a-z0-9]+`)
 
 func opName(id, method, path string) string {
 	s := id
@@ -146,12 +147,12 @@ func uniqueName(n string, used map[string]bool) string {
 }
 
 var (
-	keyHeaderRE = regexp.MustCompile(`(?i)idempot|request-?id|dedup|x-?request-?key`)
-	dryRunRE    = regexp.MustCompile(`(?i)^(dry[-_]?run|preview|validate[-_]?only|simulate)$`)
-	searchRE    = regexp.MustCompile(`(?i)^(search|q|query|filter|note|text|contains)$`)
+	keyHeaderRE = lazyregexp.New(`(?i)idempot|request-?id|dedup|x-?request-?key`)
+	dryRunRE    = lazyregexp.New(`(?i)^(dry[-_]?run|preview|validate[-_]?only|simulate)$`)
+	searchRE    = lazyregexp.New(`(?i)^(search|q|query|filter|note|text|contains)$`)
 	// freeTextNames are property names that hold free text, best first.
 	freeTextNames = []string{"note", "notes", "description", "memo", "comment", "comments", "message", "remarks", "text", "details", "reference", "title", "label", "name"}
-	pathParamRE   = regexp.MustCompile(`\{([^}]+)\}`)
+	pathParamRE   = lazyregexp.New(`\{([^}]+)\}`)
 )
 
 func build(path, method string, o *openapi3.Operation, params openapi3.Parameters) *op {
@@ -331,14 +332,14 @@ func isStringEnum(vals []any) bool {
 func (g *op) rawPathWord() string {
 	parts := strings.Split(strings.Trim(g.rawPath, "/"), "/")
 	for i := len(parts) - 1; i >= 0; i-- {
-		if p := parts[i]; p != "" && !strings.HasPrefix(p, "{") && !regexp.MustCompile(`^v\d+$`).MatchString(p) {
+		if p := parts[i]; p != "" && !strings.HasPrefix(p, "{") && !lazyregexp.New(`^v\d+$`).MatchString(p) {
 			return p
 		}
 	}
 	return "idemcheck"
 }
 
-var inputNameRE = regexp.MustCompile(`[^A-Za-z0-9_]+`)
+var inputNameRE = lazyregexp.New(`[^A-Za-z0-9_]+`)
 
 func inputName(s string) string {
 	n := strings.Trim(inputNameRE.ReplaceAllString(s, "_"), "_")

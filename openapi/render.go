@@ -3,11 +3,12 @@ package openapi
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 )
 
 func render(doc *openapi3.T, ops []*op, opts Options) Config {
@@ -154,7 +155,7 @@ func renderObserve(p func(string, ...any), todo func(string), ops []*op) {
 	p("        # sql: {dsn: \"postgres://user@host/db\", query: \"SELECT id FROM … WHERE … LIKE '%%' || {{marker}} || '%%'\"}   # or count rows in its database")
 }
 
-var varRE = regexp.MustCompile(`\{([^}]+)\}`)
+var varRE = lazyregexp.New(`\{([^}]+)\}`)
 
 // serverURL is the spec's first server with its variables at their
 // defaults, or a placeholder and why it is one.
@@ -179,7 +180,7 @@ func loopback(host string) bool {
 	return host == "localhost" || host == "::1" || strings.HasPrefix(host, "127.")
 }
 
-var nameRE = regexp.MustCompile(`[^a-z0-9._-]+`)
+var nameRE = lazyregexp.New(`[^a-z0-9._-]+`)
 
 func targetName(title string) string {
 	n := strings.Trim(nameRE.ReplaceAllString(strings.ToLower(title), "-"), "-._")

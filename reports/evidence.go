@@ -2,13 +2,13 @@ package reports
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -220,14 +220,14 @@ const summaryMin = 4
 
 // effectList matches a list of at least summaryMin effects as the checks
 // write them: "charge ch_000003, charge ch_000004, …".
-var effectList = regexp.MustCompile(`\b[a-z][a-z_-]* [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:-]*(?:, [a-z][a-z_-]* [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:-]*){` + strconv.Itoa(summaryMin-1) + `,}`)
+var effectList = lazyregexp.New(`\b[a-z][a-z_-]* [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:-]*(?:, [a-z][a-z_-]* [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:-]*){` + strconv.Itoa(summaryMin-1) + `,}`)
 
 // idList matches a list of at least summaryMin+2 ids: "ord_000002×1,
 // ord_000003×1, …".
-var idList = regexp.MustCompile(`\b[A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:×-]*(?:, [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:×-]*){` + strconv.Itoa(summaryMin+1) + `,}`)
+var idList = lazyregexp.New(`\b[A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:×-]*(?:, [A-Za-z0-9_.:-]*[0-9][A-Za-z0-9_.:×-]*){` + strconv.Itoa(summaryMin+1) + `,}`)
 
 // countBefore matches "20 effects: " or "20 effects (" just before a list.
-var countBefore = regexp.MustCompile(`(\d+) effects?(?:: | \()$`)
+var countBefore = lazyregexp.New(`(\d+) effects?(?:: | \()$`)
 
 // Summarise shortens the long lists of evidence a finding's message may
 // carry, for the text report (the JSON and HTML reports keep them whole):

@@ -5,24 +5,29 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 	"github.com/idemcheck/idemcheck/record"
 )
 
 //go:embed html.tmpl
 var htmlSource string
 
-var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"dur":   fmtDur,
-	"upper": strings.ToUpper,
-	"f1":    func(x float64) string { return fmt.Sprintf("%.1f", x) },
-	"ms":    func(ms int64) string { return fmtDur(time.Duration(ms) * time.Millisecond) },
-}).Parse(htmlSource))
+// htmlTemplate is parsed when a report is first written, not when the
+// program starts: most starts of the binary write none.
+var htmlTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"dur":   fmtDur,
+		"upper": strings.ToUpper,
+		"f1":    func(x float64) string { return fmt.Sprintf("%.1f", x) },
+		"ms":    func(ms int64) string { return fmtDur(time.Duration(ms) * time.Millisecond) },
+	}).Parse(htmlSource))
+})
 
 // HTML writes one self-contained HTML file: no fetch of any kind (inline
 // CSS, a few lines of inline script, inline SVG; a Content-Security-Policy
@@ -31,7 +36,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 // its minimal counterexample as a list of steps.
 func HTML(w io.Writer, res *record.Result, o Options) error {
 	res = cleaned(res) // nothing a target printed reaches the report raw
-	return htmlTemplate.Execute(w, buildPage(res, o))
+	return htmlTemplate().Execute(w, buildPage(res, o))
 }
 
 type htmlPage struct {
@@ -87,7 +92,7 @@ type htmlFinding struct {
 	Open                                                       bool
 }
 
-var anchorUnsafe = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
+var anchorUnsafe = lazyregexp.New(`[^a-zA-Z0-9_-]+`)
 
 func buildPage(res *record.Result, o Options) htmlPage {
 	rep := Build(res)

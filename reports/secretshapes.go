@@ -1,8 +1,9 @@
 package reports
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 )
 
 // secretShapes are the shapes of credentials a target may print: they are
@@ -15,38 +16,38 @@ import (
 // through that shape's expression, which is most of what redacting a
 // large result costs.
 var secretShapes = []struct {
-	re   *regexp.Regexp
+	re   *lazyregexp.Regexp
 	repl string
 	lits []string
 	fold bool
 }{
 	// An HTTP credential after its scheme; the scheme word is kept.
-	{regexp.MustCompile(`(?i)\b(bearer|basic|token)(\s+)[A-Za-z0-9._~+/=-]{8,}`), "${1}${2}" + Redacted, []string{"bearer", "basic", "token"}, true},
+	{lazyregexp.New(`(?i)\b(bearer|basic|token)(\s+)[A-Za-z0-9._~+/=-]{8,}`), "${1}${2}" + Redacted, []string{"bearer", "basic", "token"}, true},
 	// Keys with a known prefix and an underscore: Stripe (sk_, rk_,
 	// whsec_), GitHub (ghp_, gho_, ghs_, ghu_, github_pat_), npm (npm_).
-	{regexp.MustCompile(`\b(?:sk|rk|whsec|gh[opsu]|github_pat|npm)_[A-Za-z0-9_]{8,}`), Redacted,
+	{lazyregexp.New(`\b(?:sk|rk|whsec|gh[opsu]|github_pat|npm)_[A-Za-z0-9_]{8,}`), Redacted,
 		[]string{"sk_", "rk_", "whsec_", "gho_", "ghp_", "ghs_", "ghu_", "github_pat_", "npm_"}, false},
 	// Keys with a known prefix and a dash: OpenAI and Anthropic (sk-,
 	// sk-proj-, sk-ant-…), GitLab (glpat-, gldt-, glrt-, glptt-), Slack
 	// (xoxb-, xoxp-, …).
-	{regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}`), Redacted, []string{"sk-"}, false},
-	{regexp.MustCompile(`\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}`), Redacted, []string{"glpat-", "gldt-", "glrt-", "glptt-"}, false},
-	{regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{8,}`), Redacted, []string{"xox"}, false},
+	{lazyregexp.New(`\bsk-[A-Za-z0-9_-]{20,}`), Redacted, []string{"sk-"}, false},
+	{lazyregexp.New(`\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}`), Redacted, []string{"glpat-", "gldt-", "glrt-", "glptt-"}, false},
+	{lazyregexp.New(`\bxox[abprs]-[A-Za-z0-9-]{8,}`), Redacted, []string{"xox"}, false},
 	// AWS access key ids and Google API keys.
-	{regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`), Redacted, []string{"AKIA"}, false},
-	{regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), Redacted, []string{"AIza"}, false},
+	{lazyregexp.New(`\bAKIA[0-9A-Z]{16}\b`), Redacted, []string{"AKIA"}, false},
+	{lazyregexp.New(`\bAIza[0-9A-Za-z_-]{35}`), Redacted, []string{"AIza"}, false},
 	// A JSON Web Token: three base64url parts, the first two JSON.
-	{regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), Redacted, []string{".eyJ"}, false},
+	{lazyregexp.New(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), Redacted, []string{".eyJ"}, false},
 	// The password of a URL, a database's included
 	// (postgres://app:PASSWORD@host); the user and host are kept.
-	{regexp.MustCompile(`\b([A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]*:)[^\s@/]+@`), "${1}" + Redacted + "@", []string{"://"}, false},
+	{lazyregexp.New(`\b([A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]*:)[^\s@/]+@`), "${1}" + Redacted + "@", []string{"://"}, false},
 	// A value after a name that says it is secret: password=…,
 	// "api_key": "…", client_secret: …; the name is kept.
-	{regexp.MustCompile(`(?i)\b((?:password|passwd|pwd|secret|client[_-]?secret|api[_-]?key|access[_-]?token|auth[_-]?token|private[_-]?key)["']?\s*[:=]\s*["']?)[^\s"'&,;]{4,}`), "${1}" + Redacted,
+	{lazyregexp.New(`(?i)\b((?:password|passwd|pwd|secret|client[_-]?secret|api[_-]?key|access[_-]?token|auth[_-]?token|private[_-]?key)["']?\s*[:=]\s*["']?)[^\s"'&,;]{4,}`), "${1}" + Redacted,
 		[]string{"password", "passwd", "pwd", "secret", "api", "token", "private"}, true},
 	// A PEM private key, whole, or from its header to the end of the text
 	// when the text was cut inside it.
-	{regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[\s\S]*$)`), Redacted, []string{"-----BEGIN "}, false},
+	{lazyregexp.New(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[\s\S]*$)`), Redacted, []string{"-----BEGIN "}, false},
 }
 
 // redactShapes redacts every credential of a known shape in s.

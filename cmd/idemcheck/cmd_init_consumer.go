@@ -3,19 +3,19 @@ package main
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/config"
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 	"github.com/idemcheck/idemcheck/targets/consumer"
 	_ "github.com/idemcheck/idemcheck/targets/consumer/brokerset" // the brokers idemcheck run starts for consumer targets
 )
 
 // topicName is what a topic given to init --consumer may be: the
 // characters every broker accepts in a topic, stream or queue name.
-var topicName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+var topicName = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // initConsumer writes a starter configuration for a queue consumer that
 // reads topic on broker, started by command (if given): what only the user

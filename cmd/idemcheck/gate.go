@@ -6,12 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -114,7 +114,7 @@ type partialProgress struct {
 	names map[string]bool
 }
 
-var progressScore = regexp.MustCompile(`^(.*): score \d+, (.*\n?)$`)
+var progressScore = lazyregexp.New(`^(.*): score \d+, (.*\n?)$`)
 
 func (p partialProgress) Write(b []byte) (int, error) {
 	if m := progressScore.FindSubmatch(b); m != nil && p.names[string(m[1])] {

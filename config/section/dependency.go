@@ -2,13 +2,13 @@ package section
 
 import (
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/config/schema"
 	"github.com/idemcheck/idemcheck/deps/launch"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 )
 
 // Dependency is a database or cache the target keeps its own state in:
@@ -126,4 +126,4 @@ func dependencies(b *Builder, ds map[string]Dependency, byDelta bool) []harness.
 }
 
 // depName is what a dependency's name looks like.
-var depName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+var depName = lazyregexp.New(`^[A-Za-z][A-Za-z0-9_]*$`)

@@ -2,12 +2,12 @@ package section
 
 import (
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/idemcheck/idemcheck/config/schema"
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 )
 
 // Duration is a time.Duration written in YAML as a string such as "250ms"
@@ -66,7 +66,7 @@ func (Duration) JSONSchema(g *schema.Generator, loc string) map[string]any {
 	}
 }
 
-var durationRE = regexp.MustCompile(durationPattern)
+var durationRE = lazyregexp.New(durationPattern)
 
 // Formats are the schema formats the types of this package use, for
 // schema.Compile.

@@ -1,8 +1,9 @@
 package section
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 )
 
 // {{env.NAME}} takes a value from idemcheck's environment, so that a
@@ -15,7 +16,7 @@ import (
 // secret: reports and logs never show it.
 
 // envName is a portable environment variable name.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // envAllowed says where {{env.NAME}} may be used, for messages.
 const envAllowed = "a target's url, headers, env, start.env, and an observer's dsn, url, path, headers and env"

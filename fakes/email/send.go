@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/fakes/internal/httpfake"
@@ -45,7 +46,11 @@ func failure(status int, field, format string, args ...any) httpfake.Reply {
 	return httpfake.JSON(status, map[string][]apiError{"errors": {{Message: fmt.Sprintf(format, args...), Field: field}}})
 }
 
-var unavailable = failure(http.StatusServiceUnavailable, "", "injected: service unavailable")
+// unavailable is encoded when a fake is first set up, not when the
+// program starts.
+var unavailable = sync.OnceValue(func() httpfake.Reply {
+	return failure(http.StatusServiceUnavailable, "", "injected: service unavailable")
+})
 
 // handleSend serves POST /v3/mail/send: fault rules first, then
 // idempotency, then the message itself.
@@ -61,7 +66,7 @@ func (s *Server) handleSend(w http.ResponseWriter, r *http.Request) {
 	}
 	markers := httpfake.Markers(r, body)
 	httpfake.Faults{
-		Rules: &s.rules, Server: s.http, Unavailable: unavailable,
+		Rules: &s.rules, Server: s.http, Unavailable: unavailable(),
 		Closing: failure(http.StatusServiceUnavailable, "", "the fake is shutting down"),
 		Custom: func(rule fakes.Rule) (httpfake.Reply, bool) {
 			stage, code, ok := ParseReject(rule.Action)
@@ -69,7 +74,7 @@ func (s *Server) handleSend(w http.ResponseWriter, r *http.Request) {
 			case !ok || stage != StageData:
 				return httpfake.Reply{}, false
 			case code < 500:
-				return unavailable, true
+				return unavailable(), true
 			}
 			return failure(http.StatusBadRequest, "", "injected: message rejected (as SMTP %d)", code), true
 		},

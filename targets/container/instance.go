@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/ory/dockertest/v3"
 	dc "github.com/ory/dockertest/v3/docker"
 
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
 
@@ -126,7 +126,7 @@ func containerName(spec runSpec) string {
 	return strings.Join([]string{"idemcheck", name, run, hex.EncodeToString(b[:])}, "-")
 }
 
-var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_.-]+`)
+var unsafeName = lazyregexp.New(`[^a-zA-Z0-9_.-]+`)
 
 // startReady starts the container and waits until it is ready.
 func (in *instance) startReady(ctx context.Context) error {

@@ -4,13 +4,13 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/config/schema"
 	"github.com/idemcheck/idemcheck/config/section"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
 )
 
@@ -97,7 +97,7 @@ const (
 	refDigest     = `[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}`
 )
 
-var imageName = regexp.MustCompile(`^` + refName + `$`)
+var imageName = lazyregexp.New(`^` + refName + `$`)
 
 // Rules implements schema.Ruler.
 func (Section) Rules(r *schema.Rules) {

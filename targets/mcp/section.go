@@ -1,11 +1,10 @@
 package mcp
 
 import (
-	"regexp"
-
 	"github.com/idemcheck/idemcheck/config/schema"
 	"github.com/idemcheck/idemcheck/config/section"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 )
 
 // ConfigKind describes mcp targets to the configuration file.
@@ -22,7 +21,7 @@ var ConfigKind = section.Kind{
 // to printable names without spaces; dots reach into nested objects.
 const argName = `^[A-Za-z0-9_$@-]+(\.[A-Za-z0-9_$@-]+)*$`
 
-var argNameRE = regexp.MustCompile(argName)
+var argNameRE = lazyregexp.New(argName)
 
 // ValidArgName reports whether name can be written as a key_argument,
 // key_meta or dry_run_argument.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strconv"
 	"sync"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
 )
 
@@ -66,7 +66,7 @@ const (
 	inHdr  = "__idemcheck_header_"
 )
 
-var keyPlaceholder = regexp.MustCompile(`\{\{\s*key\s*\}\}`)
+var keyPlaceholder = lazyregexp.New(`\{\{\s*key\s*\}\}`)
 
 // httpConfig is the wrapped HTTP target's configuration: each event's body,
 // signature and headers come in as inputs that Call renders.
