@@ -21,13 +21,6 @@ func CheckBaseline(base *record.Result, meta record.Meta) error {
 	return nil
 }
 
-func orWord(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
 // Compare compares cur with base, an earlier result (see CheckBaseline),
 // and sets each target's TargetResult.Baseline: targets are matched by
 // name, findings by check, operation and fault. A target base did not

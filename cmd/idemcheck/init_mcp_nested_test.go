@@ -4,7 +4,6 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,7 +16,7 @@ import (
 // free-text property of the array's objects for the marker.
 func TestInitMCPProposesANestedMarker(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "memory")
-	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin,
+	out, err := exec.Command("go", "build", "-o", bin,
 		"github.com/modelcontextprotocol/go-sdk/examples/server/memory").CombinedOutput()
 	if err != nil {
 		t.Skipf("skipping: cannot build the SDK's memory server: %v: %s", err, out)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -22,7 +21,7 @@ func memoryServer(t *testing.T) string {
 		t.Skip("builds and runs the SDK's memory server")
 	}
 	bin := filepath.Join(t.TempDir(), "memory")
-	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin,
+	out, err := exec.Command("go", "build", "-o", bin,
 		"github.com/modelcontextprotocol/go-sdk/examples/server/memory").CombinedOutput()
 	if err != nil {
 		t.Skipf("skipping: cannot build the SDK's memory server: %v: %s", err, out)

@@ -973,9 +973,6 @@ func (t *Target) trace(id string, mark int64) string {
 	return strings.Join(parts, ", ")
 }
 
-// anyExited returns a channel closed once a member exited on its own.
-func (t *Target) anyExited() <-chan struct{} { return t.exited }
-
 // memberExited records that a member exited unasked: every attempt from
 // now on fails with why.
 func (t *Target) memberExited(why string) {
