@@ -55,11 +55,7 @@ func PgpaySpecURL(exe, name, profile, dbURL string) harness.Spec {
 func PgpayDemo(exe string) []DemoTarget {
 	var out []DemoTarget
 	for _, p := range pgpay.Profiles {
-		if p == "short-lease" {
-			// Its flaw is a lease racing the wall clock: the score holds
-			// on every run, but which checks catch it besides the stall
-			// (a burst slower than the lease) varies between two runs of
-			// one seed. Its test scores it (TestPgpay, TestRedispay).
+		if !inDemo(p) {
 			continue
 		}
 		info, _ := pgpay.Describe(p)

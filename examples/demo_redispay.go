@@ -35,11 +35,7 @@ func RedispaySpec(exe, name, profile string) harness.Spec {
 func RedispayDemo(exe string) []DemoTarget {
 	var out []DemoTarget
 	for _, p := range redispay.Profiles {
-		if p == "short-lease" {
-			// Its flaw is a lease racing the wall clock: the score holds
-			// on every run, but which checks catch it besides the stall
-			// (a burst slower than the lease) varies between two runs of
-			// one seed. Its test scores it (TestPgpay, TestRedispay).
+		if !inDemo(p) {
 			continue
 		}
 		info, _ := redispay.Describe(p)
