@@ -37,7 +37,7 @@ const (
 type invocation struct {
 	pid   int
 	scope string        // its process.ScopeVar entry: what carries it dies with it
-	since uint64        // the leader's start, in clock ticks: its descendants start later
+	since process.Since // the leader's start: its descendants start later
 	done  chan struct{} // closed once the leader is reaped, its group gone and its scope empty
 
 	mu       sync.Mutex
@@ -106,7 +106,7 @@ func (t *Target) start(cmd *exec.Cmd) (*invocation, error) {
 		return nil, err
 	}
 	in := &invocation{pid: cmd.Process.Pid, scope: cmd.Env[len(cmd.Env)-1], done: make(chan struct{})}
-	in.since, _ = process.StartTicks(in.pid) // unreaped until wait says so: the pid is its
+	in.since, _ = process.StartOf(in.pid) // unreaped until wait says so: the pid is its
 	t.running[in] = struct{}{}
 	return in, nil
 }

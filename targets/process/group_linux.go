@@ -59,17 +59,12 @@ func groupGone(pgid int) bool {
 }
 
 // hasLiveMember scans /proc for a process of group pgid that is not a
-// zombie. Without /proc it cannot tell and says no.
+// zombie. Without /proc it cannot tell and says no. The group's members
+// were started by its leader or after it, so only the pids handed out
+// since pgid are looked at.
 func hasLiveMember(pgid int) bool {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return false
-	}
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+	for _, pid := range procPids(windowFrom(pgid)) {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 		if err != nil {
 			continue // it exited while we looked
 		}
@@ -109,22 +104,16 @@ func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 // before the threads notice it, and until they do a server may still
 // answer.
 func groupStopped(pgid int) bool {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return true // cannot tell; the signal has been sent
-	}
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+	for _, pid := range procPids(windowFrom(pgid)) {
+		dir := "/proc/" + strconv.Itoa(pid)
+		stat, err := os.ReadFile(dir + "/stat")
 		if err != nil {
 			continue
 		}
 		if _, group, ok := parseStat(stat); !ok || group != pgid {
 			continue
 		}
-		if !threadsStopped("/proc/" + e.Name() + "/task") {
+		if !threadsStopped(dir + "/task") {
 			return false
 		}
 	}

@@ -20,7 +20,7 @@ var errExited = errors.New("process has exited")
 type incarnation struct {
 	pid   int
 	scope string        // its ScopeVar entry: what carries it dies with it
-	since uint64        // the leader's start, in clock ticks: its descendants start later
+	since Since         // the leader's start: its descendants start later
 	done  chan struct{} // closed when the leader is reaped, its group is gone and its scope is empty
 
 	mu        sync.Mutex

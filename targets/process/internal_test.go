@@ -3,8 +3,13 @@ package process
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The ring must always equal the suffix of everything written, whatever the
@@ -109,4 +114,36 @@ func FuzzParseStat(f *testing.F) {
 			t.Fatalf("parseStat(%q) ok with no state", stat)
 		}
 	})
+}
+
+// TestPidWindow: the pids handed out from a process on, across the wrap
+// at the kernel's maximum; a process started after the window was read
+// is in a window read after it.
+func TestPidWindow(t *testing.T) {
+	for _, tc := range []struct {
+		why       string
+		w         pidWindow
+		in, notIn []int
+	}{
+		{"no wrap", pidWindow{first: 100, last: 200}, []int{100, 150, 200}, []int{1, 99, 201, 4000}},
+		{"wrapped at the maximum since", pidWindow{first: 4000, last: 50}, []int{4000, 4194304, 1, 50}, []int{51, 3999}},
+		{"the last pid unknown", pidWindow{all: true}, []int{1, 4000}, nil},
+	} {
+		for _, pid := range tc.in {
+			assert.True(t, tc.w.holds(pid), "%s: %d", tc.why, pid)
+		}
+		for _, pid := range tc.notIn {
+			assert.False(t, tc.w.holds(pid), "%s: %d", tc.why, pid)
+		}
+	}
+
+	require.False(t, windowFrom(os.Getpid()).all, "/proc/loadavg gives the last pid")
+	cmd := exec.Command("sleep", "5")
+	require.NoError(t, cmd.Start())
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	assert.Contains(t, procPids(windowFrom(os.Getpid())), cmd.Process.Pid, "a child started after this process is in its window")
+	mark, ok := StartOf(cmd.Process.Pid)
+	require.True(t, ok)
+	assert.Contains(t, procPids(windowFrom(mark.Pid)), cmd.Process.Pid)
+	assert.NotContains(t, procPids(windowFrom(mark.Pid)), os.Getpid(), "an older process is not in a child's window")
 }

@@ -107,7 +107,7 @@ func (p *Process) spawn() (*incarnation, error) {
 		return nil, p.cannotStart(err, "check that start.command's program exists and is executable, and that start.dir exists")
 	}
 	in := &incarnation{pid: cmd.Process.Pid, scope: cmd.Env[len(cmd.Env)-1], done: make(chan struct{})}
-	in.since, _ = startTime(in.pid) // unreaped until watch says so: the pid is its
+	in.since, _ = StartOf(in.pid) // unreaped until watch says so: the pid is its
 	p.mu.Lock()
 	p.inc = in
 	p.mu.Unlock()

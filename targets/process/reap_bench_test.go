@@ -21,7 +21,7 @@ func BenchmarkKillTaggedNone(b *testing.B) {
 // started from now on, as a call's end does: the environment of older
 // processes is not read.
 func BenchmarkKillTaggedSinceNone(b *testing.B) {
-	since, _ := process.StartTicks(os.Getpid())
+	since, _ := process.StartOf(os.Getpid())
 	for b.Loop() {
 		if n := process.KillTaggedSince(process.ScopeVar+"=no-such-scope", since); n != 0 {
 			b.Fatalf("killed %d", n)

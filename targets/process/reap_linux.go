@@ -90,31 +90,31 @@ type Tagged struct {
 // excluded) whose environment sets name; if value is not empty, only those
 // where it is set to value. Processes of other users, whose environment
 // cannot be read, are not listed.
-func FindTagged(name, value string) []Tagged { return findTagged(name, value, 0) }
+func FindTagged(name, value string) []Tagged { return findTagged(name, value, Since{}) }
 
-// findTagged is FindTagged among the processes started at or after the
-// clock tick since (0: all). A process's start time is read from its stat
-// file, which is cheap; its environment, which the kernel reads from the
-// process's memory, is read only for those recent enough.
-func findTagged(name, value string, since uint64) []Tagged {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
+// findTagged is FindTagged among the processes started at or after since
+// (the zero Since: all). Only the pids handed out since then are looked
+// at (a pidWindow); of those, a process's start time is read from its
+// stat file, which is cheap, and its environment, which the kernel reads
+// from the process's memory, only for those recent enough.
+func findTagged(name, value string, since Since) []Tagged {
+	w := pidWindow{all: true}
+	if since.Pid > 0 {
+		w = windowFrom(since.Pid)
 	}
 	self := os.Getpid()
 	prefix := []byte(name + "=")
 	var found []Tagged
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == self {
+	for _, pid := range procPids(w) {
+		if pid == self {
 			continue
 		}
-		if since > 0 {
-			if st, ok := startTime(pid); !ok || st < since {
+		if since.Ticks > 0 {
+			if st, ok := startTime(pid); !ok || st < since.Ticks {
 				continue
 			}
 		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 		if err != nil || len(env) == 0 { // gone, not ours, or a zombie
 			continue
 		}
@@ -133,13 +133,12 @@ func findTagged(name, value string, since uint64) []Tagged {
 // ("NAME=VALUE", exactly), scanning /proc again after each round, since a
 // process may fork while it is being killed, until none is left or a few
 // seconds pass. It returns how many processes it killed.
-func KillTagged(entry string) int { return KillTaggedSince(entry, 0) }
+func KillTagged(entry string) int { return KillTaggedSince(entry, Since{}) }
 
-// KillTaggedSince is KillTagged for the processes started at or after the
-// clock tick since (see StartTicks): the descendants of a process that
-// started then. Older processes are not even looked at, which makes the
-// scan cheap.
-func KillTaggedSince(entry string, since uint64) int {
+// KillTaggedSince is KillTagged for the processes started at or after
+// since (see StartOf): the descendants of the process that started then.
+// Older processes are not even looked at, which makes the scan cheap.
+func KillTaggedSince(entry string, since Since) int {
 	name, value, ok := bytes.Cut([]byte(entry), []byte("="))
 	if !ok || len(value) == 0 {
 		return 0
@@ -190,6 +189,23 @@ func anyLiving(pids map[int]bool) bool {
 	return false
 }
 
-// StartTicks returns when process pid started, in clock ticks since boot
-// (field 22 of /proc/PID/stat), for KillTaggedSince.
-func StartTicks(pid int) (uint64, bool) { return startTime(pid) }
+// Since marks the start of a process, for KillTaggedSince: its
+// descendants were started at or after it, so they got pids handed out
+// after its own and started no earlier than its clock tick.
+type Since struct {
+	// Pid is the process's pid (0: any pid).
+	Pid int
+	// Ticks is when it started, in clock ticks since boot (field 22 of
+	// /proc/PID/stat; 0: any time).
+	Ticks uint64
+}
+
+// StartOf returns the mark of process pid's start, for KillTaggedSince.
+// Read it while pid cannot be reused (a child not yet reaped).
+func StartOf(pid int) (Since, bool) {
+	t, ok := startTime(pid)
+	if !ok {
+		return Since{}, false
+	}
+	return Since{Pid: pid, Ticks: t}, true
+}
