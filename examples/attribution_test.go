@@ -2,7 +2,6 @@ package examples_test
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,6 +11,7 @@ import (
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/fakes/payments"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
 )
 
@@ -21,8 +21,7 @@ import (
 // target is untestable, with the reason, and not scored 0 with a critical
 // finding per intent.
 func TestPointedElsewhereIsUntestable(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	elsewhere, err := payments.New(payments.Options{Ledger: fakes.NewLedger()})
 	require.NoError(t, err)
 	defer elsewhere.Close()

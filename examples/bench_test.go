@@ -3,12 +3,12 @@ package examples_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/idemcheck/idemcheck/examples"
 	mcpexample "github.com/idemcheck/idemcheck/examples/mcp"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/internal/trialbench"
 	"github.com/idemcheck/idemcheck/observe"
 )
@@ -24,10 +24,7 @@ func BenchmarkTrialsProcess(b *testing.B) {
 }
 
 func benchProcess(b *testing.B, workers int) {
-	exe, err := os.Executable()
-	if err != nil {
-		b.Fatal(err)
-	}
+	exe := refexe.Path(b)
 	trialbench.Run(b, examples.ShopSpec(exe, "correct"), harness.WithTrialWorkers(workers))
 }
 
@@ -36,10 +33,7 @@ func benchProcess(b *testing.B, workers int) {
 // 25 trials idemcheck run generates by default (beside the probes' late
 // retries). Each iteration is one whole run.
 func BenchmarkRunShopDefault(b *testing.B) {
-	exe, err := os.Executable()
-	if err != nil {
-		b.Fatal(err)
-	}
+	exe := refexe.Path(b)
 	spec := examples.ShopSpec(exe, "correct")
 	for i := 0; i < b.N; i++ {
 		res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(uint64(i+1)), harness.WithTrials(25))
@@ -56,10 +50,7 @@ func BenchmarkRunShopDefault(b *testing.B) {
 // default four workers' trials share a server and its fakes. Each
 // iteration is one trial; the probes' time is left out.
 func BenchmarkTrialsMCP(b *testing.B) {
-	exe, err := os.Executable()
-	if err != nil {
-		b.Fatal(err)
-	}
+	exe := refexe.Path(b)
 	for _, name := range []string{"correct", "correct-http"} {
 		b.Run(name, func(b *testing.B) {
 			for _, p := range mcpexample.Profiles {
@@ -77,10 +68,7 @@ func BenchmarkTrialsMCP(b *testing.B) {
 // time), beside the orders service counted by marker (an SQL query per
 // attempt). Each iteration is one trial.
 func BenchmarkTrialsDelta(b *testing.B) {
-	exe, err := os.Executable()
-	if err != nil {
-		b.Fatal(err)
-	}
+	exe := refexe.Path(b)
 	b.Run("ledger-by-delta", func(b *testing.B) {
 		trialbench.Run(b, examples.LedgerSpec(exe, "correct", "sqlite:{{state_dir}}/ledger.db"))
 	})

@@ -2,7 +2,6 @@ package examples_test
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -20,8 +20,7 @@ import (
 // (The shop fingerprints the whole body, so the second caller's request,
 // with its own marker, is refused as a reuse rather than replayed.)
 func TestKeysScopedToTheCaller(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	run := func(spec harness.Spec) harness.TargetResult {
 		ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 		defer cancel()

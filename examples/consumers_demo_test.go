@@ -2,7 +2,6 @@ package examples_test
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 )
 
 // TestConsumerTargets runs every reference consumer of the demo, on NATS
@@ -18,8 +18,7 @@ import (
 // asserts the score it is built for: the correct one has no finding, and
 // each flawed one is caught by a check its flaw breaks.
 func TestConsumerTargets(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	catches := map[string][]string{
 		"correct":           nil,
 		"memory":            {"crash.recovery"},

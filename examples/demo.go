@@ -2,22 +2,11 @@ package examples
 
 import (
 	"context"
-	"fmt"
-	"github.com/idemcheck/idemcheck/examples/consumers"
 	"io"
 	"os"
 
-	"github.com/idemcheck/idemcheck/examples/clidb"
-	"github.com/idemcheck/idemcheck/examples/jsonstore"
-	"github.com/idemcheck/idemcheck/examples/ledger"
-	mcpexample "github.com/idemcheck/idemcheck/examples/mcp"
-	"github.com/idemcheck/idemcheck/examples/mcpdb"
-	"github.com/idemcheck/idemcheck/examples/orders"
-	"github.com/idemcheck/idemcheck/examples/ordertool"
-	"github.com/idemcheck/idemcheck/examples/pgpay"
-	"github.com/idemcheck/idemcheck/examples/redispay"
+	"github.com/idemcheck/idemcheck/examples/reference"
 	"github.com/idemcheck/idemcheck/examples/shop"
-	"github.com/idemcheck/idemcheck/examples/webhooks"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/fakes/payments"
 	"github.com/idemcheck/idemcheck/harness"
@@ -29,41 +18,11 @@ import (
 // target: idemcheck __example shop --profile NAME --listen ADDR --payments URL.
 const Subcommand = "__example"
 
-// Main runs the reference target named by args[0]: shop (HTTP service),
-// webhooks (webhook handler) or ordertool (CLI tool).
+// Main runs the reference target named by args[0] (see package
+// reference): the shop, the webhook handlers, the command-line tools, the
+// MCP servers, the services on their own databases or a queue consumer.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprintf(stderr, "%s: expected a reference target: shop, %s, %s or %s\n", Subcommand, WebhooksName, OrdertoolName, OrdersName)
-		return 2
-	}
-	switch args[0] {
-	case "shop":
-		return shop.Main(ctx, args[1:], stdout, stderr)
-	case WebhooksName:
-		return webhooks.Main(ctx, args[1:], stdout, stderr)
-	case OrdertoolName:
-		return ordertool.Main(ctx, args[1:], stdout, stderr)
-	case MCPName:
-		return mcpexample.Main(ctx, args[1:], os.Stdin, stdout, stderr)
-	case OrdersName:
-		return orders.Main(ctx, args[1:], stdout, stderr)
-	case LedgerName:
-		return ledger.Main(ctx, args[1:], stdout, stderr)
-	case JSONStoreName:
-		return jsonstore.Main(ctx, args[1:], stdout, stderr)
-	case MCPDBName:
-		return mcpdb.Main(ctx, args[1:], os.Stdin, stdout, stderr)
-	case CLIDBName:
-		return clidb.Main(ctx, args[1:], stdout, stderr)
-	case ConsumerName:
-		return consumers.Main(ctx, args[1:], stdout, stderr)
-	case PgpayName:
-		return pgpay.Main(ctx, args[1:], stdout, stderr)
-	case RedispayName:
-		return redispay.Main(ctx, args[1:], stdout, stderr)
-	}
-	fmt.Fprintf(stderr, "%s: unknown reference target %q: expected shop, %s, %s, %s or %s\n", Subcommand, args[0], WebhooksName, OrdertoolName, MCPName, OrdersName)
-	return 2
+	return reference.Main(ctx, args, os.Stdin, stdout, stderr)
 }
 
 // DemoTarget is one reference target of the demo and what it is built for.

@@ -3,13 +3,14 @@ package examples
 import (
 	"slices"
 
+	"github.com/idemcheck/idemcheck/examples/reference"
 	"github.com/idemcheck/idemcheck/harness"
 	clitarget "github.com/idemcheck/idemcheck/targets/cli"
 )
 
 // OrdertoolName is the name of the reference CLI tool under Subcommand:
 // idemcheck __example ordertool --store STORE COMMAND [flags].
-const OrdertoolName = "ordertool"
+const OrdertoolName = reference.Ordertool
 
 // OrdertoolStore is one idempotency store of the reference CLI tool and
 // what idemcheck makes of it.

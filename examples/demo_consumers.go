@@ -3,6 +3,7 @@ package examples
 import (
 	"time"
 
+	"github.com/idemcheck/idemcheck/examples/reference"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/targets/consumer"
 	_ "github.com/idemcheck/idemcheck/targets/consumer/brokerset" // the brokers consumer targets start
@@ -10,7 +11,7 @@ import (
 
 // ConsumerName is the name of the reference queue consumer under
 // Subcommand: idemcheck __example consumer --profile NAME --broker B ….
-const ConsumerName = "consumer"
+const ConsumerName = reference.Consumer
 
 // ConsumerDemoBrokers are the brokers the demo runs the reference
 // consumers on.

@@ -1,7 +1,6 @@
 package examples_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -11,14 +10,14 @@ import (
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/internal/pgserver"
 	"github.com/idemcheck/idemcheck/internal/redisserver"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 )
 
 // TestDependencyDemoLeavesOutWhatTheMachineLacks: without PostgreSQL and
 // redis-server the demo has no dependency targets, and says why for each;
 // with them it has every profile of both payments services.
 func TestDependencyDemoLeavesOutWhatTheMachineLacks(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	t.Run("without", func(t *testing.T) {
 		t.Setenv(pgserver.BinEnv, t.TempDir())
 		t.Setenv(redisserver.BinEnv, filepath.Join(t.TempDir(), "redis-server"))

@@ -2,13 +2,14 @@ package examples
 
 import (
 	mcpexample "github.com/idemcheck/idemcheck/examples/mcp"
+	"github.com/idemcheck/idemcheck/examples/reference"
 	"github.com/idemcheck/idemcheck/harness"
 	mcptarget "github.com/idemcheck/idemcheck/targets/mcp"
 )
 
 // MCPName is the reference MCP servers' name under Subcommand:
 // idemcheck __example mcp --profile NAME ….
-const MCPName = "mcp"
+const MCPName = reference.MCP
 
 // MCPSpec is the harness spec of one reference MCP server, started from
 // exe: over stdio (a process per session), or over streamable HTTP on a

@@ -7,6 +7,7 @@ import (
 	"github.com/idemcheck/idemcheck/examples/jsonstore"
 	"github.com/idemcheck/idemcheck/examples/ledger"
 	"github.com/idemcheck/idemcheck/examples/mcpdb"
+	"github.com/idemcheck/idemcheck/examples/reference"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/observe"
 	clitarget "github.com/idemcheck/idemcheck/targets/cli"
@@ -17,10 +18,10 @@ import (
 // The names of the reference targets that keep their effects in their own
 // data, under Subcommand.
 const (
-	LedgerName    = "ledger"
-	JSONStoreName = "jsonstore"
-	MCPDBName     = "mcpdb"
-	CLIDBName     = "clidb"
+	LedgerName    = reference.Ledger
+	JSONStoreName = reference.JSONStore
+	MCPDBName     = reference.MCPDB
+	CLIDBName     = reference.CLIDB
 )
 
 // LedgerSpec is the harness spec of one ledger profile on the database

@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/examples/ledger"
 	"github.com/idemcheck/idemcheck/examples/orders"
+	"github.com/idemcheck/idemcheck/examples/reference"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/internal/pgserver"
 	"github.com/idemcheck/idemcheck/observe"
@@ -14,7 +15,7 @@ import (
 )
 
 // OrdersName is the reference orders service's name under Subcommand.
-const OrdersName = "orders"
+const OrdersName = reference.Orders
 
 // OrdersConfig is the HTTP adapter configuration of the orders service:
 // the marker goes into the order's note, which its database keeps and its

@@ -3,13 +3,14 @@ package examples
 import (
 	"github.com/idemcheck/idemcheck/deps/launch"
 	"github.com/idemcheck/idemcheck/examples/pgpay"
+	"github.com/idemcheck/idemcheck/examples/reference"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/observe"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
 )
 
 // PgpayName is the PostgreSQL payments service's name under Subcommand.
-const PgpayName = "pgpay"
+const PgpayName = reference.Pgpay
 
 // PgpayConfig is the HTTP adapter configuration of the payments service:
 // the marker goes into the payment's note, which its database keeps.

@@ -3,13 +3,14 @@ package examples
 import (
 	"github.com/idemcheck/idemcheck/deps/launch"
 	"github.com/idemcheck/idemcheck/examples/redispay"
+	"github.com/idemcheck/idemcheck/examples/reference"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/observe"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
 )
 
 // RedispayName is the Redis payments service's name under Subcommand.
-const RedispayName = "redispay"
+const RedispayName = reference.Redispay
 
 // RedispaySpec is the harness spec of one profile of the Redis payments
 // service, started from exe on a throwaway Redis declared as its

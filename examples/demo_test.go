@@ -13,11 +13,13 @@ import (
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/examples/shop"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
 
-// TestMain lets the test binary serve as a reference target: the harness
-// starts it again with the hidden subcommand, as a real separate process.
+// TestMain lets the test binary serve as a reference target where the
+// reference program cannot be built (refexe): the harness starts it again
+// with the hidden subcommand, as a real separate process.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == examples.Subcommand {
 		ctx, cancel := signalContext()
@@ -25,11 +27,14 @@ func TestMain(m *testing.M) {
 		cancel()
 		os.Exit(code)
 	}
-	// The reference targets are this binary run again; built with -race,
-	// each would sleep a second at exit. The children inherit this.
+	// The reference targets are the reference program (refexe), or, without
+	// the go command, this binary run again; built with -race, it would
+	// sleep a second at each exit. The children inherit this.
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
 	process.PassOn("GORACE")
-	os.Exit(m.Run())
+	code := m.Run()
+	refexe.Remove()
+	os.Exit(code)
 }
 
 // failing returns the ids of the checks that failed, sorted.
@@ -47,8 +52,7 @@ func failing(tr harness.TargetResult) []string {
 // TestReferenceTargets runs every reference target as a real process and
 // asserts its score and exactly the checks its planted flaw violates.
 func TestReferenceTargets(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	cases := []struct {
 		profile string
 		score   int

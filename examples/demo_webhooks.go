@@ -3,6 +3,7 @@ package examples
 import (
 	"context"
 
+	"github.com/idemcheck/idemcheck/examples/reference"
 	"github.com/idemcheck/idemcheck/examples/webhooks"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/fakes/email"
@@ -14,7 +15,7 @@ import (
 
 // WebhooksName is the name of the reference webhook handler under
 // Subcommand: idemcheck __example webhooks --profile NAME ….
-const WebhooksName = "webhooks"
+const WebhooksName = reference.Webhooks
 
 // WebhookSecret is the signing secret the demo's sender and handlers share.
 const WebhookSecret = "whsec_idemcheck_demo"

@@ -2,7 +2,6 @@ package examples_test
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/idemcheck/idemcheck/examples"
 	mcpexample "github.com/idemcheck/idemcheck/examples/mcp"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/record"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
 )
@@ -35,8 +35,7 @@ func duplicateMessages(tr harness.TargetResult) []string {
 // attempt records the instance that served it, and the duplicates are
 // explained by that, not by a race or a store too small.
 func TestDiagnosisOneStorePerInstance(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	spec := examples.ShopSpec(exe, "memory-cache")
 	spec.Name = "memory-cache-x2"
 	launch := &httptarget.Launch{
@@ -74,8 +73,7 @@ func TestDiagnosisOneStorePerInstance(t *testing.T) {
 // instance has no duplicate to explain by instances: its sequential
 // retries replay, and nothing says "one store per instance".
 func TestDiagnosisOnePerInstanceNotSaidOfOne(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	res, err := harness.Verify(ctx, []harness.Spec{examples.ShopSpec(exe, "memory-cache")}, harness.WithSeed(5), harness.WithTrials(0),
@@ -97,8 +95,7 @@ func TestDiagnosisOnePerInstanceNotSaidOfOne(t *testing.T) {
 // MCP session: a retry on a new session charges again. The attempts
 // record their session, and the duplicates are explained by it.
 func TestDiagnosisKeysPerSession(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	var p mcpexample.Profile
 	for _, x := range mcpexample.Profiles {
 		if x.Name == "session-cache" {
@@ -139,8 +136,7 @@ func TestDiagnosisKeysPerSession(t *testing.T) {
 // duplicate is explained by the restart between them; the same shop's
 // duplicates within one incarnation are not.
 func TestDiagnosisStoreLostInARestart(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	res, err := harness.Verify(ctx, []harness.Spec{examples.ShopSpec(exe, "memory-cache")}, harness.WithSeed(5), harness.WithTrials(0),
@@ -175,8 +171,7 @@ func TestDiagnosisStoreLostInARestart(t *testing.T) {
 // by the same instance at once both get through. That, and only that, is
 // explained as a claim that is not atomic.
 func TestDiagnosisClaimNotAtomic(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	res, err := harness.Verify(ctx, []harness.Spec{examples.ShopSpec(exe, "check-then-act")}, harness.WithSeed(5), harness.WithTrials(0),

@@ -2,7 +2,6 @@ package examples_test
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/record"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
 )
@@ -23,8 +23,7 @@ import (
 // shop replays instead of 422, and the nodryrun shop runs a keyless
 // request instead of 400: each is reported, naming the draft's section.
 func TestIETFDraftProfile(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	run := func(profile string) (record.Status, []record.Finding) {
 		launch := &httptarget.Launch{
 			Command: []string{exe, examples.Subcommand, "shop", "--profile", profile,

@@ -3,7 +3,6 @@ package examples_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -24,8 +24,7 @@ import (
 // processes through a default run: retry.late, and only it, reports the
 // retention each showed, and the correct shop has no finding.
 func TestForgetfulStoresFoundByDefault(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	cases := []struct {
 		spec harness.Spec
 		// keys is the store's bound (0: by age), the finding must bracket it.
@@ -119,8 +118,7 @@ func (r *recordingTB) Errorf(f string, a ...any) {
 // one that keeps keys 1s, with the retention it observed, and passes the
 // correct shop.
 func TestForgetfulStoreFailsCheck(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	for _, tc := range []struct {
 		spec harness.Spec
 		want []string

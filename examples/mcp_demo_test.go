@@ -2,7 +2,6 @@ package examples_test
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/idemcheck/idemcheck/examples"
 	mcpexample "github.com/idemcheck/idemcheck/examples/mcp"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -20,8 +20,7 @@ import (
 // was built for, its flaw caught by the checks meant for it, and the
 // correct ones no finding at all.
 func TestReferenceMCPServers(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	for _, p := range mcpexample.Profiles {
 		t.Run(p.Name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), hangGuard)

@@ -2,7 +2,6 @@ package examples_test
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -22,8 +22,7 @@ func TestObservedDemoTargets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("ten targets, each a real process on a real database")
 	}
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	demo := examples.ObservedDemo(exe, examples.SQLiteOrders)
 	specs := make([]harness.Spec, len(demo))
 	for i, d := range demo {

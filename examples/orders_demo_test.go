@@ -3,7 +3,6 @@ package examples_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/idemcheck/idemcheck/examples/orders"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/internal/pgserver"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/observe"
 )
 
@@ -35,8 +35,7 @@ var ordersCases = []struct {
 // separately, by reading back its own list endpoint.
 func TestOrdersPostgres(t *testing.T) {
 	pg := pgserver.Must(t)
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	for _, source := range []string{"sql", "http"} {
 		for _, tc := range ordersCases {
 			t.Run(source+"/"+tc.profile, func(t *testing.T) {
@@ -57,8 +56,7 @@ func TestOrdersPostgres(t *testing.T) {
 // TestOrdersSQLite is the fallback without PostgreSQL: the same service
 // on a SQLite file in the target's state directory, observed by SQL.
 func TestOrdersSQLite(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	for _, tc := range ordersCases {
 		t.Run(tc.profile, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), hangGuard)

@@ -3,7 +3,6 @@ package examples_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,6 +12,7 @@ import (
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/internal/pgserver"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -55,8 +55,7 @@ targets:
 // under the dependency faults, configured with attr.
 func runPgpayMarkerless(t *testing.T, profile, attr string) harness.TargetResult {
 	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	f, err := config.Parse("idemcheck.yaml", []byte(pgpayMarkerless(exe, profile, attr)))
 	require.NoError(t, err)
 	specs, opts, err := f.Specs()

@@ -3,7 +3,6 @@ package examples_test
 import (
 	"context"
 	"net"
-	"os"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/internal/pgserver"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 )
 
 // pgpayCases are the payments service's profiles, the score each is
@@ -47,8 +47,7 @@ func TestPgpay(t *testing.T) {
 	if _, err := pgserver.Find(); err != nil {
 		t.Skip(err)
 	}
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	for _, tc := range pgpayCases {
 		t.Run(tc.profile, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
@@ -74,8 +73,7 @@ func TestPgpay(t *testing.T) {
 // TestPgpayUntestable: a dependency that does not answer makes the target
 // untestable, with the reason, at once.
 func TestPgpayUntestable(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	closed := l.Addr().String()
@@ -102,8 +100,7 @@ func TestPgpayInsistsOnTLS(t *testing.T) {
 	if _, err := pgserver.Find(); err != nil {
 		t.Skip(err)
 	}
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	// The database's name does not matter: the service gives up before
 	// it is asked for.
 	spec := examples.PgpaySpecURL(exe, "pgpay-tls", "correct", "postgres://postgres@{{deps.db.addr}}/postgres?sslmode=require")

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/keys"
 	"github.com/idemcheck/idemcheck/record"
 )
@@ -69,8 +69,7 @@ func startRedis(t *testing.T) string {
 
 func verifyRedisShop(t *testing.T, profile, addr string, opts ...harness.Option) harness.TargetResult {
 	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	res, err := harness.Verify(ctx, []harness.Spec{examples.RedisShopSpec(exe, profile, addr)}, opts...)
@@ -100,8 +99,7 @@ func TestSameSeedTwiceOnASurvivingStore(t *testing.T) {
 	pinned := []harness.Option{harness.WithSeed(43), harness.WithNonce(43)}
 	first := verifyRedisShop(t, "redis-correct", addr, pinned...)
 	require.Empty(t, first.Findings)
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	res, err := harness.Verify(ctx, []harness.Spec{examples.RedisShopSpec(exe, "redis-correct", addr)}, pinned...)
@@ -125,8 +123,7 @@ func TestRedisCheckThenSet(t *testing.T) {
 // be tested with idemcheck's default keys, and is told which key format
 // to set; with key_format uuid it scores 3 (TestReferenceTargets).
 func TestUUIDKeysWithoutKeyFormat(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	spec := examples.ShopSpec(exe, "uuid-keys")
 	spec.KeyFormat = keys.MustParse(keys.Token)
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
@@ -176,8 +173,7 @@ func TestRedisRaceCaughtOnEverySeed(t *testing.T) {
 
 func verifyRedisShopQuiet(t *testing.T, profile, addr string, opts ...harness.Option) harness.TargetResult {
 	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	res, err := harness.Verify(ctx, []harness.Spec{examples.RedisShopSpec(exe, profile, addr)}, opts...)
@@ -190,8 +186,7 @@ func verifyRedisShopQuiet(t *testing.T, profile, addr string, opts ...harness.Op
 
 func verifyScaledShop(t *testing.T, profile, addr string, replicas int, opts ...harness.Option) harness.TargetResult {
 	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	res, err := harness.Verify(ctx, []harness.Spec{examples.ScaledRedisShopSpec(exe, profile, addr, replicas)}, opts...)

@@ -3,7 +3,6 @@ package examples_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/internal/redisserver"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 )
 
 // redispayCases are the Redis payments service's profiles, exactly the
@@ -38,8 +38,7 @@ func TestRedispay(t *testing.T) {
 	if _, err := redisserver.Find(); err != nil {
 		t.Skip(err)
 	}
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	require.Len(t, redispayCases, len(redispay.Profiles))
 	for _, seed := range []uint64{1, 7} { // 1 is the demo's
 		for _, tc := range redispayCases {

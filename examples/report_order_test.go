@@ -3,7 +3,6 @@ package examples_test
 import (
 	"bytes"
 	"context"
-	"os"
 	"strings"
 	"testing"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/idemcheck/idemcheck/examples"
 	mcpexample "github.com/idemcheck/idemcheck/examples/mcp"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -23,8 +23,7 @@ import (
 // the worst finding of every failing check before any second finding of
 // one, so it is shown, however many repeats the other checks have.
 func TestReportShowsTheDefiningFinding(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	var liar mcpexample.Profile
 	for _, p := range mcpexample.Profiles {
 		if p.Name == "idempotent-liar" {

@@ -2,7 +2,6 @@ package examples_test
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
 
@@ -18,8 +18,7 @@ import (
 // one flaw, key.mismatch), and the new key rightly charges. That is no
 // de-duplication by payload.
 func TestMismatchShopTwinOfAChangedPayloadIsNoPayloadDedup(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	tr := scenarios.Trial{Steps: []scenarios.Step{
 		{Op: "create-order", Key: scenarios.Fresh},
 		{Op: "create-order", Key: scenarios.Changed, Of: 0},

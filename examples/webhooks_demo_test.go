@@ -2,7 +2,6 @@ package examples_test
 
 import (
 	"context"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/fakes/payments"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/targets/webhook"
 )
 
@@ -33,8 +33,7 @@ func failingChecks(tr harness.TargetResult) []string {
 // through the harness and asserts its score and exactly the checks its
 // planted flaw violates.
 func TestWebhookTargets(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	want := map[string]struct {
 		failing []string
 		why     string
@@ -141,8 +140,7 @@ func TestWebhookTargets(t *testing.T) {
 // probe for yet (a bad signature, out-of-order events).
 func startHandler(t *testing.T, profile string) (*webhook.Target, *fakes.Ledger) {
 	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	ledger := fakes.NewLedger()
 	pay := payments.Start(t, payments.Options{Ledger: ledger})
 	env := &harness.Env{Fakes: map[string]fakes.Fake{"payments": pay}, Ledger: ledger, StateDir: t.TempDir(), RunID: "webhooks-test"}

@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/examples"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -41,8 +42,7 @@ func checkDemoAsBuilt(t *testing.T, dir, out string) {
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	assert.Equal(t, reports.ReportSchema, rep.Schema)
 	assert.EqualValues(t, demoSeed, rep.Seed)
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	withDeps, _ := examples.DependencyDemo(exe)
 	demo := append(examples.Demo(exe), withDeps...)
 	require.Len(t, rep.Targets, len(demo), "every reference target is in the report")
@@ -97,8 +97,7 @@ func writeConfig(t *testing.T, profiles ...string) string {
 // writeConfigWith is writeConfig with extra top-level YAML.
 func writeConfigWith(t *testing.T, extra string, profiles ...string) string {
 	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	var b strings.Builder
 	b.WriteString("version: 1\n" + extra + "fakes:\n  payments: {}\ntargets:\n")
 	for _, p := range profiles {

@@ -17,6 +17,12 @@ import (
 // demoSeed makes the demo the same every time unless asked otherwise.
 const demoSeed = 1
 
+// referenceProgram returns the program the demo starts its reference
+// targets from: this binary, which carries them under the hidden
+// subcommand (examples.Subcommand). The tests point it at the smaller
+// program that carries only them.
+var referenceProgram = os.Executable
+
 func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo")
 	var c common
@@ -57,7 +63,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	exe, err := os.Executable()
+	exe, err := referenceProgram()
 	if err != nil {
 		return harnessErr(fmt.Errorf("cannot find the idemcheck binary to start the reference targets: %w", err), "")
 	}

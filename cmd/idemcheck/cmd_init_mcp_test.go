@@ -15,6 +15,7 @@ import (
 	"github.com/idemcheck/idemcheck/config"
 	"github.com/idemcheck/idemcheck/examples"
 	mcpexample "github.com/idemcheck/idemcheck/examples/mcp"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	mcptarget "github.com/idemcheck/idemcheck/targets/mcp"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
@@ -23,8 +24,7 @@ import (
 // configuration with the annotations as comments and the guesses from the
 // schemas, and on the correct server it runs as written and scores 3.
 func TestInitMCPOnTheReferenceServers(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	for _, p := range mcpexample.Profiles {
 		t.Run(p.Name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
@@ -73,8 +73,7 @@ func TestInitMCPOnTheReferenceServers(t *testing.T) {
 
 // init --mcp-url lists the tools of a running streamable HTTP server.
 func TestInitMCPURL(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	port, err := process.FreePort()
 	require.NoError(t, err)
 	addr := "127.0.0.1:" + strconv.Itoa(port)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/fakes/payments"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
 
@@ -34,8 +35,7 @@ func freeAddr(t *testing.T) string {
 // at byHand.
 func shopConfig(t *testing.T, profile, payAddr, byHand string) string {
 	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	where := fmt.Sprintf(`    url: "http://127.0.0.1:{{port}}"
     start:
       command: [%q, "__example", "shop", "--profile", %q, "--listen", "127.0.0.1:{{port}}", "--state", "{{state_dir}}"]

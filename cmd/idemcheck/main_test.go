@@ -17,6 +17,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/internal/interrupt"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
 
@@ -61,13 +62,18 @@ func TestMain(m *testing.M) {
 	}
 	kv := strings.SplitN(testTag, "=", 2)
 	os.Setenv(kv[0], kv[1])
-	// The reference targets are this binary run again; built with -race,
-	// each would sleep a second at exit. The children inherit this.
+	// The demo's reference targets are the reference program, built
+	// without the race detector (refexe); where this binary is run again
+	// as one, built with -race, it would sleep a second at each exit. The
+	// children inherit this.
+	referenceProgram = refexe.Program
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
 	// A target is given only the environment its configuration and
 	// process.Inherited say: these two are passed on as well.
 	process.PassOn(kv[0], "GORACE")
-	os.Exit(m.Run())
+	code := m.Run()
+	refexe.Remove()
+	os.Exit(code)
 }
 
 // runCLI runs the program in-process and returns its exit code and output.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/internal/pgserver"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
 
@@ -36,8 +37,7 @@ func startOrders(t *testing.T, profile, dsn string) int {
 // "listening on" line; it is killed when the test ends.
 func startByHand(t *testing.T, args ...string) {
 	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	cmd := exec.Command(exe, append([]string{examples.Subcommand}, args...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Stderr = os.Stderr
@@ -117,8 +117,7 @@ func TestInitOpenAPIScoresTheOrdersServiceAsBuilt(t *testing.T) {
 // TestRunObserveSQL: a configuration that starts the orders service on a
 // SQLite file in its state directory and counts its orders with a query.
 func TestRunObserveSQL(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	for _, tc := range []struct {
 		profile string
 		score   float64

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/internal/refexe"
 )
 
 // ordersTwoObservers is a configuration of the orders service whose
@@ -17,8 +19,7 @@ import (
 // endpoint; object (empty for none) names what both see.
 func ordersTwoObservers(t *testing.T, profile, object string) string {
 	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	obj := ""
 	if object != "" {
 		obj = "        object: " + object + "\n"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/examples/webhooks"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/targets/webhook"
@@ -24,8 +25,7 @@ import (
 // what a user writes for examples.WebhookSpec.
 func writeWebhookConfig(t *testing.T, profile string) string {
 	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	exe := refexe.Path(t)
 	yml := fmt.Sprintf(`version: 1
 fakes:
   payments: {}

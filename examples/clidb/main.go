@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/examples/internal/refdb"
-	"github.com/idemcheck/idemcheck/observe"
 )
 
 // Exit codes.
@@ -44,7 +43,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	_, err := Describe(*profile)
 	if err == nil {
-		_, _, err = observe.Driver(*dsn)
+		_, _, err = refdb.Driver(*dsn)
 	}
 	if err != nil || *window < 0 || *window > time.Minute || fs.NArg() == 0 {
 		fmt.Fprintf(stderr, "clidb: need --profile (%s), --db postgres://…|sqlite:PATH, a --window in [0, 1m] and a command (add-expense, list-expenses): %v\n",

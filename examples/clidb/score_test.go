@@ -1,10 +1,7 @@
 package clidb_test
 
 import (
-	"os"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/examples/clidb"
 	"github.com/idemcheck/idemcheck/examples/internal/reftest"
@@ -17,12 +14,10 @@ import (
 // the marker rides in the memo, and a SQL observer counts the expenses in
 // the tool's own SQLite database.
 func spec(t *testing.T, profile string) harness.Spec {
-	exe, err := os.Executable()
-	require.NoError(t, err)
 	dsn := "sqlite:{{state_dir}}/expenses.db"
 	s := clitarget.Spec(clitarget.Config{
 		Name:    "clidb-" + profile,
-		Command: []string{exe, reftest.ServeArg, "--profile", profile, "--db", dsn, "--window", "20ms"},
+		Command: append(reftest.Command(t), "--profile", profile, "--db", dsn, "--window", "20ms"),
 		Operations: []clitarget.Operation{{
 			Name: "add-expense", Mutating: true,
 			Args:   []string{"add-expense", "--amount", "{{input.amount}}", "--memo", "expense {{marker}}"},

@@ -1,10 +1,7 @@
 package jsonstore_test
 
 import (
-	"os"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/examples/internal/reftest"
 	"github.com/idemcheck/idemcheck/examples/jsonstore"
@@ -17,11 +14,9 @@ import (
 // the marker rides in the note, and a file observer counts the records in
 // the store file.
 func spec(t *testing.T, profile string) harness.Spec {
-	exe, err := os.Executable()
-	require.NoError(t, err)
 	s := clitarget.Spec(clitarget.Config{
 		Name:    "jsonstore-" + profile,
-		Command: []string{exe, reftest.ServeArg, "--profile", profile, "--file", "{{state_dir}}/store.json", "--window", "100ms"},
+		Command: append(reftest.Command(t), "--profile", profile, "--file", "{{state_dir}}/store.json", "--window", "100ms"),
 		Operations: []clitarget.Operation{{
 			Name: "put", Mutating: true,
 			Args:   []string{"put", "--note", "record {{marker}}", "--amount", "{{input.amount}}"},

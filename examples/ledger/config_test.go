@@ -2,7 +2,6 @@ package ledger_test
 
 import (
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -51,8 +50,7 @@ func TestConfiguredWithoutMarker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a full harness run per profile")
 	}
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	cmd := reftest.Command(t)
 	for _, tc := range []struct {
 		profile string
 		score   int
@@ -62,7 +60,7 @@ func TestConfiguredWithoutMarker(t *testing.T) {
 		{"no-fingerprint", 2, []string{"key.mismatch"}},
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
-			f, err := config.Parse("idemcheck.yaml", []byte(fmt.Sprintf(ledgerYAML, exe, tc.profile, reftest.ServeArg)))
+			f, err := config.Parse("idemcheck.yaml", []byte(fmt.Sprintf(ledgerYAML, cmd[0], tc.profile, cmd[1])))
 			require.NoError(t, err, "a count observer attributes by delta: no marker is needed")
 			specs, _, err := f.Specs()
 			require.NoError(t, err)

@@ -1,11 +1,9 @@
 package ledger_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/examples/internal/reftest"
 	"github.com/idemcheck/idemcheck/examples/ledger"
@@ -18,8 +16,6 @@ import (
 // transfers whose body holds only numbers, and a count of the transfers
 // table attributes each change to the intent in flight.
 func spec(t *testing.T, profile, dsn string) harness.Spec {
-	exe, err := os.Executable()
-	require.NoError(t, err)
 	s := httptarget.Spec(httptarget.Config{
 		Name:    "ledger-" + profile,
 		BaseURL: "http://127.0.0.1:{{port}}",
@@ -33,7 +29,7 @@ func spec(t *testing.T, profile, dsn string) harness.Spec {
 			},
 		}},
 	}, &httptarget.Launch{
-		Command:   []string{exe, reftest.ServeArg, "--profile", profile, "--db", dsn, "--window", "20ms", "--listen", "127.0.0.1:{{port}}"},
+		Command:   append(reftest.Command(t), "--profile", profile, "--db", dsn, "--window", "20ms", "--listen", "127.0.0.1:{{port}}"),
 		ReadyPath: "/healthz",
 	})
 	s.Observers = []harness.ObserverStarter{observe.Spec{Name: "ledger-db", Kind: "transfer",

@@ -3,7 +3,6 @@ package mcpdb_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
@@ -22,9 +21,7 @@ import (
 
 func command(t *testing.T, profile, dsn string) []string {
 	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	return []string{exe, reftest.ServeArg, "--profile", profile, "--db", dsn}
+	return append(reftest.Command(t), "--profile", profile, "--db", dsn)
 }
 
 // session starts the server as an MCP host does, a process per session.

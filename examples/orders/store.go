@@ -12,7 +12,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL, database/sql driver "pgx"
 	_ "modernc.org/sqlite"             // SQLite, pure Go, driver "sqlite"
 
-	"github.com/idemcheck/idemcheck/observe"
+	"github.com/idemcheck/idemcheck/examples/internal/refdb"
 )
 
 // Order is one row of the orders table.
@@ -32,7 +32,7 @@ type store struct {
 // openStore connects to dsn (postgres://… or sqlite:PATH) and creates the
 // table, with the unique index on the key only when unique is true.
 func openStore(ctx context.Context, dsn string, unique bool) (*store, error) {
-	driver, source, err := observe.Driver(dsn)
+	driver, source, err := refdb.Driver(dsn)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"testing"
@@ -29,10 +28,8 @@ func BenchmarkToolCall(b *testing.B) {
 	pay, err := payments.New(payments.Options{Ledger: fakes.NewLedger()})
 	require.NoError(b, err)
 	defer pay.Close()
-	exe, err := os.Executable()
-	require.NoError(b, err)
 	state := b.TempDir()
-	cmd := []string{exe, serveArg, "--profile", "correct", "--payments", pay.URL(), "--state", state}
+	cmd := append(serverCommand(b), "--profile", "correct", "--payments", pay.URL(), "--state", state)
 	args := map[string]any{"customer": "cus_bench", "query": "idem-0000000000000000"}
 	ctx := context.Background()
 

@@ -43,10 +43,8 @@ func newWorld(t *testing.T, profile string, http bool) *world {
 	w.pay, err = payments.New(payments.Options{Ledger: w.ledger})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = w.pay.Close() })
-	exe, err := os.Executable()
-	require.NoError(t, err)
 	state := t.TempDir()
-	cmd := []string{exe, serveArg, "--profile", profile, "--payments", w.pay.URL(), "--state", state}
+	cmd := append(serverCommand(t), "--profile", profile, "--payments", w.pay.URL(), "--state", state)
 	cfg := mcp.Config{Name: profile, Env: map[string]string{"IDEMCHECK_TEST_TOKEN": w.token}, Timeout: 5 * time.Second}
 	if !http {
 		cfg.Command = cmd

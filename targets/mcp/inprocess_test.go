@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"testing"
 	"time"
 
@@ -81,9 +80,7 @@ func TestCheckInProcessServerCatchesAFlaw(t *testing.T) {
 
 // harness.Check works on a stdio server given as a command.
 func TestCheckCommand(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	spec := mcp.Spec(mcp.Config{Name: "command", Command: []string{exe, serveArg, "--profile", "correct",
-		"--payments", "{{fakes.payments.url}}", "--state", "{{state_dir}}"}}, nil, examples.PaymentsFake)
+	spec := mcp.Spec(mcp.Config{Name: "command", Command: append(serverCommand(t), "--profile", "correct",
+		"--payments", "{{fakes.payments.url}}", "--state", "{{state_dir}}")}, nil, examples.PaymentsFake)
 	harness.Check(t, spec, harness.WithTrials(-1), harness.WithSeed(3))
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	mcpexample "github.com/idemcheck/idemcheck/examples/mcp"
+	"github.com/idemcheck/idemcheck/examples/reference"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 )
 
 // serveArg makes the test binary a reference MCP server (see
@@ -17,5 +19,19 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == serveArg {
 		os.Exit(mcpexample.Main(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	refexe.Remove()
+	os.Exit(code)
+}
+
+// serverCommand is the start of the command line of a reference MCP
+// server, its flags to follow: the reference program built without the
+// race detector (refexe), or, without the go command, this test binary.
+func serverCommand(tb testing.TB) []string {
+	tb.Helper()
+	exe := refexe.Path(tb)
+	if self, err := os.Executable(); err == nil && self == exe {
+		return []string{exe, serveArg}
+	}
+	return []string{exe, reference.MCP}
 }

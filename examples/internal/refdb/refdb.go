@@ -9,9 +9,37 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL, database/sql driver "pgx"
 	_ "modernc.org/sqlite"             // SQLite, pure Go, driver "sqlite"
-
-	"github.com/idemcheck/idemcheck/observe"
 )
+
+// Driver returns the database/sql driver for dsn ("pgx" or "sqlite") and
+// the data source name that driver takes, or an error saying what a DSN
+// must look like: the same DSNs idemcheck's SQL observer takes. A
+// reference target is a program of its own, so it reads them itself.
+func Driver(dsn string) (driver, source string, err error) {
+	switch {
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		return "pgx", dsn, nil
+	case strings.HasPrefix(dsn, "sqlite:"):
+		return "sqlite", strings.TrimPrefix(dsn, "sqlite:"), nil
+	case strings.HasPrefix(dsn, "file:"):
+		return "sqlite", dsn, nil
+	}
+	return "", "", fmt.Errorf("unsupported database %q: expected postgres://… or sqlite:PATH", redact(dsn))
+}
+
+// redact hides a password in a URL-shaped DSN.
+func redact(dsn string) string {
+	at := strings.LastIndex(dsn, "@")
+	scheme := strings.Index(dsn, "://")
+	if at < 0 || scheme < 0 || at < scheme {
+		return dsn
+	}
+	userinfo := dsn[scheme+3 : at]
+	if i := strings.Index(userinfo, ":"); i >= 0 {
+		return dsn[:scheme+3] + userinfo[:i] + ":***" + dsn[at:]
+	}
+	return dsn
+}
 
 // DB is a reference target's database.
 type DB struct {
@@ -24,7 +52,7 @@ type DB struct {
 // connections, and runs the schema statements (CREATE … IF NOT EXISTS),
 // each retried while another process creates the same schema.
 func Open(ctx context.Context, dsn string, pool int, schema ...string) (*DB, error) {
-	driver, source, err := observe.Driver(dsn)
+	driver, source, err := Driver(dsn)
 	if err != nil {
 		return nil, err
 	}

@@ -20,15 +20,23 @@ import (
 	"github.com/idemcheck/idemcheck/examples/internal/refprofile"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/internal/pgserver"
+	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
 
 // ServeArg is the first argument of a test binary run as the target.
 const ServeArg = "__serve"
 
+// target is the name of the package's reference target, as the
+// reference program takes it (TestMain).
+var target string
+
 // TestMain runs m, or, when the binary was started as the target, the
-// target's main; it stops the shared PostgreSQL server at the end.
-func TestMain(m *testing.M, main func(args []string) int) {
+// target's main; name is the target's name in the reference program
+// (package reference). It stops the shared PostgreSQL server and removes
+// the reference program at the end.
+func TestMain(m *testing.M, name string, main func(args []string) int) {
+	target = name
 	if len(os.Args) > 1 && os.Args[1] == ServeArg {
 		os.Exit(main(os.Args[2:]))
 	}
@@ -39,7 +47,21 @@ func TestMain(m *testing.M, main func(args []string) int) {
 	if pg.server != nil {
 		_ = pg.server.Stop()
 	}
+	refexe.Remove()
 	os.Exit(code)
+}
+
+// Command returns the start of the command line that runs the package's
+// reference target as a process of its own, its flags to follow: the
+// reference program with the target's name (refexe), or, without the go
+// command, this test binary with ServeArg.
+func Command(t testing.TB) []string {
+	t.Helper()
+	exe := refexe.Path(t)
+	if self, err := os.Executable(); err == nil && self == exe {
+		return []string{exe, ServeArg}
+	}
+	return []string{exe, target}
 }
 
 var pg struct {
@@ -98,15 +120,11 @@ func StartHTTP(t testing.TB, args ...string) *Server {
 // listened before.
 func StartHTTPAt(t testing.TB, addr string, args ...string) *Server {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	lines := &Lines{}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	p, err := process.Start(ctx, process.Spec{
-		Command: append(append([]string{exe, ServeArg}, args...), "--listen", addr),
+		Command: append(append(Command(t), args...), "--listen", addr),
 		Ready:   process.Ready{URL: "http://" + addr + "/healthz", Timeout: 30 * time.Second},
 		Stdout:  lines,
 	})
@@ -201,18 +219,15 @@ type Result struct {
 // cannot run or does not end within a minute.
 func Run(t testing.TB, args ...string) Result {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	argv := append(Command(t), args...)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, append([]string{ServeArg}, args...)...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.WaitDelay = time.Second
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
+	err := cmd.Run()
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {
 		t.Fatalf("running the target: %v (stderr: %s)", err, errb.String())
