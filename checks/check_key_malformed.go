@@ -17,7 +17,10 @@ var keyMalformed = Invariant{
 	Property: "a key the target cannot take (too long) is refused as the client's error (4xx), not answered as a server error (5xx)",
 	Level:    3,
 	Optional: true,
-	Applies:  func(c record.Capabilities) bool { return c.Keys },
+	// A queue consumer has no reply to refuse a key with: what becomes of
+	// its event is an ack, whatever the key, so the check could never
+	// fail there (and its event would wait out the broker's timeout).
+	Applies: func(c record.Capabilities) bool { return c.Keys && !c.Redelivery },
 	Probes: func(pc ProbeContext) []Probe {
 		if !pc.Op.Mutating {
 			return nil

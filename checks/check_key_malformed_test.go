@@ -38,6 +38,17 @@ func keyMalformedCases() []checkCase {
 			pass: []string{checks.CheckKeyMalformed},
 		},
 		{
+			why: "a queue consumer has no reply to refuse a key with: not applicable, even with a malformed key sent",
+			rec: func() *record.Record {
+				r := malformedRecord(unknown(500))
+				r.Target.Kind = "consumer"
+				r.Target.Capabilities = &record.Capabilities{Keys: true, Redelivery: true}
+				return r
+			}(),
+			skip:  []string{checks.CheckKeyMalformed},
+			notes: map[string]string{checks.CheckKeyMalformed: "not applicable to consumer targets"},
+		},
+		{
 			why:  "no malformed key was sent",
 			rec:  sequentialOK(),
 			skip: []string{checks.CheckKeyMalformed},

@@ -3,6 +3,7 @@ package docs_test
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,7 +78,8 @@ func capabilityFields() []capField {
 
 // needs says which capabilities the check needs to apply: those without
 // which its Applies rule says no, starting from a target that has them
-// all.
+// all but those that rule it out (the capabilities with which it says
+// no, which are named too).
 func needs(c checks.Invariant) string {
 	if c.Applies == nil {
 		return "every target"
@@ -95,27 +97,56 @@ func needs(c checks.Invariant) string {
 		v.FieldByName("Profile").SetString(harness.ProfileIETFDraft)
 		return v
 	}
-	full := all().Interface().(harness.Capabilities)
-	if !c.Applies(full) {
+	applies := func(v reflect.Value) bool { return c.Applies(v.Interface().(harness.Capabilities)) }
+	name := func(f capField) string {
+		if f.field == "Profile" {
+			return code(f.name + ": " + harness.ProfileIETFDraft)
+		}
+		return code(f.name)
+	}
+	var without []capField
+	if !applies(all()) {
+		for _, f := range capabilityFields() {
+			v := all()
+			v.FieldByName(f.field).SetZero()
+			if applies(v) {
+				without = append(without, f)
+			}
+		}
+	}
+	base := func() reflect.Value {
+		v := all()
+		for _, f := range without {
+			v.FieldByName(f.field).SetZero()
+		}
+		return v
+	}
+	if !applies(base()) {
 		return "no target (it never applies)"
 	}
-	var out []string
+	var with, not []string
+	for _, f := range without {
+		not = append(not, name(f))
+	}
 	for _, f := range capabilityFields() {
-		v := all()
-		v.FieldByName(f.field).SetZero()
-		if c.Applies(v.Interface().(harness.Capabilities)) {
+		if slices.Contains(without, f) {
 			continue
 		}
-		if f.field == "Profile" {
-			out = append(out, code(f.name+": "+harness.ProfileIETFDraft))
-		} else {
-			out = append(out, code(f.name))
+		v := base()
+		v.FieldByName(f.field).SetZero()
+		if !applies(v) {
+			with = append(with, name(f))
 		}
 	}
-	if len(out) == 0 {
+	switch {
+	case len(with) == 0 && len(not) == 0:
 		return "every target"
+	case len(not) == 0:
+		return "targets with " + strings.Join(with, ", ")
+	case len(with) == 0:
+		return "targets without " + strings.Join(not, ", ")
 	}
-	return "targets with " + strings.Join(out, ", ")
+	return "targets with " + strings.Join(with, ", ") + ", without " + strings.Join(not, ", ")
 }
 
 // faultClasses are every class a fault can have, for the faults page.
