@@ -147,3 +147,26 @@ func TestPidWindow(t *testing.T) {
 	assert.Contains(t, procPids(windowFrom(mark.Pid)), cmd.Process.Pid)
 	assert.NotContains(t, procPids(windowFrom(mark.Pid)), os.Getpid(), "an older process is not in a child's window")
 }
+
+// TestEnvValue: an entry is found whole, first or last, never as the
+// prefix of a longer value; any value when asked for.
+func TestEnvValue(t *testing.T) {
+	env := []byte("A=1\x00IDEMCHECK_SCOPE=7.1\x00IDEMCHECK_SCOPE_X=2\x00B=")
+	for _, tc := range []struct {
+		entry    string
+		anyValue bool
+		want     string
+		found    bool
+	}{
+		{"IDEMCHECK_SCOPE=7.1", false, "7.1", true},
+		{"IDEMCHECK_SCOPE=7", false, "", false},
+		{"IDEMCHECK_SCOPE=", true, "7.1", true},
+		{"A=1", false, "1", true},
+		{"B=", false, "", true},
+		{"C=", true, "", false},
+	} {
+		v, ok := envValue(env, []byte(tc.entry), tc.anyValue)
+		assert.Equal(t, tc.found, ok, tc.entry)
+		assert.Equal(t, tc.want, v, tc.entry)
+	}
+}

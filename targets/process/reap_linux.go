@@ -94,23 +94,28 @@ func FindTagged(name, value string) []Tagged { return findTagged(name, value, Si
 
 // findTagged is FindTagged among the processes started at or after since
 // (the zero Since: all). Only the pids handed out since then are looked
-// at (a pidWindow); of those, a process's start time is read from its
-// stat file, which is cheap, and its environment, which the kernel reads
-// from the process's memory, only for those recent enough.
+// at (a pidWindow); of those, a process's stat file, which is cheap, says
+// when it started and who its parent is, and its environment, which the
+// kernel reads from the process's memory, is read only for those recent
+// enough. A child of this process is not a descendant of the process
+// since marks: it is another call or server idemcheck started, with a
+// scope of its own, and the process since marks, itself such a child,
+// has ended.
 func findTagged(name, value string, since Since) []Tagged {
 	w := pidWindow{all: true}
 	if since.Pid > 0 {
 		w = windowFrom(since.Pid)
 	}
 	self := os.Getpid()
-	prefix := []byte(name + "=")
+	entry := []byte(name + "=" + value)
 	var found []Tagged
 	for _, pid := range procPids(w) {
 		if pid == self {
 			continue
 		}
 		if since.Ticks > 0 {
-			if st, ok := startTime(pid); !ok || st < since.Ticks {
+			st, ok := readStat(pid)
+			if !ok || st.start < since.Ticks || st.ppid == self || st.state == 'Z' {
 				continue
 			}
 		}
@@ -118,15 +123,63 @@ func findTagged(name, value string, since Since) []Tagged {
 		if err != nil || len(env) == 0 { // gone, not ours, or a zombie
 			continue
 		}
-		for _, kv := range bytes.Split(env, []byte{0}) {
-			v, ok := bytes.CutPrefix(kv, prefix)
-			if ok && (value == "" || string(v) == value) {
-				found = append(found, Tagged{Pid: pid, Value: string(v)})
-				break
-			}
+		if v, ok := envValue(env, entry, value == ""); ok {
+			found = append(found, Tagged{Pid: pid, Value: v})
 		}
 	}
 	return found
+}
+
+// envValue finds entry ("NAME=VALUE") in env, a NUL-separated
+// environment, and returns its value; with anyValue, entry is "NAME="
+// and any value is taken.
+func envValue(env, entry []byte, anyValue bool) (string, bool) {
+	for len(env) > 0 {
+		kv := env
+		if i := bytes.IndexByte(env, 0); i >= 0 {
+			kv, env = env[:i], env[i+1:]
+		} else {
+			env = nil
+		}
+		switch {
+		case anyValue && bytes.HasPrefix(kv, entry):
+			return string(kv[len(entry):]), true
+		case !anyValue && bytes.Equal(kv, entry):
+			_, v, _ := bytes.Cut(kv, []byte{'='})
+			return string(v), true
+		}
+	}
+	return "", false
+}
+
+// procStat is what findTagged reads of /proc/PID/stat.
+type procStat struct {
+	state byte
+	ppid  int
+	start uint64 // clock ticks since boot
+}
+
+// readStat reads the state (field 3), parent (field 4) and start time
+// (field 22) of /proc/PID/stat.
+func readStat(pid int) (procStat, bool) {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return procStat{}, false
+	}
+	fields := bytes.Fields(stat[i+1:])
+	if len(fields) < 20 || len(fields[0]) != 1 {
+		return procStat{}, false
+	}
+	ppid, err1 := strconv.Atoi(string(fields[1]))
+	start, err2 := strconv.ParseUint(string(fields[19]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return procStat{}, false
+	}
+	return procStat{state: fields[0][0], ppid: ppid, start: start}, true
 }
 
 // KillTagged SIGKILLs every live process whose environment holds entry
