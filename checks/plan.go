@@ -31,8 +31,9 @@ type Planned struct {
 	Serves []string
 }
 
-// Plan asks every enabled check for its probes against each operation
-// of info (mutating operations first), in the order of checks; a probe
+// Plan asks every enabled check that applies to info's capabilities for
+// its probes against each operation of info (mutating operations first),
+// in the order of checks; a probe
 // that several checks declare alike runs once. The checks that own fault
 // classes are asked together, at the place of the first of them, once per
 // fault in the order the faults were given, so the retries after each fault
@@ -75,8 +76,8 @@ func (pl Planner) Plan(info record.TargetInfo) []Planned {
 	var ps []Planned
 	at := map[string]int{}
 	add := func(c Invariant, pc ProbeContext) {
-		if !enabled[c.ID] || c.Probes == nil {
-			return
+		if !enabled[c.ID] || c.Probes == nil || !c.applies(caps) {
+			return // a check that does not apply sends nothing
 		}
 		for _, p := range c.Probes(pc) {
 			k := probeKey(p)

@@ -137,7 +137,8 @@ func TestRubricNeedsAreDerived(t *testing.T) {
 }
 
 // TestPlanSharesProbes: a probe that several checks declare alike runs
-// once, serving them all; a disabled check plans nothing.
+// once, serving them all; a disabled check, or one that does not apply to
+// the target, plans nothing.
 func TestPlanSharesProbes(t *testing.T) {
 	info := record.TargetInfo{Name: "shop", Operations: []record.Operation{{Name: "charge", Mutating: true}}}
 	all := map[string]bool{}
@@ -152,7 +153,23 @@ func TestPlanSharesProbes(t *testing.T) {
 		}
 	}
 	require.Len(t, seq, 1)
+	assert.Equal(t, []string{CheckRetrySequential, CheckReplayConsistent, CheckReplyHonest, CheckEffectField, CheckExactlyOnce}, seq[0].Serves,
+		"a check that does not apply (mcp.annotations: the target has none) is not served")
+	annotated := info
+	annotated.Capabilities = &record.Capabilities{Keys: true, EffectField: true, Annotations: true}
+	seq = nil
+	for _, p := range (Planner{Enabled: all}).Plan(annotated) {
+		if p.Name == "sequential retry" {
+			seq = append(seq, p)
+		}
+	}
+	require.Len(t, seq, 1)
 	assert.Equal(t, []string{CheckRetrySequential, CheckReplayConsistent, CheckReplyHonest, CheckEffectField, CheckExactlyOnce, CheckMCPAnnotations}, seq[0].Serves)
+	consumer := info
+	consumer.Capabilities = &record.Capabilities{Keys: true, Redelivery: true}
+	for _, p := range (Planner{Enabled: all}).Plan(consumer) {
+		assert.NotEqual(t, "malformed key", p.Name, "key.malformed does not apply to a queue consumer: no probe of its own")
+	}
 
 	only := Planner{Enabled: map[string]bool{CheckKeyRequired: true}}.Plan(info)
 	require.Len(t, only, 1)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/examples"
@@ -17,11 +16,10 @@ import (
 // demoSeed makes the demo the same every time unless asked otherwise.
 const demoSeed = 1
 
-// referenceProgram returns the program the demo starts its reference
-// targets from: this binary, which carries them under the hidden
-// subcommand (examples.Subcommand). The tests point it at the smaller
-// program that carries only them.
-var referenceProgram = os.Executable
+// referenceProgram, when set, returns the program the demo starts its
+// reference targets from (see demoReference): the tests point it at the
+// one they built.
+var referenceProgram func() (string, error)
 
 func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo")
@@ -63,9 +61,13 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	exe, err := referenceProgram()
+	exe, note, removeExe, err := demoReference(ctx)
 	if err != nil {
-		return harnessErr(fmt.Errorf("cannot find the idemcheck binary to start the reference targets: %w", err), "")
+		return harnessErr(fmt.Errorf("cannot find the program to start the reference targets from: %w", err), "")
+	}
+	defer removeExe()
+	if note != "" && !c.quiet {
+		fmt.Fprintf(stderr, "idemcheck demo: %s\n", note)
 	}
 	db, stopDB := demoOrdersDB(ctx, c.quiet, stderr)
 	defer stopDB()

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// referencePkg is the program that carries the reference targets and
+// nothing of the harness (package examples/reference).
+const referencePkg = "./examples/reference/cmd/reference"
+
+// referenceBuildLimit bounds the build of the reference program.
+const referenceBuildLimit = 3 * time.Minute
+
+// demoReference returns the program the demo starts its reference targets
+// from, what to say of it, and what removes it.
+//
+// This binary carries the reference targets (the hidden subcommand), but a
+// start of it initialises the whole of idemcheck first, and every call of
+// a reference command-line tool, every MCP session over stdio and every
+// restart of a reference server is a start. So where the source this
+// binary was built from is at hand with the go command — a go run or go
+// build in a checkout — the demo builds the program that carries only the
+// reference targets (a link of packages the build has just compiled) and
+// starts them from it; elsewhere it starts them from itself. The program
+// is kept in the user's cache directory: the go command links it again
+// only when the source changed.
+func demoReference(ctx context.Context) (exe, note string, cleanup func(), err error) {
+	cleanup = func() {}
+	if referenceProgram != nil {
+		exe, err = referenceProgram() // the tests give their own
+		return exe, "", cleanup, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", "", cleanup, err
+	}
+	root, why := sourceRoot()
+	if why != "" {
+		return self, "reference targets started from this binary (" + why + ")", cleanup, nil
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		return self, "reference targets started from this binary (no go command to build the smaller program that carries only them)", cleanup, nil
+	}
+	path, unlock, err := referenceCache(root)
+	if err != nil {
+		return self, "reference targets started from this binary (" + err.Error() + ")", cleanup, nil
+	}
+	defer unlock()
+	ctx, cancel := context.WithTimeout(ctx, referenceBuildLimit)
+	defer cancel()
+	start := time.Now()
+	// The go command links again only when the source changed since the
+	// program in the cache was built.
+	cmd := exec.CommandContext(ctx, goTool, "build", "-o", path, referencePkg)
+	cmd.Dir = root
+	cmd.WaitDelay = time.Second
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return self, fmt.Sprintf("reference targets started from this binary (go build %s in %s failed: %v: %s)",
+			referencePkg, root, err, strings.TrimSpace(lastLine(out))), cleanup, nil
+	}
+	return path, fmt.Sprintf("reference targets started from %s (%s, ready in %s)", strings.TrimPrefix(referencePkg, "./"),
+		path, time.Since(start).Round(100*time.Millisecond)), cleanup, nil
+}
+
+// referenceCache returns where the reference program built from the
+// source at root is kept between demos — the user's cache directory, a
+// program per checkout — locked against another demo building it at the
+// same time until unlock is called.
+func referenceCache(root string) (path string, unlock func(), err error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", nil, err
+	}
+	sum := sha256.Sum256([]byte(root))
+	dir := filepath.Join(base, "idemcheck", "reference-"+hex.EncodeToString(sum[:6]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", nil, err
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		lock.Close()
+		return "", nil, err
+	}
+	return filepath.Join(dir, "reference"), func() { lock.Close() }, nil
+}
+
+// sourceRoot returns the root of the module this binary was compiled from,
+// when its source is still where the compiler read it (not a -trimpath
+// build, not another machine's): the directory holding this file's
+// package's module, whose go.mod names idemcheck's module. Otherwise it
+// says why not.
+func sourceRoot() (string, string) {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return "", "built without the paths of its source"
+	}
+	root := filepath.Dir(filepath.Dir(filepath.Dir(file))) // cmd/idemcheck/this.go
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil || !bytes.HasPrefix(mod, []byte("module "+modulePath+"\n")) {
+		return "", "the source it was built from is not at hand"
+	}
+	if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(referencePkg))); err != nil {
+		return "", "the source it was built from is not at hand"
+	}
+	return root, ""
+}
+
+// lastLine is the last non-empty line of out.
+func lastLine(out []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1]
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestDemoReferenceBuiltFromTheSource: from a checkout with the go
+// command, the demo starts its reference targets from the small program,
+// built into the user's cache directory and linked again only when the
+// source changed; without the go command, from this binary, saying why.
+func TestDemoReferenceBuiltFromTheSource(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go command is needed to build the reference program")
+	}
+	saved := referenceProgram
+	referenceProgram = nil
+	t.Cleanup(func() { referenceProgram = saved })
+	// The go command's own cache stays where it is (it defaults to one
+	// under the user's cache directory, which the test moves).
+	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	require.NoError(t, err)
+	t.Setenv("GOCACHE", strings.TrimSpace(string(gocache)))
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	exe, note, cleanup, err := demoReference(ctx)
+	require.NoError(t, err)
+	cleanup()
+	assert.True(t, strings.HasPrefix(exe, filepath.Join(cache, "idemcheck")), "kept in the cache: %s", exe)
+	assert.Contains(t, note, "reference targets started from examples/reference/cmd/reference")
+	out, err := exec.Command(exe, "__example", "ordertool", "--help").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "create-order", "the program runs the reference command-line tool")
+
+	again, _, cleanup, err := demoReference(ctx)
+	require.NoError(t, err)
+	cleanup()
+	assert.Equal(t, exe, again, "the same program, from the cache")
+
+	t.Setenv("PATH", "")
+	self, note, cleanup, err := demoReference(ctx)
+	require.NoError(t, err)
+	cleanup()
+	me, _ := os.Executable()
+	assert.Equal(t, me, self)
+	assert.Contains(t, note, "started from this binary (no go command")
+}
