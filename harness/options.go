@@ -65,6 +65,14 @@ type Options struct {
 	// it) gives up its place meanwhile, and takes one again before the
 	// targets not yet started; those start in the order given.
 	Parallel int
+	// CPUBudget, when above 0, is the share of the machine's processors
+	// (0 to 1) the run may keep busy before it starts another target: a
+	// target not yet started waits for a free place (Parallel) and, once
+	// as many targets as processors work, until the machine spends less
+	// than this share of its processors' time working. Targets that mostly
+	// wait then work side by side in numbers, and ones that compute do not
+	// crowd each other out. 0: no budget, Parallel targets at once.
+	CPUBudget float64
 	// StuckWait bounds how long retries keep waiting out "in progress"
 	// answers (409, 425, 429) before the intent is called stuck.
 	StuckWait time.Duration
@@ -184,6 +192,10 @@ func WithProgress(w io.Writer) Option { return func(o *Options) { o.Progress = w
 // WithParallel sets how many targets work at once (see
 // Options.Parallel).
 func WithParallel(n int) Option { return func(o *Options) { o.Parallel = n } }
+
+// WithCPUBudget sets the share of the machine's processors a run may keep
+// busy before it starts another target (see Options.CPUBudget).
+func WithCPUBudget(share float64) Option { return func(o *Options) { o.CPUBudget = share } }
 
 // DefaultFaultNames are the faults a run tries unless told otherwise: every
 // registered fault that is quick and deterministic.

@@ -4,17 +4,24 @@ import (
 	"context"
 	"sort"
 	"sync"
+	"time"
 )
 
 // slots are the places of the targets that work at once. A target takes
 // one to start, gives it up while it only waits, and takes one again to go
 // on: one going on is served before one not yet started, and targets not
 // yet started are served in the order of the run's specs, so that the
-// first given start first whatever the scheduler does.
+// first given start first whatever the scheduler does. With a gate, a
+// target not yet started also waits until the machine has processor time
+// to spare (see cpuGate), once minHeld places are taken.
 type slots struct {
 	mu      sync.Mutex
-	free    int
+	n, free int
 	waiting []*slotWaiter
+	gate    *cpuGate
+	minHeld int
+	// ticking says that a look at the gate is due (tick).
+	ticking bool
 }
 
 // slotWaiter is a target waiting for a place: resume says it had one
@@ -25,13 +32,20 @@ type slotWaiter struct {
 	ready  chan struct{}
 }
 
-func newSlots(n int) *slots { return &slots{free: max(n, 1)} }
+func newSlots(n int) *slots { return &slots{n: max(n, 1), free: max(n, 1)} }
+
+// withGate makes targets not yet started wait for gate too, once minHeld
+// places are taken (the first always start).
+func (s *slots) withGate(gate *cpuGate, minHeld int) *slots {
+	s.gate, s.minHeld = gate, max(minHeld, 1)
+	return s
+}
 
 // acquire takes a place for the target at index, waiting its turn; it
 // fails only when ctx ends first.
 func (s *slots) acquire(ctx context.Context, index int, resume bool) error {
 	s.mu.Lock()
-	if s.free > 0 && len(s.waiting) == 0 {
+	if s.free > 0 && len(s.waiting) == 0 && (resume || s.gate == nil || s.n-s.free < s.minHeld) {
 		s.free--
 		s.mu.Unlock()
 		return nil
@@ -78,14 +92,34 @@ func (s *slots) release() {
 	s.mu.Unlock()
 }
 
-// grant hands free places to the first waiters; s.mu is held.
+// grant hands free places to the first waiters, a target not yet
+// started only when the gate lets it in; s.mu is held.
 func (s *slots) grant() {
 	for s.free > 0 && len(s.waiting) > 0 {
 		w := s.waiting[0]
+		if !w.resume && s.gate != nil && s.n-s.free >= s.minHeld && !s.gate.allows() {
+			s.tick()
+			return
+		}
 		s.waiting = s.waiting[1:]
 		s.free--
 		close(w.ready)
 	}
+}
+
+// tick looks at the gate again in a while, for the waiters it kept out;
+// s.mu is held.
+func (s *slots) tick() {
+	if s.ticking {
+		return
+	}
+	s.ticking = true
+	time.AfterFunc(cpuGateEvery, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.ticking = false
+		s.grant()
+	})
 }
 
 // slot is one target's place: held or given up while it waits. It is

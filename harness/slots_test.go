@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,4 +113,80 @@ func TestSlotLeaveReturn(t *testing.T) {
 	s.mu.Lock()
 	assert.Equal(t, 1, s.free)
 	s.mu.Unlock()
+}
+
+// fakeCPU is a machine whose processor time the test sets: busy of every
+// 100 ticks are spent working since the last read.
+type fakeCPU struct {
+	mu   sync.Mutex
+	s    cpuSample
+	busy uint64
+}
+
+func (f *fakeCPU) read() (cpuSample, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.s.total += 100
+	f.s.idle += 100 - f.busy
+	return f.s, true
+}
+
+func (f *fakeCPU) set(busy uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.busy = busy
+}
+
+// TestCPUGate: a target is let in while the machine's processors spend
+// less than the budget working, and the gate looks at most every
+// cpuGateEvery, so that the last one let in shows its load first.
+func TestCPUGate(t *testing.T) {
+	cpu := &fakeCPU{}
+	at := time.Unix(0, 0)
+	g := &cpuGate{budget: 0.9, read: cpu.read, now: func() time.Time { return at }, lastAt: at}
+	cpu.set(50)
+	assert.False(t, g.allows(), "too soon after the last look to tell")
+	at = at.Add(cpuGateEvery)
+	assert.True(t, g.allows(), "half the machine idle")
+	at = at.Add(cpuGateEvery / 2)
+	assert.False(t, g.allows(), "not before the target let in shows its load")
+	cpu.set(95)
+	at = at.Add(cpuGateEvery)
+	assert.False(t, g.allows(), "95%% busy is over the budget")
+	cpu.set(20)
+	at = at.Add(cpuGateEvery)
+	assert.True(t, g.allows())
+	assert.Nil(t, newCPUGate(0), "no budget, no gate")
+}
+
+// TestSlotsWithGate: with a gate, the first minHeld targets start
+// whatever it says; the others wait until it lets them in, in spec order,
+// and a target going on after a wait never waits for it.
+func TestSlotsWithGate(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cpu := &fakeCPU{}
+	cpu.set(100)
+	g := &cpuGate{budget: 0.9, read: cpu.read, now: time.Now, lastAt: time.Now()}
+	s := newSlots(4).withGate(g, 1)
+	require.NoError(t, s.acquire(ctx, 0, false), "the first starts whatever the gate says")
+	got := make(chan int, 2)
+	go func() {
+		if s.acquire(ctx, 1, false) == nil {
+			got <- 1
+		}
+	}()
+	require.NoError(t, s.acquire(ctx, 2, true), "a target going on does not wait for the gate")
+	select {
+	case <-got:
+		t.Fatal("let in while the machine is busy")
+	case <-time.After(3 * cpuGateEvery):
+	}
+	cpu.set(10)
+	select {
+	case i := <-got:
+		assert.Equal(t, 1, i)
+	case <-ctx.Done():
+		t.Fatal("never let in once the machine had time to spare")
+	}
 }

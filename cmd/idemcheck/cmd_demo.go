@@ -27,7 +27,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	c.register(fs)
 	var tf trialFlags
 	tf.register(fs, 0)
-	jobs := fs.Int("jobs", 0, "reference targets that work at once (0: two per processor Go may use, GOMAXPROCS)")
+	jobs := fs.Int("jobs", 0, "reference targets that work at once (0: as many as the processors have time for, up to eight per processor Go may use, GOMAXPROCS)")
 	if err := fs.Parse(args); err != nil {
 		return flagError(fs, err, stdout)
 	}
@@ -42,10 +42,11 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if *jobs < 0 || *jobs > maxJobs {
-		return usageErr("--jobs: %d is not a number of targets at once (1 to %d, or 0 for two per processor)", *jobs, maxJobs)
+		return usageErr("--jobs: %d is not a number of targets at once (1 to %d, or 0 for as many as the processors have time for)", *jobs, maxJobs)
 	}
+	budget := 0.0
 	if *jobs == 0 {
-		*jobs = defaultJobs()
+		*jobs, budget = defaultJobs(), demoCPUBudget
 	}
 	unlock, err := c.lockOut()
 	if err != nil {
@@ -84,7 +85,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		expected[d.Spec.Name] = d.Built
 	}
 	c.redactWith(envSecrets())
-	opts := append(trialOpts, harness.WithSeed(seed), harness.WithParallel(*jobs), progressTo(c.quiet, stderr, c.secrets...))
+	opts := append(trialOpts, harness.WithSeed(seed), harness.WithParallel(*jobs), harness.WithCPUBudget(budget), progressTo(c.quiet, stderr, c.secrets...))
 	res, err := verifyInOrder(func(specs []harness.Spec) (*record.Result, error) {
 		return harness.Verify(ctx, specs, opts...)
 	}, specs, longestFirst(specs))
@@ -98,7 +99,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		if !c.quiet {
 			trialNote(stderr, res)
-			slowestNote(stderr, res, *jobs)
+			slowestNote(stderr, res, *jobs, budget > 0)
 		}
 	}
 	if ctx.Err() != nil {

@@ -54,7 +54,10 @@ func TestDemoStartsLongestFirst(t *testing.T) {
 		assert.Equal(t, specs[i].Name, tr.Name, "the report keeps the table's order")
 	}
 	var b bytes.Buffer
-	slowestNote(&b, res, 4)
+	slowestNote(&b, res, 4, false)
 	last := specs[order[len(order)-1]].Name
 	assert.Equal(t, fmt.Sprintf("idemcheck demo: %d targets in 3s, 4 at a time (--jobs); the slowest, %s, took %s\n", len(specs), last, time.Duration(len(specs))*time.Second), b.String())
+	b.Reset()
+	slowestNote(&b, res, 16, true)
+	assert.Contains(t, b.String(), "up to 16 at a time as the processors had time for (--jobs)")
 }

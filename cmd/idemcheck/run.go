@@ -16,9 +16,9 @@ Usage:
   idemcheck demo   [--format F,…] [--out DIR] [--seed N] [--min-score N]
                    [--trials N] [--budget D] [--jobs N] [--quiet]
         run the built-in reference targets, flawed on purpose, and score them
-        side by side, N at a time (default: two per processor); it passes
-        when each gets the score it was built for (its --min-score defaults
-        to 0)
+        side by side, up to N at a time (default: as many as the processors
+        have time for); it passes when each gets the score it was built for
+        (its --min-score defaults to 0)
   idemcheck run    [-c FILE] [--min-score N] [--baseline OLD/result.json]
                    [--format F,…] [--out DIR] [--seed N] [--trials N]
                    [--budget D] [--shard I/N] [--only CHECK,…] [--quiet]
