@@ -32,7 +32,7 @@ func RedactText(s string, secrets []string) string {
 // from it.
 func Redact(res *record.Result, secrets []string) *record.Result {
 	r := newRedactor(secrets)
-	return transformed(res, func(s string) string { return r.text(Clean(s)) })
+	return clean.add(transformed(res, func(s string) string { return r.text(Clean(s)) }))
 }
 
 // redactor holds the secrets to redact, longest first, so that a secret

@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
+	"weak"
 
 	"github.com/idemcheck/idemcheck/record"
 )
@@ -64,9 +68,61 @@ func isControl(r rune) bool {
 
 // cleaned returns a copy of res with every string cleaned (see Clean) and
 // every credential of a known shape redacted (see RedactText): what the
-// renderers write can then hold nothing a target printed raw.
+// renderers write can then hold nothing a target printed raw. A result
+// that is already such a copy (made by cleaned or Redact, which does
+// more) is not transformed again, a demo's tens of megabytes once per
+// report: its copy shares everything but the list of targets, the one
+// thing a renderer writes to (the gate).
 func cleaned(res *record.Result) *record.Result {
-	return transformed(res, func(s string) string { return RedactText(Clean(s), nil) })
+	if res == nil {
+		return nil
+	}
+	if clean.has(res) {
+		cp := *res
+		cp.Targets = slices.Clone(res.Targets)
+		clean.add(&cp)
+		return &cp
+	}
+	return clean.add(transformed(res, func(s string) string { return RedactText(Clean(s), nil) }))
+}
+
+// clean is the set of results known to be cleaned, held weakly: a result
+// leaves it when it is collected.
+var clean cleanSet
+
+type cleanSet struct {
+	mu sync.Mutex
+	m  map[weak.Pointer[record.Result]]struct{}
+}
+
+// add puts res in the set and returns it.
+func (c *cleanSet) add(res *record.Result) *record.Result {
+	if res == nil {
+		return nil
+	}
+	w := weak.Make(res)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[weak.Pointer[record.Result]]struct{}{}
+	}
+	if _, ok := c.m[w]; !ok {
+		c.m[w] = struct{}{}
+		runtime.AddCleanup(res, func(w weak.Pointer[record.Result]) {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			delete(c.m, w)
+		}, w)
+	}
+	return res
+}
+
+// has says whether res is in the set.
+func (c *cleanSet) has(res *record.Result) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.m[weak.Make(res)]
+	return ok
 }
 
 // transformed returns a copy of res with fn applied to every string.
