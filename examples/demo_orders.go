@@ -5,11 +5,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemcheck/idemcheck/deps/launch"
 	"github.com/idemcheck/idemcheck/examples/ledger"
 	"github.com/idemcheck/idemcheck/examples/orders"
 	"github.com/idemcheck/idemcheck/examples/reference"
 	"github.com/idemcheck/idemcheck/harness"
-	"github.com/idemcheck/idemcheck/internal/pgserver"
 	"github.com/idemcheck/idemcheck/observe"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
 )
@@ -83,7 +83,9 @@ var SQLiteOrders = OrdersDB{Kind: "sqlite", DSN: func(string) string { return "s
 // internal/pgserver) with a database per orders profile; stop stops it.
 // It fails, wrapping pgserver.ErrNotInstalled, when PostgreSQL is absent.
 func StartOrdersPostgres(ctx context.Context) (db OrdersDB, port int, stop func() error, err error) {
-	s, err := pgserver.Start(ctx)
+	// The server the dependencies' throwaway databases are made on: held
+	// for the demo, it serves the payment services' too.
+	s, release, err := launch.SharedPostgres(ctx)
 	if err != nil {
 		return OrdersDB{}, 0, nil, err
 	}
@@ -91,7 +93,7 @@ func StartOrdersPostgres(ctx context.Context) (db OrdersDB, port int, stop func(
 	for _, p := range orders.Profiles {
 		dsn, err := s.CreateDatabase(ctx, "demo_"+strings.ReplaceAll(p, "-", "_"))
 		if err != nil {
-			_ = s.Stop()
+			_ = release()
 			return OrdersDB{}, 0, nil, err
 		}
 		dsns[p] = dsn
@@ -99,12 +101,12 @@ func StartOrdersPostgres(ctx context.Context) (db OrdersDB, port int, stop func(
 	for _, p := range ledger.Profiles {
 		dsn, err := s.CreateDatabase(ctx, "demo_ledger_"+strings.ReplaceAll(p, "-", "_"))
 		if err != nil {
-			_ = s.Stop()
+			_ = release()
 			return OrdersDB{}, 0, nil, err
 		}
 		dsns[LedgerName+"-"+p] = dsn
 	}
-	return OrdersDB{Kind: "postgres", DSN: func(p string) string { return dsns[p] }}, s.Port, s.Stop, nil
+	return OrdersDB{Kind: "postgres", DSN: func(p string) string { return dsns[p] }}, s.Port, release, nil
 }
 
 // OrdersDemo returns the orders service's profiles as demo targets, their

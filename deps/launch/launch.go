@@ -175,6 +175,37 @@ var pg struct {
 	seq   atomic.Uint64
 }
 
+// SharedPostgres holds the throwaway PostgreSQL server that the
+// dependencies without a URL share, starting it if none runs, until
+// release is called: a program that runs many targets on throwaway
+// databases (the demo) holds it for the whole run, so that one server
+// serves them all instead of one started and stopped per target, and
+// creates its own databases on it.
+func SharedPostgres(ctx context.Context) (*pgserver.Server, func() error, error) {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	if pg.srv == nil {
+		s, err := pgserver.Start(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		pg.srv = s
+	}
+	pg.users++
+	s := pg.srv
+	var once sync.Once
+	return s, func() error {
+		var err error
+		once.Do(func() {
+			pg.mu.Lock()
+			defer pg.mu.Unlock()
+			pg.users--
+			err = release() // the package's: stops the server once unused
+		})
+		return err
+	}, nil
+}
+
 // throwaway starts a throwaway database for protocol and returns its URL
 // and what removes it.
 func throwaway(ctx context.Context, protocol string) (string, func() error, error) {

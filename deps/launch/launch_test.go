@@ -3,6 +3,7 @@ package launch_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"testing"
 	"time"
@@ -150,4 +151,29 @@ func TestUntestable(t *testing.T) {
 			assert.Less(t, time.Since(start), 15*time.Second, "bounded")
 		})
 	}
+}
+
+// TestSharedPostgres: a program that holds the shared server (the demo)
+// gets the one its dependencies' throwaway databases are made on, and it
+// outlives them until released, twice being once.
+func TestSharedPostgres(t *testing.T) {
+	if _, err := pgserver.Find(); err != nil {
+		t.Skip(err)
+	}
+	ctx := ctxT(t)
+	srv, release, err := launch.SharedPostgres(ctx)
+	require.NoError(t, err)
+	dsn, err := srv.CreateDatabase(ctx, "held")
+	require.NoError(t, err)
+	a, err := launch.Start(ctx, launch.Spec{Name: "db", Protocol: launch.Postgres})
+	require.NoError(t, err)
+	assert.Contains(t, a.DirectURL, fmt.Sprintf(":%d/", srv.Port), "the dependency's database is on the held server")
+	require.NoError(t, a.Close())
+	c, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err, "the held server outlives the dependency")
+	require.NoError(t, c.Close(ctx))
+	require.NoError(t, release())
+	require.NoError(t, release(), "a second release does nothing")
+	_, err = pgx.Connect(ctx, dsn)
+	assert.Error(t, err, "released by the last user, the server is stopped")
 }
