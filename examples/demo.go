@@ -52,7 +52,12 @@ func DemoWith(exe string, db OrdersDB) []DemoTarget {
 		if info.Redis {
 			continue // needs a Redis server: see RedisShopSpec
 		}
-		out = append(out, DemoTarget{Spec: ShopSpec(exe, name), Built: info.Score, Flaw: info.Flaw})
+		spec := ShopSpec(exe, name)
+		if name == "bounded-keys" {
+			spec = BoundedShopSpec(exe, DemoBoundedKeys)
+			spec.Name = name
+		}
+		out = append(out, DemoTarget{Spec: spec, Built: info.Score, Flaw: info.Flaw})
 	}
 	out = append(out, WebhookDemo(exe)...)
 	out = append(out, CLIDemo(exe)...)
@@ -60,7 +65,30 @@ func DemoWith(exe string, db OrdersDB) []DemoTarget {
 	out = append(out, OrdersDemo(exe, db)...)
 	out = append(out, ObservedDemo(exe, db)...)
 	out = append(out, ConsumerDemo(exe)...)
-	return out
+	return sized(out)
+}
+
+// DemoSizing is how much the demo probes a reference target that does not
+// say otherwise (its Spec.Options): three bursts per mutating operation
+// instead of ten, and 24 other keys before a late retry instead of 80. The
+// reference targets are known: their races are lost in every burst (ten of
+// ten where a run makes ten), and their key stores keep every key, none,
+// or, for bounded-keys, DemoBoundedKeys. A run of idemcheck keeps the
+// defaults, made for targets nobody has seen.
+var DemoSizing = []harness.Option{harness.WithBursts(3), harness.WithLateRetry(24, 0)}
+
+// DemoBoundedKeys is how many keys the demo's bounded-keys shop keeps:
+// fewer than DemoSizing's late retry sends in between.
+const DemoBoundedKeys = 16
+
+// sized gives DemoSizing to the targets that do not set their own options.
+func sized(targets []DemoTarget) []DemoTarget {
+	for i := range targets {
+		if len(targets[i].Spec.Options) == 0 {
+			targets[i].Spec.Options = DemoSizing
+		}
+	}
+	return targets
 }
 
 // PaymentsFake starts the payments fake writing into the harness's ledger.

@@ -21,7 +21,7 @@ func DependencyDemo(exe string) (targets []DemoTarget, skipped []string) {
 	} else {
 		targets = append(targets, RedispayDemo(exe)...)
 	}
-	return targets, skipped
+	return sized(targets), skipped
 }
 
 // inDemo says whether a profile of the dependency services is scored in the
