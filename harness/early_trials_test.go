@@ -48,6 +48,7 @@ func (s *timedShop) Call(ctx context.Context, c harness.Call) harness.Reply {
 // while the probes' late retries wait: the trials' instance takes calls
 // before the probes' last one. Nothing is found on the correct cache.
 func TestTrialsRunWhileTheLateRetriesWait(t *testing.T) {
+	t.Parallel()
 	var c calls
 	spec := harness.Spec{Name: "lru", Kind: "func", Isolated: true, Start: func(_ context.Context, env *harness.Env) (harness.Target, error) {
 		return &timedShop{lruShop: &lruShop{ledger: env.Ledger, cache: map[string]harness.Reply{}, inputs: map[string]string{}}, calls: &c, i: c.instance()}, nil
@@ -75,6 +76,7 @@ func TestTrialsRunWhileTheLateRetriesWait(t *testing.T) {
 // does not wait, cannot see keys that expire; trials that may wait find
 // them, and their counterexample stands.
 func TestEarlyTrialFindingOfAPendingCheckStands(t *testing.T) {
+	t.Parallel()
 	spec := ttlSpec(150 * time.Millisecond)
 	spec.Isolated = true
 	tr := verifyTarget(t, context.Background(), spec, harness.WithSeed(4),
@@ -98,6 +100,7 @@ func TestEarlyTrialFindingOfAPendingCheckStands(t *testing.T) {
 // judged against it once the probes are done, and adds nothing of the same
 // check, operation and fault.
 func TestEarlyTrialRestatingATailIsNoCounterexample(t *testing.T) {
+	t.Parallel()
 	for _, isolated := range []bool{false, true} {
 		spec := lruSpec(2)
 		spec.Isolated = isolated

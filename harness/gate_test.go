@@ -21,6 +21,7 @@ func target(name string, level int, fs ...record.Finding) harness.TargetResult {
 
 // TestGate: each row is a case of the gate's rule, without a baseline.
 func TestGate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		why      string
 		t        harness.TargetResult
@@ -52,6 +53,7 @@ func TestGate(t *testing.T) {
 // TestPartialScore: a run restricted to some checks has no computed
 // score; the gate then judges only the findings of the checks that ran.
 func TestPartialScore(t *testing.T) {
+	t.Parallel()
 	res := &record.Result{Meta: record.Meta{Only: []string{harness.CheckKeyRequired}}, Targets: []harness.TargetResult{
 		target("clean", 0),
 		target("minor", 0, finding(harness.CheckKeyRequired, "op", "", record.Minor)),
@@ -80,6 +82,7 @@ func TestPartialScore(t *testing.T) {
 // TestBaseline: compared with an earlier result, a target fails the gate
 // only on what is new.
 func TestBaseline(t *testing.T) {
+	t.Parallel()
 	old := finding(harness.CheckEffectField, "create", "", record.Major)
 	fixed := finding(harness.CheckKeyMismatch, "create", "", record.Minor)
 	base := &record.Result{Meta: record.Meta{ConfigDigest: "abc"}, Targets: []harness.TargetResult{
@@ -136,6 +139,7 @@ func TestBaseline(t *testing.T) {
 // TestBaselineFromAnotherConfiguration: an edited configuration keeps its
 // history; only a shard is refused.
 func TestBaselineFromAnotherConfiguration(t *testing.T) {
+	t.Parallel()
 	base := &record.Result{Meta: record.Meta{Config: "a.yaml", ConfigDigest: "aaaaaaaaaaaaaaaa"}}
 	cur := &record.Result{Meta: record.Meta{Config: "b.yaml", ConfigDigest: "bbbbbbbbbbbbbbbb"}}
 	require.NoError(t, harness.Compare(base, cur))

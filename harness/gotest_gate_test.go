@@ -33,6 +33,7 @@ func (r *gateRecorder) Failed() bool { return len(r.errors) > 0 }
 // default gate (3) fails it, WithMinScore(1) passes it, and the score and
 // its reason are logged either way.
 func TestCheckGatesTheScore(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		why  string
 		opts []harness.Option
@@ -59,6 +60,7 @@ func TestCheckGatesTheScore(t *testing.T) {
 
 // WithSkip leaves the named checks out of the run.
 func TestWithSkip(t *testing.T) {
+	t.Parallel()
 	ran := func(opts ...harness.Option) bool {
 		res, err := harness.Verify(context.Background(), []harness.Spec{lruSpec(0)}, append(opts, harness.WithSeed(1))...)
 		require.NoError(t, err)

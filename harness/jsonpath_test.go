@@ -11,6 +11,7 @@ import (
 )
 
 func TestJSONPath(t *testing.T) {
+	t.Parallel()
 	var doc any
 	dec := json.NewDecoder(strings.NewReader(`{"effect":"created","data":{"id":"ord_1","n":12,"items":[{"id":"it_1"}],"none":null,"obj":{"a":1}}}`))
 	dec.UseNumber()

@@ -23,6 +23,7 @@ import (
 // probe's, so what they report is the changed payload the forgotten key
 // then takes as new).
 func TestLateRetryProbeAndTrialsFindABoundedCache(t *testing.T) {
+	t.Parallel()
 	tr := verifyTarget(t, context.Background(), lruSpec(8), harness.WithSeed(3), harness.WithTrials(300),
 		harness.WithLateRetry(20, -1))
 	var late []string
@@ -81,6 +82,7 @@ func ttlSpec(ttl time.Duration) harness.Spec {
 // by age (after a single other key) by the probe, and trials allowed to
 // wait find it with a wait step in the shrunk history.
 func TestLateRetryFindsAnExpiringCache(t *testing.T) {
+	t.Parallel()
 	tr := verifyTarget(t, context.Background(), ttlSpec(200*time.Millisecond), harness.WithSeed(4),
 		harness.WithLateRetry(20, 300*time.Millisecond), harness.WithTrials(100), harness.WithTrialWaits(400*time.Millisecond),
 		harness.WithBudget(8*time.Second))
@@ -102,6 +104,7 @@ func TestLateRetryFindsAnExpiringCache(t *testing.T) {
 // TestLateRetryQuietOnAnUnboundedCache: the correct cache has no
 // retry.late finding, from the probe or from trials with fills and waits.
 func TestLateRetryQuietOnAnUnboundedCache(t *testing.T) {
+	t.Parallel()
 	tr := verifyTarget(t, context.Background(), lruSpec(0), harness.WithSeed(5),
 		harness.WithLateRetry(100, 50*time.Millisecond), harness.WithTrials(200), harness.WithTrialWaits(20*time.Millisecond))
 	assert.Empty(t, tr.Findings)
@@ -117,6 +120,7 @@ func TestLateRetryQuietOnAnUnboundedCache(t *testing.T) {
 // TestTrialFillAndWaitSteps: fill and wait steps read as the history
 // they make, and a reference to them is refused.
 func TestTrialFillAndWaitSteps(t *testing.T) {
+	t.Parallel()
 	tr := scenarios.Trial{Steps: []scenarios.Step{
 		{Op: "charge", Key: scenarios.Fresh},
 		{Op: "charge", Key: scenarios.Fresh, Fill: 8},
@@ -138,6 +142,7 @@ func TestTrialFillAndWaitSteps(t *testing.T) {
 // generated trials up to the number asked for, say when a failing trial
 // is being shrunk, and give the time left.
 func TestTrialProgressCountsTrialsNotShrinkSteps(t *testing.T) {
+	t.Parallel()
 	var progress strings.Builder
 	_, err := harness.Verify(context.Background(), []harness.Spec{lruSpec(2)}, harness.WithSeed(3), harness.WithTrials(300),
 		harness.WithChecks(harness.CheckRetrySequential), harness.WithProgress(&progress))
@@ -161,6 +166,7 @@ func TestTrialProgressCountsTrialsNotShrinkSteps(t *testing.T) {
 // (The probe here retries after a single other key, which a cache of two
 // keeps: only the trial shows the eviction.)
 func TestLateRetryOfARetryIsJudgedLate(t *testing.T) {
+	t.Parallel()
 	tr := scenarios.Trial{Steps: []scenarios.Step{
 		{Op: "charge", Key: scenarios.Fresh},
 		{Op: "charge", Key: scenarios.Again, Of: 0},

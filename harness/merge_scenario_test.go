@@ -17,6 +17,7 @@ import (
 // keeps its failing trial, its counterexample and the trial's finding, so
 // that idemcheck report judges and tells what run did.
 func TestMergeKeepsWhatTrialsShowed(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join("..", "reports", "testdata", "result.json")
 	if _, err := os.Stat(path); err != nil {
 		t.Skip("the reports fixture is not there:", err)

@@ -20,6 +20,7 @@ import (
 // same shop behind an adapter that cannot take calls at once, no trial
 // overlaps and nothing is found: overlap is what finds it.
 func TestTrialsFindAFlawThatNeedsTwoKeysInFlight(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cfg := shopConfig{sharedSlot: true, work: 5 * time.Millisecond}
 	spec, _ := shopSpec("shared-slot", cfg)
@@ -57,6 +58,7 @@ func TestTrialsFindAFlawThatNeedsTwoKeysInFlight(t *testing.T) {
 // every generated trial, overlaps, retries of one key beside a changed
 // payload of it, and bursts among them included.
 func TestOverlappingTrialsRaiseNoFalseAlarm(t *testing.T) {
+	t.Parallel()
 	spec, _ := shopSpec("correct", shopConfig{work: 2 * time.Millisecond})
 	tr := verifyTarget(t, context.Background(), spec, harness.WithSeed(11), harness.WithTrials(400))
 	require.NotNil(t, tr.Scenario)
@@ -72,6 +74,7 @@ func TestOverlappingTrialsRaiseNoFalseAlarm(t *testing.T) {
 // does not depend on the one time it happened. Nor does it end the
 // trials: they go on past it, every one the run asked for.
 func TestATrialSeenOnceIsFlakyAndCountsForNothing(t *testing.T) {
+	t.Parallel()
 	var starts atomic.Int32
 	var forgot atomic.Bool
 	cfg := shopConfig{
@@ -104,6 +107,7 @@ func TestATrialSeenOnceIsFlakyAndCountsForNothing(t *testing.T) {
 // TestAReproducibleTrialShowsItsRate: a counterexample that fails every
 // time it is replayed says so, and counts.
 func TestAReproducibleTrialShowsItsRate(t *testing.T) {
+	t.Parallel()
 	res, err := harness.Verify(context.Background(), []harness.Spec{lruSpec(2)}, harness.WithSeed(3), harness.WithTrials(300))
 	require.NoError(t, err)
 	sc := res.Targets[0].Scenario

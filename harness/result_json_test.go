@@ -18,6 +18,7 @@ import (
 // same result (written again, byte for byte), and re-scored by Merge it
 // says what the run said.
 func TestResultRoundTrip(t *testing.T) {
+	t.Parallel()
 	spec, _ := shopSpec("shop", shopConfig{ignoreKeys: true})
 	res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(4))
 	require.NoError(t, err)
@@ -50,6 +51,7 @@ func TestResultRoundTrip(t *testing.T) {
 // TestMergeChecksTheShardsAreOneRun: Merge refuses shards that are not
 // exactly one run, naming the results.
 func TestMergeChecksTheShardsAreOneRun(t *testing.T) {
+	t.Parallel()
 	shard := func(source string, seed uint64, sh string) *record.Result {
 		return &record.Result{Schema: record.ResultSchema, Seed: seed, Meta: record.Meta{Shard: sh}, Source: source}
 	}

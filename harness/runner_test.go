@@ -68,6 +68,7 @@ func checkStatuses(tr harness.TargetResult) map[string]record.CheckResult {
 }
 
 func TestVerifyCorrectShopScores3(t *testing.T) {
+	t.Parallel()
 	spec, run := shopSpec("shop", shopConfig{})
 	tr := verifyOne(t, spec, harness.WithSeed(7))
 	require.Empty(t, tr.Error)
@@ -305,6 +306,7 @@ func viewFindings(fs []record.Finding) []findingView {
 // answering 404 is an outcome, not a broken target; a correct shop whose
 // safe operation does either still scores 3 with nothing found.
 func TestSafeOperationsJudgedAsReads(t *testing.T) {
+	t.Parallel()
 	for name, cfg := range map[string]shopConfig{
 		"a read without an effect field":  {readNoEffect: true},
 		"a read that finds nothing (404)": {readNotFound: true},
@@ -320,6 +322,7 @@ func TestSafeOperationsJudgedAsReads(t *testing.T) {
 }
 
 func TestVerifyDeterministic(t *testing.T) {
+	t.Parallel()
 	run := func(seed uint64, opts ...harness.Option) harness.TargetResult {
 		spec, _ := shopSpec("shop", shopConfig{markFirst: true})
 		tr := verifyOne(t, spec, append([]harness.Option{harness.WithSeed(seed)}, opts...)...)
@@ -368,6 +371,7 @@ func TestVerifyDeterministic(t *testing.T) {
 }
 
 func TestVerifyWithChecks(t *testing.T) {
+	t.Parallel()
 	enabled := []string{harness.CheckKeyRequired, harness.CheckKeyMismatch}
 	spec, _ := shopSpec("shop", shopConfig{})
 	tr := verifyOne(t, spec, harness.WithChecks(enabled...))
@@ -392,6 +396,7 @@ func TestVerifyWithChecks(t *testing.T) {
 }
 
 func TestVerifyUnknownCheck(t *testing.T) {
+	t.Parallel()
 	spec, run := shopSpec("shop", shopConfig{})
 	res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithChecks(harness.CheckRetrySequential, "retry.sequentiel"))
 	require.Error(t, err)
@@ -494,6 +499,7 @@ func TestVerifyCancelledWhileACallHangs(t *testing.T) {
 // is what idemcheck report re-scores, so it must hold the effects the fakes
 // saw; without them every acknowledged intent looks lost.
 func TestVerifyInterruptedRecordKeepsLedger(t *testing.T) {
+	t.Parallel()
 	tr, run, err := interruptDuringFaults(t)
 	require.ErrorIs(t, err, context.Canceled)
 	require.NotNil(t, tr.Record)
@@ -515,6 +521,7 @@ func TestVerifyInterruptedRecordKeepsLedger(t *testing.T) {
 }
 
 func TestVerifyStartFailures(t *testing.T) {
+	t.Parallel()
 	failingFake := func(context.Context, *fakes.Ledger) (fakes.Fake, error) {
 		return nil, errors.New("payments: listen tcp 127.0.0.1:9999: address already in use")
 	}
@@ -561,6 +568,7 @@ func TestVerifyStartFailures(t *testing.T) {
 }
 
 func TestVerifyPanickingCall(t *testing.T) {
+	t.Parallel()
 	spec, run := shopSpec("shop", shopConfig{onCall: func(context.Context, harness.Call) {
 		panic("the adapter blew up")
 	}})
@@ -576,6 +584,7 @@ func TestVerifyPanickingCall(t *testing.T) {
 }
 
 func TestVerifyNameWithSlash(t *testing.T) {
+	t.Parallel()
 	spec, _ := shopSpec("team/shop", shopConfig{})
 	tr := verifyOne(t, spec, harness.WithSeed(3))
 	assert.Equal(t, "team/shop", tr.Name)
@@ -584,6 +593,7 @@ func TestVerifyNameWithSlash(t *testing.T) {
 }
 
 func TestVerifyResultsInSpecOrder(t *testing.T) {
+	t.Parallel()
 	names := []string{"delta", "bravo", "charlie", "alpha"}
 	lastStarted := make(chan struct{})
 	var specs []harness.Spec
@@ -617,6 +627,7 @@ func TestVerifyResultsInSpecOrder(t *testing.T) {
 }
 
 func TestVerifyProgress(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	spec, _ := shopSpec("shop", shopConfig{})
 	verifyOne(t, spec, harness.WithProgress(&buf), harness.WithChecks(quickOKChecksOnly...))
@@ -628,6 +639,7 @@ func TestVerifyProgress(t *testing.T) {
 // TestVerifyTargetWithoutCrashOrBurst: a target the harness can neither
 // crash nor burst skips the checks that need it, and cannot show level 2.
 func TestVerifyTargetWithoutCrashOrBurst(t *testing.T) {
+	t.Parallel()
 	spec, run := shopSpec("shop", shopConfig{plainOnly: true})
 	tr := verifyOne(t, spec)
 	require.Empty(t, tr.Error)
@@ -656,6 +668,7 @@ func TestVerifyTargetWithoutCrashOrBurst(t *testing.T) {
 // TestVerifyBurstWithoutReplies: a Burster that returns no reply (a broken
 // adapter) is the target's misbehaviour, not a crash of the harness.
 func TestVerifyBurstWithoutReplies(t *testing.T) {
+	t.Parallel()
 	spec, _ := shopSpec("shop", shopConfig{burstNothing: true})
 	tr := verifyOne(t, spec, harness.WithFaults(faultsNamed(t)...))
 	if strings.Contains(tr.Error, "internal error") {

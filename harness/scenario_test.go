@@ -84,6 +84,7 @@ func lruSpec(capacity int) harness.Spec {
 // a two-entry key cache; generated trials find the eviction, shrink it to
 // a handful of steps, and the saved counterexample fails again on replay.
 func TestTrialsFindWhatOnlyASequenceShows(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	probes, err := harness.Verify(ctx, []harness.Spec{lruSpec(2)}, harness.WithSeed(3))
 	require.NoError(t, err)
@@ -125,6 +126,7 @@ func TestTrialsFindWhatOnlyASequenceShows(t *testing.T) {
 
 // TestTrialsAreDeterministic: one seed, the same trials and findings.
 func TestTrialsAreDeterministic(t *testing.T) {
+	t.Parallel()
 	run := func(seed uint64) *record.ScenarioResult {
 		res, err := harness.Verify(context.Background(), []harness.Spec{lruSpec(2)}, harness.WithSeed(seed), harness.WithTrials(300))
 		require.NoError(t, err)
@@ -148,6 +150,7 @@ func TestTrialsAreDeterministic(t *testing.T) {
 // instance of this 24-key cache evict each other's keys, and which trial
 // fails first changes from run to run.)
 func TestTrialWorkersKeepTheCounterexample(t *testing.T) {
+	t.Parallel()
 	spec := lruSpec(24)
 	spec.Isolated = true
 	run := func() *record.ScenarioResult {
@@ -168,6 +171,7 @@ func TestTrialWorkersKeepTheCounterexample(t *testing.T) {
 // TestTrialsFindNothingOnACorrectTarget: no false positive from any
 // generated sequence.
 func TestTrialsFindNothingOnACorrectTarget(t *testing.T) {
+	t.Parallel()
 	res, err := harness.Verify(context.Background(), []harness.Spec{lruSpec(0)}, harness.WithSeed(9), harness.WithTrials(300))
 	require.NoError(t, err)
 	sc := res.Targets[0].Scenario
@@ -182,6 +186,7 @@ func TestTrialsFindNothingOnACorrectTarget(t *testing.T) {
 // generated trials with keyless steps never produce a key.mismatch: no step
 // is generated "with the key of" a step that had none.
 func TestTrialsNeverJudgeAKeylessStepAsKeyReuse(t *testing.T) {
+	t.Parallel()
 	spec := harness.Spec{Name: "lru", Kind: "func", Start: func(_ context.Context, env *harness.Env) (harness.Target, error) {
 		return &lruShop{ledger: env.Ledger, deriveKeys: true, cache: map[string]harness.Reply{}, inputs: map[string]string{}}, nil
 	}}
@@ -197,6 +202,7 @@ func TestTrialsNeverJudgeAKeylessStepAsKeyReuse(t *testing.T) {
 // TestCheckInGoTest runs the go test API against the correct target. It
 // takes no faults, so it cannot show more than level 1.
 func TestCheckInGoTest(t *testing.T) {
+	t.Parallel()
 	harness.Check(t, lruSpec(0), harness.WithSeed(1), harness.WithTrials(50), harness.WithMinScore(1))
 }
 
@@ -224,6 +230,7 @@ func (s *keyedShop) Call(ctx context.Context, c harness.Call) harness.Reply {
 // same seed and nonce, whichever worker ran which trial first; another
 // nonce sends none of them.
 func TestTrialKeysRepeatWithTheNonce(t *testing.T) {
+	t.Parallel()
 	run := func(nonce uint64) map[string]bool {
 		log := &keyLog{keys: map[string]bool{}}
 		spec := harness.Spec{Name: "lru", Kind: "func", Isolated: true, Start: func(_ context.Context, env *harness.Env) (harness.Target, error) {

@@ -40,6 +40,7 @@ func shardVerdictsOf(t *testing.T, tr harness.TargetResult) shardVerdicts {
 // targets three ways and checks that the merged shards say what the
 // unsharded run says.
 func TestMergedShardsEqualTheWholeRun(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		why string
 		cfg shopConfig
@@ -72,6 +73,7 @@ func TestMergedShardsEqualTheWholeRun(t *testing.T) {
 }
 
 func TestMergeRefusesShardsOfDifferentRuns(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a, _ := shopSpec("shop", shopConfig{})
 	b, _ := shopSpec("shop", shopConfig{})

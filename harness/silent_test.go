@@ -43,6 +43,7 @@ func silentSpec(tg *silentTarget) harness.Spec {
 // declared untestable after a few attempts, saying how long it waited,
 // instead of costing every probe its timeout.
 func TestSilentTargetIsUntestableAtOnce(t *testing.T) {
+	t.Parallel()
 	tg := &silentTarget{}
 	tr := verifyOne(t, silentSpec(tg))
 	assert.Contains(t, tr.Error, "never answered")
@@ -55,6 +56,7 @@ func TestSilentTargetIsUntestableAtOnce(t *testing.T) {
 // TestTargetThatAnsweredOnceIsNotSilent: once a target has answered,
 // later silences are the checks' to judge, not a reason to stop.
 func TestTargetThatAnsweredOnceIsNotSilent(t *testing.T) {
+	t.Parallel()
 	tg := &silentTarget{answerFirst: true}
 	tr := verifyOne(t, silentSpec(tg))
 	assert.NotContains(t, tr.Error, "never answered")
@@ -65,6 +67,7 @@ func TestTargetThatAnsweredOnceIsNotSilent(t *testing.T) {
 // and then lets every attempt time out is declared unresponsive after a
 // few in a row, instead of costing every probe its timeout.
 func TestTargetThatStopsAnsweringIsUnresponsive(t *testing.T) {
+	t.Parallel()
 	tg := &silentTarget{answerFirst: true, timedOut: true}
 	tr := verifyOne(t, silentSpec(tg))
 	assert.Contains(t, tr.Error, "stopped answering")

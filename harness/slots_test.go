@@ -14,6 +14,7 @@ import (
 // run's specs, one going on after a wait before any of them, and a wait
 // given up when the run ends leaves the count of places as it was.
 func TestSlotsOrder(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	s := newSlots(1)
@@ -77,6 +78,7 @@ func TestSlotsOrder(t *testing.T) {
 // TestSlotLeaveReturn: a target that leaves its place while it waits lets
 // another start, and takes one again once that one is done.
 func TestSlotLeaveReturn(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	s := newSlots(1)
@@ -141,6 +143,7 @@ func (f *fakeCPU) set(busy uint64) {
 // less than the budget working, and the gate looks at most every
 // cpuGateEvery, so that the last one let in shows its load first.
 func TestCPUGate(t *testing.T) {
+	t.Parallel()
 	cpu := &fakeCPU{}
 	at := time.Unix(0, 0)
 	g := &cpuGate{budget: 0.9, read: cpu.read, now: func() time.Time { return at }, lastAt: at}
@@ -163,6 +166,7 @@ func TestCPUGate(t *testing.T) {
 // whatever it says; the others wait until it lets them in, in spec order,
 // and a target going on after a wait never waits for it.
 func TestSlotsWithGate(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cpu := &fakeCPU{}

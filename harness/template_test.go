@@ -16,6 +16,7 @@ import (
 // place: the state directory, each fake's URL, and the SMTP address of a
 // fake that speaks SMTP.
 func TestEnvVars(t *testing.T) {
+	t.Parallel()
 	mail, err := email.New(email.Options{})
 	require.NoError(t, err)
 	defer mail.Close()

@@ -61,6 +61,7 @@ func wedgeSpec() harness.Spec {
 // that trial as its history; the probes' score stands (the run is not
 // made untestable), and the trial runs on a fresh instance of its own.
 func TestATrialThatHangsTheTargetIsAFinding(t *testing.T) {
+	t.Parallel()
 	timeout, err := faults.Builtin().New(faults.NameClientTimeout, nil)
 	require.NoError(t, err)
 	tr := scenarios.Trial{Steps: []scenarios.Step{

@@ -18,6 +18,7 @@ import (
 // "restart", the incarnations named), not the hang of the step after
 // it. A shop whose store survives passes the same trial.
 func TestATrialsRestartIsBlamedNotTheNextFault(t *testing.T) {
+	t.Parallel()
 	tr := scenarios.Trial{Steps: []scenarios.Step{
 		{Op: opCharge, Key: scenarios.Fresh},
 		{Op: opCharge, Key: scenarios.Again, Of: 0, Fault: faults.NameHang, Restart: true},

@@ -38,6 +38,7 @@ func startsFor(t *testing.T, n int, opts ...harness.Option) int {
 // Generated trials share one running target and its fakes; with
 // WithFreshTrials every trial gets its own, as before.
 func TestTrialsShareOneTarget(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, 1, startsFor(t, 80), "80 trials run on one started target")
 	assert.Equal(t, 30, startsFor(t, 30, harness.WithFreshTrials()), "a fresh target per trial")
 }
@@ -50,6 +51,7 @@ func TestTrialsShareOneTarget(t *testing.T) {
 // A target whose every start is its own instance (Spec.Isolated) gets one
 // per worker: their calls meet across instances.
 func TestTrialsRunSideBySide(t *testing.T) {
+	t.Parallel()
 	for _, isolated := range []bool{false, true} {
 		t.Run(map[bool]string{false: "shared", true: "isolated"}[isolated], func(t *testing.T) {
 			trialsRunSideBySide(t, isolated)
@@ -119,6 +121,7 @@ func trialsRunSideBySide(t *testing.T, isolated bool) {
 // trial's call is in flight when the target is killed (but the crashing
 // call itself) or restarted.
 func TestTrialsThatCrashRunAlone(t *testing.T) {
+	t.Parallel()
 	var inFlight, worst atomic.Int32
 	var kills, restarts atomic.Int32
 	var mu sync.Mutex

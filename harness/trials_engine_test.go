@@ -56,6 +56,7 @@ func TestVerifyLeavesTheProgramsFlagsAlone(t *testing.T) {
 // flight at once. Each target's first trial waits (with a deadline) until
 // the other's has started; trials that took turns would never see it.
 func TestTrialsOfTwoTargetsOverlap(t *testing.T) {
+	t.Parallel()
 	started := map[string]chan struct{}{"a": make(chan struct{}), "b": make(chan struct{})}
 	var once = map[string]*sync.Once{"a": {}, "b": {}}
 	var mu sync.Mutex

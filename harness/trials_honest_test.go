@@ -41,6 +41,7 @@ func plainSpec(capacity int) harness.Spec {
 // are found once, by the probes; the generated trials, which would show
 // them again in every trial, report nothing of their own.
 func TestTrialsDoNotRestateProbeFindings(t *testing.T) {
+	t.Parallel()
 	tr := verifyTarget(t, context.Background(), plainSpec(0), harness.WithSeed(4), harness.WithTrials(100))
 	seen := map[string]int{}
 	for _, f := range tr.Findings {
@@ -58,6 +59,7 @@ func TestTrialsDoNotRestateProbeFindings(t *testing.T) {
 // two-entry key cache is still found by the trials, and only the eviction
 // is their finding.
 func TestTrialsStillReportWhatOnlyTheyFind(t *testing.T) {
+	t.Parallel()
 	tr := verifyTarget(t, context.Background(), plainSpec(2), harness.WithSeed(3), harness.WithTrials(300))
 	require.NotNil(t, tr.Scenario)
 	require.NotNil(t, tr.Scenario.Counterexample, "300 trials find the eviction")
@@ -95,6 +97,7 @@ func TestCheckTrialsSubtestIgnoresProbeFindings(t *testing.T) {
 
 // TestChildCheck is run only as the child of the test above.
 func TestChildCheck(t *testing.T) {
+	t.Parallel()
 	capacity := os.Getenv("IDEMCHECK_CHILD_CAPACITY")
 	if capacity == "" {
 		t.Skip("run by TestCheckTrialsSubtestIgnoresProbeFindings")

@@ -25,6 +25,11 @@ func forEach(t *testing.T, want map[string]int, run func(t *testing.T, kind, pro
 				continue
 			}
 			t.Run(kind+"/"+profile, func(t *testing.T) {
+				if kind != "rabbitmq" {
+					// Each has a broker of its own; the RabbitMQ node and
+					// its queue are shared, so its rigs take turns.
+					t.Parallel()
+				}
 				assert.Equal(t, n, run(t, kind, profile), "charges for the event")
 			})
 		}
@@ -107,6 +112,9 @@ func TestConcurrentRedelivery(t *testing.T) {
 	}{{"correct", 1}, {"memory", 1}, {"check-then-insert", 2}, {"none", 2}} {
 		for _, kind := range []string{"nats", "rabbitmq"} {
 			t.Run(kind+"/"+tc.profile, func(t *testing.T) {
+				if kind != "rabbitmq" {
+					t.Parallel() // RabbitMQ's rigs share its node and take turns
+				}
 				r := newRig(t, kind, tc.profile)
 				r.start("a", 4, false)
 				ev, marker := r.event()
@@ -149,6 +157,7 @@ func TestRebalanceDuringProcessing(t *testing.T) {
 		want    int
 	}{{"correct", 1}, {"memory", 1}, {"check-then-insert", 1}, {"none", 2}} {
 		t.Run("kafka/"+tc.profile, func(t *testing.T) {
+			t.Parallel()
 			r := newRig(t, "kafka", tc.profile)
 			r.start("a", 1, false)
 			ev, marker := r.event()
@@ -178,6 +187,7 @@ func TestReorderedEntity(t *testing.T) {
 	for _, kind := range []string{"nats", "kafka"} {
 		for profile, want := range map[string]int{"correct": 1, "high-water-mark": 0} {
 			t.Run(kind+"/"+profile, func(t *testing.T) {
+				t.Parallel()
 				r := newRig(t, kind, profile)
 				r.start("a", 1, false)
 				early, earlyMarker := r.event()

@@ -80,6 +80,7 @@ func TestPythonConsumerOnRedisStreams(t *testing.T) {
 		{"none", 0, []string{"consumer.redelivery", "crash.recovery", "downstream.propagation"}},
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
+			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			res, err := harness.Verify(ctx, []harness.Spec{pythonSpec(t, python, tc.profile)}, harness.WithSeed(1))

@@ -43,11 +43,13 @@ func findingsOf(tr record.TargetResult, name string) []string {
 // high-water mark per entity acknowledges the late one without its
 // effect, and is caught losing it.
 func TestNATSReorder(t *testing.T) {
+	t.Parallel()
 	for profile, want := range map[string][]string{
 		"correct":         nil,
 		"high-water-mark": {"exactly-once"},
 	} {
 		t.Run(profile, func(t *testing.T) {
+			t.Parallel()
 			tr := verify(t, only(t, refSpec("nats", profile, 1), consumer.NameReorder))
 			require.Empty(t, tr.Error)
 			if want == nil {
@@ -62,6 +64,7 @@ func TestNATSReorder(t *testing.T) {
 // The high-water-mark consumer is correct under every other fault: only
 // the reorder shows its flaw.
 func TestNATSHighWaterMarkOtherwiseCorrect(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs every fault")
 	}
@@ -83,11 +86,13 @@ func TestNATSHighWaterMarkOtherwiseCorrect(t *testing.T) {
 // correct consumer does not charge again, the ones without durable
 // de-duplication do, and are caught under the fault.
 func TestBatchCrash(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ broker, profile string }{
 		{"nats", "correct"}, {"nats", "none"}, {"kafka", "correct"}, {"kafka", "memory"},
 	}
 	for _, c := range cases {
 		t.Run(c.broker+"/"+c.profile, func(t *testing.T) {
+			t.Parallel()
 			tr := verify(t, only(t, refSpec(c.broker, c.profile, 1), consumer.NameBatchCrash))
 			require.Empty(t, tr.Error)
 			if c.profile == "correct" {

@@ -98,6 +98,7 @@ func describe(tr record.TargetResult) string {
 // the correct one has no finding, and each flawed one is caught by the
 // checks its flaw breaks, for the reason it has.
 func TestNATSProfiles(t *testing.T) {
+	t.Parallel()
 	want := map[string][]string{
 		"correct":           nil,
 		"mark-first":        {"exactly-once"},
@@ -114,6 +115,7 @@ func TestNATSProfiles(t *testing.T) {
 			continue
 		}
 		t.Run(profile, func(t *testing.T) {
+			t.Parallel()
 			start := time.Now()
 			tr := verify(t, refSpec("nats", profile, 1))
 			t.Logf("%s in %s, score %d", profile, time.Since(start).Round(time.Millisecond), tr.Score.Level)
@@ -134,12 +136,14 @@ func TestNATSProfiles(t *testing.T) {
 // burst's copies are all stored and reach the consumer's downstream
 // together, whatever the scheduling.
 func TestSameSeedSameVerdicts(t *testing.T) {
+	t.Parallel()
 	profiles := []string{"none", "check-then-insert"}
 	if testing.Short() {
 		profiles = profiles[:1]
 	}
 	for _, profile := range profiles {
 		t.Run(profile, func(t *testing.T) {
+			t.Parallel()
 			verdicts := func() map[string]string {
 				tr := verify(t, refSpec("nats", profile, 1))
 				require.Empty(t, tr.Error)
@@ -160,6 +164,7 @@ func TestSameSeedSameVerdicts(t *testing.T) {
 // the correct one has no finding, the one without de-duplication is
 // caught.
 func TestRedisProfiles(t *testing.T) {
+	t.Parallel()
 	if _, err := redis.Find(); err != nil {
 		t.Skipf("skipping: %v", err)
 	}
@@ -168,6 +173,7 @@ func TestRedisProfiles(t *testing.T) {
 		"none":    {"consumer.redelivery", "crash.recovery", "downstream.propagation"},
 	} {
 		t.Run(profile, func(t *testing.T) {
+			t.Parallel()
 			tr := verify(t, refSpec("redis", profile, 1))
 			require.Empty(t, tr.Error)
 			if checks == nil {
