@@ -21,6 +21,7 @@ import (
 // target is untestable, with the reason, and not scored 0 with a critical
 // finding per intent.
 func TestPointedElsewhereIsUntestable(t *testing.T) {
+	t.Parallel()
 	exe := refexe.Path(t)
 	elsewhere, err := payments.New(payments.Options{Ledger: fakes.NewLedger()})
 	require.NoError(t, err)

@@ -20,6 +20,7 @@ import (
 // (The shop fingerprints the whole body, so the second caller's request,
 // with its own marker, is refused as a reuse rather than replayed.)
 func TestKeysScopedToTheCaller(t *testing.T) {
+	t.Parallel()
 	exe := refexe.Path(t)
 	run := func(spec harness.Spec) harness.TargetResult {
 		ctx, cancel := context.WithTimeout(context.Background(), hangGuard)

@@ -74,6 +74,7 @@ func leftovers(t *testing.T, tag string) []int {
 // its pattern is caught by the check meant for it, and the correct store
 // has no finding at all.
 func TestReferenceCLITargets(t *testing.T) {
+	t.Parallel()
 	exe := buildOrdertool(t)
 	require.Len(t, examples.OrdertoolStores, 4)
 	// The fault each flaw must be caught under, by store and check.
@@ -125,6 +126,7 @@ func TestReferenceCLITargets(t *testing.T) {
 // TestCLIDemoTargets checks the demo's shape: one target per store,
 // started through idemcheck's hidden subcommand.
 func TestCLIDemoTargets(t *testing.T) {
+	t.Parallel()
 	demo := examples.CLIDemo("/usr/local/bin/idemcheck")
 	require.Len(t, demo, len(examples.OrdertoolStores))
 	for i, d := range demo {

@@ -18,6 +18,7 @@ import (
 // asserts the score it is built for: the correct one has no finding, and
 // each flawed one is caught by a check its flaw breaks.
 func TestConsumerTargets(t *testing.T) {
+	t.Parallel()
 	exe := refexe.Path(t)
 	catches := map[string][]string{
 		"correct":           nil,

@@ -52,6 +52,7 @@ func failing(tr harness.TargetResult) []string {
 // TestReferenceTargets runs every reference target as a real process and
 // asserts its score and exactly the checks its planted flaw violates.
 func TestReferenceTargets(t *testing.T) {
+	t.Parallel()
 	exe := refexe.Path(t)
 	cases := []struct {
 		profile string

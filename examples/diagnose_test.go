@@ -35,6 +35,7 @@ func duplicateMessages(tr harness.TargetResult) []string {
 // attempt records the instance that served it, and the duplicates are
 // explained by that, not by a race or a store too small.
 func TestDiagnosisOneStorePerInstance(t *testing.T) {
+	t.Parallel()
 	exe := refexe.Path(t)
 	spec := examples.ShopSpec(exe, "memory-cache")
 	spec.Name = "memory-cache-x2"
@@ -73,6 +74,7 @@ func TestDiagnosisOneStorePerInstance(t *testing.T) {
 // instance has no duplicate to explain by instances: its sequential
 // retries replay, and nothing says "one store per instance".
 func TestDiagnosisOnePerInstanceNotSaidOfOne(t *testing.T) {
+	t.Parallel()
 	exe := refexe.Path(t)
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
@@ -95,6 +97,7 @@ func TestDiagnosisOnePerInstanceNotSaidOfOne(t *testing.T) {
 // MCP session: a retry on a new session charges again. The attempts
 // record their session, and the duplicates are explained by it.
 func TestDiagnosisKeysPerSession(t *testing.T) {
+	t.Parallel()
 	exe := refexe.Path(t)
 	var p mcpexample.Profile
 	for _, x := range mcpexample.Profiles {
@@ -136,6 +139,7 @@ func TestDiagnosisKeysPerSession(t *testing.T) {
 // duplicate is explained by the restart between them; the same shop's
 // duplicates within one incarnation are not.
 func TestDiagnosisStoreLostInARestart(t *testing.T) {
+	t.Parallel()
 	exe := refexe.Path(t)
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
@@ -171,6 +175,7 @@ func TestDiagnosisStoreLostInARestart(t *testing.T) {
 // by the same instance at once both get through. That, and only that, is
 // explained as a claim that is not atomic.
 func TestDiagnosisClaimNotAtomic(t *testing.T) {
+	t.Parallel()
 	exe := refexe.Path(t)
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()

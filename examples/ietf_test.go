@@ -23,6 +23,7 @@ import (
 // shop replays instead of 422, and the nodryrun shop runs a keyless
 // request instead of 400: each is reported, naming the draft's section.
 func TestIETFDraftProfile(t *testing.T) {
+	t.Parallel()
 	exe := refexe.Path(t)
 	run := func(profile string) (record.Status, []record.Finding) {
 		launch := &httptarget.Launch{

@@ -24,6 +24,7 @@ import (
 // processes through a default run: retry.late, and only it, reports the
 // retention each showed, and the correct shop has no finding.
 func TestForgetfulStoresFoundByDefault(t *testing.T) {
+	t.Parallel()
 	exe := refexe.Path(t)
 	cases := []struct {
 		spec harness.Spec
@@ -118,6 +119,7 @@ func (r *recordingTB) Errorf(f string, a ...any) {
 // one that keeps keys 1s, with the retention it observed, and passes the
 // correct shop.
 func TestForgetfulStoreFailsCheck(t *testing.T) {
+	t.Parallel()
 	exe := refexe.Path(t)
 	for _, tc := range []struct {
 		spec harness.Spec

@@ -20,6 +20,7 @@ import (
 // was built for, its flaw caught by the checks meant for it, and the
 // correct ones no finding at all.
 func TestReferenceMCPServers(t *testing.T) {
+	t.Parallel()
 	exe := refexe.Path(t)
 	for _, p := range mcpexample.Profiles {
 		t.Run(p.Name, func(t *testing.T) {

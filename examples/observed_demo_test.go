@@ -19,6 +19,7 @@ import (
 // attributed by delta (its concurrent distinct intents left out, with
 // why), the others by marker.
 func TestObservedDemoTargets(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("ten targets, each a real process on a real database")
 	}

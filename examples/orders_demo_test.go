@@ -34,6 +34,7 @@ var ordersCases = []struct {
 // PostgreSQL server, its effects counted by a SQL query on its table and,
 // separately, by reading back its own list endpoint.
 func TestOrdersPostgres(t *testing.T) {
+	t.Parallel()
 	pg := pgserver.Must(t)
 	exe := refexe.Path(t)
 	for _, source := range []string{"sql", "http"} {
@@ -56,6 +57,7 @@ func TestOrdersPostgres(t *testing.T) {
 // TestOrdersSQLite is the fallback without PostgreSQL: the same service
 // on a SQLite file in the target's state directory, observed by SQL.
 func TestOrdersSQLite(t *testing.T) {
+	t.Parallel()
 	exe := refexe.Path(t)
 	for _, tc := range ordersCases {
 		t.Run(tc.profile, func(t *testing.T) {

@@ -91,6 +91,7 @@ func checkStatus(tr harness.TargetResult, id string) (record.Status, string) {
 // proxy never finds the intent's statements: the faults never act, and
 // the checks they feed are not examined, with the reason, never passed.
 func TestPgpayMarkerless(t *testing.T) {
+	t.Parallel()
 	if _, err := pgserver.Find(); err != nil {
 		t.Skip(err)
 	}

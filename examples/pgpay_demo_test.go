@@ -44,6 +44,7 @@ func depFaults(t *testing.T) []faults.Fault {
 // TestPgpay scores every profile of the payments service on a throwaway
 // PostgreSQL behind the dependency proxy, under the dependency faults.
 func TestPgpay(t *testing.T) {
+	t.Parallel()
 	if _, err := pgserver.Find(); err != nil {
 		t.Skip(err)
 	}
@@ -73,6 +74,7 @@ func TestPgpay(t *testing.T) {
 // TestPgpayUntestable: a dependency that does not answer makes the target
 // untestable, with the reason, at once.
 func TestPgpayUntestable(t *testing.T) {
+	t.Parallel()
 	exe := refexe.Path(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -97,6 +99,7 @@ func TestPgpayUntestable(t *testing.T) {
 // (sslmode=disable) is tested: TestPgpay; sslmode=prefer through the
 // proxy is deps/postgres's TestTLSDeclined.
 func TestPgpayInsistsOnTLS(t *testing.T) {
+	t.Parallel()
 	if _, err := pgserver.Find(); err != nil {
 		t.Skip(err)
 	}

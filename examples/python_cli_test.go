@@ -22,21 +22,23 @@ import (
 const pythonCLIConfig = "cli/python/idemcheck.yaml"
 
 // pythonCLISpec loads the Python tool's configuration with store instead
-// of the correct one, as `idemcheck run -c` would, with python3 found on a
-// PATH that starts with the system's interpreter where there is one: a
+// of the correct one, as `idemcheck run -c` would, with the system's
+// interpreter where there is one rather than the first python3 on PATH: a
 // version manager's shim (pyenv) in front of it costs hundreds of
 // milliseconds a call, every call a process. It skips without python3.
 func pythonCLISpec(tb testing.TB, store string) (harness.Spec, []harness.Option) {
 	tb.Helper()
-	if _, err := os.Stat("/usr/bin/python3"); err == nil {
-		tb.Setenv("PATH", "/usr/bin"+string(os.PathListSeparator)+os.Getenv("PATH"))
-	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		tb.Skipf("skipping: no python3 on PATH: %v", err)
+	python := "/usr/bin/python3"
+	if _, err := os.Stat(python); err != nil {
+		if python, err = exec.LookPath("python3"); err != nil {
+			tb.Skipf("skipping: no python3 on PATH: %v", err)
+		}
 	}
 	raw, err := os.ReadFile(pythonCLIConfig)
 	require.NoError(tb, err)
 	text := strings.Replace(string(raw), "--store, correct", "--store, "+store, 1)
+	text = strings.Replace(text, "command: [python3, ", "command: ["+python+", ", 1)
+	require.Contains(tb, text, "command: ["+python+", ")
 	require.Contains(tb, text, "--store, "+store)
 	f, err := config.Parse(filepath.FromSlash(pythonCLIConfig), []byte(text))
 	require.NoError(tb, err)
@@ -50,6 +52,7 @@ func pythonCLISpec(tb testing.TB, store string) (harness.Spec, []harness.Option)
 // would: the correct store (an atomic claim in SQLite, the key passed
 // downstream) scores 3 with no finding; without a store it is caught.
 func TestPythonCLITool(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		store   string
 		score   int
@@ -59,6 +62,7 @@ func TestPythonCLITool(t *testing.T) {
 		{"none", 0, []string{"concurrent.duplicates", "crash.recovery", "downstream.propagation", "dryrun", "key.mismatch", "key.required", "retry.after-fault", "retry.late", "retry.sequential"}},
 	} {
 		t.Run(tc.store, func(t *testing.T) {
+			t.Parallel()
 			spec, opts := pythonCLISpec(t, tc.store)
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()

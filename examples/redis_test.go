@@ -90,6 +90,7 @@ func verifyRedisShop(t *testing.T, profile, addr string, opts ...harness.Option)
 // run's stored replies, and correct replays are judged lost intents (or,
 // with no effect of its own at all, the run cannot be judged).
 func TestSameSeedTwiceOnASurvivingStore(t *testing.T) {
+	t.Parallel()
 	addr := startRedis(t)
 	for run := 1; run <= 2; run++ {
 		tr := verifyRedisShop(t, "redis-correct", addr, harness.WithSeed(42))
@@ -112,6 +113,7 @@ func TestSameSeedTwiceOnASurvivingStore(t *testing.T) {
 // TestRedisCheckThenSet: the textbook GET, SET in_progress, work, SET
 // result on a real Redis scores 0; the crash leaves the key in progress.
 func TestRedisCheckThenSet(t *testing.T) {
+	t.Parallel()
 	addr := startRedis(t)
 	tr := verifyRedisShop(t, "redis-check-then-set", addr, harness.WithSeed(7))
 	assert.Equal(t, 0, tr.Score.Level, tr.Score.Reason)
@@ -123,6 +125,7 @@ func TestRedisCheckThenSet(t *testing.T) {
 // be tested with idemcheck's default keys, and is told which key format
 // to set; with key_format uuid it scores 3 (TestReferenceTargets).
 func TestUUIDKeysWithoutKeyFormat(t *testing.T) {
+	t.Parallel()
 	exe := refexe.Path(t)
 	spec := examples.ShopSpec(exe, "uuid-keys")
 	spec.KeyFormat = keys.MustParse(keys.Token)
@@ -142,6 +145,7 @@ func TestUUIDKeysWithoutKeyFormat(t *testing.T) {
 // 20 seeds; the share of bursts that duplicated is logged (and written in
 // the README).
 func TestRedisRaceCaughtOnEverySeed(t *testing.T) {
+	t.Parallel()
 	addr := startRedis(t)
 	seeds := 20
 	if testing.Short() {
@@ -204,6 +208,7 @@ func verifyScaledShop(t *testing.T, profile, addr string, replicas int, opts ...
 // finding) and duplicates charges as soon as two instances share the
 // store: the bursts split across the instances race the two mutexes.
 func TestProcessLockScaledOut(t *testing.T) {
+	t.Parallel()
 	addr := startRedis(t)
 	one := verifyScaledShop(t, "redis-process-lock", addr, 1, harness.WithSeed(11))
 	assert.Equal(t, 3, one.Score.Level, one.Score.Reason)
@@ -224,6 +229,7 @@ func TestProcessLockScaledOut(t *testing.T) {
 // downstream, and a claim of a live instance answered 409: correct with
 // two instances as with one (3, no finding).
 func TestAtomicClaimScaledOut(t *testing.T) {
+	t.Parallel()
 	addr := startRedis(t)
 	tr := verifyScaledShop(t, "redis-correct", addr, 2, harness.WithSeed(11))
 	assert.Equal(t, 3, tr.Score.Level, tr.Score.Reason)

@@ -35,6 +35,7 @@ var redispayCases = []struct {
 // faults, with the demo's seed and another: the correct one scores 3 with
 // no finding, each flawed one is caught by the check its flaw fails.
 func TestRedispay(t *testing.T) {
+	t.Parallel()
 	if _, err := redisserver.Find(); err != nil {
 		t.Skip(err)
 	}

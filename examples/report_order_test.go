@@ -23,6 +23,7 @@ import (
 // the worst finding of every failing check before any second finding of
 // one, so it is shown, however many repeats the other checks have.
 func TestReportShowsTheDefiningFinding(t *testing.T) {
+	t.Parallel()
 	exe := refexe.Path(t)
 	var liar mcpexample.Profile
 	for _, p := range mcpexample.Profiles {

@@ -18,6 +18,7 @@ import (
 // one flaw, key.mismatch), and the new key rightly charges. That is no
 // de-duplication by payload.
 func TestMismatchShopTwinOfAChangedPayloadIsNoPayloadDedup(t *testing.T) {
+	t.Parallel()
 	exe := refexe.Path(t)
 	tr := scenarios.Trial{Steps: []scenarios.Step{
 		{Op: "create-order", Key: scenarios.Fresh},

@@ -33,6 +33,7 @@ func failingChecks(tr harness.TargetResult) []string {
 // through the harness and asserts its score and exactly the checks its
 // planted flaw violates.
 func TestWebhookTargets(t *testing.T) {
+	t.Parallel()
 	exe := refexe.Path(t)
 	want := map[string]struct {
 		failing []string
@@ -159,6 +160,7 @@ func invoice(id, key, marker string) harness.Call {
 // delivery with a bad signature must be refused (4xx) with no effect, and
 // must not consume the event id.
 func TestWebhookSignature(t *testing.T) {
+	t.Parallel()
 	const marker = "idem-00000000000000b1"
 	for _, tc := range []struct {
 		profile string
@@ -190,6 +192,7 @@ func TestWebhookSignature(t *testing.T) {
 // TestWebhookOutOfOrder is the proposed webhook.out-of-order check done by
 // hand: three events delivered newest first must each be processed once.
 func TestWebhookOutOfOrder(t *testing.T) {
+	t.Parallel()
 	markers := []string{"idem-00000000000000c1", "idem-00000000000000c2", "idem-00000000000000c3"}
 	for _, tc := range []struct {
 		profile string
