@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -32,6 +33,13 @@ func serveProxy(target string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
+	}
+	// A profile of the proxy process, for a look at where its time goes.
+	if path := os.Getenv(proxyEnv + "_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			defer f.Close()
+			defer pprof.StopCPUProfile()
+		}
 	}
 	fmt.Println(p.URL())
 	_, _ = io.Copy(io.Discard, bufio.NewReader(os.Stdin))

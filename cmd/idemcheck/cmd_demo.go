@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/examples"
@@ -53,6 +54,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer unlock()
+	defer limitDemoMemory(os.Getenv)()
 	trialOpts, err := tf.options(c.out)
 	if err != nil {
 		return err

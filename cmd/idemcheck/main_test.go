@@ -67,6 +67,9 @@ func TestMain(m *testing.M) {
 	// as one, built with -race, it would sleep a second at each exit. The
 	// children inherit this.
 	referenceProgram = refexe.Program
+	// The demos the tests run in this process share it with the other
+	// tests: its memory is not the demo's to limit (TestDemoMemoryLimit).
+	demoMemoryLimit = 0
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
 	// A target is given only the environment its configuration and
 	// process.Inherited say: these two are passed on as well.
