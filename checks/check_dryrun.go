@@ -53,7 +53,7 @@ func evalDryRun(r *record.Record) ([]record.Finding, bool) {
 		case a.Outcome != record.OK:
 			fs = append(fs, record.Finding{
 				Check: CheckDryRun, Severity: record.Minor, Operation: in.Operation,
-				Message:  fmt.Sprintf("%s: the dry run was answered %d (%s)", in.Operation, a.Status, short(a.Body, 80)),
+				Message:  fmt.Sprintf("%s: the dry run was answered %s (%s)", in.Operation, answerOf(a), short(a.Body, 80)),
 				Evidence: evidence(r, in),
 			})
 		case a.HasEffect && !strings.HasPrefix(a.Effect, "would_"):

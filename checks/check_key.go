@@ -70,13 +70,13 @@ func evalKeyMismatch(r *record.Record) ([]record.Finding, bool) {
 		var msg string
 		switch {
 		case len(effs) > 0:
-			msg = fmt.Sprintf("%s: a reused key with a different payload was executed (%s): expected a rejection (422)", in.Operation, effectIDs(effs))
+			msg = fmt.Sprintf("%s: a reused key with a different payload was executed (%s): expected a rejection (%s)", in.Operation, effectIDs(effs), refusalOf(r, 422))
 		case a.Outcome == record.OK && origin != nil && origin.FirstOK() != nil && a.Identity != "" && a.Identity == origin.FirstOK().Identity:
-			msg = fmt.Sprintf("%s: a reused key with a different payload silently replayed the first request's result (%s): the caller believes its new request succeeded; expected a rejection (422)", in.Operation, a.Identity)
+			msg = fmt.Sprintf("%s: a reused key with a different payload silently replayed the first request's result (%s): the caller believes its new request succeeded; expected a rejection (%s)", in.Operation, a.Identity, refusalOf(r, 422))
 		case a.Outcome == record.OK:
-			msg = fmt.Sprintf("%s: a reused key with a different payload was accepted (%d): expected a rejection (422)", in.Operation, a.Status)
+			msg = fmt.Sprintf("%s: a reused key with a different payload was accepted (%s): expected a rejection (%s)", in.Operation, answerOf(a), refusalOf(r, 422))
 		case a.Outcome == record.Info:
-			msg = fmt.Sprintf("%s: a reused key with a different payload was answered %d: expected an explicit rejection (422)", in.Operation, a.Status)
+			msg = fmt.Sprintf("%s: a reused key with a different payload was answered %s: expected an explicit rejection (%s)", in.Operation, answerOf(a), refusalOf(r, 422))
 		default:
 			continue
 		}
@@ -112,8 +112,8 @@ func evalKeyRequired(r *record.Record) ([]record.Finding, bool) {
 		}
 		fs = append(fs, record.Finding{
 			Check: CheckKeyRequired, Severity: record.Minor, Operation: in.Operation,
-			Message: fmt.Sprintf("%s: %s without an idempotency key were accepted and caused %s: expected a refusal (400) or framework de-duplication",
-				in.Operation, plural(len(in.Attempts), "call", "calls"), plural(len(effs), "effect", "effects")),
+			Message: fmt.Sprintf("%s: %s without an idempotency key were accepted and caused %s: expected a refusal (%s) or framework de-duplication",
+				in.Operation, plural(len(in.Attempts), "call", "calls"), plural(len(effs), "effect", "effects"), refusalOf(r, 400)),
 			Evidence: evidence(r, in),
 		})
 	}

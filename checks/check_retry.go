@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
@@ -130,7 +131,10 @@ func firstFault(in *record.Intent) string {
 	return ""
 }
 
+// short is s without surrounding white space (a tool's reply ends in a
+// newline), cut to n bytes.
 func short(s string, n int) string {
+	s = strings.TrimSpace(s)
 	if len(s) <= n {
 		return s
 	}

@@ -106,8 +106,21 @@ func answerOf(a record.Attempt) string {
 	case strings.HasPrefix(a.Error, "JSON-RPC error"):
 		head, _, _ := strings.Cut(a.Error, ":")
 		return head
+	case a.Status > 0 && a.Status < 100 && strings.HasPrefix(a.Error, "exit "):
+		return fmt.Sprintf("exit %d", a.Status) // a command-line tool's exit status
 	case a.Status != 0:
 		return fmt.Sprint(a.Status)
 	}
 	return string(a.Outcome)
+}
+
+// refusalOf names the answer by which a target of r's kind refuses a
+// request: the HTTP status httpStatus (an MCP tool's result may say one
+// too), or, for a command-line tool, an exit status that refuses: not 0,
+// and none of those by which the tool invites a retry (75 by default).
+func refusalOf(r *record.Record, httpStatus int) string {
+	if r.Target.Kind == "cli" {
+		return "a non-zero exit status that is not a temporary failure"
+	}
+	return fmt.Sprint(httpStatus)
 }
