@@ -14,6 +14,10 @@ import (
 // machine has one, and falls back to SQLite, saying so, when it has not
 // (or it would not start).
 func demoOrdersDB(ctx context.Context, quiet bool, stderr io.Writer) (examples.OrdersDB, func()) {
+	if _, err := pgserver.Find(); err == nil && !quiet {
+		// Making its data directory takes a few seconds: say so first.
+		fmt.Fprintf(stderr, "idemcheck demo: starting PostgreSQL for the orders service and the payment services on it\n")
+	}
 	db, port, stop, err := examples.StartOrdersPostgres(ctx)
 	if err != nil {
 		why := err.Error()
