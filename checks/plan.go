@@ -33,11 +33,11 @@ type Planned struct {
 
 // Plan asks every enabled check that applies to info's capabilities for
 // its probes against each operation of info (mutating operations first),
-// in the order of checks; a probe
-// that several checks declare alike runs once. The checks that own fault
-// classes are asked together, at the place of the first of them, once per
-// fault in the order the faults were given, so the retries after each fault
-// run in that order whichever check judges them.
+// in the order of checks; a probe that several checks declare alike runs
+// once. The checks that own fault classes are asked together, at the place
+// of the first of them, once per fault in the order the faults were given,
+// so the retries after each fault run in that order whichever check judges
+// them.
 func (pl Planner) Plan(info record.TargetInfo) []Planned {
 	checks, enabled, fs := pl.Checks, pl.Enabled, pl.Faults
 	if checks == nil {

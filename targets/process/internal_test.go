@@ -170,3 +170,10 @@ func TestEnvValue(t *testing.T) {
 		assert.Equal(t, tc.want, v, tc.entry)
 	}
 }
+
+// TestOwnChildrenOf: the scan skips this process's own children, except
+// where it is pid 1 and orphans become its children.
+func TestOwnChildrenOf(t *testing.T) {
+	assert.Equal(t, 4242, ownChildrenOf(4242))
+	assert.Equal(t, -1, ownChildrenOf(1), "as a container's first process, a child may be an orphan of a call")
+}

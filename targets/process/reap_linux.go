@@ -100,13 +100,15 @@ func FindTagged(name, value string) []Tagged { return findTagged(name, value, Si
 // enough. A child of this process is not a descendant of the process
 // since marks: it is another call or server idemcheck started, with a
 // scope of its own, and the process since marks, itself such a child,
-// has ended.
+// has ended (except where this process is a container's first, which
+// orphans are re-parented to).
 func findTagged(name, value string, since Since) []Tagged {
 	w := pidWindow{all: true}
 	if since.Pid > 0 {
 		w = windowFrom(since.Pid)
 	}
 	self := os.Getpid()
+	ours := ownChildrenOf(self)
 	entry := []byte(name + "=" + value)
 	var found []Tagged
 	for _, pid := range procPids(w) {
@@ -115,7 +117,7 @@ func findTagged(name, value string, since Since) []Tagged {
 		}
 		if since.Ticks > 0 {
 			st, ok := readStat(pid)
-			if !ok || st.start < since.Ticks || st.ppid == self || st.state == 'Z' {
+			if !ok || st.start < since.Ticks || st.ppid == ours || st.state == 'Z' {
 				continue
 			}
 		}
@@ -128,6 +130,18 @@ func findTagged(name, value string, since Since) []Tagged {
 		}
 	}
 	return found
+}
+
+// ownChildrenOf is the parent pid whose children findTagged skips as
+// calls and servers of their own: self, except where self is a
+// container's first process (pid 1), which orphans are re-parented to, so
+// that a descendant that left its group would look like a child of its
+// own; there none is skipped (-1).
+func ownChildrenOf(self int) int {
+	if self == 1 {
+		return -1
+	}
+	return self
 }
 
 // envValue finds entry ("NAME=VALUE") in env, a NUL-separated
