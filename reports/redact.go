@@ -16,6 +16,15 @@ const Redacted = "[redacted]"
 // each half must go. Shorter pieces are too likely to be chance.
 const MinFragment = 4
 
+// MinCutText is the shortest text whose end may be a cut without an
+// ellipsis to say so: evidence cut at its fixed size (a reply body's
+// first 2 KiB) is that long; every shorter cut, and every cut at a
+// text's start (stderr's last 2 KiB), is marked with an ellipsis. A
+// short text that merely ends or starts like a secret begins (a target
+// named orders-no-unique beside a variable holding unique-cosmos-…) is
+// left whole.
+const MinCutText = 1 << 10
+
 // RedactText replaces, in s, every occurrence of one of secrets (values
 // the configuration marks secret, and those of idemcheck's environment:
 // see EnvSecrets; empty ones are ignored), a piece of one of them at least
@@ -68,7 +77,9 @@ const ellipsis = "…"
 // redactEdges redacts the longest piece of sec, at least MinFragment long
 // and shorter than sec, that ends s (a prefix of sec: the text was cut
 // after it) or starts s (a suffix of sec: the text was cut before it), an
-// ellipsis that marks the cut aside.
+// ellipsis that marks the cut aside. Only a text that may have been cut
+// there is looked at: its end when it ends with an ellipsis or is at
+// least MinCutText long, its start when it starts with an ellipsis.
 func redactEdges(s, sec string) string {
 	if len(sec) <= MinFragment || len(s) < MinFragment {
 		return s
@@ -77,9 +88,10 @@ func redactEdges(s, sec string) string {
 	if strings.HasSuffix(body, ellipsis) {
 		body, tail = strings.TrimSuffix(body, ellipsis), ellipsis
 	}
+	cutEnd := tail != "" || len(s) >= MinCutText
 	// The last byte of body must end the piece: only those lengths are
 	// tried.
-	if n := len(body); n >= MinFragment {
+	if n := len(body); cutEnd && n >= MinFragment {
 		last := body[n-1]
 		for k := min(len(sec)-1, n); k >= MinFragment; k-- {
 			if sec[k-1] == last && body[n-k:] == sec[:k] {
@@ -92,7 +104,7 @@ func redactEdges(s, sec string) string {
 	if strings.HasPrefix(body, ellipsis) {
 		head, body = ellipsis, strings.TrimPrefix(body, ellipsis)
 	}
-	if n := len(body); n >= MinFragment && !strings.HasPrefix(body, Redacted) {
+	if n := len(body); head != "" && n >= MinFragment && !strings.HasPrefix(body, Redacted) {
 		first := body[0]
 		for k := min(len(sec)-1, n); k >= MinFragment; k-- {
 			if sec[len(sec)-k] == first && body[:k] == sec[len(sec)-k:] {

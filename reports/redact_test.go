@@ -55,19 +55,23 @@ func TestSecretsTable(t *testing.T) {
 // TestSecretCutAtTheEvidenceLimit: a configured secret cut in two by the
 // 2 KiB limit of evidence (the end of a body's head, the start of
 // stderr's tail, after its ellipsis) is redacted in both halves; a
-// shorter piece, or one in the middle of a text, is left.
+// shorter piece, one in the middle of a text, or one at the edge of a
+// short text that no limit cut (a target's name) is left.
 func TestSecretCutAtTheEvidenceLimit(t *testing.T) {
 	const secret = "s3cret-Value-0123456789"
 	body := strings.Repeat("x", 2048-9) + secret[:9] // the head of a reply cut after 9 bytes of it
 	stderr := "…" + secret[9:] + " then more output" // the tail of stderr, cut before the rest
 	assert.Equal(t, strings.Repeat("x", 2039)+"[redacted]", reports.RedactText(body, []string{secret}))
 	assert.Equal(t, "…[redacted] then more output", reports.RedactText(stderr, []string{secret}))
-	assert.Equal(t, "[redacted] and the rest", reports.RedactText(secret[5:]+" and the rest", []string{secret}))
+	assert.Equal(t, "…[redacted] and the rest", reports.RedactText("…"+secret[5:]+" and the rest", []string{secret}))
+	assert.Equal(t, "a short text cut at its end: [redacted]…", reports.RedactText("a short text cut at its end: "+secret[:9]+"…", []string{secret}))
 
 	kept := []string{
-		"ends in s3c",          // 3 bytes: too short to tell from chance
-		"the s3cret-V is here", // a piece inside a text is no cut
-		"0123 at the start",    // not where the secret ends
+		"ends in s3c",                   // 3 bytes: too short to tell from chance
+		"the s3cret-V is here",          // a piece inside a text is no cut
+		"0123 at the start",             // not where the secret ends
+		"Value-0123456789 and the rest", // the secret's end, but no cut before it
+		"orders-no-s3cret",              // a short name that ends like the secret starts
 	}
 	for _, s := range kept {
 		assert.Equal(t, s, reports.RedactText(s, []string{secret}))
