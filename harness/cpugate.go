@@ -45,16 +45,21 @@ func readCPU() (cpuSample, bool) {
 // cpuGate says whether the machine has processor time to spare for one
 // more target: whether the share of its processors' time spent working
 // since the gate last looked is below the budget. It looks at most every
-// cpuGateEvery, so that a target it let start has had time to show its
-// load before the next one is let in.
+// cpuGateEvery, so that the targets it let start have had time to show
+// their load before more are let in; each look lets in as many as the
+// spare processors allow (admitsFor).
 type cpuGate struct {
 	budget float64
-	read   func() (cpuSample, bool)
-	now    func() time.Time
+	// procs is the number of processors the budget is a share of.
+	procs int
+	read  func() (cpuSample, bool)
+	now   func() time.Time
 
 	mu     sync.Mutex
 	last   cpuSample
 	lastAt time.Time
+	// left is how many more targets the last look lets in.
+	left int
 }
 
 // cpuGateEvery is the least time between two looks of a cpuGate.
@@ -64,11 +69,11 @@ const cpuGateEvery = 150 * time.Millisecond
 // (a share of the machine, 0 to 1) of the processors' time is spent
 // working; nil for no budget, or where the machine's processor time
 // cannot be read.
-func newCPUGate(budget float64) *cpuGate {
+func newCPUGate(budget float64, procs int) *cpuGate {
 	if budget <= 0 {
 		return nil
 	}
-	g := &cpuGate{budget: budget, read: readCPU, now: time.Now}
+	g := &cpuGate{budget: budget, procs: max(procs, 1), read: readCPU, now: time.Now}
 	s, ok := g.read()
 	if !ok {
 		return nil
@@ -78,12 +83,17 @@ func newCPUGate(budget float64) *cpuGate {
 }
 
 // allows says whether one more target may start now. When it has looked
-// too recently to tell, it says no; a caller asks again later.
+// too recently to tell, it says yes only while the last look lets more in
+// (left); a caller asks again later.
 func (g *cpuGate) allows() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := g.now()
 	if now.Sub(g.lastAt) < cpuGateEvery {
+		if g.left > 0 {
+			g.left--
+			return true
+		}
 		return false
 	}
 	s, ok := g.read()
@@ -92,9 +102,25 @@ func (g *cpuGate) allows() bool {
 	}
 	total, idle := s.total-g.last.total, s.idle-g.last.idle
 	g.last, g.lastAt = s, now
+	g.left = 0
 	if total == 0 {
 		return false
 	}
 	busy := float64(total-idle) / float64(total)
-	return busy < g.budget
+	if busy >= g.budget {
+		return false
+	}
+	g.left = g.admitsFor(busy) - 1
+	return true
+}
+
+// admitsFor is how many targets one look lets in when busy (below the
+// budget) is the share of the processors' time spent working: one, and
+// two more for every processor's worth of time to spare within the
+// budget. A target costs about half a processor while it starts (a
+// process started, a server bound, the first calls made) and less after;
+// letting one in per look only would leave a machine idle for seconds at
+// the start of a run of many targets.
+func (g *cpuGate) admitsFor(busy float64) int {
+	return 1 + int(2*(g.budget-busy)*float64(g.procs))
 }

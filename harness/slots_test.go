@@ -159,7 +159,42 @@ func TestCPUGate(t *testing.T) {
 	cpu.set(20)
 	at = at.Add(cpuGateEvery)
 	assert.True(t, g.allows())
-	assert.Nil(t, newCPUGate(0), "no budget, no gate")
+	assert.Nil(t, newCPUGate(0, 2), "no budget, no gate")
+}
+
+// TestCPUGateLetsInBySpareProcessors: one look lets in one target, and
+// two more for every processor's worth of time to spare within the
+// budget; what it let in is not let in again before the next look, and a
+// look over the budget lets none in.
+func TestCPUGateLetsInBySpareProcessors(t *testing.T) {
+	t.Parallel()
+	cpu := &fakeCPU{}
+	at := time.Unix(0, 0)
+	g := &cpuGate{budget: 0.9, procs: 2, read: cpu.read, now: func() time.Time { return at }, lastAt: at}
+	count := func() int {
+		n := 0
+		for g.allows() {
+			n++
+			require.Less(t, n, 100, "the gate never says no")
+		}
+		return n
+	}
+	cpu.set(0)
+	at = at.Add(cpuGateEvery)
+	assert.Equal(t, 4, count(), "an idle two-processor machine: 1 + 2×0.9×2 (rounded down)")
+	assert.Equal(t, 0, count(), "none more before the next look")
+	cpu.set(40)
+	at = at.Add(cpuGateEvery)
+	assert.Equal(t, 3, count(), "a processor's worth spare (0.5 of 2): 1 + 2")
+	cpu.set(85)
+	at = at.Add(cpuGateEvery)
+	assert.Equal(t, 1, count(), "just under the budget: one")
+	cpu.set(0)
+	at = at.Add(cpuGateEvery / 2)
+	assert.Equal(t, 0, count(), "too soon after the last look, whatever the machine does")
+	cpu.set(95)
+	at = at.Add(cpuGateEvery)
+	assert.Equal(t, 0, count(), "over the budget: none")
 }
 
 // TestSlotsWithGate: with a gate, the first minHeld targets start

@@ -47,7 +47,7 @@ func verify(ctx context.Context, specs []Spec, opts []Option) (*record.Result, [
 	}
 	res.Targets = make([]record.TargetResult, len(specs))
 	trialsFailed := make([]bool, len(specs))
-	places := newSlots(o.Parallel).withGate(newCPUGate(o.CPUBudget), runtime.GOMAXPROCS(0))
+	places := newSlots(o.Parallel).withGate(newCPUGate(o.CPUBudget, runtime.GOMAXPROCS(0)), runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	var progMu sync.Mutex
 	progress := func(format string, args ...any) {

@@ -28,7 +28,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	c.register(fs)
 	var tf trialFlags
 	tf.register(fs, 0)
-	jobs := fs.Int("jobs", 0, "reference targets that work at once (0: as many as the processors have time for, up to eight per processor Go may use, GOMAXPROCS)")
+	jobs := fs.Int("jobs", 0, "reference targets that work at once (0: as many as the processors have time for, up to twelve per processor Go may use, GOMAXPROCS)")
 	if err := fs.Parse(args); err != nil {
 		return flagError(fs, err, stdout)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/record"
 	clitarget "github.com/idemcheck/idemcheck/targets/cli"
+	consumertarget "github.com/idemcheck/idemcheck/targets/consumer"
 	mcptarget "github.com/idemcheck/idemcheck/targets/mcp"
 )
 
@@ -18,23 +19,27 @@ import (
 const maxJobs = 64
 
 // defaultJobs is how many reference targets the demo lets work at once at
-// most: eight per processor Go may use (GOMAXPROCS). Within that, a target
+// most: twelve per processor Go may use (GOMAXPROCS). Within that, a target
 // starts only while the machine has processor time to spare
 // (demoCPUBudget): most reference targets spend most of their time
 // waiting (on a broker's ack deadline, a late retry's delay, a command's
 // exit), so many work side by side, but never so many that they crowd
 // each other out; a target that only waits gives up its place meanwhile.
-func defaultJobs() int { return min(max(2, 8*runtime.GOMAXPROCS(0)), maxJobs) }
+func defaultJobs() int { return min(max(2, 12*runtime.GOMAXPROCS(0)), maxJobs) }
 
 // demoCPUBudget is the share of the machine's processors the demo keeps
 // busy before it starts another reference target (harness.WithCPUBudget).
 const demoCPUBudget = 0.9
 
 // demoCost ranks a reference target by how long it takes, by kind: a
+// queue consumer waits out its broker's ack deadlines and redeliveries
+// (most of its time spent waiting, its place given up meanwhile), a
 // command-line tool's every call is a process, an MCP server's a session
 // over a process's pipes; the others answer over HTTP.
 func demoCost(kind string) int {
 	switch kind {
+	case consumertarget.Kind:
+		return 3
 	case clitarget.Kind:
 		return 2
 	case mcptarget.Kind:
@@ -46,7 +51,8 @@ func demoCost(kind string) int {
 // longestFirst returns the order in which to start specs: the costliest
 // kinds first (demoCost), each kind in the order given, so that the run
 // ends soon after its longest target, not one long target after the
-// others.
+// others: the queue consumers, a dozen of them waiting ~15 s each, start
+// at once and wait beside the others' work.
 func longestFirst(specs []harness.Spec) []int {
 	order := make([]int, len(specs))
 	for i := range order {

@@ -14,8 +14,8 @@ import (
 	"github.com/idemcheck/idemcheck/record"
 )
 
-// TestDemoStartsLongestFirst: the demo starts its command-line tools,
-// then its MCP servers, then the rest, each kind in the table's order, and
+// TestDemoStartsLongestFirst: the demo starts its queue consumers, then
+// its command-line tools, then its MCP servers, then the rest, each kind in the table's order, and
 // reports every target where the table lists it.
 func TestDemoStartsLongestFirst(t *testing.T) {
 	demo := examples.Demo("idemcheck")
@@ -35,7 +35,7 @@ func TestDemoStartsLongestFirst(t *testing.T) {
 			assert.True(t, c < p || c == p && i > prev, "%s (%s) started after %s (%s)", specs[i].Name, specs[i].Kind, specs[prev].Name, specs[prev].Kind)
 		}
 	}
-	assert.Equal(t, "cli", specs[order[0]].Kind, "a command-line tool starts first")
+	assert.Equal(t, "consumer", specs[order[0]].Kind, "a queue consumer starts first")
 
 	var startedAs []string
 	res, err := verifyInOrder(func(started []harness.Spec) (*record.Result, error) {
