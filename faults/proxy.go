@@ -31,8 +31,12 @@ const (
 	// on. The rest is read and counted, not kept: the Report says the body
 	// was cut and how much arrived.
 	MaxReplyBody = 1 << 20
-	// maxDrain bounds how much of an over-long reply is read to count it.
-	maxDrain = 4 << 30
+	// maxDrain bounds how much of an over-long reply is read to count it:
+	// enough to tell a large reply from an endless one, little enough that
+	// an endless one is counted in a few tens of milliseconds on any
+	// machine, well within any timeout, so that it is always reported as
+	// cut, never as a timeout on a slower machine.
+	maxDrain = 64 << 20
 )
 
 // CutHeader is set on a reply the proxy passes on cut, to the number of

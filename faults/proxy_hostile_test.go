@@ -28,16 +28,16 @@ func (z *zeros) Read(p []byte) (int, error) {
 }
 
 // TestProxyCutsAnOverlongReplyAndSaysSo: a target that answers 200 with a
-// 256 MiB body costs the proxy about MaxReplyBody, and the attempt is
+// 48 MiB body costs the proxy about MaxReplyBody, and the attempt is
 // recorded as cut, with how much arrived, never as a clean 200.
 func TestProxyCutsAnOverlongReplyAndSaysSo(t *testing.T) {
-	const size = 256 << 20
+	const size = 48 << 20
 	tg := newTarget(t, targetOpts{reply: func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		_, _ = io.Copy(w, &zeros{n: size})
 	}})
 	p := mustProxy(t, tg.srv.URL, 0)
-	// 256 MiB cross loopback twice: on a busy machine under -race that
+	// 48 MiB cross loopback twice: on a busy machine under -race that
 	// takes seconds, which is no hang.
 	c := newClient(t, 6*waitLimit)
 	runtime.GC()

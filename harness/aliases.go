@@ -32,6 +32,10 @@ const (
 	Info = record.Info
 )
 
+// ReplyCut is record.ReplyCut: how the Error of an attempt whose reply
+// body was longer than idemcheck keeps begins.
+const ReplyCut = record.ReplyCut
+
 // The statuses of a check's verdict that skip or fail it (see
 // record.Status).
 const (

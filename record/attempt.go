@@ -19,6 +19,12 @@ const (
 	Info Outcome = "info"
 )
 
+// ReplyCut begins the Error of an attempt whose reply body was longer
+// than idemcheck keeps: what follows says how much arrived where that was
+// counted (the fault proxy counts, a burst's copy stops reading), but the
+// attempt failed the same way either way.
+const ReplyCut = "the reply's body was cut"
+
 // Call is one attempt as the adapter receives it.
 type Call struct {
 	// ID identifies the attempt across harness, proxy and fakes.

@@ -19,16 +19,25 @@ import (
 const unresponsiveBound = 15 * time.Second
 
 // TestUnresponsiveTargets: a CLI tool that hangs (after printing on both
-// streams), an HTTP server that is ready and never answers a request,
-// and one whose reply body never ends are each, at timeout: 2s, declared
-// unresponsive in under 15 s: exit 3, the reason saying so; idemcheck's
-// own kill of the tool at its timeout, and its fault proxy's 502, are not
-// taken for answers, and the key_format advice is not given. The wait is
-// told on stderr as it goes.
+// streams) and an HTTP server that is ready and never answers a request
+// are each, at timeout: 2s, declared unresponsive in under 15 s: exit 3,
+// the reason saying so; idemcheck's own kill of the tool at its timeout,
+// and its fault proxy's 502, are not taken for answers, and the
+// key_format advice is not given. The wait is told on stderr as it goes.
+// One whose reply body never ends is untestable as soon as: every reply
+// cut at what idemcheck keeps, on every machine (the proxy counts 64 MiB
+// of it at most, in far less than the timeout), whether the proxy or a
+// burst's copy read it.
 func TestUnresponsiveTargets(t *testing.T) {
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	for _, tc := range []struct{ name, target string }{
+	const silent = `never answered|failed its first 3 attempts the same way \(last: no reply within 2s`
+	for _, tc := range []struct {
+		name, target string
+		// reason is the reason's pattern; told, whether a wait is told.
+		reason string
+		told   bool
+	}{
 		{"hang", fmt.Sprintf(`  - name: hang
     kind: cli
     command: [%[1]q]
@@ -38,9 +47,10 @@ func TestUnresponsiveTargets(t *testing.T) {
       - name: create-order
         mutating: true
         args: [create-order, --memo, "order {{marker}}"]
-`, exe, hostileEnv)},
-		{"mute", hostileHTTPTarget(exe, "mute", "    timeout: 2s\n")},
-		{"endless", hostileHTTPTarget(exe, "endless", "    timeout: 2s\n")},
+`, exe, hostileEnv), silent, true},
+		{"mute", hostileHTTPTarget(exe, "mute", "    timeout: 2s\n"), silent, true},
+		{"endless", hostileHTTPTarget(exe, "endless", "    timeout: 2s\n"),
+			`failed its first 3 attempts the same way \(last: the reply's body was cut: `, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := writeConfigFile(t, "unresponsive.yaml", "version: 1\ntargets:\n"+tc.target)
@@ -53,13 +63,15 @@ func TestUnresponsiveTargets(t *testing.T) {
 			assert.Less(t, took, unresponsiveBound, "declared unresponsive at once")
 			// Silence, or the same failure three times over (a burst's
 			// copies count as one attempt): either way, no answer.
-			assert.Regexp(t, `never answered|failed its first 3 attempts the same way \(last: no reply within 2s`, errs, "the reason")
+			assert.Regexp(t, tc.reason, errs, "the reason")
 			assert.NotContains(t, errs, "key_format", "no advice about keys for a target that never answered")
-			assert.Contains(t, errs, "attempts unanswered", "the wait is told as it goes")
+			if tc.told {
+				assert.Contains(t, errs, "attempts unanswered", "the wait is told as it goes")
+			}
 			res, err := record.ReadResultFile(filepath.Join(out, record.ResultFile))
 			require.NoError(t, err)
 			require.Len(t, res.Targets, 1)
-			assert.Regexp(t, `never answered|no reply within 2s`, res.Targets[0].Error)
+			assert.Regexp(t, tc.reason, res.Targets[0].Error)
 		})
 	}
 }

@@ -356,7 +356,7 @@ func (t *Target) call(ctx context.Context, c harness.Call, proxy *faults.Proxy) 
 	case rep.Cut:
 		// Only the start of the body is known: not a clean reply.
 		out.Outcome = harness.Info
-		out.Error = fmt.Sprintf("the reply's body was cut: %d bytes arrived, more than the %d kept", rep.ReplyBytes, faults.MaxReplyBody)
+		out.Error = fmt.Sprintf("%s: %d bytes arrived, more than the %d kept", harness.ReplyCut, rep.ReplyBytes, faults.MaxReplyBody)
 		return out
 	case rep.Withheld:
 		out.Outcome = harness.Info
@@ -466,7 +466,7 @@ func (t *Target) Burst(ctx context.Context, c harness.Call, n int) []harness.Rep
 					// Only the start of the body is known: not a clean reply.
 					r.Outcome = harness.Info
 					r.Body = evidence(br.Body)
-					r.Error = fmt.Sprintf("the reply's body was cut: more than the %d bytes kept arrived", faults.MaxBurstReplyBody)
+					r.Error = fmt.Sprintf("%s: more than the %d bytes kept arrived", harness.ReplyCut, faults.MaxBurstReplyBody)
 				default:
 					r.Outcome = outcomeOf(br.Status)
 					r.Body = evidence(br.Body)

@@ -110,8 +110,12 @@ func (r *runner) noteWay(in *record.Intent, a record.Attempt) {
 }
 
 // failureWay is how an attempt failed, without what varies between two
-// attempts that fail alike (ids, keys, times: digits).
+// attempts that fail alike (ids, keys, times: digits; how much of a cut
+// reply arrived, which a burst's copy does not count).
 func failureWay(a record.Attempt) string {
+	if strings.HasPrefix(a.Error, record.ReplyCut) {
+		a.Error = record.ReplyCut
+	}
 	strip := func(s string) string {
 		return strings.Map(func(r rune) rune {
 			if unicode.IsDigit(r) {

@@ -1,0 +1,31 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/idemcheck/idemcheck/record"
+)
+
+// TestFailureWay: two attempts fail the same way when they differ only in
+// digits (ids, keys, times), or when both replies were cut, however much
+// of each was counted (the fault proxy counts what arrived, a burst's copy
+// stops reading at its cap); a timeout and a cut reply are two ways, as
+// are two statuses.
+func TestFailureWay(t *testing.T) {
+	cut := func(msg string) record.Attempt {
+		return record.Attempt{Reply: record.Reply{Outcome: record.Info, Status: 200, Error: msg}}
+	}
+	proxied := cut(record.ReplyCut + ": 68157441 bytes arrived, more than the 1048576 kept")
+	copied := cut(record.ReplyCut + ": more than the 1048576 bytes kept arrived")
+	assert.Equal(t, failureWay(proxied), failureWay(copied))
+
+	timeout := record.Attempt{Reply: record.Reply{Outcome: record.Info, Error: "no reply within 2s (the client gave up)"}}
+	assert.NotEqual(t, failureWay(proxied), failureWay(timeout))
+	assert.Equal(t, failureWay(timeout), failureWay(record.Attempt{Reply: record.Reply{Outcome: record.Info, Error: "no reply within 5s (the client gave up)"}}))
+
+	other := copied
+	other.Status = 500
+	assert.NotEqual(t, failureWay(copied), failureWay(other))
+}
