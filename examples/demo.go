@@ -46,6 +46,35 @@ func Demo(exe string) []DemoTarget {
 // DemoWith is Demo with the orders service's profiles keeping their orders
 // in db.
 func DemoWith(exe string, db OrdersDB) []DemoTarget {
+	return DemoFrom(Programs{Exe: exe}, db)
+}
+
+// Programs are the programs the demo's reference targets are started
+// from.
+type Programs struct {
+	// Exe understands Subcommand for every reference target: the program
+	// built from examples/reference/cmd/reference, or idemcheck itself.
+	Exe string
+	// Tools, when not empty, understands Subcommand for the targets
+	// started once per call or per session — the command-line tools and
+	// the MCP servers (examples/reference/tools) — and starts at a lower
+	// cost than Exe, carrying only them: the program built from
+	// examples/reference/cmd/tools. Exe starts them otherwise.
+	Tools string
+}
+
+// tools is the program the per-call targets start from.
+func (p Programs) tools() string {
+	if p.Tools != "" {
+		return p.Tools
+	}
+	return p.Exe
+}
+
+// DemoFrom is DemoWith with the command-line tools and the MCP servers
+// started from p.Tools, where it is given, and the others from p.Exe.
+func DemoFrom(p Programs, db OrdersDB) []DemoTarget {
+	exe := p.Exe
 	var out []DemoTarget
 	for _, name := range shop.Profiles {
 		info, _ := shop.Describe(name)
@@ -60,10 +89,10 @@ func DemoWith(exe string, db OrdersDB) []DemoTarget {
 		out = append(out, DemoTarget{Spec: spec, Built: info.Score, Flaw: info.Flaw})
 	}
 	out = append(out, WebhookDemo(exe)...)
-	out = append(out, CLIDemo(exe)...)
-	out = append(out, MCPDemo(exe)...)
+	out = append(out, CLIDemo(p.tools())...)
+	out = append(out, MCPDemo(p.tools())...)
 	out = append(out, OrdersDemo(exe, db)...)
-	out = append(out, ObservedDemo(exe, db)...)
+	out = append(out, observedDemo(p, db)...)
 	out = append(out, ConsumerDemo(exe)...)
 	return sized(out)
 }

@@ -109,14 +109,20 @@ func CLIDBSpec(exe, profile string) harness.Spec {
 // SQLite, the ledger on db (PostgreSQL when the demo has it), attributed
 // by delta, and the JSON-file store.
 func ObservedDemo(exe string, db OrdersDB) []DemoTarget {
+	return observedDemo(Programs{Exe: exe}, db)
+}
+
+// observedDemo is ObservedDemo with the MCP server and the command-line
+// tools started from progs.Tools where it is given.
+func observedDemo(progs Programs, db OrdersDB) []DemoTarget {
 	var out []DemoTarget
 	for _, p := range mcpdb.Profiles {
 		info, _ := mcpdb.Describe(p)
-		out = append(out, DemoTarget{Spec: MCPDBSpec(exe, p), Built: info.Score, Flaw: info.Flaw})
+		out = append(out, DemoTarget{Spec: MCPDBSpec(progs.tools(), p), Built: info.Score, Flaw: info.Flaw})
 	}
 	for _, p := range clidb.Profiles {
 		info, _ := clidb.Describe(p)
-		out = append(out, DemoTarget{Spec: CLIDBSpec(exe, p), Built: info.Score, Flaw: info.Flaw})
+		out = append(out, DemoTarget{Spec: CLIDBSpec(progs.tools(), p), Built: info.Score, Flaw: info.Flaw})
 	}
 	for _, p := range ledger.Profiles {
 		info, _ := ledger.Describe(p)
@@ -124,11 +130,11 @@ func ObservedDemo(exe string, db OrdersDB) []DemoTarget {
 		if db.Kind == "postgres" {
 			dsn = db.DSN(LedgerName + "-" + p)
 		}
-		out = append(out, DemoTarget{Spec: LedgerSpec(exe, p, dsn), Built: info.Score, Flaw: info.Flaw})
+		out = append(out, DemoTarget{Spec: LedgerSpec(progs.Exe, p, dsn), Built: info.Score, Flaw: info.Flaw})
 	}
 	for _, p := range jsonstore.Profiles {
 		info, _ := jsonstore.Describe(p)
-		out = append(out, DemoTarget{Spec: JSONStoreSpec(exe, p), Built: info.Score, Flaw: info.Flaw})
+		out = append(out, DemoTarget{Spec: JSONStoreSpec(progs.tools(), p), Built: info.Score, Flaw: info.Flaw})
 	}
 	return out
 }

@@ -64,7 +64,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	exe, note, removeExe, err := demoReference(ctx)
+	progs, note, removeExe, err := demoReference(ctx)
 	if err != nil {
 		return harnessErr(fmt.Errorf("cannot find the program to start the reference targets from: %w", err), "")
 	}
@@ -74,8 +74,8 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	db, stopDB := demoOrdersDB(ctx, c.quiet, stderr)
 	defer stopDB()
-	demo := examples.DemoWith(exe, db)
-	withDeps, skipped := examples.DependencyDemo(exe)
+	demo := examples.DemoFrom(progs, db)
+	withDeps, skipped := examples.DependencyDemo(progs.Exe)
 	for _, why := range skipped {
 		fmt.Fprintf(stderr, "idemcheck demo: %s\n", why)
 	}

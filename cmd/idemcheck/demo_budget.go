@@ -31,18 +31,19 @@ func defaultJobs() int { return min(max(2, 12*runtime.GOMAXPROCS(0)), maxJobs) }
 // busy before it starts another reference target (harness.WithCPUBudget).
 const demoCPUBudget = 0.9
 
-// demoCost ranks a reference target by how long it takes, by kind: a
-// queue consumer waits out its broker's ack deadlines and redeliveries
-// (most of its time spent waiting, its place given up meanwhile), a
-// command-line tool's every call is a process, an MCP server's a session
-// over a process's pipes; the others answer over HTTP.
-func demoCost(kind string) int {
-	switch kind {
-	case consumertarget.Kind:
+// demoCost ranks a reference target by how long it takes: a queue
+// consumer waits out its broker's ack deadlines and redeliveries (~15 s,
+// most of it waiting), a command-line tool's every call is a process, an
+// MCP server's a session over a process's pipes, and a service on a
+// database server of its own (a declared dependency) waits for a
+// throwaway database per instance; the others answer over HTTP.
+func demoCost(spec harness.Spec) int {
+	switch {
+	case spec.Kind == consumertarget.Kind:
 		return 3
-	case clitarget.Kind:
+	case spec.Kind == clitarget.Kind:
 		return 2
-	case mcptarget.Kind:
+	case spec.Kind == mcptarget.Kind, len(spec.Dependencies) > 0:
 		return 1
 	}
 	return 0
@@ -58,7 +59,7 @@ func longestFirst(specs []harness.Spec) []int {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return demoCost(specs[b].Kind) - demoCost(specs[a].Kind) })
+	slices.SortStableFunc(order, func(a, b int) int { return demoCost(specs[b]) - demoCost(specs[a]) })
 	return order
 }
 

@@ -15,10 +15,13 @@ import (
 )
 
 // TestDemoStartsLongestFirst: the demo starts its queue consumers, then
-// its command-line tools, then its MCP servers, then the rest, each kind in the table's order, and
+// its command-line tools, then its MCP servers and the services on
+// database servers of their own, then the rest, each kind in the table's order, and
 // reports every target where the table lists it.
 func TestDemoStartsLongestFirst(t *testing.T) {
 	demo := examples.Demo("idemcheck")
+	withDeps, _ := examples.DependencyDemo("idemcheck") // those this machine's servers allow
+	demo = append(demo, withDeps...)
 	specs := make([]harness.Spec, len(demo))
 	for i, d := range demo {
 		specs[i] = d.Spec
@@ -31,11 +34,19 @@ func TestDemoStartsLongestFirst(t *testing.T) {
 		seen[i] = true
 		if k > 0 {
 			prev := order[k-1]
-			c, p := demoCost(specs[i].Kind), demoCost(specs[prev].Kind)
+			c, p := demoCost(specs[i]), demoCost(specs[prev])
 			assert.True(t, c < p || c == p && i > prev, "%s (%s) started after %s (%s)", specs[i].Name, specs[i].Kind, specs[prev].Name, specs[prev].Kind)
 		}
 	}
 	assert.Equal(t, "consumer", specs[order[0]].Kind, "a queue consumer starts first")
+	for k, i := range order {
+		if len(specs[i].Dependencies) > 0 {
+			for _, j := range order[:k] {
+				assert.False(t, specs[j].Kind == "http" && len(specs[j].Dependencies) == 0,
+					"%s, on a database server of its own, starts after %s", specs[i].Name, specs[j].Name)
+			}
+		}
+	}
 
 	var startedAs []string
 	res, err := verifyInOrder(func(started []harness.Spec) (*record.Result, error) {

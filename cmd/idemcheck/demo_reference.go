@@ -8,22 +8,30 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/idemcheck/idemcheck/examples"
 )
 
 // referencePkg is the program that carries the reference targets and
 // nothing of the harness (package examples/reference).
 const referencePkg = "./examples/reference/cmd/reference"
 
+// toolsPkg is the program that carries only the reference targets started
+// once per call or per session: the command-line tools and the MCP
+// servers (package examples/reference/tools).
+const toolsPkg = "./examples/reference/cmd/tools"
+
 // referenceBuildLimit bounds the build of the reference program.
 const referenceBuildLimit = 3 * time.Minute
 
-// demoReference returns the program the demo starts its reference targets
-// from, what to say of it, and what removes it.
+// demoReference returns the programs the demo starts its reference
+// targets from, what to say of them, and what removes them.
 //
 // This binary carries the reference targets (the hidden subcommand), but a
 // start of it initialises the whole of idemcheck first, and every call of
@@ -32,59 +40,66 @@ const referenceBuildLimit = 3 * time.Minute
 // binary was built from is at hand with the go command — a go run or go
 // build in a checkout — the demo builds the program that carries only the
 // reference targets (a link of packages the build has just compiled) and
-// starts them from it; elsewhere it starts them from itself. The program
-// is kept in the user's cache directory: the go command links it again
-// only when the source changed.
-func demoReference(ctx context.Context) (exe, note string, cleanup func(), err error) {
+// starts them from it; elsewhere it starts them from itself. Beside it,
+// the same build links the program that carries only the command-line
+// tools and the MCP servers (toolsPkg), whose processes are most of those
+// the demo starts: a start of it initialises fewer packages still. The
+// programs are kept in the user's cache directory: the go command links
+// them again only when the source changed.
+func demoReference(ctx context.Context) (progs examples.Programs, note string, cleanup func(), err error) {
 	cleanup = func() {}
 	if referenceProgram != nil {
-		exe, err = referenceProgram() // the tests give their own
-		return exe, "", cleanup, err
+		progs.Exe, err = referenceProgram() // the tests give their own
+		return progs, "", cleanup, err
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return "", "", cleanup, err
+		return progs, "", cleanup, err
 	}
+	progs.Exe = self
 	root, why := sourceRoot()
 	if why != "" {
-		return self, "reference targets started from this binary (" + why + ")", cleanup, nil
+		return progs, "reference targets started from this binary (" + why + ")", cleanup, nil
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		return self, "reference targets started from this binary (no go command to build the smaller program that carries only them)", cleanup, nil
+		return progs, "reference targets started from this binary (no go command to build the smaller program that carries only them)", cleanup, nil
 	}
-	path, unlock, err := referenceCache(root)
+	dir, unlock, err := referenceCache(root)
 	if err != nil {
-		return self, "reference targets started from this binary (" + err.Error() + ")", cleanup, nil
+		return progs, "reference targets started from this binary (" + err.Error() + ")", cleanup, nil
 	}
 	defer unlock()
 	ctx, cancel := context.WithTimeout(ctx, referenceBuildLimit)
 	defer cancel()
 	start := time.Now()
 	// The go command links again only when the source changed since the
-	// program in the cache was built.
-	cmd := exec.CommandContext(ctx, goTool, "build", "-o", path, referencePkg)
+	// programs in the cache were built; given a directory, it writes each
+	// program there under its package's name.
+	cmd := exec.CommandContext(ctx, goTool, "build", "-o", dir+string(filepath.Separator), referencePkg, toolsPkg)
 	cmd.Dir = root
 	cmd.WaitDelay = time.Second
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return self, fmt.Sprintf("reference targets started from this binary (go build %s in %s failed: %v: %s)",
-			referencePkg, root, err, strings.TrimSpace(lastLine(out))), cleanup, nil
+		return progs, fmt.Sprintf("reference targets started from this binary (go build %s %s in %s failed: %v: %s)",
+			referencePkg, toolsPkg, root, err, strings.TrimSpace(lastLine(out))), cleanup, nil
 	}
-	return path, fmt.Sprintf("reference targets started from %s (%s, ready in %s)", strings.TrimPrefix(referencePkg, "./"),
-		path, time.Since(start).Round(100*time.Millisecond)), cleanup, nil
+	progs = examples.Programs{Exe: filepath.Join(dir, path.Base(referencePkg)), Tools: filepath.Join(dir, path.Base(toolsPkg))}
+	return progs, fmt.Sprintf("reference targets started from %s, the command-line tools and MCP servers from %s (%s, ready in %s)",
+		strings.TrimPrefix(referencePkg, "./"), strings.TrimPrefix(toolsPkg, "./"),
+		dir, time.Since(start).Round(100*time.Millisecond)), cleanup, nil
 }
 
-// referenceCache returns where the reference program built from the
-// source at root is kept between demos — the user's cache directory, a
-// program per checkout — locked against another demo building it at the
-// same time until unlock is called.
-func referenceCache(root string) (path string, unlock func(), err error) {
+// referenceCache returns the directory where the reference programs built
+// from the source at root are kept between demos — in the user's cache
+// directory, one per checkout — locked against another demo building them
+// at the same time until unlock is called.
+func referenceCache(root string) (dir string, unlock func(), err error) {
 	base, err := os.UserCacheDir()
 	if err != nil {
 		return "", nil, err
 	}
 	sum := sha256.Sum256([]byte(root))
-	dir := filepath.Join(base, "idemcheck", "reference-"+hex.EncodeToString(sum[:6]))
+	dir = filepath.Join(base, "idemcheck", "reference-"+hex.EncodeToString(sum[:6]))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", nil, err
 	}
@@ -96,7 +111,7 @@ func referenceCache(root string) (path string, unlock func(), err error) {
 		lock.Close()
 		return "", nil, err
 	}
-	return filepath.Join(dir, "reference"), func() { lock.Close() }, nil
+	return dir, func() { lock.Close() }, nil
 }
 
 // sourceRoot returns the root of the module this binary was compiled from,

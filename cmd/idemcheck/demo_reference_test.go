@@ -15,8 +15,10 @@ import (
 
 // TestDemoReferenceBuiltFromTheSource: from a checkout with the go
 // command, the demo starts its reference targets from the small program,
-// built into the user's cache directory and linked again only when the
-// source changed; without the go command, from this binary, saying why.
+// and its command-line tools and MCP servers from a smaller one still,
+// both built into the user's cache directory and linked again only when
+// the source changed; without the go command, from this binary, saying
+// why.
 func TestDemoReferenceBuiltFromTheSource(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("the go command is needed to build the reference program")
@@ -34,25 +36,34 @@ func TestDemoReferenceBuiltFromTheSource(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	exe, note, cleanup, err := demoReference(ctx)
+	progs, note, cleanup, err := demoReference(ctx)
 	require.NoError(t, err)
 	cleanup()
-	assert.True(t, strings.HasPrefix(exe, filepath.Join(cache, "idemcheck")), "kept in the cache: %s", exe)
-	assert.Contains(t, note, "reference targets started from examples/reference/cmd/reference")
-	out, err := exec.Command(exe, "__example", "ordertool", "--help").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	assert.Contains(t, string(out), "create-order", "the program runs the reference command-line tool")
+	for _, exe := range []string{progs.Exe, progs.Tools} {
+		assert.True(t, strings.HasPrefix(exe, filepath.Join(cache, "idemcheck")), "kept in the cache: %s", exe)
+		out, err := exec.Command(exe, "__example", "ordertool", "--help").CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		assert.Contains(t, string(out), "create-order", "%s runs the reference command-line tool", exe)
+	}
+	assert.NotEqual(t, progs.Exe, progs.Tools)
+	assert.Contains(t, note, "reference targets started from examples/reference/cmd/reference, the command-line tools and MCP servers from examples/reference/cmd/tools")
+	out, err := exec.Command(progs.Exe, "__example", "shop", "--help").CombinedOutput()
+	assert.NoError(t, err, "%s", out)
+	out, err = exec.Command(progs.Tools, "__example", "shop", "--help").CombinedOutput()
+	assert.Error(t, err, "the smaller program carries only the tools and MCP servers")
+	assert.Contains(t, string(out), `unknown reference target "shop"`)
 
 	again, _, cleanup, err := demoReference(ctx)
 	require.NoError(t, err)
 	cleanup()
-	assert.Equal(t, exe, again, "the same program, from the cache")
+	assert.Equal(t, progs, again, "the same programs, from the cache")
 
 	t.Setenv("PATH", "")
 	self, note, cleanup, err := demoReference(ctx)
 	require.NoError(t, err)
 	cleanup()
 	me, _ := os.Executable()
-	assert.Equal(t, me, self)
+	assert.Equal(t, me, self.Exe)
+	assert.Empty(t, self.Tools, "this binary starts every reference target")
 	assert.Contains(t, note, "started from this binary (no go command")
 }

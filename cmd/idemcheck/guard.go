@@ -31,21 +31,21 @@ const guardSubcommand = "__guard"
 // or by the guard, which waits for the end of a pipe the kernel closes
 // when the program dies.
 func programMain(args []string) int {
-	return guarded(func(ctx context.Context) int {
+	return guarded(runDirBaseFor(args, os.Getenv), func(ctx context.Context) int {
 		return run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
 	})
 }
 
 // guarded runs body as programMain runs the program: with its signals,
-// its tag, its run directory and its guard.
-func guarded(body func(ctx context.Context) int) int {
+// its tag, its run directory (made in base) and its guard.
+func guarded(base string, body func(ctx context.Context) int) int {
 	// Signals caught since the program's packages were initialised count:
 	// one that came before this point cancels ctx at once.
 	ctx, stop := interrupt.Context(context.Background())
 	defer stop()
 	owner := process.OwnerID()
 	os.Setenv(process.OwnerVar, owner)
-	startTempDir = os.TempDir()
+	startTempDir = base
 	dir, tmp, err := makeRunDir(startTempDir, owner)
 	if err == nil {
 		os.Setenv("TMPDIR", tmp)
@@ -150,7 +150,7 @@ func cmdCleanup(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // sweep kills the tagged processes and removes the run directories (in
-// runDirBase()) of idemcheck processes that are gone.
+// runDirBase(), and in demoTmpfs) of idemcheck processes that are gone.
 func sweep() (procs, dirs int) {
 	dead := map[string]bool{}
 	for _, p := range process.FindTagged(process.OwnerVar, "") {
@@ -162,5 +162,9 @@ func sweep() (procs, dirs int) {
 			procs += process.KillTagged(process.OwnerVar + "=" + p.Value)
 		}
 	}
-	return procs, sweepRunDirs(runDirBase())
+	dirs = sweepRunDirs(runDirBase())
+	if demoTmpfs != "" && demoTmpfs != runDirBase() {
+		dirs += sweepRunDirs(demoTmpfs) // a demo's (runDirBaseFor)
+	}
+	return procs, dirs
 }

@@ -47,7 +47,7 @@ func TestMain(m *testing.M) {
 			os.Exit(guardMain(os.Args[2:]))
 		}
 		if len(os.Args) > 1 && os.Args[1] == ordersDBProbe {
-			os.Exit(guarded(probeOrdersDB))
+			os.Exit(guarded(os.TempDir(), probeOrdersDB))
 		}
 		if os.Getenv(signalFirstEnv) == "1" {
 			// As if a signal came while the program initialised: it is

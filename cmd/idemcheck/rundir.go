@@ -28,12 +28,14 @@ const (
 	runTmp       = "tmp"
 )
 
-// startTempDir is the TMPDIR idemcheck was started with, once guarded has
-// replaced TMPDIR by its own run's; "" before.
+// startTempDir is the directory guarded made the run directory in (the
+// TMPDIR idemcheck was started with; for the demo, a memory file system:
+// see runDirBaseFor), once it has replaced TMPDIR by its own run's; ""
+// before.
 var startTempDir string
 
-// runDirBase is the directory run directories are made in: the TMPDIR
-// idemcheck was started with.
+// runDirBase is the directory this process's run directory is made in:
+// the TMPDIR idemcheck was started with, or the demo's memory file system.
 func runDirBase() string {
 	if startTempDir != "" {
 		return startTempDir

@@ -2,22 +2,15 @@ package reference
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"os"
 	"slices"
-	"strings"
 
-	"github.com/idemcheck/idemcheck/examples/clidb"
 	"github.com/idemcheck/idemcheck/examples/consumers"
-	"github.com/idemcheck/idemcheck/examples/jsonstore"
 	"github.com/idemcheck/idemcheck/examples/ledger"
-	mcpexample "github.com/idemcheck/idemcheck/examples/mcp"
-	"github.com/idemcheck/idemcheck/examples/mcpdb"
 	"github.com/idemcheck/idemcheck/examples/orders"
-	"github.com/idemcheck/idemcheck/examples/ordertool"
 	"github.com/idemcheck/idemcheck/examples/pgpay"
 	"github.com/idemcheck/idemcheck/examples/redispay"
+	"github.com/idemcheck/idemcheck/examples/reference/tools"
 	"github.com/idemcheck/idemcheck/examples/shop"
 	"github.com/idemcheck/idemcheck/examples/webhooks"
 )
@@ -26,51 +19,44 @@ import (
 const (
 	Shop      = "shop"
 	Webhooks  = "webhooks"
-	Ordertool = "ordertool"
-	MCP       = "mcp"
+	Ordertool = tools.Ordertool
+	MCP       = tools.MCP
 	Orders    = "orders"
 	Ledger    = "ledger"
-	JSONStore = "jsonstore"
-	MCPDB     = "mcpdb"
-	CLIDB     = "clidb"
+	JSONStore = tools.JSONStore
+	MCPDB     = tools.MCPDB
+	CLIDB     = tools.CLIDB
 	Consumer  = "consumer"
 	Pgpay     = "pgpay"
 	Redispay  = "redispay"
 )
 
-// mains are the reference targets' main functions, by name.
-var mains = map[string]func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int{
-	Shop: func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int { return shop.Main(ctx, a, o, e) },
-	Webhooks: func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
+// mains are the reference targets' main functions, by name: those of
+// package tools (the command-line tools and the MCP servers) and the
+// others.
+var mains = func() map[string]tools.MainFunc {
+	m := tools.Mains()
+	m[Shop] = func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int { return shop.Main(ctx, a, o, e) }
+	m[Webhooks] = func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
 		return webhooks.Main(ctx, a, o, e)
-	},
-	Ordertool: func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
-		return ordertool.Main(ctx, a, o, e)
-	},
-	MCP: mcpexample.Main,
-	Orders: func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
+	}
+	m[Orders] = func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
 		return orders.Main(ctx, a, o, e)
-	},
-	Ledger: func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
+	}
+	m[Ledger] = func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
 		return ledger.Main(ctx, a, o, e)
-	},
-	JSONStore: func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
-		return jsonstore.Main(ctx, a, o, e)
-	},
-	MCPDB: mcpdb.Main,
-	CLIDB: func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
-		return clidb.Main(ctx, a, o, e)
-	},
-	Consumer: func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
+	}
+	m[Consumer] = func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
 		return consumers.Main(ctx, a, o, e)
-	},
-	Pgpay: func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
+	}
+	m[Pgpay] = func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
 		return pgpay.Main(ctx, a, o, e)
-	},
-	Redispay: func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
+	}
+	m[Redispay] = func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
 		return redispay.Main(ctx, a, o, e)
-	},
-}
+	}
+	return m
+}()
 
 // Names returns the names of the reference targets, sorted.
 func Names() []string {
@@ -86,17 +72,5 @@ func Names() []string {
 // and returns its exit code: 2 for a missing or unknown name. The MCP
 // servers read their requests from stdin (os.Stdin when nil).
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprintf(stderr, "expected a reference target: %s\n", strings.Join(Names(), ", "))
-		return 2
-	}
-	main, ok := mains[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "unknown reference target %q: expected one of %s\n", args[0], strings.Join(Names(), ", "))
-		return 2
-	}
-	if stdin == nil {
-		stdin = os.Stdin
-	}
-	return main(ctx, args[1:], stdin, stdout, stderr)
+	return tools.Dispatch(ctx, mains, args, stdin, stdout, stderr)
 }

@@ -1,0 +1,59 @@
+package tools_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/idemcheck/idemcheck/examples/reference"
+	"github.com/idemcheck/idemcheck/examples/reference/tools"
+)
+
+// TestToolsAreReferenceTargets: every target of the smaller program is a
+// reference target of the same name, which the full program runs too, so
+// that a command line made for one runs unchanged with the other; the
+// servers that start once per run are not in it.
+func TestToolsAreReferenceTargets(t *testing.T) {
+	assert.Equal(t, []string{"clidb", "jsonstore", "mcp", "mcpdb", "ordertool"}, tools.Names())
+	all := reference.Names()
+	for _, name := range tools.Names() {
+		assert.Contains(t, all, name)
+	}
+	for _, name := range []string{reference.Shop, reference.Orders, reference.Consumer, reference.Pgpay} {
+		assert.NotContains(t, tools.Names(), name)
+	}
+	m := tools.Mains()
+	delete(m, tools.Ordertool)
+	assert.Contains(t, tools.Names(), tools.Ordertool, "Mains is a copy")
+}
+
+// TestDispatch: a target runs by its name with the rest of the arguments;
+// a missing or unknown name is exit 2 with the names there are.
+func TestDispatch(t *testing.T) {
+	ctx := context.Background()
+	for _, main := range []func(context.Context, []string, *bytes.Buffer, *bytes.Buffer) int{
+		func(ctx context.Context, args []string, o, e *bytes.Buffer) int {
+			return tools.Main(ctx, args, nil, o, e)
+		},
+		func(ctx context.Context, args []string, o, e *bytes.Buffer) int {
+			return reference.Main(ctx, args, nil, o, e)
+		},
+	} {
+		var out, errs bytes.Buffer
+		assert.Equal(t, 0, main(ctx, []string{tools.Ordertool, "--help"}, &out, &errs), errs.String())
+		assert.Contains(t, out.String()+errs.String(), "create-order")
+
+		errs.Reset()
+		assert.Equal(t, 2, main(ctx, nil, &out, &errs))
+		assert.Contains(t, errs.String(), "expected a reference target: clidb, ")
+
+		errs.Reset()
+		assert.Equal(t, 2, main(ctx, []string{"nope"}, &out, &errs))
+		assert.Contains(t, errs.String(), `unknown reference target "nope": expected one of clidb, `)
+	}
+	var out, errs bytes.Buffer
+	assert.Equal(t, 2, tools.Main(ctx, []string{reference.Shop}, nil, &out, &errs))
+	assert.Equal(t, 0, reference.Main(ctx, []string{reference.Shop, "--help"}, nil, &out, &errs), errs.String())
+}
