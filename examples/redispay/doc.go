@@ -15,7 +15,10 @@
 //     stores the reply under the key, which Redis runs as one step. A
 //     claim left by a crashed process (its token names another run of
 //     the service) is taken over, and a claim whose script failed is
-//     released: no finding, under every fault it can take;
+//     released; a claim of this run whose request is over (its SET NX,
+//     held up on a stalled connection, landed after the request gave up
+//     and released it) is taken over too: no finding, under every fault
+//     it can take;
 //   - any-status: as correct, but a failure is stored under the key too:
 //     a 500 produced while Redis answered -ERR or -LOADING is replayed for
 //     every retry after it has recovered;

@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -90,6 +91,34 @@ type server struct {
 	// left by a process that is gone.
 	run    string
 	claims atomic.Uint64
+	// live are the claims of this run's requests still in progress. A
+	// claim of this run that is not among them was left by a request that
+	// ended without it: its SETNX, held up on the way (a stalled
+	// connection), reached Redis after the request had given up and
+	// released the claim it could not know it had made.
+	liveMu sync.Mutex
+	live   map[string]bool
+}
+
+// setLive marks claim in progress, or over.
+func (s *server) setLive(claim string, on bool) {
+	s.liveMu.Lock()
+	defer s.liveMu.Unlock()
+	if !on {
+		delete(s.live, claim)
+		return
+	}
+	if s.live == nil {
+		s.live = map[string]bool{}
+	}
+	s.live[claim] = true
+}
+
+// isLive says whether claim is a request's of this run still in progress.
+func (s *server) isLive(claim string) bool {
+	s.liveMu.Lock()
+	defer s.liveMu.Unlock()
+	return s.live[claim]
 }
 
 func serve(ctx context.Context, profile, url, listen string, stdout io.Writer) error {
@@ -180,10 +209,13 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
 return 1`)
 
-// claimed claims the key (taking over a claim of a run that is gone),
-// then pays with payScript; a claim whose payment failed is released.
+// claimed claims the key (taking over a claim of a run that is gone, or
+// one of this run's whose request is over), then pays with payScript; a
+// claim whose payment failed is released.
 func (s *server) claimed(ctx context.Context, k string, p payapi.Payment) reply {
 	claim := fmt.Sprintf("P|%s|%d|%d", s.run, s.claims.Add(1), p.Amount)
+	s.setLive(claim, true)
+	defer s.setLive(claim, false)
 	release := func() {
 		_ = swapScript.Run(context.WithoutCancel(ctx), s.rdb, []string{k}, claim, "", 0).Err()
 	}
@@ -204,10 +236,12 @@ func (s *server) claimed(ctx context.Context, k string, p payapi.Payment) reply 
 			return failure(err)
 		}
 		rp, inProgress, run := stored(v, p.Amount)
-		if !inProgress || run == s.run {
+		if !inProgress || run == s.run && s.isLive(v) {
 			return rp
 		}
-		// A claim left by a run of the service that is gone: take it over.
+		// A claim left by a run of the service that is gone, or by a
+		// request of this run that is over (see server.live): take it
+		// over.
 		took, err := swapScript.Run(ctx, s.rdb, []string{k}, v, claim, claimLease.Milliseconds()).Int()
 		if err != nil {
 			release()
