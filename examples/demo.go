@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/idemcheck/idemcheck/examples/reference"
+	"github.com/idemcheck/idemcheck/examples/reference/tools"
 	"github.com/idemcheck/idemcheck/examples/shop"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/fakes/payments"
@@ -16,7 +17,7 @@ import (
 
 // Subcommand is the hidden idemcheck subcommand that runs a reference
 // target: idemcheck __example shop --profile NAME --listen ADDR --payments URL.
-const Subcommand = "__example"
+const Subcommand = tools.Subcommand
 
 // Main runs the reference target named by args[0] (see package
 // reference): the shop, the webhook handlers, the command-line tools, the

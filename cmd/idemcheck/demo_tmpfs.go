@@ -15,7 +15,7 @@ import (
 var demoTmpfs = "/dev/shm"
 
 // demoTmpfsRoom is the free space demoTmpfs must have for the demo to
-// use it: the demo's temporary files take some 200 MB at most (most of it
+// use it: the demo's temporary files take ~130 MB at most (most of it
 // PostgreSQL's), which then take memory instead of disk until it ends.
 const demoTmpfsRoom = 1 << 30
 

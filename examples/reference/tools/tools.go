@@ -6,8 +6,10 @@ import (
 	"io"
 	"maps"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/idemcheck/idemcheck/examples/clidb"
 	"github.com/idemcheck/idemcheck/examples/jsonstore"
@@ -76,4 +78,23 @@ func Dispatch(ctx context.Context, mains map[string]MainFunc, args []string, std
 		stdin = os.Stdin
 	}
 	return main(ctx, args[1:], stdin, stdout, stderr)
+}
+
+// Subcommand is the hidden idemcheck subcommand the reference targets run
+// under. A program of them accepts it as its first argument too, so that a
+// command line made for the idemcheck binary runs unchanged with it.
+const Subcommand = "__example"
+
+// Program runs main as a whole program: with the process's arguments (a
+// leading Subcommand dropped) and standard streams, a context that SIGINT,
+// SIGTERM and SIGHUP cancel, and main's exit code as the process's.
+func Program(main MainFunc) {
+	args := os.Args[1:]
+	if len(args) > 0 && args[0] == Subcommand {
+		args = args[1:]
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	code := main(ctx, args, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }

@@ -6,26 +6,8 @@
 package main
 
 import (
-	"context"
-	"os"
-	"os/signal"
-	"syscall"
-
 	"github.com/idemcheck/idemcheck/examples/reference"
+	"github.com/idemcheck/idemcheck/examples/reference/tools"
 )
 
-// subcommand is the hidden idemcheck subcommand the reference targets run
-// under; it is accepted here too, so that a command line made for the
-// idemcheck binary runs unchanged with this one.
-const subcommand = "__example"
-
-func main() {
-	args := os.Args[1:]
-	if len(args) > 0 && args[0] == subcommand {
-		args = args[1:]
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	code := reference.Main(ctx, args, os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
-}
+func main() { tools.Program(reference.Main) }
