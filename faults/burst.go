@@ -563,16 +563,15 @@ func (f *firing) read(i int, c net.Conn, reading func()) {
 	if reading != nil {
 		reading()
 	}
-	resp, err := oncehttp.ReadReply(c, f.wire.req)
+	// One byte more than is kept tells a body of exactly the limit from a
+	// longer one, without reading the rest.
+	resp, body, err := oncehttp.ReadWholeReply(c, f.wire.req, MaxBurstReplyBody+1)
 	r := &f.replies[i]
-	if err != nil {
+	if resp == nil {
 		f.fail(i, fmt.Errorf("reading the reply: %w", f.cause(err)))
 		return
 	}
-	r.Status, r.Header = resp.StatusCode, resp.Header
-	// One byte more than is kept tells a body of exactly the limit from a
-	// longer one, without reading the rest.
-	r.Body, err = io.ReadAll(io.LimitReader(resp.Body, MaxBurstReplyBody+1))
+	r.Status, r.Header, r.Body = resp.StatusCode, resp.Header, body
 	if len(r.Body) > MaxBurstReplyBody {
 		r.Body, r.Cut = r.Body[:MaxBurstReplyBody:MaxBurstReplyBody], true
 	}

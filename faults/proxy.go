@@ -359,7 +359,7 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 		body = hb.rest() // read whole already: no copy
 	} else if ex.r.Body != nil {
 		var err error
-		body, err = readAllHint(ex.r.Body, ex.r.ContentLength, maxBody+1)
+		body, err = oncehttp.ReadAll(ex.r.Body, ex.r.ContentLength, maxBody+1)
 		if err != nil {
 			return nil, fmt.Errorf("reading the client's request: %w", err)
 		}
@@ -398,7 +398,7 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 	}
 	ex.report.Forwarded = true
 	defer resp.Body.Close()
-	rb, err := readAllHint(resp.Body, resp.ContentLength, MaxReplyBody+1)
+	rb, err := oncehttp.ReadAll(resp.Body, resp.ContentLength, MaxReplyBody+1)
 	if err == nil && len(rb) > MaxReplyBody {
 		// Counted, not kept: a hostile target cannot fill the memory.
 		var rest int64

@@ -308,7 +308,7 @@ func (cs *connSide) readBody() error {
 			return err
 		}
 	}
-	body, err := readAllHint(r.Body, r.ContentLength, maxBody+1)
+	body, err := oncehttp.ReadAll(r.Body, r.ContentLength, maxBody+1)
 	if err != nil {
 		return err
 	}
@@ -341,32 +341,6 @@ func (h *heldBody) rest() []byte {
 	b := h.b[h.off:]
 	h.off = len(h.b)
 	return b
-}
-
-// readAllHint reads r to its end, or up to limit bytes, into a buffer
-// sized by hint (the announced length, -1 if unknown) when it is known.
-func readAllHint(r io.Reader, hint int64, limit int) ([]byte, error) {
-	size := 512
-	if hint >= 0 {
-		// A byte more, to see the end without growing the buffer.
-		size = int(min(hint, int64(limit))) + 1
-	}
-	b := make([]byte, 0, size)
-	for len(b) < limit {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		room := b[len(b):min(cap(b), limit)]
-		n, err := r.Read(room)
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-	}
-	return b, nil
 }
 
 // gone starts watching the connection, once: a read that ends in an

@@ -1,6 +1,8 @@
 package harness_test
 
 import (
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -41,4 +43,42 @@ func TestEnvVars(t *testing.T) {
 	assert.ErrorContains(t, err, "unknown placeholder {{fakes.payments.smtp}}", "a fake that speaks no SMTP has no SMTP address")
 	_, ok := vars["port"]
 	assert.False(t, ok, "{{port}} is the adapter's to pick")
+}
+
+// placeholderRE is what Expand recognises, as a regular expression.
+var placeholderRE = regexp.MustCompile(`\{\{\s*([A-Za-z0-9_.\-]+)\s*\}\}`)
+
+// expandByRE is Expand written with placeholderRE.
+func expandByRE(s string, vars map[string]string) (string, []string) {
+	var missing []string
+	out := placeholderRE.ReplaceAllStringFunc(s, func(m string) string {
+		name := placeholderRE.FindStringSubmatch(m)[1]
+		v, ok := vars[name]
+		if !ok {
+			missing = append(missing, name)
+			return m
+		}
+		return v
+	})
+	return out, missing
+}
+
+// FuzzExpand: Expand replaces what the regular expression matches, and
+// nothing else, and misses what it misses.
+func FuzzExpand(f *testing.F) {
+	for _, s := range []string{"", "{{a}}", "x{{ a }}y{{b}}", "{{{a}}}", "{{ a\t}}", "{{a b}}", "{{}}", "{{ missing }} {{a}}", "{{a}", "{ {a}}", "{{a.b-c_d}}{{", "é{{a}}é"} {
+		f.Add(s)
+	}
+	vars := map[string]string{"a": "A", "b": "{{a}}", "a.b-c_d": "long"}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, missing := expandByRE(s, vars)
+		got, err := harness.Expand(s, vars)
+		if len(missing) > 0 {
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "{{"+strings.Join(missing, "}}, {{")+"}}")
+			return
+		}
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	})
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/fakes/internal/httpfake"
+	"github.com/idemcheck/idemcheck/internal/oncehttp"
 )
 
 // sendRequest is the part of SendGrid's v3 mail/send body the fake reads.
@@ -55,7 +56,9 @@ var unavailable = sync.OnceValue(func() httpfake.Reply {
 // handleSend serves POST /v3/mail/send: fault rules first, then
 // idempotency, then the message itself.
 func (s *Server) handleSend(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
+	// Read into one buffer of the announced length; past the cap the
+	// server's MaxBytesHandler fails the read.
+	body, err := oncehttp.ReadAll(r.Body, r.ContentLength, MaxMessageBytes+1)
 	if err != nil {
 		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
 			failure(http.StatusRequestEntityTooLarge, "", "the request body is larger than %d bytes", mbe.Limit).Write(w)

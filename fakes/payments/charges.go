@@ -3,7 +3,6 @@ package payments
 import (
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"net/url"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/fakes/internal/httpfake"
+	"github.com/idemcheck/idemcheck/internal/oncehttp"
 )
 
 // Charge is a charge the server made, as its API returns it.
@@ -54,7 +54,9 @@ type chargeList struct {
 // handleCreateCharge serves POST /v1/charges: fault rules first, then
 // idempotency, then the charge itself.
 func (s *Server) handleCreateCharge(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
+	// Read into one buffer of the announced length; past the cap the
+	// server's MaxBytesHandler fails the read.
+	body, err := oncehttp.ReadAll(r.Body, r.ContentLength, MaxBodyBytes+1)
 	if err != nil {
 		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
 			(&apiError{Status: http.StatusRequestEntityTooLarge, Type: errInvalidRequest,

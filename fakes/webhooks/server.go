@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/fakes/internal/httpfake"
+	"github.com/idemcheck/idemcheck/internal/oncehttp"
 )
 
 // DefaultAddr is the listen address used when Options.Addr is empty.
@@ -198,7 +198,9 @@ func failure(status int, msg string) httpfake.Reply {
 var unavailable = failure(http.StatusServiceUnavailable, "injected: service unavailable")
 
 func (s *Server) handleDelivery(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
+	// Read into one buffer of the announced length; past the cap the
+	// server's MaxBytesHandler fails the read.
+	body, err := oncehttp.ReadAll(r.Body, r.ContentLength, MaxBodyBytes+1)
 	if err != nil {
 		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
 			failure(http.StatusRequestEntityTooLarge, fmt.Sprintf("body is larger than %d bytes", mbe.Limit)).Write(w)

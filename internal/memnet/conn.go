@@ -243,15 +243,19 @@ func (c *Conn) Pending() bool {
 }
 
 // deadline is a read or write deadline: a channel closed once it has
-// passed. Its timer is made once and reset, not made anew at every
-// change: net/http's server moves a connection's read deadline at every
-// request.
+// passed. Its timer is made once and moved lazily: net/http's server
+// moves a connection's read deadline at every request, and a client
+// sets one per request and clears it after, so a deadline moved later,
+// or removed, leaves the timer where it is; when it fires early it finds
+// the deadline not passed, and waits again for what is left.
 type deadline struct {
-	mu      sync.Mutex
-	timer   *time.Timer
-	armed   bool // the timer runs and will close expired
+	mu    sync.Mutex
+	timer *time.Timer
+	// timerAt is when the timer fires; zero when it is not running.
+	timerAt time.Time
 	at      time.Time
 	expired chan struct{}
+	stopped bool // the connection is closed: the timer is never armed again
 }
 
 func (d *deadline) init() { d.expired = make(chan struct{}) }
@@ -269,16 +273,10 @@ func isClosed(c chan struct{}) bool {
 func (d *deadline) set(t time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if t.Equal(d.at) && (d.armed || t.IsZero()) {
+	if t.Equal(d.at) && !isClosed(d.expired) {
 		return
 	}
 	d.at = t
-	if d.armed {
-		// A timer that fired already finds the new deadline not passed
-		// (or none), and does nothing.
-		d.timer.Stop()
-	}
-	d.armed = false
 	passed := isClosed(d.expired)
 	if t.IsZero() {
 		if passed {
@@ -296,30 +294,48 @@ func (d *deadline) set(t time.Time) {
 	if passed {
 		d.expired = make(chan struct{})
 	}
-	if d.timer == nil {
-		d.timer = time.AfterFunc(left, d.fire)
-	} else {
-		d.timer.Reset(left)
+	if !d.stopped {
+		d.armLocked(t, left)
 	}
-	d.armed = true
 }
 
-// fire closes the channel of the deadline that passed.
+// armLocked makes sure the timer fires at t (left from now) or before.
+func (d *deadline) armLocked(t time.Time, left time.Duration) {
+	switch {
+	case d.timer == nil:
+		d.timer = time.AfterFunc(left, d.fire)
+	case !d.timerAt.IsZero() && !d.timerAt.After(t):
+		return // it fires in time, and then waits again for the rest
+	default:
+		d.timer.Reset(left)
+	}
+	d.timerAt = t
+}
+
+// fire closes the channel of the deadline that passed, or waits again
+// for one moved later.
 func (d *deadline) fire() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.armed && !time.Now().Before(d.at) && !isClosed(d.expired) {
-		close(d.expired)
+	d.timerAt = time.Time{}
+	if d.stopped || d.at.IsZero() || isClosed(d.expired) {
+		return
 	}
+	if left := time.Until(d.at); left > 0 {
+		d.armLocked(d.at, left)
+		return
+	}
+	close(d.expired)
 }
 
 // stop ends the deadline's timer (the connection is closed).
 func (d *deadline) stop() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.armed {
+	d.stopped = true
+	if d.timer != nil {
 		d.timer.Stop()
-		d.armed = false
+		d.timerAt = time.Time{}
 	}
 }
 

@@ -167,3 +167,53 @@ func TestDialReachesARegisteredAddressInMemoryAndAnyOtherOverTCP(t *testing.T) {
 	_, err = memnet.DialContext(ctx, "tcp", addr)
 	assert.ErrorIs(t, err, context.Canceled, "a dial whose context ended")
 }
+
+// TestDeadlinesMovedLaterOrEarlierHold: the timer stays where it was when
+// a deadline moves later (it waits again when it fires), and moves when
+// a deadline comes earlier; either way a read ends at the deadline last
+// set, not before, and a deadline removed ends nothing.
+func TestDeadlinesMovedLaterOrEarlierHold(t *testing.T) {
+	_, b := pair(t)
+	buf := make([]byte, 1)
+	start := time.Now()
+	require.NoError(t, b.SetReadDeadline(start.Add(20*time.Millisecond)))
+	later := start.Add(150 * time.Millisecond)
+	require.NoError(t, b.SetReadDeadline(later))
+	_, err := b.Read(buf)
+	assert.ErrorIs(t, err, os.ErrDeadlineExceeded)
+	assert.False(t, time.Now().Before(later), "the read ended at the first deadline, not the one it was moved to")
+
+	start = time.Now()
+	require.NoError(t, b.SetReadDeadline(start.Add(time.Hour)))
+	require.NoError(t, b.SetReadDeadline(start.Add(20*time.Millisecond)))
+	_, err = b.Read(buf)
+	assert.ErrorIs(t, err, os.ErrDeadlineExceeded)
+	assert.Less(t, time.Since(start), waitLimit, "a deadline moved earlier must end the read")
+
+	a, b := pair(t)
+	require.NoError(t, b.SetReadDeadline(time.Now().Add(10*time.Millisecond)))
+	require.NoError(t, b.SetReadDeadline(time.Time{}))
+	read := make(chan error, 1)
+	go func() {
+		_, err := b.Read(buf)
+		read <- err
+	}()
+	// The removed deadline's timer fires while the read waits; then a
+	// byte comes, and the read gets it.
+	deadlinePassed := time.Now().Add(30 * time.Millisecond)
+	for time.Now().Before(deadlinePassed) {
+		select {
+		case err := <-read:
+			t.Fatalf("a removed deadline ended the read: %v", err)
+		case <-time.After(time.Until(deadlinePassed)):
+		}
+	}
+	_, err = a.Write([]byte("z"))
+	require.NoError(t, err)
+	select {
+	case err := <-read:
+		require.NoError(t, err)
+	case <-time.After(waitLimit):
+		t.Fatal("the read did not get the byte")
+	}
+}

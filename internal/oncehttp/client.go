@@ -156,8 +156,9 @@ func (c *Client) send(ctx context.Context, req *http.Request, addr string, fresh
 	written := pc.cw.n
 	fail := func(op string, err error) (*http.Response, error) {
 		stop()
-		_ = pc.nc.Close()
-		return nil, &Error{Op: op, Reused: pc.reused, Err: withCause(ctx, err), nothing: pc.cw.n == written}
+		nothing := pc.cw.n == written
+		pc.close()
+		return nil, &Error{Op: op, Reused: pc.reused, Err: withCause(ctx, err), nothing: nothing}
 	}
 	err := ctx.Err() // a connection that came after the context ended carries nothing
 	if err == nil {
@@ -208,10 +209,52 @@ func withCause(ctx context.Context, err error) error {
 	return err
 }
 
+// Buffers of the connections closed, for the next ones: a fault that
+// needs a connection of its own for every request does not cost 20 KiB
+// of fresh memory each time.
+var (
+	readerPool sync.Pool // of *bufio.Reader, readerSize
+	writerPool sync.Pool // of *bufio.Writer
+)
+
+// readerSize is the size of a connection's read buffer.
+const readerSize = 16 << 10
+
 func newConn(nc net.Conn, addr string) *conn {
 	lim := &headLimit{r: nc}
 	cw := &countingWriter{w: nc}
-	return &conn{nc: nc, addr: addr, lim: lim, br: bufio.NewReaderSize(lim, 16<<10), cw: cw, bw: bufio.NewWriter(cw)}
+	br, _ := readerPool.Get().(*bufio.Reader)
+	if br == nil {
+		br = bufio.NewReaderSize(lim, readerSize)
+	} else {
+		br.Reset(lim)
+	}
+	bw, _ := writerPool.Get().(*bufio.Writer)
+	if bw == nil {
+		bw = bufio.NewWriter(cw)
+	} else {
+		bw.Reset(cw)
+	}
+	return &conn{nc: nc, addr: addr, lim: lim, br: br, cw: cw, bw: bw}
+}
+
+// close closes the connection and gives its buffers back: nothing may
+// read or write through pc after.
+func (pc *conn) close() {
+	_ = pc.nc.Close()
+	pc.release()
+}
+
+// release gives the connection's buffers back, once.
+func (pc *conn) release() {
+	if pc.br == nil {
+		return
+	}
+	pc.br.Reset(nil)
+	pc.bw.Reset(nil)
+	readerPool.Put(pc.br)
+	writerPool.Put(pc.bw)
+	pc.br, pc.bw = nil, nil
 }
 
 // countingWriter counts the bytes the connection took.
@@ -246,21 +289,22 @@ func (c *Client) takeIdle(addr string) *conn {
 			return pc
 		}
 		// Closed by the server, or it sent what nobody asked for.
-		_ = pc.nc.Close()
+		pc.close()
 	}
 }
 
-// putIdle keeps pc for the next request to its address, or closes it.
-func (c *Client) putIdle(pc *conn) {
+// putIdle keeps pc for the next request to its address, or closes it
+// (without giving its buffers back) and returns false.
+func (c *Client) putIdle(pc *conn) bool {
 	if pc.nc.SetDeadline(time.Time{}) != nil {
 		_ = pc.nc.Close()
-		return
+		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed || len(c.idle[pc.addr]) >= c.maxIdle() {
 		_ = pc.nc.Close()
-		return
+		return false
 	}
 	if c.idle == nil {
 		c.idle = map[string][]*conn{}
@@ -275,6 +319,7 @@ func (c *Client) putIdle(pc *conn) {
 	} else {
 		pc.idleTimer.Reset(timeout)
 	}
+	return true
 }
 
 func (c *Client) maxIdle() int {
@@ -298,7 +343,7 @@ func (c *Client) expire(pc *conn) {
 	}
 	c.mu.Unlock()
 	if found {
-		_ = pc.nc.Close()
+		pc.close()
 	}
 }
 
@@ -311,8 +356,10 @@ func (c *Client) CloseIdle() {
 	c.mu.Unlock()
 	for _, list := range idle {
 		for _, pc := range list {
+			// Stopped before expire ran, or expire finds it gone: either
+			// way only this closes it.
 			pc.idleTimer.Stop()
-			_ = pc.nc.Close()
+			pc.close()
 		}
 	}
 }
@@ -334,13 +381,29 @@ type body struct {
 	rc   io.ReadCloser
 	ctx  context.Context
 	stop func() bool
-	keep bool
-	eof  bool
 	once sync.Once
+
+	mu      sync.Mutex
+	keep    bool
+	eof     bool
+	reading bool // a Read is under way
+	closed  bool
 }
 
+// errClosedBody is the error of a read after Close.
+var errClosedBody = errors.New("oncehttp: read on a closed body")
+
 func (b *body) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return 0, errClosedBody
+	}
+	b.reading = true
+	b.mu.Unlock()
 	n, err := b.rc.Read(p)
+	b.mu.Lock()
+	b.reading = false
 	switch {
 	case err == io.EOF:
 		b.eof = true
@@ -348,19 +411,35 @@ func (b *body) Read(p []byte) (int, error) {
 		b.keep = false
 		err = withCause(b.ctx, err)
 	}
+	// Closed while this read was under way: the connection is closed,
+	// and its buffers were left for this read to give back.
+	release := b.closed
+	b.mu.Unlock()
+	if release {
+		b.pc.release()
+	}
 	return n, err
 }
 
 // Close implements io.Closer. It never reads what is left of the body.
+// A read under way ends with the connection closed under it.
 func (b *body) Close() error {
 	b.once.Do(func() {
 		live := b.stop() // false: the context ended, the deadline is past
-		if b.eof && b.keep && live && b.pc.br.Buffered() == 0 {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.closed = true
+		if !b.reading && b.eof && b.keep && live && b.pc.br.Buffered() == 0 {
 			_ = b.rc.Close() // at EOF: reads nothing more
-			b.c.putIdle(b.pc)
+			if !b.c.putIdle(b.pc) {
+				b.pc.release()
+			}
 			return
 		}
 		_ = b.pc.nc.Close()
+		if !b.reading {
+			b.pc.release()
+		}
 	})
 	return nil
 }

@@ -204,3 +204,59 @@ func TestAFailedRequestSaysHowFarItGot(t *testing.T) {
 	_, err = c.Do(httptest.NewRequest(http.MethodGet, "https://example.invalid/", nil), false)
 	assert.ErrorContains(t, err, "expected an http:// URL", fmt.Sprint(err))
 }
+
+// A body closed before its end gives its connection's buffers to the
+// next connection: reading it after Close must fail, not read from
+// another reply, and a Close while a read waits must end that read.
+func TestABodyClosedEarlyReadsNothingMore(t *testing.T) {
+	release := make(chan struct{})
+	s := newConnServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			w.(http.Flusher).Flush()
+			<-release
+			return
+		}
+		_, _ = io.WriteString(w, strings.Repeat(r.URL.Path[1:], 40000))
+	})
+	t.Cleanup(func() { close(release) })
+	c := &oncehttp.Client{}
+	t.Cleanup(c.Close)
+	open := func(path string) *http.Response {
+		req, err := http.NewRequest(http.MethodGet, s.srv.URL+path, nil)
+		require.NoError(t, err)
+		resp, err := c.Do(req, false)
+		require.NoError(t, err)
+		return resp
+	}
+
+	first := open("/a")
+	buf := make([]byte, 10)
+	_, err := io.ReadFull(first.Body, buf)
+	require.NoError(t, err)
+	require.NoError(t, first.Body.Close())
+	// A fresh connection, on the buffers the first one gave back.
+	second, body := get(t, c, s.srv.URL+"/b", true)
+	require.NoError(t, second.Body.Close())
+	assert.Equal(t, strings.Repeat("b", 40000), body)
+	n, err := first.Body.Read(buf)
+	assert.Zero(t, n)
+	assert.Error(t, err, "a read after Close")
+
+	slow := open("/slow")
+	read := make(chan error, 1)
+	go func() {
+		_, err := io.ReadAll(slow.Body)
+		read <- err
+	}()
+	// The read waits on the connection whether it has begun yet or not:
+	// Close ends it either way.
+	require.NoError(t, slow.Body.Close())
+	select {
+	case err := <-read:
+		assert.Error(t, err, "a read cut by Close")
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not end the read under way")
+	}
+	_, body = get(t, c, s.srv.URL+"/c", true)
+	assert.Equal(t, strings.Repeat("c", 40000), body)
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 )
 
 // maxInformational bounds how many informational replies (1xx) may come
@@ -60,6 +61,63 @@ func (l *headLimit) disarm() error {
 func ReadReply(r io.Reader, req *http.Request) (*http.Response, error) {
 	lim := &headLimit{r: r}
 	return readFinal(bufio.NewReader(lim), lim, req)
+}
+
+// replyReaders are the read buffers of ReadWholeReply, each given back
+// once its reply is read.
+var replyReaders sync.Pool // of *bufio.Reader
+
+// ReadWholeReply is ReadReply, then the reply's body read up to limit
+// bytes (see ReadAll; a longer body is cut at limit, and its rest left
+// unread). An error reading the header section returns a nil reply; one
+// reading the body returns the reply and the body read so far. The
+// reply's Body is spent: the bytes are in body.
+func ReadWholeReply(r io.Reader, req *http.Request, limit int) (resp *http.Response, body []byte, err error) {
+	lim := &headLimit{r: r}
+	br, _ := replyReaders.Get().(*bufio.Reader)
+	if br == nil {
+		br = bufio.NewReader(lim)
+	} else {
+		br.Reset(lim)
+	}
+	defer func() {
+		br.Reset(nil)
+		replyReaders.Put(br)
+	}()
+	resp, err = readFinal(br, lim, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	body, err = ReadAll(resp.Body, resp.ContentLength, limit)
+	resp.Body = http.NoBody
+	return resp, body, err
+}
+
+// ReadAll reads r to its end, or up to limit bytes, into a buffer sized
+// by hint (the announced length, -1 if unknown) when it is known: a body
+// whose length was announced is read into one buffer of its size, with a
+// byte to spare to see its end.
+func ReadAll(r io.Reader, hint int64, limit int) ([]byte, error) {
+	size := 512
+	if hint >= 0 {
+		size = int(min(hint, int64(limit))) + 1
+	}
+	b := make([]byte, 0, min(size, limit+1))
+	for len(b) < limit {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		room := b[len(b):min(cap(b), limit)]
+		n, err := r.Read(room)
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
 }
 
 // readFinal reads the final reply's header section from br, which reads

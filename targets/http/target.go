@@ -371,8 +371,8 @@ func (t *Target) call(ctx context.Context, c harness.Call, proxy *faults.Proxy) 
 // proxy passes on at most as much), and closes it.
 func readReply(resp *nethttp.Response) ([]byte, error) {
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxReply+1))
-	return body[:min(len(body), maxReply)], err
+	body, err := oncehttp.ReadAll(resp.Body, resp.ContentLength, maxReply)
+	return body, err
 }
 
 // loopbackURL writes a "localhost" host as 127.0.0.1, so that it is never
