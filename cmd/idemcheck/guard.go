@@ -150,7 +150,7 @@ func cmdCleanup(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // sweep kills the tagged processes and removes the run directories (in
-// runDirBase(), and in demoTmpfs) of idemcheck processes that are gone.
+// runDirBase(), and in memTmpfs) of idemcheck processes that are gone.
 func sweep() (procs, dirs int) {
 	dead := map[string]bool{}
 	for _, p := range process.FindTagged(process.OwnerVar, "") {
@@ -163,8 +163,8 @@ func sweep() (procs, dirs int) {
 		}
 	}
 	dirs = sweepRunDirs(runDirBase())
-	if demoTmpfs != "" && demoTmpfs != runDirBase() {
-		dirs += sweepRunDirs(demoTmpfs) // a demo's (runDirBaseFor)
+	if memTmpfs != "" && memTmpfs != runDirBase() {
+		dirs += sweepRunDirs(memTmpfs) // see runDirBaseFor
 	}
 	return procs, dirs
 }

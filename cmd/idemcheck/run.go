@@ -72,6 +72,10 @@ Exit codes: 0 every target met the gate; 1 one did not; 2 bad usage,
 configuration or input; 3 the harness could not do its job; 130
 interrupted (SIGINT, SIGTERM or SIGHUP: every process it started is
 stopped and its temporary files removed).
+
+Temporary files (the targets' state directories and TMPDIR): in $TMPDIR;
+when it is unset, run, demo and replay keep them on /dev/shm where that is
+a memory file system with 1 GiB free, and other commands in /tmp.
 `
 
 // run is the whole program: tests call it in-process.

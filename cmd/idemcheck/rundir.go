@@ -29,13 +29,14 @@ const (
 )
 
 // startTempDir is the directory guarded made the run directory in (the
-// TMPDIR idemcheck was started with; for the demo, a memory file system:
-// see runDirBaseFor), once it has replaced TMPDIR by its own run's; ""
+// TMPDIR idemcheck was started with, or for a command that runs targets
+// a memory file system: see runDirBaseFor), once it has replaced TMPDIR by its own run's; ""
 // before.
 var startTempDir string
 
 // runDirBase is the directory this process's run directory is made in:
-// the TMPDIR idemcheck was started with, or the demo's memory file system.
+// the TMPDIR idemcheck was started with, or a memory file system (see
+// runDirBaseFor).
 func runDirBase() string {
 	if startTempDir != "" {
 		return startTempDir
