@@ -16,7 +16,7 @@ import (
 // retries while the first call is in flight, which trials want too.
 const (
 	trialPaceFactor = 4
-	trialPaceFloor  = 2 * time.Millisecond
+	trialPaceFloor  = time.Millisecond
 )
 
 // trialPace is the longest wait of a waiting fault in the trials after
