@@ -105,7 +105,11 @@ func DemoFrom(p Programs, db OrdersDB) []DemoTarget {
 // ten where a run makes ten), and their key stores keep every key, none,
 // or, for bounded-keys, DemoBoundedKeys. A run of idemcheck keeps the
 // defaults, made for targets nobody has seen.
-var DemoSizing = []harness.Option{harness.WithBursts(3), harness.WithLateRetry(24, 0)}
+var DemoSizing = []harness.Option{harness.WithBursts(3), harness.WithLateRetry(DemoLateKeys, 0)}
+
+// DemoLateKeys is how many other keys the demo sends before a late retry
+// (DemoSizing).
+const DemoLateKeys = 24
 
 // DemoBoundedKeys is how many keys the demo's bounded-keys shop keeps:
 // fewer than DemoSizing's late retry sends in between.

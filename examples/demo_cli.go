@@ -93,7 +93,7 @@ func OrdertoolConfig(command []string, store string) clitarget.Config {
 // (not 80). Its stores either keep every key or none, and their races are
 // between processes that start together, so this finds the same flaws in a
 // fifth of the time.
-var OrdertoolOptions = []harness.Option{harness.WithBursts(3), harness.WithLateRetry(24, 0)}
+var OrdertoolOptions = []harness.Option{harness.WithBursts(3), harness.WithLateRetry(DemoLateKeys, 0)}
 
 // OrdertoolSpec is the harness spec of the reference tool with one store.
 func OrdertoolSpec(command []string, store string) harness.Spec {

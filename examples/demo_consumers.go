@@ -32,12 +32,18 @@ var ConsumerProfiles = []struct {
 }
 
 // ConsumerDemo returns the reference consumers on each demo broker,
-// started from exe; each target is named "consumer-BROKER-PROFILE".
+// started from exe; each target is named "consumer-BROKER-PROFILE". Each
+// sends DemoSizing's 24 other keys before a late retry, not 80: no
+// reference consumer forgets an event after some number of others, and
+// every one of those keys is an event the consumer must settle, one
+// settling wait (150 ms) for every eight.
 func ConsumerDemo(exe string) []DemoTarget {
 	var out []DemoTarget
 	for _, b := range ConsumerDemoBrokers {
 		for _, p := range ConsumerProfiles {
-			out = append(out, DemoTarget{Spec: ConsumerSpec(exe, b, p.Name), Built: p.Built, Flaw: p.Flaw})
+			spec := ConsumerSpec(exe, b, p.Name)
+			spec.Options = append(spec.Options, harness.WithLateRetry(DemoLateKeys, 0))
+			out = append(out, DemoTarget{Spec: spec, Built: p.Built, Flaw: p.Flaw})
 		}
 	}
 	return out
