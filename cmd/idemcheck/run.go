@@ -75,7 +75,8 @@ stopped and its temporary files removed).
 
 Temporary files (the targets' state directories and TMPDIR): in $TMPDIR;
 when it is unset, run, demo and replay keep them on /dev/shm where that is
-a memory file system with 1 GiB free, and other commands in /tmp.
+a memory file system with 1 GiB free, not mounted noexec, and other
+commands in /tmp.
 `
 
 // run is the whole program: tests call it in-process.

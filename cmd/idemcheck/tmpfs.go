@@ -40,13 +40,25 @@ func runDirBaseFor(args []string, getenv func(string) string) string {
 	return os.TempDir()
 }
 
-// inMemoryWithRoom says whether dir is on a memory file system (tmpfs),
-// may be written to, and has room bytes free.
+// inMemoryWithRoom says whether dir is on a memory file system (tmpfs)
+// that programs may be run from, may be written to, and has room bytes
+// free.
 func inMemoryWithRoom(dir string, room uint64) bool {
 	var st syscall.Statfs_t
-	if err := syscall.Statfs(dir, &st); err != nil || st.Type != tmpfsMagic {
+	if err := syscall.Statfs(dir, &st); err != nil || !usableMemFS(st, room) {
 		return false
 	}
 	const wOK = 2 // access(2)'s W_OK
-	return st.Bavail*uint64(st.Bsize) >= room && syscall.Access(dir, wOK) == nil
+	return syscall.Access(dir, wOK) == nil
+}
+
+// stNoexec is statfs(2)'s flag of a file system mounted noexec.
+const stNoexec = 0x8
+
+// usableMemFS says whether the file system st describes is a tmpfs with
+// room bytes free that programs may be run from: a target's TMPDIR holds
+// what `go run` builds, and a hardened machine often mounts /dev/shm
+// noexec.
+func usableMemFS(st syscall.Statfs_t, room uint64) bool {
+	return st.Type == tmpfsMagic && st.Flags&stNoexec == 0 && st.Bavail*uint64(st.Bsize) >= room
 }

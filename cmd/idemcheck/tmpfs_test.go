@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,7 +13,7 @@ import (
 // TestTargetTempFilesInMemory: the commands that run targets make their
 // run directory (and so every temporary file of their targets) on a
 // memory file system when TMPDIR does not say where and the memory file
-// system has room; the other commands, and one given TMPDIR, keep the
+// system has room and lets programs run; the other commands, and one given TMPDIR, keep the
 // usual temporary directory, as does one where the directory is on disk.
 // cleanup sweeps the dead run directories there too.
 func TestTargetTempFilesInMemory(t *testing.T) {
@@ -36,6 +37,14 @@ func TestTargetTempFilesInMemory(t *testing.T) {
 		return ""
 	}), "TMPDIR says where")
 	assert.False(t, inMemoryWithRoom(shm, 1<<62), "not that much room")
+	mem := syscall.Statfs_t{Type: tmpfsMagic, Bsize: 4096, Bavail: 1 << 20}
+	assert.True(t, usableMemFS(mem, memTmpfsRoom))
+	noexec := mem
+	noexec.Flags |= stNoexec
+	assert.False(t, usableMemFS(noexec, memTmpfsRoom), "programs cannot run from a file system mounted noexec")
+	disk := mem
+	disk.Type = 0xef53 // ext4
+	assert.False(t, usableMemFS(disk, 0))
 
 	onDisk := t.TempDir()
 	if inMemoryWithRoom(onDisk, 0) {

@@ -383,10 +383,12 @@ type body struct {
 	stop func() bool
 	once sync.Once
 
-	mu      sync.Mutex
-	keep    bool
-	eof     bool
-	reading bool // a Read is under way
+	mu   sync.Mutex
+	keep bool
+	eof  bool
+	// reading: a Read is under way. A flag, not a count: reads of one
+	// body do not overlap (io.Reader promises nothing to those that do).
+	reading bool
 	closed  bool
 }
 

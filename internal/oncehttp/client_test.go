@@ -260,3 +260,23 @@ func TestABodyClosedEarlyReadsNothingMore(t *testing.T) {
 	_, body = get(t, c, s.srv.URL+"/c", true)
 	assert.Equal(t, strings.Repeat("c", 40000), body)
 }
+
+// TestReadAllTakesTheAnnouncedLengthUpToACap: a body whose length was
+// announced is read into one buffer of that length; one that announces
+// more than it sends gets a buffer of at most 64 KiB before its bytes
+// come, whatever it announced; and the limit holds.
+func TestReadAllTakesTheAnnouncedLengthUpToACap(t *testing.T) {
+	b, err := oncehttp.ReadAll(strings.NewReader("0123456789"), 10, 1<<20)
+	require.NoError(t, err)
+	assert.Equal(t, "0123456789", string(b))
+	assert.Equal(t, 11, cap(b), "one buffer of the announced length and a byte")
+
+	b, err = oncehttp.ReadAll(strings.NewReader("short"), 1<<30, 1<<20)
+	require.NoError(t, err)
+	assert.Equal(t, "short", string(b))
+	assert.LessOrEqual(t, cap(b), 64<<10+1, "a length announced and not sent is not allocated")
+
+	b, err = oncehttp.ReadAll(strings.NewReader(strings.Repeat("x", 100)), -1, 40)
+	require.NoError(t, err)
+	assert.Len(t, b, 40)
+}

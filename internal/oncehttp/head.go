@@ -53,23 +53,21 @@ func (l *headLimit) disarm() error {
 	return l.over
 }
 
-// ReadReply reads the final reply to req from r, a connection that
-// nothing else reads, as Client does: informational replies (1xx) are
-// skipped, up to 8, and each header section is held to the caps. The
-// reply's body reads from r. A burst, which writes its copies itself,
-// reads their replies so.
-func ReadReply(r io.Reader, req *http.Request) (*http.Response, error) {
-	lim := &headLimit{r: r}
-	return readFinal(bufio.NewReader(lim), lim, req)
-}
+// maxPresize is the largest buffer ReadAll makes before the bytes come:
+// a burst of 200 copies whose replies announce a MiB each and send
+// nothing holds 200 times this.
+const maxPresize = 64 << 10
 
 // replyReaders are the read buffers of ReadWholeReply, each given back
 // once its reply is read.
 var replyReaders sync.Pool // of *bufio.Reader
 
-// ReadWholeReply is ReadReply, then the reply's body read up to limit
-// bytes (see ReadAll; a longer body is cut at limit, and its rest left
-// unread). An error reading the header section returns a nil reply; one
+// ReadWholeReply reads the final reply to req from r, a connection that
+// nothing else reads, as Client does (informational replies, 1xx, are
+// skipped, up to 8, and each header section is held to the caps), then
+// its body up to limit bytes (see ReadAll; a longer body is cut at limit,
+// and its rest left unread). A burst, which writes its copies itself,
+// reads their replies so. An error reading the header section returns a nil reply; one
 // reading the body returns the reply and the body read so far. The
 // reply's Body is spent: the bytes are in body.
 func ReadWholeReply(r io.Reader, req *http.Request, limit int) (resp *http.Response, body []byte, err error) {
@@ -96,11 +94,13 @@ func ReadWholeReply(r io.Reader, req *http.Request, limit int) (resp *http.Respo
 // ReadAll reads r to its end, or up to limit bytes, into a buffer sized
 // by hint (the announced length, -1 if unknown) when it is known: a body
 // whose length was announced is read into one buffer of its size, with a
-// byte to spare to see its end.
+// byte to spare to see its end, up to maxPresize; past that, the buffer
+// grows with the bytes that come, so that a length announced and never
+// sent costs nothing.
 func ReadAll(r io.Reader, hint int64, limit int) ([]byte, error) {
 	size := 512
 	if hint >= 0 {
-		size = int(min(hint, int64(limit))) + 1
+		size = int(min(hint, int64(limit), maxPresize)) + 1
 	}
 	b := make([]byte, 0, min(size, limit+1))
 	for len(b) < limit {
