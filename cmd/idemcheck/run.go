@@ -73,10 +73,10 @@ configuration or input; 3 the harness could not do its job; 130
 interrupted (SIGINT, SIGTERM or SIGHUP: every process it started is
 stopped and its temporary files removed).
 
-Temporary files (the targets' state directories and TMPDIR): in $TMPDIR;
-when it is unset, run, demo and replay keep them on /dev/shm where that is
-a memory file system with 1 GiB free, not mounted noexec, and other
-commands in /tmp.
+Temporary files (the targets' state directories and TMPDIR): in $TMPDIR.
+When it is unset or empty, run, demo and replay keep them on /dev/shm
+where that is a writable memory file system with 1 GiB free, not mounted
+noexec; otherwise, and for other commands, they go to /tmp.
 `
 
 // run is the whole program: tests call it in-process.

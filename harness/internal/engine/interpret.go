@@ -416,6 +416,8 @@ func (r *runner) waitUntil(t time.Time) bool {
 		r.s.cfg.Idle.Leave()
 		defer r.s.cfg.Idle.Return(r.s.ctx)
 	}
+	r.waiting(t)
+	defer r.waiting(time.Time{})
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {

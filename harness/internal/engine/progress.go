@@ -15,7 +15,11 @@ type probeProgress struct {
 	done     atomic.Int64
 	attempts atomic.Int64
 	current  atomic.Value // string: the probe running
-	start    time.Time
+	// waitEnd is when the wait the probe is in ends (Unix nanoseconds; 0
+	// when it waits for none): a late retry waits seconds after its
+	// intent, while the trials may be over already.
+	waitEnd atomic.Int64
+	start   time.Time
 	stop     chan struct{}
 	wg       sync.WaitGroup
 }
@@ -57,9 +61,25 @@ func (pp *probeProgress) line(name string) string {
 	s := fmt.Sprintf("%s: probing: %d of %d probes done, %s, %s", name, pp.done.Load(), pp.total.Load(),
 		plural(int(pp.attempts.Load()), "attempt", "attempts"), time.Since(pp.start).Round(100*time.Millisecond))
 	if cur, _ := pp.current.Load().(string); cur != "" {
+		if left := time.Until(time.Unix(0, pp.waitEnd.Load())); left > 0 {
+			cur += fmt.Sprintf(", %s left to wait", left.Round(100*time.Millisecond))
+		}
 		s += " (now: " + cur + ")"
 	}
 	return s
+}
+
+// waiting says until when the probe running waits (the zero time: it
+// waits no more).
+func (r *runner) waiting(until time.Time) {
+	if r.pp == nil {
+		return
+	}
+	if until.IsZero() {
+		r.pp.waitEnd.Store(0)
+		return
+	}
+	r.pp.waitEnd.Store(until.UnixNano())
 }
 
 // probing says which probe runs now.
