@@ -511,10 +511,13 @@ func (f *firing) synchronized() {
 	var sent []time.Time
 	var errs []error
 	if inMemory(live) {
-		// A write in memory is a copy and a wake-up, no system call: one
-		// loop releases every copy within microseconds, with no helper
-		// to start ahead and so no lead to spin out.
-		f.pause(settle)
+		// The server is seen to park: the release comes once it has read
+		// every copy's head and waits for the rest (or after settle, for
+		// a server that reads no further). A write in memory is a copy
+		// and a wake-up, no system call: one loop releases every copy
+		// within microseconds, with no helper to start ahead and so no
+		// lead to spin out.
+		f.awaitParked(live, settle)
 		sent, errs = rel.run()
 	} else if f.pause(settle - burstWriterLead) {
 		sent, errs = rel.run()
@@ -580,6 +583,26 @@ func (f *firing) read(i int, c net.Conn, reading func()) {
 		return
 	}
 	r.Received = time.Now()
+}
+
+// awaitParked waits until the server has read what was written on each
+// of conns (in memory) and waits for more, for at most d, or until the
+// context ends.
+func (f *firing) awaitParked(conns []net.Conn, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for _, c := range conns {
+		mc := c.(*memnet.Conn)
+		for !mc.PeerWaiting() {
+			select {
+			case <-mc.PeerParked():
+			case <-t.C:
+				return
+			case <-f.ctx.Done():
+				return
+			}
+		}
+	}
 }
 
 // pause waits d, or until the context ends; it reports whether the

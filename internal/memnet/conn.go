@@ -38,10 +38,14 @@ type pipe struct {
 	// readable and writable wake a waiting reader or writer; a waiter
 	// checks the state again after each wake.
 	readable, writable chan struct{}
+	// waiting: the reader has read every byte and waits in Read for
+	// more; parked wakes whoever waits for that (see Conn.PeerWaiting).
+	waiting bool
+	parked  chan struct{}
 }
 
 func newPipe() *pipe {
-	return &pipe{readable: make(chan struct{}, 1), writable: make(chan struct{}, 1)}
+	return &pipe{readable: make(chan struct{}, 1), writable: make(chan struct{}, 1), parked: make(chan struct{}, 1)}
 }
 
 func wake(c chan struct{}) {
@@ -115,15 +119,41 @@ func (c *Conn) Read(b []byte) (int, error) {
 			p.mu.Unlock()
 			return 0, io.EOF
 		}
+		p.waiting = true
 		p.mu.Unlock()
+		wake(p.parked)
 		select {
 		case <-p.readable:
 		case <-c.closed:
 		case <-c.rd.wait():
+			p.setWaiting(false)
 			return 0, c.opError("read", os.ErrDeadlineExceeded)
 		}
+		p.setWaiting(false)
 	}
 }
+
+func (p *pipe) setWaiting(w bool) {
+	p.mu.Lock()
+	p.waiting = w
+	p.mu.Unlock()
+}
+
+// PeerWaiting says whether the other end has read every byte this end
+// wrote and waits in Read for more: a server that has parsed what it got
+// of a request and waits for its end. PeerParked wakes a caller waiting
+// for that.
+func (c *Conn) PeerWaiting() bool {
+	p := c.tx
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.waiting && p.off == len(p.buf)
+}
+
+// PeerParked returns a channel that receives when the other end starts
+// waiting in Read (see PeerWaiting, which a receiver checks again: a
+// wake may be stale).
+func (c *Conn) PeerParked() <-chan struct{} { return c.tx.parked }
 
 // Write implements net.Conn. It returns once every byte is in the
 // connection's buffer (or with how many were, and why not the rest).

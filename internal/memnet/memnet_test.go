@@ -217,3 +217,42 @@ func TestDeadlinesMovedLaterOrEarlierHold(t *testing.T) {
 		t.Fatal("the read did not get the byte")
 	}
 }
+
+// TestPeerWaitingSaysTheReaderReadEverythingAndWaits: PeerWaiting is
+// false while bytes wait to be read or the peer is busy elsewhere, and
+// true once the peer has read them all and waits in Read for more;
+// PeerParked wakes whoever waits for that.
+func TestPeerWaitingSaysTheReaderReadEverythingAndWaits(t *testing.T) {
+	a, b := pair(t)
+	assert.False(t, a.PeerWaiting(), "nobody reads yet")
+	_, err := a.Write([]byte("head"))
+	require.NoError(t, err)
+	got := make(chan string, 2)
+	go func() {
+		buf := make([]byte, 16)
+		for {
+			n, err := b.Read(buf)
+			if err != nil {
+				close(got)
+				return
+			}
+			got <- string(buf[:n])
+		}
+	}()
+	deadline := time.NewTimer(waitLimit)
+	defer deadline.Stop()
+	for !a.PeerWaiting() {
+		select {
+		case <-a.PeerParked():
+		case <-deadline.C:
+			t.Fatal("the reader read the head and waits, but PeerWaiting never said so")
+		}
+	}
+	assert.Equal(t, "head", <-got)
+	_, err = a.Write([]byte("tail"))
+	require.NoError(t, err)
+	assert.Equal(t, "tail", <-got)
+	require.NoError(t, b.Close())
+	_, ok := <-got
+	assert.False(t, ok)
+}
