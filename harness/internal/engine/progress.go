@@ -20,8 +20,8 @@ type probeProgress struct {
 	// intent, while the trials may be over already.
 	waitEnd atomic.Int64
 	start   time.Time
-	stop     chan struct{}
-	wg       sync.WaitGroup
+	stop    chan struct{}
+	wg      sync.WaitGroup
 }
 
 // startProgress starts telling the progress of total probes; the returned
