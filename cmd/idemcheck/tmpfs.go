@@ -19,7 +19,9 @@ var memTmpfs = "/dev/shm"
 
 // memTmpfsRoom is the free space memTmpfs must have to be used: the
 // demo's temporary files take ~130 MB at most (most of it PostgreSQL's),
-// which then take memory instead of disk until the run ends.
+// which then take memory instead of disk until the run ends; a target
+// that keeps more in its state directory is run with TMPDIR set to a
+// disk directory (idemcheck help says so).
 const memTmpfsRoom = 1 << 30
 
 // tmpfsMagic is a tmpfs file system's type, as statfs(2) gives it.

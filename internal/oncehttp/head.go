@@ -67,9 +67,9 @@ var replyReaders sync.Pool // of *bufio.Reader
 // skipped, up to 8, and each header section is held to the caps), then
 // its body up to limit bytes (see ReadAll; a longer body is cut at limit,
 // and its rest left unread). A burst, which writes its copies itself,
-// reads their replies so. An error reading the header section returns a nil reply; one
-// reading the body returns the reply and the body read so far. The
-// reply's Body is spent: the bytes are in body.
+// reads their replies so. An error reading the header section returns a
+// nil reply; one reading the body returns the reply and the body read so
+// far. The reply's Body is spent: the bytes are in body.
 func ReadWholeReply(r io.Reader, req *http.Request, limit int) (resp *http.Response, body []byte, err error) {
 	lim := &headLimit{r: r}
 	br, _ := replyReaders.Get().(*bufio.Reader)
