@@ -234,7 +234,7 @@ func (pc *proxyConn) serve() {
 func (pc *proxyConn) exchange() bool {
 	_ = pc.c.SetReadDeadline(time.Now().Add(requestReadTimeout))
 	pc.lr.n = maxRequestHeader
-	req, err := http.ReadRequest(pc.br)
+	req, err := oncehttp.ReadRequest(pc.br)
 	pc.lr.n = -1
 	if err != nil {
 		if !errors.Is(err, io.EOF) {

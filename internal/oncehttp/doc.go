@@ -30,6 +30,16 @@
 // server's (a server that keeps it may drop the SYN of a later connection
 // given the same client port, which is then sent again a second later).
 //
+// A header section is read in one pass over the bytes already buffered
+// when it is plain (HTTP/1.1, lines ending in CRLF, token names, values
+// without control characters, one Content-Length and no chunked or
+// trailer framing; fasthead.go lists every condition), with one string
+// for the whole section; any other section is read by net/http from the
+// same bytes. ReadRequest does so for a server (the fault proxy reads its
+// requests with it), and the client for its replies. What the one pass
+// returns is what net/http returns: FuzzFastHeadMatchesNetHTTP compares
+// the two.
+//
 // Every reply's header section is capped (MaxHeaderBytes, MaxHeaderLines):
 // a server that sends more gets an error that says so, and the client
 // holds no more than the caps in memory for it.

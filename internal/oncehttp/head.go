@@ -125,7 +125,7 @@ func ReadAll(r io.Reader, hint int64, limit int) ([]byte, error) {
 func readFinal(br *bufio.Reader, lim *headLimit, req *http.Request) (*http.Response, error) {
 	for i := 0; ; i++ {
 		lim.arm()
-		resp, err := http.ReadResponse(br, req)
+		resp, err := readResponse(br, req)
 		if over := lim.disarm(); over != nil {
 			return nil, over
 		}

@@ -1,0 +1,283 @@
+package oncehttp
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Heads every reader below sees: what idemcheck's client writes, what a
+// Go server answers, and heads that are not plain, each of which must be
+// left to net/http.
+var (
+	plainRequests = []string{
+		"POST /orders HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: idemcheck\r\nContent-Length: 12\r\nContent-Type: application/json\r\nIdempotency-Key: k-1\r\n\r\n{\"memo\":\"m\"}",
+		"GET /orders/7?x=1 HTTP/1.1\r\nHost: h\r\nAccept: */*\r\n\r\n",
+		"GET http://example.com/a HTTP/1.1\r\nHost: other\r\nConnection: keep-alive, Close\r\n\r\n",
+		"DELETE /a HTTP/1.1\r\nx-lower-case:  padded value \t\r\nX-Dup: 1\r\nx-dup: 2\r\n\r\n",
+		"PUT /a HTTP/1.1\r\nContent-Length: 0\r\n\r\n",
+		"POST /a HTTP/1.1\r\nContent-Length: 5\r\n\r\nab",
+	}
+	otherRequests = []string{
+		"POST /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
+		"GET /a HTTP/1.0\r\nHost: h\r\n\r\n",
+		"GET /a HTTP/1.1\nHost: h\n\n",
+		"GET /a HTTP/1.1\r\nX: a\r\n b\r\n\r\n",
+		"GET /a HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+		"POST /a HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc",
+		"POST /a HTTP/1.1\r\nContent-Length: +3\r\n\r\nabc",
+		"CONNECT example.com:443 HTTP/1.1\r\n\r\n",
+		"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+		"GET /a HTTP/1.1\r\nPragma: no-cache\r\n\r\n",
+		"GET /a HTTP/1.1\r\nBad Key: v\r\n\r\n",
+		"GET /a HTTP/1.1\r\nX: a\x00b\r\n\r\n",
+		"GET a HTTP/1.1\r\n\r\n",
+		"GET /a HTTP/1.1\r\nHost: h\r\n",
+	}
+	plainReplies = []string{
+		"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nDate: Sun, 29 Nov 2026 02:00:00 GMT\r\nContent-Length: 14\r\n\r\n{\"id\":\"ord_1\"}",
+		"HTTP/1.1 409 Conflict\r\nContent-Length: 0\r\n\r\n",
+		"HTTP/1.1 200\r\nContent-Length: 2\r\nSet-Cookie: a=1\r\nset-cookie: b=2\r\n\r\nok",
+		"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: keep-alive\r\nContent-Length: 4\r\n\r\nbu",
+	}
+	otherReplies = []string{
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\n\r\nuntil the end",
+		"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok",
+		"HTTP/1.1 204 No Content\r\nContent-Length: 3\r\n\r\n",
+		"HTTP/1.1 304 Not Modified\r\n\r\n",
+		"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+		"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok",
+		"HTTP/1.1 200 OK\nContent-Length: 2\n\nok",
+		"HTTP/1.1 2000 OK\r\nContent-Length: 0\r\n\r\n",
+		"HTTP/1.1 600 Odd\r\nContent-Length: 0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: 1, 1\r\n\r\nx",
+		"HTTP/1.1 200 OK\r\nTrailer: X\r\nContent-Length: 0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n",
+	}
+)
+
+// readerOf is a reader over raw with its bytes buffered, as a connection
+// whose bytes arrived in one piece.
+func readerOf(raw string) *bufio.Reader {
+	br := bufio.NewReaderSize(strings.NewReader(raw), 4096)
+	_, _ = br.Peek(1)
+	return br
+}
+
+func TestPlainHeadsTakeTheFastPath(t *testing.T) {
+	for _, raw := range plainRequests {
+		assert.NotNil(t, fastRequest(readerOf(raw)), "%q", raw)
+	}
+	for _, raw := range otherRequests {
+		assert.Nil(t, fastRequest(readerOf(raw)), "%q", raw)
+	}
+	post := httptest.NewRequest(http.MethodPost, "/orders", nil)
+	for _, raw := range plainReplies {
+		assert.NotNil(t, fastResponse(readerOf(raw), post), "%q", raw)
+	}
+	for _, raw := range otherReplies {
+		assert.Nil(t, fastResponse(readerOf(raw), post), "%q", raw)
+	}
+	assert.Nil(t, fastResponse(readerOf(plainReplies[0]), httptest.NewRequest(http.MethodHead, "/", nil)),
+		"a reply to HEAD announces a length it does not send")
+
+	// What this client writes, and what a Go server answers it, are
+	// plain.
+	var buf bytes.Buffer
+	req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:9/orders", strings.NewReader(`{"memo":"m"}`))
+	req.Header.Set("Idempotency-Key", "k")
+	w := bufio.NewWriter(&buf)
+	require.NoError(t, writeRequest(w, req))
+	require.NoError(t, w.Flush())
+	got := fastRequest(readerOf(buf.String()))
+	require.NotNil(t, got, "%q", buf.String())
+	assert.Equal(t, "k", got.Header.Get("Idempotency-Key"))
+
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		_, _ = io.WriteString(w, `{"id":"ord_1"}`)
+	}))
+	defer srv.Close()
+	var c Client
+	defer c.Close()
+	resp, err := c.Do(httptest.NewRequest(http.MethodPost, srv.URL+"/orders", strings.NewReader("{}")).WithContext(t.Context()), false)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	_, fast := resp.Body.(*body).rc.(*fixedBody)
+	assert.True(t, fast, "a Go server's reply is read on the fast path")
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Equal(t, `{"id":"ord_1"}`, string(b))
+}
+
+// readAllOf reads what a body gives, and what the reader holds after it.
+func readAllOf(body io.Reader, br *bufio.Reader) string {
+	b, err := io.ReadAll(body)
+	rest, _ := io.ReadAll(br)
+	return fmt.Sprintf("body %q, %v; then %q", b, err, rest)
+}
+
+// sameRequest fails t unless ours, read by ReadRequest, is what
+// http.ReadRequest reads from raw.
+func sameRequest(t *testing.T, raw string) {
+	t.Helper()
+	br := readerOf(raw)
+	ours, err := ReadRequest(br)
+	nbr := readerOf(raw)
+	theirs, nerr := http.ReadRequest(nbr)
+	if nerr != nil || err != nil {
+		if (err == nil) != (nerr == nil) {
+			t.Fatalf("%q: error %v, net/http's %v", raw, err, nerr)
+		}
+		return
+	}
+	for _, d := range []struct {
+		what       string
+		got, wants any
+	}{
+		{"method", ours.Method, theirs.Method},
+		{"URL", ours.URL, theirs.URL},
+		{"proto", []any{ours.Proto, ours.ProtoMajor, ours.ProtoMinor}, []any{theirs.Proto, theirs.ProtoMajor, theirs.ProtoMinor}},
+		{"header", ours.Header, theirs.Header},
+		{"length", ours.ContentLength, theirs.ContentLength},
+		{"transfer encoding", ours.TransferEncoding, theirs.TransferEncoding},
+		{"close", ours.Close, theirs.Close},
+		{"host", ours.Host, theirs.Host},
+		{"trailer", ours.Trailer, theirs.Trailer},
+		{"request URI", ours.RequestURI, theirs.RequestURI},
+		{"no body", ours.Body == http.NoBody, theirs.Body == http.NoBody},
+		{"body", readAllOf(ours.Body, br), readAllOf(theirs.Body, nbr)},
+	} {
+		if !reflect.DeepEqual(d.got, d.wants) {
+			t.Fatalf("%q: %s %#v, net/http's %#v", raw, d.what, d.got, d.wants)
+		}
+	}
+}
+
+// sameReply fails t unless ours, read by readResponse, is what
+// http.ReadResponse reads from raw.
+func sameReply(t *testing.T, raw string, method string) {
+	t.Helper()
+	req := httptest.NewRequest(method, "/", nil)
+	br := readerOf(raw)
+	ours, err := readResponse(br, req)
+	nbr := readerOf(raw)
+	theirs, nerr := http.ReadResponse(nbr, req)
+	if nerr != nil || err != nil {
+		if (err == nil) != (nerr == nil) {
+			t.Fatalf("%q: error %v, net/http's %v", raw, err, nerr)
+		}
+		return
+	}
+	for _, d := range []struct {
+		what       string
+		got, wants any
+	}{
+		{"status", []any{ours.Status, ours.StatusCode}, []any{theirs.Status, theirs.StatusCode}},
+		{"proto", []any{ours.Proto, ours.ProtoMajor, ours.ProtoMinor}, []any{theirs.Proto, theirs.ProtoMajor, theirs.ProtoMinor}},
+		{"header", ours.Header, theirs.Header},
+		{"length", ours.ContentLength, theirs.ContentLength},
+		{"transfer encoding", ours.TransferEncoding, theirs.TransferEncoding},
+		{"close", ours.Close, theirs.Close},
+		{"uncompressed", ours.Uncompressed, theirs.Uncompressed},
+		{"trailer", ours.Trailer, theirs.Trailer},
+		{"request", ours.Request == req, theirs.Request == req},
+		{"no body", ours.Body == http.NoBody, theirs.Body == http.NoBody},
+		{"body", readAllOf(ours.Body, br), readAllOf(theirs.Body, nbr)},
+	} {
+		if !reflect.DeepEqual(d.got, d.wants) {
+			t.Fatalf("%q: %s %#v, net/http's %#v", raw, d.what, d.got, d.wants)
+		}
+	}
+}
+
+func TestFastHeadReadsWhatNetHTTPReads(t *testing.T) {
+	for _, raw := range append(plainRequests, otherRequests...) {
+		sameRequest(t, raw)
+	}
+	for _, raw := range append(plainReplies, otherReplies...) {
+		for _, m := range []string{http.MethodPost, http.MethodGet, http.MethodHead} {
+			sameReply(t, raw, m)
+		}
+	}
+}
+
+// FuzzFastHeadMatchesNetHTTP: whatever the bytes, a request or a reply
+// read with the fast path is what net/http reads.
+func FuzzFastHeadMatchesNetHTTP(f *testing.F) {
+	for _, raw := range append(plainRequests, otherRequests...) {
+		f.Add(raw, uint8(0))
+	}
+	for _, raw := range append(plainReplies, otherReplies...) {
+		f.Add(raw, uint8(1))
+		f.Add(raw, uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, raw string, which uint8) {
+		switch which % 4 {
+		case 0:
+			sameRequest(t, raw)
+		case 1:
+			sameReply(t, raw, http.MethodPost)
+		case 2:
+			sameReply(t, raw, http.MethodGet)
+		default:
+			sameReply(t, raw, http.MethodHead)
+		}
+	})
+}
+
+// BenchmarkReadHead compares a plain request and reply read on the fast
+// path with net/http's reading of them.
+func BenchmarkReadHead(b *testing.B) {
+	req, reply := plainRequests[0], plainReplies[0]
+	post := httptest.NewRequest(http.MethodPost, "/orders", nil)
+	sr, sp := strings.NewReader(req), strings.NewReader(reply)
+	br := bufio.NewReaderSize(sr, 4096)
+	for _, c := range []struct {
+		name string
+		read func() error
+	}{
+		{"request/fast", func() error { _, err := ReadRequest(br); return err }},
+		{"request/net-http", func() error { _, err := http.ReadRequest(br); return err }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sr.Reset(req)
+				br.Reset(sr)
+				if err := c.read(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	for _, c := range []struct {
+		name string
+		read func() error
+	}{
+		{"reply/fast", func() error { _, err := readResponse(br, post); return err }},
+		{"reply/net-http", func() error { _, err := http.ReadResponse(br, post); return err }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sp.Reset(reply)
+				br.Reset(sp)
+				if err := c.read(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
