@@ -28,11 +28,15 @@ var crlfcrlf = []byte("\r\n\r\n")
 
 // ReadRequest reads a request from br as http.ReadRequest does, and
 // returns what it would: a plain header section already buffered whole is
-// read without it (see above).
+// read without it (see above). One difference: the Close of the body of a
+// request so read does not read what is left of it; read it to its end
+// before reading the next request.
 func ReadRequest(br *bufio.Reader) (*http.Request, error) {
 	if br.Buffered() == 0 {
+		// bufio hands a read error out once: return it as net/http's
+		// first ReadLine would have, not read the connection again.
 		if _, err := br.Peek(1); err != nil {
-			return http.ReadRequest(br)
+			return nil, err
 		}
 	}
 	if req := fastRequest(br); req != nil {
@@ -45,7 +49,10 @@ func ReadRequest(br *bufio.Reader) (*http.Request, error) {
 func readResponse(br *bufio.Reader, req *http.Request) (*http.Response, error) {
 	if br.Buffered() == 0 {
 		if _, err := br.Peek(1); err != nil {
-			return http.ReadResponse(br, req)
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
 		}
 	}
 	if resp := fastResponse(br, req); resp != nil {
@@ -202,7 +209,7 @@ func hasToken(v, token string) bool {
 	for v != "" {
 		var item string
 		item, v, _ = strings.Cut(v, ",")
-		if strings.EqualFold(strings.Trim(item, " \t"), token) {
+		if asciiEqualFold(strings.Trim(item, " \t"), token) {
 			return true
 		}
 	}
@@ -249,16 +256,25 @@ var tokenByte = func() (t [256]bool) {
 	return t
 }()
 
-// fixedBody is a body of a known length n, read from r; a connection that
-// ends before n bytes gives io.ErrUnexpectedEOF, as net/http's does. The
-// last bytes come with io.EOF.
+// fixedBody is a body of a known length n, read from r, as net/http's:
+// a connection that ends before n bytes gives io.ErrUnexpectedEOF, and
+// io.EOF after that; the last bytes come with io.EOF unless the read that
+// brought them failed; a read after Close fails. Close reads nothing of
+// what is left (net/http's reads it): the callers read a body to its end,
+// or close the connection.
 type fixedBody struct {
-	r *bufio.Reader
-	n int64
+	r      *bufio.Reader
+	n      int64
+	sawEOF bool
+	closed bool
 }
 
 func (b *fixedBody) Read(p []byte) (int, error) {
-	if b.n <= 0 {
+	if b.closed {
+		return 0, http.ErrBodyReadAfterClose
+	}
+	if b.sawEOF || b.n <= 0 {
+		b.sawEOF = true
 		return 0, io.EOF
 	}
 	if int64(len(p)) > b.n {
@@ -266,14 +282,42 @@ func (b *fixedBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.r.Read(p)
 	b.n -= int64(n)
-	if b.n == 0 {
-		return n, io.EOF
-	}
 	if err == io.EOF {
-		err = io.ErrUnexpectedEOF
+		b.sawEOF = true
+		if b.n > 0 {
+			err = io.ErrUnexpectedEOF
+		}
+	}
+	if err == nil && n > 0 && b.n == 0 {
+		err = io.EOF
+		b.sawEOF = true
 	}
 	return n, err
 }
 
 // Close implements io.Closer; it reads nothing.
-func (b *fixedBody) Close() error { return nil }
+func (b *fixedBody) Close() error {
+	b.closed = true
+	return nil
+}
+
+// asciiEqualFold is httpguts' tokenEqual: ASCII case folding only (not
+// strings.EqualFold's Unicode folding, under which "clo\u017fe" is "close").
+func asciiEqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}

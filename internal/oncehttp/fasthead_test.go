@@ -3,12 +3,15 @@ package oncehttp
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -26,6 +29,7 @@ var (
 		"DELETE /a HTTP/1.1\r\nx-lower-case:  padded value \t\r\nX-Dup: 1\r\nx-dup: 2\r\n\r\n",
 		"PUT /a HTTP/1.1\r\nContent-Length: 0\r\n\r\n",
 		"POST /a HTTP/1.1\r\nContent-Length: 5\r\n\r\nab",
+		"GET / HTTP/1.1\r\nHost: h\r\nConnection: clo\u017fe\r\n\r\nGET /b HTTP/1.1\r\n\r\n",
 	}
 	otherRequests = []string{
 		"POST /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
@@ -48,6 +52,7 @@ var (
 		"HTTP/1.1 409 Conflict\r\nContent-Length: 0\r\n\r\n",
 		"HTTP/1.1 200\r\nContent-Length: 2\r\nSet-Cookie: a=1\r\nset-cookie: b=2\r\n\r\nok",
 		"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: keep-alive\r\nContent-Length: 4\r\n\r\nbu",
+		"HTTP/1.1 200 OK\r\nConnection: clo\u017fe\r\nContent-Length: 0\r\n\r\n",
 	}
 	otherReplies = []string{
 		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
@@ -121,23 +126,34 @@ func TestPlainHeadsTakeTheFastPath(t *testing.T) {
 	assert.Equal(t, `{"id":"ord_1"}`, string(b))
 }
 
-// readAllOf reads what a body gives, and what the reader holds after it.
-func readAllOf(body io.Reader, br *bufio.Reader) string {
+// readAllOf reads what a body gives, what a read after its end or its
+// error gives, what a read after its Close gives, and what the reader
+// holds after it.
+func readAllOf(body io.ReadCloser, br *bufio.Reader) string {
 	b, err := io.ReadAll(body)
+	n, again := body.Read(make([]byte, 8))
+	_ = body.Close()
+	_, closed := body.Read(make([]byte, 8))
 	rest, _ := io.ReadAll(br)
-	return fmt.Sprintf("body %q, %v; then %q", b, err, rest)
+	return fmt.Sprintf("body %q, %v; then %d, %v; closed: %v; then %q", b, err, n, again, closed, rest)
 }
 
 // sameRequest fails t unless ours, read by ReadRequest, is what
 // http.ReadRequest reads from raw.
 func sameRequest(t *testing.T, raw string) {
 	t.Helper()
-	br := readerOf(raw)
+	sameRequestFrom(t, raw, func() *bufio.Reader { return readerOf(raw) })
+}
+
+// sameRequestFrom is sameRequest on the readers mk makes, one for each.
+func sameRequestFrom(t *testing.T, raw string, mk func() *bufio.Reader) {
+	t.Helper()
+	br := mk()
 	ours, err := ReadRequest(br)
-	nbr := readerOf(raw)
+	nbr := mk()
 	theirs, nerr := http.ReadRequest(nbr)
 	if nerr != nil || err != nil {
-		if (err == nil) != (nerr == nil) {
+		if fmt.Sprint(err) != fmt.Sprint(nerr) {
 			t.Fatalf("%q: error %v, net/http's %v", raw, err, nerr)
 		}
 		return
@@ -169,13 +185,19 @@ func sameRequest(t *testing.T, raw string) {
 // http.ReadResponse reads from raw.
 func sameReply(t *testing.T, raw string, method string) {
 	t.Helper()
+	sameReplyFrom(t, raw, method, func() *bufio.Reader { return readerOf(raw) })
+}
+
+// sameReplyFrom is sameReply on the readers mk makes, one for each.
+func sameReplyFrom(t *testing.T, raw string, method string, mk func() *bufio.Reader) {
+	t.Helper()
 	req := httptest.NewRequest(method, "/", nil)
-	br := readerOf(raw)
+	br := mk()
 	ours, err := readResponse(br, req)
-	nbr := readerOf(raw)
+	nbr := mk()
 	theirs, nerr := http.ReadResponse(nbr, req)
 	if nerr != nil || err != nil {
-		if (err == nil) != (nerr == nil) {
+		if fmt.Sprint(err) != fmt.Sprint(nerr) {
 			t.Fatalf("%q: error %v, net/http's %v", raw, err, nerr)
 		}
 		return
@@ -211,6 +233,81 @@ func TestFastHeadReadsWhatNetHTTPReads(t *testing.T) {
 			sameReply(t, raw, m)
 		}
 	}
+}
+
+// resetAfter is a connection that delivers its first n bytes, then fails
+// once with a reset, then ends, as a TCP connection reset by its peer
+// does.
+type resetAfter struct {
+	r      io.Reader
+	n      int
+	failed bool
+}
+
+var errReset = errors.New("read tcp 127.0.0.1:1->127.0.0.1:2: read: connection reset by peer")
+
+func (c *resetAfter) Read(p []byte) (int, error) {
+	if c.n <= 0 {
+		if !c.failed {
+			c.failed = true
+			return 0, errReset
+		}
+		return 0, io.EOF
+	}
+	n, err := c.r.Read(p[:min(len(p), c.n)])
+	c.n -= n
+	return n, err
+}
+
+// TestFastHeadFailsAsNetHTTPFails: on a connection that nothing was read
+// from yet, and that is reset before, during or after a head, a read
+// fails with the error net/http's would (a reset, not the end of the
+// connection that a second read after it finds), or succeeds alike.
+func TestFastHeadFailsAsNetHTTPFails(t *testing.T) {
+	for _, raw := range append(plainRequests, otherRequests...) {
+		for _, n := range []int{0, 1, len(raw) / 2, len(raw)} {
+			sameRequestFrom(t, raw, func() *bufio.Reader {
+				return bufio.NewReaderSize(&resetAfter{r: strings.NewReader(raw), n: n}, 4096)
+			})
+		}
+	}
+	for _, raw := range append(plainReplies, otherReplies...) {
+		for _, n := range []int{0, 1, len(raw) / 2, len(raw)} {
+			sameReplyFrom(t, raw, http.MethodPost, func() *bufio.Reader {
+				return bufio.NewReaderSize(&resetAfter{r: strings.NewReader(raw), n: n}, 4096)
+			})
+		}
+	}
+	_, err := readResponse(bufio.NewReader(&resetAfter{r: strings.NewReader("")}), nil)
+	assert.ErrorIs(t, err, errReset)
+	_, err = readResponse(bufio.NewReader(strings.NewReader("")), nil)
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF, "a connection that ends before a reply")
+	_, err = ReadRequest(bufio.NewReader(strings.NewReader("")))
+	assert.ErrorIs(t, err, io.EOF, "a connection that ends between requests")
+}
+
+// TestAResetBeforeTheReplyIsReportedAsAReset: a target that reads a
+// request and resets the connection gives the client a reset, not the
+// end of the connection that a second read would find.
+func TestAResetBeforeTheReplyIsReportedAsAReset(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		_, _ = http.ReadRequest(bufio.NewReader(c))
+		_ = c.(*net.TCPConn).SetLinger(0)
+		_ = c.Close()
+	}()
+	var c Client
+	defer c.Close()
+	req := httptest.NewRequest(http.MethodGet, "http://"+ln.Addr().String()+"/", nil).WithContext(t.Context())
+	_, err = c.Do(req, true)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, syscall.ECONNRESET)
 }
 
 // FuzzFastHeadMatchesNetHTTP: whatever the bytes, a request or a reply
