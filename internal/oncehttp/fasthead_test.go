@@ -138,6 +138,32 @@ func readAllOf(body io.ReadCloser, br *bufio.Reader) string {
 	return fmt.Sprintf("body %q, %v; then %d, %v; closed: %v; then %q", b, err, n, again, closed, rest)
 }
 
+// sameErrors fails t unless err, ours, is net/http's nerr (the same
+// text); it says whether either is an error.
+func sameErrors(t *testing.T, raw string, err, nerr error) bool {
+	t.Helper()
+	if fmt.Sprint(err) != fmt.Sprint(nerr) {
+		t.Fatalf("%q: error %v, net/http's %v", raw, err, nerr)
+	}
+	return err != nil || nerr != nil
+}
+
+// field is one thing read from raw, ours and net/http's.
+type field struct {
+	what       string
+	got, wants any
+}
+
+// sameFields fails t at the first field where ours is not net/http's.
+func sameFields(t *testing.T, raw string, fs []field) {
+	t.Helper()
+	for _, d := range fs {
+		if !reflect.DeepEqual(d.got, d.wants) {
+			t.Fatalf("%q: %s %#v, net/http's %#v", raw, d.what, d.got, d.wants)
+		}
+	}
+}
+
 // sameRequest fails t unless ours, read by ReadRequest, is what
 // http.ReadRequest reads from raw.
 func sameRequest(t *testing.T, raw string) {
@@ -152,16 +178,10 @@ func sameRequestFrom(t *testing.T, raw string, mk func() *bufio.Reader) {
 	ours, err := ReadRequest(br)
 	nbr := mk()
 	theirs, nerr := http.ReadRequest(nbr)
-	if nerr != nil || err != nil {
-		if fmt.Sprint(err) != fmt.Sprint(nerr) {
-			t.Fatalf("%q: error %v, net/http's %v", raw, err, nerr)
-		}
+	if sameErrors(t, raw, err, nerr) {
 		return
 	}
-	for _, d := range []struct {
-		what       string
-		got, wants any
-	}{
+	sameFields(t, raw, []field{
 		{"method", ours.Method, theirs.Method},
 		{"URL", ours.URL, theirs.URL},
 		{"proto", []any{ours.Proto, ours.ProtoMajor, ours.ProtoMinor}, []any{theirs.Proto, theirs.ProtoMajor, theirs.ProtoMinor}},
@@ -174,11 +194,7 @@ func sameRequestFrom(t *testing.T, raw string, mk func() *bufio.Reader) {
 		{"request URI", ours.RequestURI, theirs.RequestURI},
 		{"no body", ours.Body == http.NoBody, theirs.Body == http.NoBody},
 		{"body", readAllOf(ours.Body, br), readAllOf(theirs.Body, nbr)},
-	} {
-		if !reflect.DeepEqual(d.got, d.wants) {
-			t.Fatalf("%q: %s %#v, net/http's %#v", raw, d.what, d.got, d.wants)
-		}
-	}
+	})
 }
 
 // sameReply fails t unless ours, read by readResponse, is what
@@ -196,16 +212,10 @@ func sameReplyFrom(t *testing.T, raw string, method string, mk func() *bufio.Rea
 	ours, err := readResponse(br, req)
 	nbr := mk()
 	theirs, nerr := http.ReadResponse(nbr, req)
-	if nerr != nil || err != nil {
-		if fmt.Sprint(err) != fmt.Sprint(nerr) {
-			t.Fatalf("%q: error %v, net/http's %v", raw, err, nerr)
-		}
+	if sameErrors(t, raw, err, nerr) {
 		return
 	}
-	for _, d := range []struct {
-		what       string
-		got, wants any
-	}{
+	sameFields(t, raw, []field{
 		{"status", []any{ours.Status, ours.StatusCode}, []any{theirs.Status, theirs.StatusCode}},
 		{"proto", []any{ours.Proto, ours.ProtoMajor, ours.ProtoMinor}, []any{theirs.Proto, theirs.ProtoMajor, theirs.ProtoMinor}},
 		{"header", ours.Header, theirs.Header},
@@ -217,11 +227,7 @@ func sameReplyFrom(t *testing.T, raw string, method string, mk func() *bufio.Rea
 		{"request", ours.Request == req, theirs.Request == req},
 		{"no body", ours.Body == http.NoBody, theirs.Body == http.NoBody},
 		{"body", readAllOf(ours.Body, br), readAllOf(theirs.Body, nbr)},
-	} {
-		if !reflect.DeepEqual(d.got, d.wants) {
-			t.Fatalf("%q: %s %#v, net/http's %#v", raw, d.what, d.got, d.wants)
-		}
-	}
+	})
 }
 
 func TestFastHeadReadsWhatNetHTTPReads(t *testing.T) {
