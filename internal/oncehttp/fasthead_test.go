@@ -316,26 +316,51 @@ func TestAResetBeforeTheReplyIsReportedAsAReset(t *testing.T) {
 	assert.ErrorIs(t, err, syscall.ECONNRESET)
 }
 
+// chunks is a connection whose bytes come size at a time.
+type chunks struct {
+	r    io.Reader
+	size int
+}
+
+func (c *chunks) Read(p []byte) (int, error) { return c.r.Read(p[:min(len(p), c.size)]) }
+
 // FuzzFastHeadMatchesNetHTTP: whatever the bytes, a request or a reply
-// read with the fast path is what net/http reads.
+// read with the fast path is what net/http reads. The low two bits of
+// which choose a request or a reply (to POST, GET or HEAD); the next two
+// how the bytes come: buffered whole before the read, a few at a time
+// (which>>4 + 1), or cut by a reset after a part of them (which>>4
+// sixteenths).
 func FuzzFastHeadMatchesNetHTTP(f *testing.F) {
 	for _, raw := range append(plainRequests, otherRequests...) {
 		f.Add(raw, uint8(0))
+		f.Add(raw, uint8(0x24)) // 3 bytes at a time
+		f.Add(raw, uint8(0x88)) // reset half-way
 	}
 	for _, raw := range append(plainReplies, otherReplies...) {
 		f.Add(raw, uint8(1))
 		f.Add(raw, uint8(3))
+		f.Add(raw, uint8(0x75)) // 8 bytes at a time
+		f.Add(raw, uint8(0xc9)) // reset after three quarters
 	}
 	f.Fuzz(func(t *testing.T, raw string, which uint8) {
+		mk := func() *bufio.Reader { return readerOf(raw) }
+		switch which >> 2 & 3 {
+		case 1:
+			size := int(which>>4) + 1
+			mk = func() *bufio.Reader { return bufio.NewReaderSize(&chunks{r: strings.NewReader(raw), size: size}, 4096) }
+		case 2, 3:
+			n := len(raw) * int(which>>4) / 16
+			mk = func() *bufio.Reader { return bufio.NewReaderSize(&resetAfter{r: strings.NewReader(raw), n: n}, 4096) }
+		}
 		switch which % 4 {
 		case 0:
-			sameRequest(t, raw)
+			sameRequestFrom(t, raw, mk)
 		case 1:
-			sameReply(t, raw, http.MethodPost)
+			sameReplyFrom(t, raw, http.MethodPost, mk)
 		case 2:
-			sameReply(t, raw, http.MethodGet)
+			sameReplyFrom(t, raw, http.MethodGet, mk)
 		default:
-			sameReply(t, raw, http.MethodHead)
+			sameReplyFrom(t, raw, http.MethodHead, mk)
 		}
 	})
 }
