@@ -29,9 +29,9 @@ const (
 )
 
 // startTempDir is the directory guarded made the run directory in (the
-// TMPDIR idemcheck was started with, or for a command that runs targets
-// a memory file system: see runDirBaseFor), once it has replaced TMPDIR by its own run's; ""
-// before.
+// TMPDIR idemcheck was started with, or, for a command that runs targets,
+// a memory file system: see runDirBaseFor), once it has replaced TMPDIR
+// by its own run's; "" before.
 var startTempDir string
 
 // runDirBase is the directory this process's run directory is made in:

@@ -13,9 +13,10 @@ import (
 // TestTargetTempFilesInMemory: the commands that run targets make their
 // run directory (and so every temporary file of their targets) on a
 // memory file system when TMPDIR does not say where and the memory file
-// system has room and lets programs run; the other commands, and one given TMPDIR, keep the
-// usual temporary directory, as does one where the directory is on disk.
-// cleanup sweeps the dead run directories there too.
+// system has room and lets programs run; the other commands, and one
+// given TMPDIR, keep the usual temporary directory, as does one where the
+// directory is on disk. cleanup sweeps the dead run directories there
+// too.
 func TestTargetTempFilesInMemory(t *testing.T) {
 	const shm = "/dev/shm"
 	if !inMemoryWithRoom(shm, memTmpfsRoom) {

@@ -371,8 +371,7 @@ func (t *Target) call(ctx context.Context, c harness.Call, proxy *faults.Proxy) 
 // proxy passes on at most as much), and closes it.
 func readReply(resp *nethttp.Response) ([]byte, error) {
 	defer resp.Body.Close()
-	body, err := oncehttp.ReadAll(resp.Body, resp.ContentLength, maxReply)
-	return body, err
+	return oncehttp.ReadAll(resp.Body, resp.ContentLength, maxReply)
 }
 
 // loopbackURL writes a "localhost" host as 127.0.0.1, so that it is never
