@@ -23,6 +23,7 @@ import (
 // checks that judge them say so, none passes, and the score cannot
 // claim the levels they are needed for.
 func TestTargetCannotDisarmItsFaults(t *testing.T) {
+	t.Parallel()
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	target := func(name, mode string) string {

@@ -84,6 +84,7 @@ func failingChecks(tr map[string]any) []string {
 // idemcheck starts it, but for crash.recovery, which needs a process
 // idemcheck can kill and restart.
 func TestServiceByHandAgainstFixedFakes(t *testing.T) {
+	t.Parallel()
 	for _, profile := range []string{"correct", "check-then-act"} {
 		t.Run(profile, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

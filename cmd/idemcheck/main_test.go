@@ -18,6 +18,7 @@ import (
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/internal/interrupt"
 	"github.com/idemcheck/idemcheck/internal/refexe"
+	"github.com/idemcheck/idemcheck/internal/testpar"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
 
@@ -74,6 +75,9 @@ func TestMain(m *testing.M) {
 	// A target is given only the environment its configuration and
 	// process.Inherited say: these two are passed on as well.
 	process.PassOn(kv[0], "GORACE")
+	// The parallel tests, which run after the others, wait on their
+	// targets (a rate limit, a database) more than they work.
+	testpar.AtLeast(4)
 	code := m.Run()
 	refexe.Remove()
 	os.Exit(code)

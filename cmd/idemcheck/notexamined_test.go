@@ -21,6 +21,7 @@ import (
 // says so and why, and the score's reason carries it: a remote score is
 // not mistaken for one that held under crashes.
 func TestRemoteRunSaysWhatItDidNotExamine(t *testing.T) {
+	t.Parallel()
 	api := newCountingAPI() // keys in memory: a restart would forget them
 	srv := httptest.NewServer(api)
 	defer srv.Close()

@@ -83,6 +83,7 @@ func targetReport(t *testing.T, rep map[string]any) map[string]any {
 // its orders through its own list endpoint; the service runs already,
 // started by hand.
 func TestInitOpenAPIScoresTheOrdersServiceAsBuilt(t *testing.T) {
+	t.Parallel()
 	pg := pgserver.Must(t)
 	specText, err := os.ReadFile(filepath.Join("..", "..", "examples", "orders", "openapi.yaml"))
 	require.NoError(t, err)
@@ -117,6 +118,7 @@ func TestInitOpenAPIScoresTheOrdersServiceAsBuilt(t *testing.T) {
 // TestRunObserveSQL: a configuration that starts the orders service on a
 // SQLite file in its state directory and counts its orders with a query.
 func TestRunObserveSQL(t *testing.T) {
+	t.Parallel()
 	exe := refexe.Path(t)
 	for _, tc := range []struct {
 		profile string

@@ -61,6 +61,7 @@ targets:
 // two effects. Either way the correct service scores 3: a check compares
 // an observer's effects with its own.
 func TestTwoObserversOfOneTableCountOnce(t *testing.T) {
+	t.Parallel()
 	effects := map[string]float64{}
 	for _, object := range []string{"orders", ""} {
 		t.Run("object="+object, func(t *testing.T) {

@@ -114,6 +114,7 @@ targets:
 // with idemcheck's User-Agent, injects no fault that needs a local process
 // or a fake, and still judges the API.
 func TestRemoteRunIsBounded(t *testing.T) {
+	t.Parallel()
 	api := newCountingAPI()
 	srv := httptest.NewServer(api)
 	defer srv.Close()

@@ -23,6 +23,7 @@ import (
 	"github.com/idemcheck/idemcheck/examples/consumers"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/fakes/payments"
+	"github.com/idemcheck/idemcheck/internal/testpar"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
 
@@ -45,6 +46,10 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
+	// Each test waits on its broker most of its time (redelivery after
+	// the ack deadline, the quiet period that ends an attempt): more of
+	// them at once than one per processor.
+	testpar.AtLeast(8)
 	code := m.Run()
 	if sharedRabbit != nil {
 		if err := sharedRabbit.Close(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/idemcheck/idemcheck/examples/consumers"
+	"github.com/idemcheck/idemcheck/internal/testpar"
 	_ "github.com/idemcheck/idemcheck/targets/consumer/brokerset" // the brokers consumer targets start
 )
 
@@ -42,5 +43,9 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
+	// Each test waits on its broker most of its time (redelivery after
+	// the ack deadline, the quiet period that ends an attempt): more of
+	// them at once than one per processor.
+	testpar.AtLeast(8)
 	os.Exit(m.Run())
 }

@@ -32,6 +32,7 @@ func memoryTools(t *testing.T) map[string]*sdk.Tool {
 // The automatic choice finds a free-text place at any depth when the
 // schema has none at the top.
 func TestMarkerPropertyOnTheMemoryServer(t *testing.T) {
+	t.Parallel()
 	tools := memoryTools(t)
 	for name, want := range map[string]string{
 		"create_entities":     "entities.0.observations.0",
@@ -54,6 +55,7 @@ func TestMarkerPropertyOnTheMemoryServer(t *testing.T) {
 // depth, alone or in a longer text; the call is built with the marker
 // where it was asked for and the rest generated from the schema.
 func TestMarkerAtAnyDepth(t *testing.T) {
+	t.Parallel()
 	tool := memoryTools(t)["create_entities"]
 	call := harness.Call{Operation: "create_entities", Marker: "idem-00000000000000aa", Inputs: map[string]string{}}
 	for _, tc := range []struct {
@@ -90,6 +92,7 @@ func TestMarkerAtAnyDepth(t *testing.T) {
 }
 
 func TestMarkerPathErrors(t *testing.T) {
+	t.Parallel()
 	tools := memoryTools(t)
 	for _, tc := range []struct {
 		why  string
@@ -113,6 +116,7 @@ func ptr[T any](v T) *T { return &v }
 
 // Schemas with arrays of objects, as JSON Schema writes them.
 func TestLeavesOfArrays(t *testing.T) {
+	t.Parallel()
 	s, err := ParseSchema(map[string]any{
 		"type":     "object",
 		"required": []any{"lines", "tags"},

@@ -20,6 +20,7 @@ import (
 // A client that gives up sends notifications/cancelled: the server's
 // handler sees its context cancelled.
 func TestClientTimeoutCancelsTheCallOnTheServer(t *testing.T) {
+	t.Parallel()
 	cancelled := make(chan struct{}, 1)
 	srv := sdk.NewServer(&sdk.Implementation{Name: "slow", Version: "1"}, nil)
 	srv.AddTool(&sdk.Tool{
@@ -52,6 +53,7 @@ func TestClientTimeoutCancelsTheCallOnTheServer(t *testing.T) {
 // harness.Check works on an in-process *sdk.Server: the correct reference
 // server passes every check that applies without a process to crash.
 func TestCheckInProcessServer(t *testing.T) {
+	t.Parallel()
 	spec := mcp.ServerSpec(mcp.Config{Name: "in-process"}, func(env *harness.Env) (*sdk.Server, error) {
 		return mcpexample.NewServer("correct", env.Fakes["payments"].URL(), env.StateDir)
 	}, examples.PaymentsFake)
@@ -70,6 +72,7 @@ func (r *recorder) Failed() bool                      { return len(r.errors) > 0
 
 // The other way: harness.Check fails on an in-process server without keys.
 func TestCheckInProcessServerCatchesAFlaw(t *testing.T) {
+	t.Parallel()
 	spec := mcp.ServerSpec(mcp.Config{Name: "in-process-nokey"}, func(env *harness.Env) (*sdk.Server, error) {
 		return mcpexample.NewServer("idempotent-liar", env.Fakes["payments"].URL(), env.StateDir)
 	}, examples.PaymentsFake)
@@ -80,6 +83,7 @@ func TestCheckInProcessServerCatchesAFlaw(t *testing.T) {
 
 // harness.Check works on a stdio server given as a command.
 func TestCheckCommand(t *testing.T) {
+	t.Parallel()
 	spec := mcp.Spec(mcp.Config{Name: "command", Command: append(serverCommand(t), "--profile", "correct",
 		"--payments", "{{fakes.payments.url}}", "--state", "{{state_dir}}")}, nil, examples.PaymentsFake)
 	harness.Check(t, spec, harness.WithTrials(-1), harness.WithSeed(3))

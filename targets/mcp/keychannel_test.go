@@ -13,6 +13,7 @@ import (
 // one would be reused by a twin, and sent by a call meant to carry no
 // key), unless the configuration gives it one.
 func TestKeyMetaLeavesKeyLikeArgumentsOut(t *testing.T) {
+	t.Parallel()
 	tool := &sdk.Tool{Name: "create_payment", InputSchema: map[string]any{
 		"type": "object",
 		"properties": map[string]any{
@@ -46,6 +47,7 @@ func TestKeyMetaLeavesKeyLikeArgumentsOut(t *testing.T) {
 }
 
 func TestKeyLike(t *testing.T) {
+	t.Parallel()
 	for _, n := range []string{"idempotency_key", "idempotencyKey", "Idempotency-Key", "request_id", "requestId", "client_token", "dedup_key", "idempotency_token"} {
 		assert.True(t, KeyLike(n), n)
 	}
@@ -58,6 +60,7 @@ func TestKeyLike(t *testing.T) {
 // checks word its findings without keys even when another tool of the
 // server takes one; a tool with a key argument, or a safe one, is not.
 func TestToolsWithoutAKeyAreMarked(t *testing.T) {
+	t.Parallel()
 	schema := func(props ...string) map[string]any {
 		p := map[string]any{}
 		for _, n := range props {
@@ -82,6 +85,7 @@ func TestToolsWithoutAKeyAreMarked(t *testing.T) {
 // A mutating tool whose arguments are only numbers has nowhere to carry
 // {{marker}}: refused, unless the target attributes by delta.
 func TestNumbersOnlyToolNeedsDelta(t *testing.T) {
+	t.Parallel()
 	tool := &sdk.Tool{Name: "transfer", InputSchema: map[string]any{"type": "object", "properties": map[string]any{
 		"from": map[string]any{"type": "integer"}, "to": map[string]any{"type": "integer"}, "amount": map[string]any{"type": "integer", "minimum": 1},
 	}}}

@@ -8,6 +8,7 @@ import (
 	mcpexample "github.com/idemcheck/idemcheck/examples/mcp"
 	"github.com/idemcheck/idemcheck/examples/reference"
 	"github.com/idemcheck/idemcheck/internal/refexe"
+	"github.com/idemcheck/idemcheck/internal/testpar"
 )
 
 // serveArg makes the test binary a reference MCP server (see
@@ -19,6 +20,8 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == serveArg {
 		os.Exit(mcpexample.Main(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	// The tests wait on their servers more than they work.
+	testpar.AtLeast(6)
 	code := m.Run()
 	refexe.Remove()
 	os.Exit(code)

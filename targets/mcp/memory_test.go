@@ -35,6 +35,7 @@ func buildMemoryServer(t *testing.T) string {
 // arguments are arrays of objects, with the marker one level down or
 // more; the calls reach the server and the marker lands in its file.
 func TestMemoryServerSchemasAreTheLiveOnes(t *testing.T) {
+	t.Parallel()
 	bin := buildMemoryServer(t)
 	file := filepath.Join(t.TempDir(), "memory.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -15,6 +15,7 @@ import (
 // A command that is no MCP server (it prints garbage, or says nothing and
 // hangs) is an error with a reason, never a panic, and leaves no process.
 func TestNotAnMCPServer(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		why string
 		cmd []string

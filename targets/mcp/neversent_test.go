@@ -14,6 +14,7 @@ import (
 // TestNeverSent: the SDK's refusal of a call on a closed session is told
 // apart from a call that was sent and then failed (here, given up).
 func TestNeverSent(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	release := make(chan struct{})

@@ -20,6 +20,7 @@ var transports = []struct {
 }{{"stdio", false}, {"http", true}}
 
 func TestDiscoveryReadsAnnotationsAndSchemas(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "correct", false)
 	info := w.target.Info()
 	require.Len(t, info.Operations, 2)
@@ -35,6 +36,7 @@ func TestDiscoveryReadsAnnotationsAndSchemas(t *testing.T) {
 }
 
 func TestCallReplayAndRefusal(t *testing.T) {
+	t.Parallel()
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			w := newWorld(t, "correct", tr.http)
@@ -60,6 +62,7 @@ func TestCallReplayAndRefusal(t *testing.T) {
 // the client never saw the reply, and the retry on the same key is a
 // replay. The same fault on a server without a key duplicates.
 func TestLostResponse(t *testing.T) {
+	t.Parallel()
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			w := newWorld(t, "correct", tr.http)
@@ -85,6 +88,7 @@ func TestLostResponse(t *testing.T) {
 // A client timeout: the client gives up and sends notifications/cancelled;
 // the server's reply is withheld and the session goes on.
 func TestClientTimeout(t *testing.T) {
+	t.Parallel()
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			w := newWorld(t, "correct", tr.http)
@@ -103,6 +107,7 @@ func TestClientTimeout(t *testing.T) {
 // session (over stdio a new server process). A cache kept in the session
 // charges again; the durable claim does not.
 func TestReconnectAfterReset(t *testing.T) {
+	t.Parallel()
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			for _, c := range []struct {
@@ -129,6 +134,7 @@ func TestReconnectAfterReset(t *testing.T) {
 // A crash after the reply: the server is SIGKILLed before the client gets
 // the reply, restarted, and the retry replays from the durable claim.
 func TestCrashAfterReplyAndRestart(t *testing.T) {
+	t.Parallel()
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			w := newWorld(t, "correct", tr.http)
@@ -154,6 +160,7 @@ func TestCrashAfterReplyAndRestart(t *testing.T) {
 // A burst spread over several sessions (over stdio, several processes):
 // the durable claim holds across them; a session cache does not.
 func TestBurstAcrossSessions(t *testing.T) {
+	t.Parallel()
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			w := newWorld(t, "correct", tr.http)
@@ -186,6 +193,7 @@ func TestBurstAcrossSessions(t *testing.T) {
 // replayed. Only a burst across sessions (above) duplicates, which is the
 // flaw it is built with.
 func TestSessionCacheHoldsOnOneSession(t *testing.T) {
+	t.Parallel()
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			w := newWorld(t, "session-cache", tr.http)
