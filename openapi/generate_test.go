@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -143,4 +144,23 @@ func FuzzGenerate(f *testing.F) {
 			t.Fatalf("invalid YAML: %v\n%s", err, c.YAML)
 		}
 	})
+}
+
+// TestCommentsHoldOnlyWhatYAMLAllows: text from the spec written into the
+// configuration's comments (its title, an operation's summary) loses the
+// characters a YAML document may not hold, stays on its line, and a long
+// one is cut between characters, not inside one.
+func TestCommentsHoldOnlyWhatYAMLAllows(t *testing.T) {
+	long := strings.Repeat("é", 80)
+	spec := `{"openapi":"3.0.0","info":{"title":"Pay\u007fments\u0001 API\nv2\u0085","version":"1"},` +
+		`"paths":{"/a":{"post":{"summary":"Makes\u0002 a\u009f charge ` + long + `","responses":{"200":{"description":"ok"}}}}}}`
+	doc, err := openapi.LoadData(context.Background(), "spec.json", []byte(spec))
+	require.NoError(t, err)
+	c := openapi.Generate(doc, openapi.Options{})
+	var v any
+	require.NoError(t, yaml.Unmarshal([]byte(c.YAML), &v), c.YAML)
+	assert.Contains(t, c.YAML, "# idemcheck configuration for Payments API v2 1, written by")
+	assert.Contains(t, c.YAML, "# POST /a: Makes a charge éé")
+	assert.True(t, utf8.ValidString(c.YAML))
+	assert.Contains(t, c.YAML, "é…\n", "cut between characters")
 }

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -38,7 +39,7 @@ func render(doc *openapi3.T, ops []*op, opts Options) Config {
 	if src == "" {
 		src = "its OpenAPI description"
 	}
-	p("# idemcheck configuration for %s, written by `idemcheck init --openapi %s`.", title, src)
+	p("# idemcheck configuration for %s, written by `idemcheck init --openapi %s`.", oneLine(title), oneLine(src))
 	p("# Fill in every TODO (idemcheck run reports each one left with its line), then:")
 	p("#   idemcheck run -c THIS_FILE")
 	p("version: 1")
@@ -53,7 +54,7 @@ func render(doc *openapi3.T, ops []*op, opts Options) Config {
 	base, why := serverURL(doc)
 	if why != "" {
 		todo("url: " + why)
-		p("    url: %s   # TODO: %s", strconv.Quote(base), why)
+		p("    url: %s   # TODO: %s", strconv.Quote(base), oneLine(why))
 	} else {
 		p("    url: %s   # the spec's first server", strconv.Quote(base))
 	}
@@ -72,7 +73,7 @@ func render(doc *openapi3.T, ops []*op, opts Options) Config {
 		}
 	}
 	if keyHeader != "" {
-		p("    key_header: %s   # declared by %s", keyHeader, keyFrom)
+		p("    key_header: %s   # declared by %s", keyHeader, oneLine(keyFrom))
 	} else {
 		todo("key_header: the spec declares no idempotency key header")
 		p("    key_header: Idempotency-Key   # TODO: the spec declares no idempotency key header; write the API's, or keep this to see what it does without one")
@@ -89,7 +90,7 @@ func render(doc *openapi3.T, ops []*op, opts Options) Config {
 	p("    operations:")
 	for _, o := range ops {
 		if o.summary != "" {
-			p("      # %s %s: %s", o.method, o.rawPath, oneLine(o.summary))
+			p("      # %s %s: %s", o.method, oneLine(o.rawPath), oneLine(o.summary))
 		}
 		p("      - name: %s", o.name)
 		p("        mutating: %t", o.mutating)
@@ -151,7 +152,7 @@ func renderObserve(p func(string, ...any), todo func(string), ops []*op) {
 	path := list.rawPath + "?" + url.QueryEscape(list.search) + "={{marker}}"
 	p("    observe:")
 	p("      - name: %s", list.name)
-	p("        http: {path: %s, items: %s}   # lists the objects whose %s matches", strconv.Quote(path), strconv.Quote(*list.listItems), list.search)
+	p("        http: {path: %s, items: %s}   # lists the objects whose %s matches", strconv.Quote(path), strconv.Quote(*list.listItems), oneLine(list.search))
 	p("        # sql: {dsn: \"postgres://user@host/db\", query: \"SELECT id FROM … WHERE … LIKE '%%' || {{marker}} || '%%'\"}   # or count rows in its database")
 }
 
@@ -190,12 +191,32 @@ func targetName(title string) string {
 	return n
 }
 
+// oneLine is s as the text of a YAML comment: on one line, without the
+// characters YAML does not allow in a document (control characters, DEL,
+// the C1 controls, U+FFFE and U+FFFF, invalid UTF-8), its first 100
+// bytes at most, cut between characters.
 func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(strings.Map(yamlPrintable, strings.ToValidUTF8(s, ""))), " ")
 	if len(s) > 100 {
-		s = s[:100] + "…"
+		cut := 100
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return s
+}
+
+// yamlPrintable is r where a YAML document may hold it, a space for a
+// white space character, and nothing (-1) otherwise.
+func yamlPrintable(r rune) rune {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r':
+		return ' '
+	case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f && r != 0x85) || r == 0xfffe || r == 0xffff:
+		return -1
+	}
+	return r
 }
 
 // singleQuoted writes s as a YAML single-quoted scalar.
