@@ -25,11 +25,9 @@ func forEach(t *testing.T, want map[string]int, run func(t *testing.T, kind, pro
 				continue
 			}
 			t.Run(kind+"/"+profile, func(t *testing.T) {
-				if kind != "rabbitmq" {
-					// Each has a broker of its own; the RabbitMQ node and
-					// its queue are shared, so its rigs take turns.
-					t.Parallel()
-				}
+				// Each has a broker of its own; the RabbitMQ node and its
+				// queue are shared, so its rigs take turns (rabbitTurn).
+				t.Parallel()
 				assert.Equal(t, n, run(t, kind, profile), "charges for the event")
 			})
 		}
@@ -39,6 +37,7 @@ func forEach(t *testing.T, want map[string]int, run func(t *testing.T, kind, pro
 // A crash after the charge and before the ack: the broker redelivers to
 // the restarted consumer, which must not charge again.
 func TestCrashAfterEffect(t *testing.T) {
+	t.Parallel()
 	forEach(t, map[string]int{
 		"correct": 1, "memory": 2, "mark-first": 1, "check-then-insert": 2, "ack-first": 1, "none": 2,
 	}, func(t *testing.T, kind, profile string) int {
@@ -49,6 +48,7 @@ func TestCrashAfterEffect(t *testing.T) {
 // A crash after the consumer took the event and before its charge: the
 // broker must redeliver it, and the consumer must charge then.
 func TestCrashBeforeEffect(t *testing.T) {
+	t.Parallel()
 	forEach(t, map[string]int{
 		"correct": 1, "memory": 1, "mark-first": 0, "check-then-insert": 1, "ack-first": 0, "none": 1,
 	}, func(t *testing.T, kind, profile string) int {
@@ -74,6 +74,7 @@ func crash(t *testing.T, kind, profile string, kill func(*rig, *member, string) 
 // A producer that retried its publish without a de-duplication header:
 // the same event twice in a row.
 func TestDuplicatePublish(t *testing.T) {
+	t.Parallel()
 	forEach(t, map[string]int{
 		"correct": 1, "memory": 1, "mark-first": 1, "check-then-insert": 1, "ack-first": 1, "none": 2,
 	}, func(t *testing.T, kind, profile string) int {
@@ -91,6 +92,7 @@ func TestDuplicatePublish(t *testing.T) {
 // With JetStream's own de-duplication header the broker drops the retried
 // publish: even the consumer without de-duplication charges once.
 func TestDuplicatePublishDroppedByNATS(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, "nats", "none")
 	r.start("a", 1, false)
 	ev, marker := r.event()
@@ -106,15 +108,14 @@ func TestDuplicatePublishDroppedByNATS(t *testing.T) {
 // (payments is slower than the ack deadline), and the consumer processes
 // both at once.
 func TestConcurrentRedelivery(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		profile string
 		want    int
 	}{{"correct", 1}, {"memory", 1}, {"check-then-insert", 2}, {"none", 2}} {
 		for _, kind := range []string{"nats", "rabbitmq"} {
 			t.Run(kind+"/"+tc.profile, func(t *testing.T) {
-				if kind != "rabbitmq" {
-					t.Parallel() // RabbitMQ's rigs share its node and take turns
-				}
+				t.Parallel() // RabbitMQ's rigs share its node and take turns (rabbitTurn)
 				r := newRig(t, kind, tc.profile)
 				r.start("a", 4, false)
 				ev, marker := r.event()
@@ -134,6 +135,7 @@ func TestConcurrentRedelivery(t *testing.T) {
 // The ack of the first member is lost; the member leaves, and another
 // member (with its own state directory) gets the event.
 func TestLostAckThenAnotherMember(t *testing.T) {
+	t.Parallel()
 	forEach(t, map[string]int{"correct": 1, "memory": 2}, func(t *testing.T, kind, profile string) int {
 		r := newRig(t, kind, profile)
 		a := r.start("a", 1, true)
@@ -152,6 +154,7 @@ func TestLostAckThenAnotherMember(t *testing.T) {
 // slow): the eager member reads its partition again from the committed
 // offset, and gets the event a second time once the first is done.
 func TestRebalanceDuringProcessing(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		profile string
 		want    int
@@ -184,6 +187,7 @@ func TestRebalanceDuringProcessing(t *testing.T) {
 // high-water mark of Event-Seq per entity skips the earlier one, acked
 // and never charged.
 func TestReorderedEntity(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"nats", "kafka"} {
 		for profile, want := range map[string]int{"correct": 1, "high-water-mark": 0} {
 			t.Run(kind+"/"+profile, func(t *testing.T) {

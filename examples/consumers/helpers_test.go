@@ -62,11 +62,13 @@ func TestMain(m *testing.M) {
 
 // The RabbitMQ node takes seconds to boot: its tests share one node and
 // its queue, each with its own event ids, and each leaves every message
-// acked.
+// acked. They take turns (rabbitTurn), each holding the node until its
+// test has ended, while the rigs of the other brokers run beside them.
 var (
 	sharedRabbit     *rabbitmq.Broker
 	sharedRabbitErr  error
 	sharedRabbitOnce sync.Once
+	rabbitTurn       sync.Mutex
 )
 
 func rabbitBroker(t *testing.T) brokers.Broker {
@@ -78,6 +80,8 @@ func rabbitBroker(t *testing.T) brokers.Broker {
 		sharedRabbit, sharedRabbitErr = rabbitmq.Start(context.Background(), brokers.Options{AckWait: ackWait})
 	})
 	require.NoError(t, sharedRabbitErr)
+	rabbitTurn.Lock()
+	t.Cleanup(rabbitTurn.Unlock) // after the consumers' and the fake's cleanups
 	return sharedRabbit
 }
 
