@@ -143,7 +143,9 @@ func demoGate(res *record.Result, minScore int, expected map[string]int) {
 		built := expected[t.Name]
 		switch {
 		case t.Score.Level != built:
-			t.Gate = &record.TargetGate{Reason: fmt.Sprintf("score %d, built for %d", t.Score.Level, built)}
+			// The score's reason names what made the difference, so that
+			// a verdict that moved can be told from the message alone.
+			t.Gate = &record.TargetGate{Reason: fmt.Sprintf("score %d, built for %d (%s)", t.Score.Level, built, t.Score.Reason)}
 		case t.Score.Level < minScore:
 			t.Gate = &record.TargetGate{Reason: fmt.Sprintf("score %d as built, below --min-score %d", t.Score.Level, minScore)}
 		default:
