@@ -32,11 +32,17 @@ const (
 	// was cut and how much arrived.
 	MaxReplyBody = 1 << 20
 	// maxDrain bounds how much of an over-long reply is read to count it:
-	// enough to tell a large reply from an endless one, little enough that
-	// an endless one is counted in a few tens of milliseconds on any
-	// machine, well within any timeout, so that it is always reported as
-	// cut, never as a timeout on a slower machine.
+	// enough to tell a large reply from an endless one.
 	maxDrain = 64 << 20
+	// The count takes at most a quarter of the time left before the
+	// forward's deadline (drainShare), or drainTime when it has none. The
+	// reply is cut once it is over MaxReplyBody, however the count ends
+	// (its bound, its time, a read that fails): an endless reply is
+	// reported as cut well before the client's own timeout on every
+	// machine, never as a timeout on one too slow to count maxDrain bytes
+	// in time.
+	drainShare = 4
+	drainTime  = 10 * time.Second
 )
 
 // CutHeader is set on a reply the proxy passes on cut, to the number of
@@ -63,8 +69,9 @@ type Report struct {
 	// Cut is true when the target's reply body was longer than
 	// MaxReplyBody: only its start was kept and passed on.
 	Cut bool `json:"cut,omitempty"`
-	// ReplyBytes is how many body bytes arrived from the target when Cut
-	// (up to maxDrain, and within the forward timeout).
+	// ReplyBytes is how many body bytes arrived from the target when Cut,
+	// counted up to maxDrain and for a bounded time (see countRest): at
+	// least that many.
 	ReplyBytes int64 `json:"reply_bytes,omitempty"`
 	// HeaderTooLarge is true when the target's reply had a header section
 	// over MaxReplyHeaderBytes or MaxReplyHeaderLines: it was not read
@@ -401,8 +408,7 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 	rb, err := oncehttp.ReadAll(resp.Body, resp.ContentLength, MaxReplyBody+1)
 	if err == nil && len(rb) > MaxReplyBody {
 		// Counted, not kept: a hostile target cannot fill the memory.
-		var rest int64
-		rest, err = discard(io.LimitReader(resp.Body, maxDrain))
+		rest := countRest(ctx, resp.Body)
 		ex.report.Cut = true
 		ex.report.ReplyBytes = int64(len(rb)) + rest
 		rb = rb[:MaxReplyBody]
@@ -543,17 +549,31 @@ func hopHeader(k string) bool {
 
 // discard reads r to its end, in large reads (fewer system calls than
 // io.Discard's), and returns how many bytes it read.
-func discard(r io.Reader) (int64, error) {
+// countRest reads what is left of an over-long reply's body, keeping
+// none of it, and returns how much arrived: up to maxDrain bytes, for at
+// most a quarter of the time left before ctx's deadline (drainShare).
+// The body is closed when that time is up, which ends a read under way;
+// a read that fails ends the count too. The reply is cut either way.
+func countRest(ctx context.Context, body io.ReadCloser) int64 {
+	budget := drainTime
+	if dl, ok := ctx.Deadline(); ok {
+		budget = time.Until(dl) / drainShare
+	}
+	stop := time.AfterFunc(max(budget, 0), func() { _ = body.Close() })
+	defer stop.Stop()
+	return discard(io.LimitReader(body, maxDrain))
+}
+
+// discard reads r to its end or its first error, and returns how many
+// bytes it read.
+func discard(r io.Reader) int64 {
 	buf := make([]byte, 64<<10)
 	var n int64
 	for {
 		k, err := r.Read(buf)
 		n += int64(k)
-		if err == io.EOF {
-			return n, nil
-		}
 		if err != nil {
-			return n, err
+			return n
 		}
 	}
 }

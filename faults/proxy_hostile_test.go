@@ -57,6 +57,34 @@ func TestProxyCutsAnOverlongReplyAndSaysSo(t *testing.T) {
 	assert.Less(t, int64(after.TotalAlloc-before.TotalAlloc), int64(32<<20), "bytes allocated to pass on one overlong reply")
 }
 
+// TestProxyCutsAReplyThatNeverEnds: a target whose body goes past
+// MaxReplyBody and then stalls without ending is recorded as cut, with
+// what arrived, once the count's share of the forward timeout is up: the
+// client gets the cut reply, not a timeout, however slowly the machine
+// counts.
+func TestProxyCutsAReplyThatNeverEnds(t *testing.T) {
+	const sent = faults.MaxReplyBody + 10
+	tg := newTarget(t, targetOpts{reply: func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.Copy(w, &zeros{n: sent})
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // never ends the body
+	}})
+	p := mustProxy(t, tg.srv.URL, waitLimit)
+	c := newClient(t, 2*waitLimit)
+	p.Arm("stall", nil)
+	got := mustSend(t, c, http.MethodGet, p.URL()+"/stall", "stall", "", nil)
+	rep, ok := p.Report(context.Background(), "stall", waitLimit)
+	require.True(t, ok)
+	assert.True(t, rep.Cut, "%+v", rep)
+	assert.Empty(t, rep.UpstreamError, "the count's end is not the target's failure")
+	assert.False(t, rep.TimedOut)
+	assert.Equal(t, int64(sent), rep.ReplyBytes, "how much arrived")
+	assert.Equal(t, http.StatusOK, got.Status)
+	assert.Len(t, got.Body, faults.MaxReplyBody, "only the start is passed on")
+	assert.Equal(t, strconv.Itoa(sent), got.Header.Get(faults.CutHeader))
+}
+
 // TestProxyPassesAReplyAtTheCapWhole: a body of exactly MaxReplyBody is
 // not cut.
 func TestProxyPassesAReplyAtTheCapWhole(t *testing.T) {

@@ -25,9 +25,9 @@ const unresponsiveBound = 15 * time.Second
 // and its fault proxy's 502, are not taken for answers, and the
 // key_format advice is not given. The wait is told on stderr as it goes.
 // One whose reply body never ends is untestable as soon as: every reply
-// cut at what idemcheck keeps, on every machine (the proxy counts 64 MiB
-// of it at most, in far less than the timeout), whether the proxy or a
-// burst's copy read it.
+// cut at what idemcheck keeps, on every machine (the proxy counts what
+// follows for a quarter of the time left at most, so it answers well
+// within the timeout), whether the proxy or a burst's copy read it.
 func TestUnresponsiveTargets(t *testing.T) {
 	exe, err := os.Executable()
 	require.NoError(t, err)
