@@ -3,6 +3,7 @@ package ledger_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -117,6 +118,12 @@ const payload = `{"from": 1, "to": 2, "amount": 500}`
 
 // burst sends n copies of one request at once.
 func (w *world) burst(n int, key string) []answer {
+	return w.burstWhile(n, key, func() {})
+}
+
+// burstWhile sends n copies of one request at once and runs during while
+// they are in flight.
+func (w *world) burstWhile(n int, key string, during func()) []answer {
 	out := make([]answer, n)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -126,6 +133,7 @@ func (w *world) burst(n int, key string) []answer {
 			out[i] = w.post(key, payload)
 		}()
 	}
+	during()
 	wg.Wait()
 	return out
 }
@@ -192,18 +200,73 @@ func TestNoFingerprintReplaysAnotherPayload(t *testing.T) {
 }
 
 // key-after-effect: concurrent copies all find no key and all transfer;
-// correct, on the same database, makes one.
+// correct, on the same database, makes one. On PostgreSQL the test holds
+// the copies at their INSERT (a table lock that lets their key lookups
+// through) until all ten have looked and are waiting there, so every
+// copy transfers whatever the machine's speed; on SQLite, whose waiters
+// cannot be seen, the copies race the profile's window.
 func TestKeyAfterEffectDuplicatesABurst(t *testing.T) {
 	for name, db := range databases(t) {
 		t.Run(name, func(t *testing.T) {
 			dsn := db(t)
-			flawed := newWorld(t, "key-after-effect", dsn, "--window", "50ms")
-			n, sum := flawed.intent(func() { flawed.burst(10, "k1") })
-			assert.Greater(t, n, 1, "duplicated transfers")
+			const copies = 10
+			flawed := newWorld(t, "key-after-effect", dsn, "--window", "200ms")
+			var answers []answer
+			n, sum := flawed.intent(func() {
+				if name == "postgres" {
+					release := holdInserts(t, dsn)
+					answers = flawed.burstWhile(copies, "k1", func() { release(copies) })
+					return
+				}
+				answers = flawed.burst(copies, "k1")
+			})
+			for _, a := range answers {
+				assert.Equal(t, http.StatusOK, a.Status, "%+v", a)
+			}
+			if name == "postgres" {
+				assert.Equal(t, copies, n, "every copy that found no key transferred")
+			} else {
+				assert.Greater(t, n, 1, "duplicated transfers")
+			}
 			assert.Equal(t, n, sum, "each moved the amount again")
 			n, _ = flawed.intent(func() { flawed.post("k1", payload) })
 			assert.Zero(t, n, "once the key is written, a retry replays")
 		})
+	}
+}
+
+// holdInserts locks the transfers table against inserts (reads pass) in
+// a transaction of the test's own, and returns release: it waits until n
+// inserts are waiting on that lock, then commits, letting them through.
+func holdInserts(t *testing.T, dsn string) (release func(n int)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	db, err := sql.Open("pgx", dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	tx, err := db.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	_, err = tx.ExecContext(ctx, `LOCK TABLE transfers IN SHARE ROW EXCLUSIVE MODE`)
+	require.NoError(t, err)
+	return func(n int) {
+		defer func() { _ = tx.Rollback() }()
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			var waiting int
+			require.NoError(t, db.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+				WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO transfers%'`).Scan(&waiting))
+			if waiting >= n {
+				break
+			}
+			select {
+			case <-tick.C:
+			case <-ctx.Done():
+				t.Fatalf("%d of %d inserts reached the lock", waiting, n)
+			}
+		}
+		require.NoError(t, tx.Commit())
 	}
 }
 
