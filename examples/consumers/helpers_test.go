@@ -125,9 +125,12 @@ func startBroker(t *testing.T, kind string) brokers.Broker {
 
 func newRig(t *testing.T, kind, profile string) *rig {
 	t.Helper()
+	// The broker first: a RabbitMQ rig may wait its turn there, and that
+	// wait must not eat into the scenario's own time.
+	b := startBroker(t, kind)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*waitLimit)
 	t.Cleanup(cancel)
-	return &rig{t: t, broker: startBroker(t, kind), pay: payments.Start(t), state: t.TempDir(),
+	return &rig{t: t, broker: b, pay: payments.Start(t), state: t.TempDir(),
 		profile: profile, kind: kind, ctx: ctx}
 }
 
