@@ -57,7 +57,7 @@ type Report struct {
 	// that reply (it got another, or a reset): the outcome is unknown to
 	// the client although the target finished.
 	Withheld bool `json:"withheld,omitempty"`
-	// UpstreamStatus is the target's status, 0 if it did not reply.
+	// UpstreamStatus is the target's status, 0 if none arrived.
 	UpstreamStatus int `json:"upstream_status,omitempty"`
 	// UpstreamError says why the target did not reply, if it did not.
 	UpstreamError string `json:"upstream_error,omitempty"`
@@ -77,6 +77,11 @@ type Report struct {
 	// over MaxReplyHeaderBytes or MaxReplyHeaderLines: it was not read
 	// further, and UpstreamError says which cap it went over.
 	HeaderTooLarge bool `json:"header_too_large,omitempty"`
+	// BodyUnfinished is true when the target's status and header arrived
+	// (UpstreamStatus) but its body did not arrive whole (the forward
+	// timeout passed while it was read, or the connection failed):
+	// UpstreamError says how.
+	BodyUnfinished bool `json:"body_unfinished,omitempty"`
 }
 
 // Caps on the header section of a reply, wherever idemcheck reads one
@@ -416,6 +421,8 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 	if err != nil {
 		ex.report.UpstreamError = "reading the reply: " + err.Error()
 		ex.report.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+		ex.report.BodyUnfinished = true
+		ex.report.UpstreamStatus = resp.StatusCode
 		return nil, err
 	}
 	ex.report.UpstreamStatus = resp.StatusCode

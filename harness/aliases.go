@@ -36,6 +36,10 @@ const (
 // body was longer than idemcheck keeps begins.
 const ReplyCut = record.ReplyCut
 
+// ReplyUnfinished is record.ReplyUnfinished: how the Error of an attempt
+// whose reply's body did not arrive whole begins.
+const ReplyUnfinished = record.ReplyUnfinished
+
 // The statuses of a check's verdict that skip or fail it (see
 // record.Status).
 const (

@@ -25,6 +25,13 @@ const (
 // attempt failed the same way either way.
 const ReplyCut = "the reply's body was cut"
 
+// ReplyUnfinished begins the Error of an attempt whose reply's status
+// and header arrived but whose body did not arrive whole (the timeout
+// passed while it was read, or the connection failed). A body that never
+// ends is cut on one machine and unfinished on a slower one, so the two
+// count as one way of failing (see ReplyCut).
+const ReplyUnfinished = "the reply's body did not arrive whole"
+
 // Call is one attempt as the adapter receives it.
 type Call struct {
 	// ID identifies the attempt across harness, proxy and fakes.

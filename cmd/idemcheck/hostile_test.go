@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // hostileEnv turns the test binary into a hostile target; its value is
@@ -31,6 +32,8 @@ import (
 //	          on stdout, then hangs until killed
 //	endless   HTTP on $1: /healthz answers; every other request gets
 //	          200 and a body that never ends
+//	trickle   HTTP on $1: /healthz answers; every other request gets
+//	          200 and a body that never ends, 1 KiB every 100 ms
 //	garbage   a CLI tool that is not idempotent (a new order on every
 //	          call): after floodBytes of log lines with ANSI colour codes,
 //	          NUL and other control bytes and invalid UTF-8 on stdout and
@@ -141,6 +144,29 @@ func hostile(mode string, args []string) int {
 			chunk := bytes.Repeat([]byte("x"), 64<<10)
 			for {
 				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		})
+		_ = http.ListenAndServe(args[0], mux)
+		return 1
+	case "trickle":
+		mux := http.NewServeMux()
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "ok") })
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			chunk := bytes.Repeat([]byte("x"), 1<<10)
+			tick := time.NewTicker(100 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+				select {
+				case <-tick.C:
+				case <-r.Context().Done():
 					return
 				}
 			}

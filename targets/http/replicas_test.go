@@ -3,10 +3,12 @@ package http_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -115,6 +117,31 @@ func TestBurstReplyCutIsNotClean(t *testing.T) {
 	for _, rep := range tg.Burst(context.Background(), harness.Call{ID: "r-1-burst", Operation: "create", Key: "k"}, 2) {
 		assert.Equal(t, harness.Info, rep.Outcome)
 		assert.Contains(t, rep.Error, "cut")
+		assert.Equal(t, 200, rep.Status)
+	}
+}
+
+// TestReplyBodyThatStallsIsUnfinished: a target that sends its status
+// and the start of a body, then nothing more, has its reply recorded as
+// unfinished (info, with the target's status), through the fault proxy
+// and in a burst's copies alike, never as a reply the target did not
+// send: a body that never ends is told apart from silence on a machine
+// too slow to read it to the cut.
+func TestReplyBodyThatStallsIsUnfinished(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, `{"effect":`)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}, nil)
+	cfg := oneOp(srv.srv.URL, httptarget.Operation{Path: "/x"})
+	cfg.Timeout = time.Second
+	tg := mustNew(t, cfg)
+	replies := []harness.Reply{call(t, tg, harness.Call{ID: "r-1-1", Operation: "create", Key: "k"})}
+	replies = append(replies, tg.Burst(context.Background(), harness.Call{ID: "r-2-burst", Operation: "create", Key: "k"}, 2)...)
+	for _, rep := range replies {
+		assert.Equal(t, harness.Info, rep.Outcome)
+		assert.True(t, strings.HasPrefix(rep.Error, harness.ReplyUnfinished), rep.Error)
 		assert.Equal(t, 200, rep.Status)
 	}
 }

@@ -336,6 +336,12 @@ func (t *Target) call(ctx context.Context, c harness.Call, proxy *faults.Proxy) 
 		}
 		out.Error = describe(cctx, err, timeout)
 		out.TimedOut = timedOut(cctx, err)
+		if got && rep.BodyUnfinished {
+			// The target began its reply: a body that did not end in
+			// time, not silence.
+			out.Status = rep.UpstreamStatus
+			out.Error = harness.ReplyUnfinished + ": " + out.Error
+		}
 		return out
 	}
 	out.Body = evidence(body)
@@ -351,6 +357,10 @@ func (t *Target) call(ctx context.Context, c harness.Call, proxy *faults.Proxy) 
 		// went wrong upstream), not the target's: it did not answer.
 		out.Outcome, out.Status, out.Body = harness.Info, 0, ""
 		out.Error = "the target did not reply: " + rep.UpstreamError
+		if rep.BodyUnfinished {
+			out.Status = rep.UpstreamStatus
+			out.Error = harness.ReplyUnfinished + ": " + rep.UpstreamError
+		}
 		out.TimedOut = errors.Is(cctx.Err(), context.DeadlineExceeded) || rep.TimedOut
 		return out
 	case rep.Cut:
@@ -458,6 +468,10 @@ func (t *Target) Burst(ctx context.Context, c harness.Call, n int) []harness.Rep
 					r.Instance = instanceName(i % len(hosts)) // copy i goes to host i mod N
 				}
 				switch {
+				case br.Err != nil && br.Status != 0:
+					// The status line came, the body did not, whole.
+					r.Outcome = harness.Info
+					r.Error = harness.ReplyUnfinished + ": " + br.Err.Error()
 				case br.Err != nil:
 					r.Outcome = harness.Info
 					r.Error = br.Err.Error()

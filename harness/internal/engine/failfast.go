@@ -111,9 +111,12 @@ func (r *runner) noteWay(in *record.Intent, a record.Attempt) {
 
 // failureWay is how an attempt failed, without what varies between two
 // attempts that fail alike (ids, keys, times: digits; how much of a cut
-// reply arrived, which a burst's copy does not count).
+// reply arrived, which a burst's copy does not count). A reply cut at
+// what idemcheck keeps and one whose body did not arrive whole in time
+// are one way: a body that never ends is the one or the other depending
+// on how fast the machine reads it.
 func failureWay(a record.Attempt) string {
-	if strings.HasPrefix(a.Error, record.ReplyCut) {
+	if strings.HasPrefix(a.Error, record.ReplyCut) || strings.HasPrefix(a.Error, record.ReplyUnfinished) {
 		a.Error = record.ReplyCut
 	}
 	strip := func(s string) string {

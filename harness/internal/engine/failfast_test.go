@@ -11,8 +11,10 @@ import (
 // TestFailureWay: two attempts fail the same way when they differ only in
 // digits (ids, keys, times), or when both replies were cut, however much
 // of each was counted (the fault proxy counts what arrived, a burst's copy
-// stops reading at its cap); a timeout and a cut reply are two ways, as
-// are two statuses.
+// stops reading at its cap), or when one was cut and the other's body did
+// not arrive whole (a body that never ends, read on a slower machine); a
+// timeout before any reply and a cut reply are two ways, as are two
+// statuses.
 func TestFailureWay(t *testing.T) {
 	cut := func(msg string) record.Attempt {
 		return record.Attempt{Reply: record.Reply{Outcome: record.Info, Status: 200, Error: msg}}
@@ -20,6 +22,10 @@ func TestFailureWay(t *testing.T) {
 	proxied := cut(record.ReplyCut + ": 68157441 bytes arrived, more than the 1048576 kept")
 	copied := cut(record.ReplyCut + ": more than the 1048576 bytes kept arrived")
 	assert.Equal(t, failureWay(proxied), failureWay(copied))
+	unfinished := cut(record.ReplyUnfinished + ": reading the reply: context deadline exceeded (read tcp 127.0.0.1:5->127.0.0.1:6: i/o timeout)")
+	assert.Equal(t, failureWay(proxied), failureWay(unfinished))
+	unfinishedCopy := cut(record.ReplyUnfinished + ": burst copy 3 of 20: reading the reply's body: context deadline exceeded")
+	assert.Equal(t, failureWay(copied), failureWay(unfinishedCopy))
 
 	timeout := record.Attempt{Reply: record.Reply{Outcome: record.Info, Error: "no reply within 2s (the client gave up)"}}
 	assert.NotEqual(t, failureWay(proxied), failureWay(timeout))

@@ -217,12 +217,16 @@ func silence(a record.Attempt) bool {
 // (see silence): silentLimit of them before any answer, or hungLimit that
 // timed out after one, stop the run of the target (r.fatal), saying how
 // long it waited. Each one counted is told to the progress, so that a
-// long wait shows.
+// long wait shows. A reply whose status came but whose body did not end
+// in time is an answer before the first one (the target is not silent:
+// its first attempts failing alike say how, see failFast), and a timeout
+// after it.
 func (r *runner) noteSilence(a record.Attempt) {
 	if a.Fault != "" || r.fatal != nil || r.s.ctx.Err() != nil {
 		return
 	}
-	if !silence(a) || (r.answered && !a.TimedOut) {
+	began := a.Status != 0
+	if !silence(a) || (r.answered && !a.TimedOut) || (!r.answered && began) {
 		r.answered = true
 		r.silent, r.silentFor = 0, 0
 		return
