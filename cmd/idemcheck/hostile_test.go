@@ -136,43 +136,9 @@ func hostile(mode string, args []string) int {
 		fmt.Fprintln(os.Stdout, "working")
 		select {}
 	case "endless":
-		mux := http.NewServeMux()
-		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "ok") })
-		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-			_, _ = io.Copy(io.Discard, r.Body)
-			w.Header().Set("Content-Type", "application/json")
-			chunk := bytes.Repeat([]byte("x"), 64<<10)
-			for {
-				if _, err := w.Write(chunk); err != nil {
-					return
-				}
-			}
-		})
-		_ = http.ListenAndServe(args[0], mux)
-		return 1
+		return endlessBody(args[0], 64<<10, 0)
 	case "trickle":
-		mux := http.NewServeMux()
-		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "ok") })
-		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-			_, _ = io.Copy(io.Discard, r.Body)
-			w.Header().Set("Content-Type", "application/json")
-			chunk := bytes.Repeat([]byte("x"), 1<<10)
-			tick := time.NewTicker(100 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				if _, err := w.Write(chunk); err != nil {
-					return
-				}
-				w.(http.Flusher).Flush()
-				select {
-				case <-tick.C:
-				case <-r.Context().Done():
-					return
-				}
-			}
-		})
-		_ = http.ListenAndServe(args[0], mux)
-		return 1
+		return endlessBody(args[0], 1<<10, 100*time.Millisecond)
 	case "charger":
 		return charger(args[0], os.Getenv("PAYMENTS_URL"), os.Getenv("DISARM") != "", os.Getenv("GREYLIST") != "")
 	case "garbage":
@@ -228,6 +194,35 @@ func charger(addr, payments string, disarm, greylist bool) int {
 		_ = json.NewDecoder(resp.Body).Decode(&ch)
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"effect":"created","data":{"id":%q}}`, ch.ID)
+	})
+	_ = http.ListenAndServe(addr, mux)
+	return 1
+}
+
+// endlessBody serves HTTP on addr: /healthz answers; every other request
+// gets 200 and a body that never ends, chunk bytes at a time, with a
+// pause after each when pause is above 0.
+func endlessBody(addr string, chunk int, pause time.Duration) int {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "ok") })
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		b := bytes.Repeat([]byte("x"), chunk)
+		for {
+			if _, err := w.Write(b); err != nil {
+				return
+			}
+			if pause <= 0 {
+				continue
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-time.After(pause):
+			case <-r.Context().Done():
+				return
+			}
+		}
 	})
 	_ = http.ListenAndServe(addr, mux)
 	return 1
