@@ -45,7 +45,8 @@ func broker(t *testing.T) *rabbitmq.Broker {
 		t.Skipf("skipping: %v", err)
 	}
 	sharedOnce.Do(func() {
-		shared, sharedErr = rabbitmq.Start(context.Background(), brokers.Options{AckWait: ackWait})
+		// The boot takes seconds idle, a minute and more on a busy machine.
+		shared, sharedErr = rabbitmq.Start(context.Background(), brokers.Options{AckWait: ackWait, StartTimeout: 3 * time.Minute})
 	})
 	require.NoError(t, sharedErr)
 	return shared
@@ -214,7 +215,7 @@ func TestCloseLeavesNothingBehind(t *testing.T) {
 	// test of another package) has directories of its own meanwhile.
 	t.Setenv("TMPDIR", t.TempDir())
 	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "idemcheck-rabbitmq-*"))
-	b, err := rabbitmq.Start(context.Background(), brokers.Options{})
+	b, err := rabbitmq.Start(context.Background(), brokers.Options{StartTimeout: 3 * time.Minute})
 	require.NoError(t, err)
 	server := b.ServerURL()
 	require.NoError(t, b.Close())

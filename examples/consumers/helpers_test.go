@@ -77,13 +77,19 @@ func rabbitBroker(t *testing.T) brokers.Broker {
 		t.Skipf("skipping: %v", err)
 	}
 	sharedRabbitOnce.Do(func() {
-		sharedRabbit, sharedRabbitErr = rabbitmq.Start(context.Background(), brokers.Options{AckWait: ackWait})
+		sharedRabbit, sharedRabbitErr = rabbitmq.Start(context.Background(),
+			brokers.Options{AckWait: ackWait, StartTimeout: rabbitBoot})
 	})
 	require.NoError(t, sharedRabbitErr)
 	rabbitTurn.Lock()
 	t.Cleanup(rabbitTurn.Unlock) // after the consumers' and the fake's cleanups
 	return sharedRabbit
 }
+
+// rabbitBoot bounds the node's boot: about 6 s of an idle two-core
+// machine's time, but a minute and more while the other packages' tests
+// keep both processors busy.
+const rabbitBoot = 3 * time.Minute
 
 // seq numbers the events of every rig, so that rigs sharing a broker
 // never share an event id or a marker.

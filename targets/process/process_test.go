@@ -330,6 +330,36 @@ func TestStartCancelledLeavesNothing(t *testing.T) {
 	assert.Empty(t, liveWithToken(t, h.token))
 }
 
+// TestStartAbandonedSaysWhatItPrinted: a start abandoned by its caller
+// before the process was ready says what the process had printed so far,
+// which tells why it was slow.
+func TestStartAbandonedSaysWhatItPrinted(t *testing.T) {
+	t.Parallel()
+	h := newHelper(t, "hang")
+	ctx, cancel := context.WithCancel(testContext(t))
+	defer cancel()
+	// The process's output is kept before it is copied here: cancel once
+	// the line is seen.
+	h.spec.Stdout = writerFunc(func(b []byte) (int, error) {
+		if strings.Contains(string(b), "not listening") {
+			cancel()
+		}
+		return len(b), nil
+	})
+	p, err := process.Start(ctx, h.spec)
+	require.Error(t, err)
+	assert.Nil(t, p)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Contains(t, err.Error(), "start abandoned before it was ready")
+	assert.Regexp(t, `its output so far ends:\nhelper hang: pid [0-9]+, not listening`, err.Error())
+	assert.Empty(t, liveWithToken(t, h.token))
+}
+
+// writerFunc is an io.Writer made of a function.
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
 func TestStartRefusesBadSpecs(t *testing.T) {
 	t.Parallel()
 	cancelled, cancel := context.WithCancel(context.Background())

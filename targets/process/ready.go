@@ -135,7 +135,7 @@ func (p *Process) awaitReady(ctx context.Context, in *incarnation) error {
 			}
 			_ = in.kill()
 			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("process %q: start abandoned before it was ready: %w", p.name, err)
+				return fmt.Errorf("process %q: start abandoned before it was ready: %w%s", p.name, err, outputSoFar(p.Output()))
 			}
 			return &StartError{
 				Name:     p.name,
@@ -184,4 +184,21 @@ func loopbackAddr(addr string) string {
 		return net.JoinHostPort("127.0.0.1", port)
 	}
 	return addr
+}
+
+// outputSoFar is what a process abandoned while starting has printed,
+// its last 2 KiB from a line's start, to follow an error: why it was not
+// ready yet is often there.
+func outputSoFar(out string) string {
+	const keep = 2 << 10
+	if out = strings.TrimSpace(out); out == "" {
+		return ""
+	}
+	if len(out) > keep {
+		out = out[len(out)-keep:]
+		if i := strings.IndexByte(out, '\n'); i >= 0 {
+			out = out[i+1:]
+		}
+	}
+	return "; its output so far ends:\n" + out
 }
