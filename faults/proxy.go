@@ -59,7 +59,8 @@ type Report struct {
 	Withheld bool `json:"withheld,omitempty"`
 	// UpstreamStatus is the target's status, 0 if none arrived.
 	UpstreamStatus int `json:"upstream_status,omitempty"`
-	// UpstreamError says why the target did not reply, if it did not.
+	// UpstreamError says why the target did not reply, or, when
+	// BodyUnfinished, why its reply's body did not arrive whole.
 	UpstreamError string `json:"upstream_error,omitempty"`
 	// TimedOut is true when that was because the forward timeout passed
 	// (no reply, or a reply whose body did not end in time).
@@ -554,8 +555,6 @@ func hopHeader(k string) bool {
 	return false
 }
 
-// discard reads r to its end, in large reads (fewer system calls than
-// io.Discard's), and returns how many bytes it read.
 // countRest reads what is left of an over-long reply's body, keeping
 // none of it, and returns how much arrived: up to maxDrain bytes, for at
 // most a quarter of the time left before ctx's deadline (drainShare).
@@ -571,8 +570,8 @@ func countRest(ctx context.Context, body io.ReadCloser) int64 {
 	return discard(io.LimitReader(body, maxDrain))
 }
 
-// discard reads r to its end or its first error, and returns how many
-// bytes it read.
+// discard reads r to its end or its first error, in large reads (fewer
+// system calls than io.Discard's), and returns how many bytes it read.
 func discard(r io.Reader) int64 {
 	buf := make([]byte, 64<<10)
 	var n int64

@@ -91,7 +91,9 @@ type Reply struct {
 	// TimedOut is true when the attempt ended because its timeout passed
 	// with no reply (the client gave up, or the harness killed a command
 	// that had not ended): silence, whatever the target printed or how
-	// it was killed.
+	// it was killed; or with a reply whose status came but whose body had
+	// not ended (Error begins with ReplyUnfinished), which is an answer,
+	// not silence.
 	TimedOut bool `json:"timed_out,omitempty"`
 	// Instance names the instance (replica) that served the call, where
 	// the target has several ("" with one).

@@ -123,10 +123,11 @@ func TestBurstReplyCutIsNotClean(t *testing.T) {
 
 // TestReplyBodyThatStallsIsUnfinished: a target that sends its status
 // and the start of a body, then nothing more, has its reply recorded as
-// unfinished (info, with the target's status), through the fault proxy
-// and in a burst's copies alike, never as a reply the target did not
-// send: a body that never ends is told apart from silence on a machine
-// too slow to read it to the cut.
+// unfinished (info), through the fault proxy and in a burst's copies
+// alike, never as a reply the target did not send: a body that never
+// ends is told apart from silence on a machine too slow to read it to
+// the cut. Through the proxy the status is told in the error, not as the
+// attempt's status: the client got no reply it could act on.
 func TestReplyBodyThatStallsIsUnfinished(t *testing.T) {
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
@@ -137,9 +138,11 @@ func TestReplyBodyThatStallsIsUnfinished(t *testing.T) {
 	cfg := oneOp(srv.srv.URL, httptarget.Operation{Path: "/x"})
 	cfg.Timeout = time.Second
 	tg := mustNew(t, cfg)
-	replies := []harness.Reply{call(t, tg, harness.Call{ID: "r-1-1", Operation: "create", Key: "k"})}
-	replies = append(replies, tg.Burst(context.Background(), harness.Call{ID: "r-2-burst", Operation: "create", Key: "k"}, 2)...)
-	for _, rep := range replies {
+	rep := call(t, tg, harness.Call{ID: "r-1-1", Operation: "create", Key: "k"})
+	assert.Equal(t, harness.Info, rep.Outcome)
+	assert.Zero(t, rep.Status)
+	assert.Regexp(t, "^"+harness.ReplyUnfinished+`: the target sent status 200, and its body had not ended when the client gave up after 1s$`, rep.Error)
+	for _, rep := range tg.Burst(context.Background(), harness.Call{ID: "r-2-burst", Operation: "create", Key: "k"}, 2) {
 		assert.Equal(t, harness.Info, rep.Outcome)
 		assert.True(t, strings.HasPrefix(rep.Error, harness.ReplyUnfinished), rep.Error)
 		assert.Equal(t, 200, rep.Status)

@@ -338,9 +338,13 @@ func (t *Target) call(ctx context.Context, c harness.Call, proxy *faults.Proxy) 
 		out.TimedOut = timedOut(cctx, err)
 		if got && rep.BodyUnfinished {
 			// The target began its reply: a body that did not end in
-			// time, not silence.
-			out.Status = rep.UpstreamStatus
-			out.Error = harness.ReplyUnfinished + ": " + out.Error
+			// time, not silence. Its status stays out of Status: the
+			// client never got a reply it could act on.
+			what := "then the call failed: " + out.Error
+			if out.TimedOut {
+				what = fmt.Sprintf("and its body had not ended when the client gave up after %s", timeout)
+			}
+			out.Error = fmt.Sprintf("%s: the target sent status %d, %s", harness.ReplyUnfinished, rep.UpstreamStatus, what)
 		}
 		return out
 	}
@@ -358,8 +362,7 @@ func (t *Target) call(ctx context.Context, c harness.Call, proxy *faults.Proxy) 
 		out.Outcome, out.Status, out.Body = harness.Info, 0, ""
 		out.Error = "the target did not reply: " + rep.UpstreamError
 		if rep.BodyUnfinished {
-			out.Status = rep.UpstreamStatus
-			out.Error = harness.ReplyUnfinished + ": " + rep.UpstreamError
+			out.Error = fmt.Sprintf("%s: the target sent status %d, then %s", harness.ReplyUnfinished, rep.UpstreamStatus, rep.UpstreamError)
 		}
 		out.TimedOut = errors.Is(cctx.Err(), context.DeadlineExceeded) || rep.TimedOut
 		return out

@@ -351,7 +351,7 @@ func TestStartAbandonedSaysWhatItPrinted(t *testing.T) {
 	assert.Nil(t, p)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Contains(t, err.Error(), "start abandoned before it was ready")
-	assert.Regexp(t, `its output so far ends:\nhelper hang: pid [0-9]+, not listening`, err.Error())
+	assert.Regexp(t, `last output so far:\n    \| helper hang: pid [0-9]+, not listening`, err.Error())
 	assert.Empty(t, liveWithToken(t, h.token))
 }
 

@@ -187,18 +187,18 @@ func loopbackAddr(addr string) string {
 }
 
 // outputSoFar is what a process abandoned while starting has printed,
-// its last 2 KiB from a line's start, to follow an error: why it was not
-// ready yet is often there.
+// its last lines laid out as a StartError's, to follow an error: why it
+// was not ready yet is often there.
 func outputSoFar(out string) string {
-	const keep = 2 << 10
-	if out = strings.TrimSpace(out); out == "" {
+	lines := lastLines(out, outputLines)
+	if lines == "" {
 		return ""
 	}
-	if len(out) > keep {
-		out = out[len(out)-keep:]
-		if i := strings.IndexByte(out, '\n'); i >= 0 {
-			out = out[i+1:]
-		}
+	var b strings.Builder
+	b.WriteString("; last output so far:")
+	for _, l := range strings.Split(lines, "\n") {
+		b.WriteString("\n    | ")
+		b.WriteString(l)
 	}
-	return "; its output so far ends:\n" + out
+	return b.String()
 }

@@ -112,12 +112,14 @@ func (r *runner) noteWay(in *record.Intent, a record.Attempt) {
 // failureWay is how an attempt failed, without what varies between two
 // attempts that fail alike (ids, keys, times: digits; how much of a cut
 // reply arrived, which a burst's copy does not count). A reply cut at
-// what idemcheck keeps and one whose body did not arrive whole in time
-// are one way: a body that never ends is the one or the other depending
-// on how fast the machine reads it.
+// what idemcheck keeps and one whose body did not arrive whole (in time,
+// or at all: the connection failed during it) are one way, whatever
+// status came with either: a body that never ends is the one or the
+// other depending on how fast the machine reads it, and one read through
+// the fault proxy tells no status while a burst's copy does.
 func failureWay(a record.Attempt) string {
 	if strings.HasPrefix(a.Error, record.ReplyCut) || strings.HasPrefix(a.Error, record.ReplyUnfinished) {
-		a.Error = record.ReplyCut
+		return fmt.Sprintf("%s|%s", a.Outcome, record.ReplyCut)
 	}
 	strip := func(s string) string {
 		return strings.Map(func(r rune) rune {

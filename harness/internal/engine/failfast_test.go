@@ -12,9 +12,9 @@ import (
 // digits (ids, keys, times), or when both replies were cut, however much
 // of each was counted (the fault proxy counts what arrived, a burst's copy
 // stops reading at its cap), or when one was cut and the other's body did
-// not arrive whole (a body that never ends, read on a slower machine); a
-// timeout before any reply and a cut reply are two ways, as are two
-// statuses.
+// not arrive whole (a body that never ends, read on a slower machine),
+// whatever status came with each; a timeout before any reply and a cut
+// reply are two ways, as are two statuses of replies read whole.
 func TestFailureWay(t *testing.T) {
 	cut := func(msg string) record.Attempt {
 		return record.Attempt{Reply: record.Reply{Outcome: record.Info, Status: 200, Error: msg}}
@@ -31,7 +31,12 @@ func TestFailureWay(t *testing.T) {
 	assert.NotEqual(t, failureWay(proxied), failureWay(timeout))
 	assert.Equal(t, failureWay(timeout), failureWay(record.Attempt{Reply: record.Reply{Outcome: record.Info, Error: "no reply within 5s (the client gave up)"}}))
 
-	other := copied
+	proxiedUnfinished := unfinished
+	proxiedUnfinished.Status = 0
+	assert.Equal(t, failureWay(copied), failureWay(proxiedUnfinished))
+
+	answered := record.Attempt{Reply: record.Reply{Outcome: record.Info, Status: 503}}
+	other := answered
 	other.Status = 500
-	assert.NotEqual(t, failureWay(copied), failureWay(other))
+	assert.NotEqual(t, failureWay(answered), failureWay(other))
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 
@@ -225,7 +226,7 @@ func (r *runner) noteSilence(a record.Attempt) {
 	if a.Fault != "" || r.fatal != nil || r.s.ctx.Err() != nil {
 		return
 	}
-	began := a.Status != 0
+	began := strings.HasPrefix(a.Error, record.ReplyUnfinished)
 	if !silence(a) || (r.answered && !a.TimedOut) || (!r.answered && began) {
 		r.answered = true
 		r.silent, r.silentFor = 0, 0
