@@ -141,7 +141,7 @@ func TestReplyBodyThatStallsIsUnfinished(t *testing.T) {
 	rep := call(t, tg, harness.Call{ID: "r-1-1", Operation: "create", Key: "k"})
 	assert.Equal(t, harness.Info, rep.Outcome)
 	assert.Zero(t, rep.Status)
-	assert.Regexp(t, "^"+harness.ReplyUnfinished+`: the target sent status 200, and its body had not ended when the client gave up after 1s$`, rep.Error)
+	assert.Regexp(t, "^"+harness.ReplyUnfinished+`: the target sent status 200, and its body had not ended after 1s$`, rep.Error)
 	for _, rep := range tg.Burst(context.Background(), harness.Call{ID: "r-2-burst", Operation: "create", Key: "k"}, 2) {
 		assert.Equal(t, harness.Info, rep.Outcome)
 		assert.True(t, strings.HasPrefix(rep.Error, harness.ReplyUnfinished), rep.Error)

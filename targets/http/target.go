@@ -340,11 +340,7 @@ func (t *Target) call(ctx context.Context, c harness.Call, proxy *faults.Proxy) 
 			// The target began its reply: a body that did not end in
 			// time, not silence. Its status stays out of Status: the
 			// client never got a reply it could act on.
-			what := "then the call failed: " + out.Error
-			if out.TimedOut {
-				what = fmt.Sprintf("and its body had not ended when the client gave up after %s", timeout)
-			}
-			out.Error = fmt.Sprintf("%s: the target sent status %d, %s", harness.ReplyUnfinished, rep.UpstreamStatus, what)
+			out.Error = unfinished(rep, out.TimedOut || rep.TimedOut, "the call failed: "+out.Error, timeout)
 		}
 		return out
 	}
@@ -361,10 +357,10 @@ func (t *Target) call(ctx context.Context, c harness.Call, proxy *faults.Proxy) 
 		// went wrong upstream), not the target's: it did not answer.
 		out.Outcome, out.Status, out.Body = harness.Info, 0, ""
 		out.Error = "the target did not reply: " + rep.UpstreamError
-		if rep.BodyUnfinished {
-			out.Error = fmt.Sprintf("%s: the target sent status %d, then %s", harness.ReplyUnfinished, rep.UpstreamStatus, rep.UpstreamError)
-		}
 		out.TimedOut = errors.Is(cctx.Err(), context.DeadlineExceeded) || rep.TimedOut
+		if rep.BodyUnfinished {
+			out.Error = unfinished(rep, out.TimedOut, rep.UpstreamError, timeout)
+		}
 		return out
 	case rep.Cut:
 		// Only the start of the body is known: not a clean reply.
@@ -579,6 +575,17 @@ func escapedVars(vars map[string]string, escape func(string) string) map[string]
 		out[k] = escape(v)
 	}
 	return out
+}
+
+// unfinished is the Error of an attempt whose reply's status came
+// through the proxy but whose body did not arrive whole: the same words
+// whether the client or the proxy gave up first at the timeout, else
+// what failed.
+func unfinished(rep faults.Report, timedOut bool, failure string, timeout time.Duration) string {
+	if timedOut {
+		return fmt.Sprintf("%s: the target sent status %d, and its body had not ended after %s", harness.ReplyUnfinished, rep.UpstreamStatus, timeout)
+	}
+	return fmt.Sprintf("%s: the target sent status %d, then %s", harness.ReplyUnfinished, rep.UpstreamStatus, failure)
 }
 
 func describe(ctx context.Context, err error, timeout time.Duration) string {
