@@ -56,11 +56,8 @@ func (e *StartError) Error() string {
 		b.WriteString("; it printed nothing")
 	} else {
 		b.WriteString("; last output:\n")
-		for _, l := range strings.Split(lines, "\n") {
-			b.WriteString("    | ")
-			b.WriteString(l)
-			b.WriteByte('\n')
-		}
+		b.WriteString(quoted(lines))
+		b.WriteByte('\n')
 	}
 	hint := e.hint
 	if hint == "" {
@@ -72,6 +69,11 @@ func (e *StartError) Error() string {
 	b.WriteString("hint: ")
 	b.WriteString(hint)
 	return b.String()
+}
+
+// quoted sets each of lines apart from the message around it ("    | ").
+func quoted(lines string) string {
+	return "    | " + strings.ReplaceAll(lines, "\n", "\n    | ")
 }
 
 // lastLines returns at most n trailing lines of s, without the final

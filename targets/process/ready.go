@@ -194,11 +194,5 @@ func outputSoFar(out string) string {
 	if lines == "" {
 		return ""
 	}
-	var b strings.Builder
-	b.WriteString("; last output so far:")
-	for _, l := range strings.Split(lines, "\n") {
-		b.WriteString("\n    | ")
-		b.WriteString(l)
-	}
-	return b.String()
+	return "; last output so far:\n" + quoted(lines)
 }
