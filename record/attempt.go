@@ -47,6 +47,15 @@ type Call struct {
 	// Caller is which of the target's callers sends it (0: the first,
 	// or the only one); see Capabilities.Callers.
 	Caller int
+	// Acted, when set, says whether Fault has acted yet: a fake failed
+	// the downstream call or the target was killed at the fault's point.
+	// It is nil when there is no fault, or when the harness cannot tell.
+	// A target whose answer can come before the effects it answers for
+	// (a consumer that acknowledges an event, then acts on it) does not
+	// call the attempt over while it is false, up to its deadline:
+	// otherwise the fault, disarmed when the attempt ends, would miss the
+	// effect it was armed for.
+	Acted func() bool
 }
 
 // Vars returns the template variables of the call: key, marker, input.NAME.

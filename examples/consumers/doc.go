@@ -98,7 +98,8 @@
 // It prints "consuming TOPIC from BROKER as GROUP (profile P)" once
 // subscribed and stops on SIGINT or SIGTERM. Flags: --profile, --broker,
 // --url (default $BROKER_URL), --topic, --stream, --group, --ack-wait,
-// --payments (default $PAYMENTS_URL), --state, --name, --workers. Exit
+// --payments (default $PAYMENTS_URL), --state, --name, --workers,
+// --charge-delay (a wait before each charge: a slow consumer). Exit
 // status: 0 once stopped, 1 on a failure (the broker unreachable), 2 on
 // bad usage.
 //

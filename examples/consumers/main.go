@@ -46,6 +46,10 @@ type Options struct {
 	Name string
 	// Workers bounds the deliveries processed at once (NATS).
 	Workers int
+	// ChargeDelay is how long each charge waits before it is sent: a
+	// slow consumer, whose effect comes well after whatever it did
+	// before (an ack-first consumer's ack).
+	ChargeDelay time.Duration
 }
 
 // Run consumes events as opts says until ctx ends. It writes
@@ -81,10 +85,14 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	if opts.Workers < 1 || opts.Workers > 256 {
 		return usageError{fmt.Errorf("--workers %d out of range; expected 1 to 256", opts.Workers)}
 	}
+	if opts.ChargeDelay < 0 || opts.ChargeDelay > time.Minute {
+		return usageError{fmt.Errorf("--charge-delay %s out of range; expected 0 to 1m", opts.ChargeDelay)}
+	}
 	if opts.Name == "" {
 		opts.Name = fmt.Sprintf("consumer-%d", os.Getpid())
 	}
 	pay := newPayments(opts.Payments)
+	pay.delay = opts.ChargeDelay
 	defer pay.close()
 	h, err := newHandler(deps{pay: pay, state: opts.StateDir, log: stderr})
 	if err != nil {
@@ -120,6 +128,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.StateDir, "state", "", "state directory that survives restarts")
 	fs.StringVar(&o.Name, "name", "", "member name (default consumer-PID)")
 	fs.IntVar(&o.Workers, "workers", 4, "deliveries processed at once (NATS)")
+	fs.DurationVar(&o.ChargeDelay, "charge-delay", 0, "wait before each charge (a slow consumer)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

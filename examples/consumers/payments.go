@@ -18,6 +18,8 @@ const downstreamTimeout = 30 * time.Second
 type payments struct {
 	base string
 	http *http.Client
+	// delay is waited before each charge (Options.ChargeDelay).
+	delay time.Duration
 }
 
 func newPayments(base string) *payments {
@@ -31,6 +33,15 @@ func (p *payments) close() { p.http.CloseIdleConnections() }
 // Idempotency-Key. Any error means the charge failed or its outcome is
 // unknown.
 func (p *payments) charge(ctx context.Context, c charge, key string) (string, error) {
+	if p.delay > 0 {
+		t := time.NewTimer(p.delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return "", fmt.Errorf("payments: %v", ctx.Err())
+		case <-t.C:
+		}
+	}
 	body, _ := json.Marshal(c)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.base+"/v1/charges", bytes.NewReader(body))
 	if err != nil {

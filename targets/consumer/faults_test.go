@@ -3,6 +3,7 @@ package consumer_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/faults"
@@ -100,6 +101,48 @@ func TestBatchCrash(t *testing.T) {
 				return
 			}
 			require.Contains(t, findingsOf(tr, consumer.NameBatchCrash), "consumer.redelivery", describe(tr))
+		})
+	}
+}
+
+// A consumer whose charge comes well after its ack (ack-first, and slow):
+// a crash fault armed at the charge must still be armed when the charge
+// comes, whatever the time since the ack, so that crash.recovery judges
+// the intent rather than calling it unexamined; the slow correct consumer
+// acts before its ack, and passes.
+func TestCrashAfterLateEffect(t *testing.T) {
+	t.Parallel()
+	for profile, want := range map[string][]string{
+		"correct":   nil,
+		"ack-first": {"exactly-once"},
+	} {
+		t.Run(profile, func(t *testing.T) {
+			t.Parallel()
+			spec := refSpec("kafka", profile, 1, "--charge-delay", "600ms")
+			var fs []faults.Fault
+			for _, x := range consumer.Faults() {
+				if x.Name() == faults.NameCrashBeforeEffect || x.Name() == faults.NameCrashAfterEffect {
+					fs = append(fs, x)
+				}
+			}
+			require.Len(t, fs, 2)
+			spec.Options = append(spec.Options, harness.WithFaults(fs...), harness.WithChecks("crash.recovery", "exactly-once"))
+			tr := verify(t, spec)
+			t.Log(describe(tr))
+			require.Empty(t, tr.Error)
+			for _, u := range tr.NotExamined {
+				assert.NotEqual(t, record.CauseUnfired, u.Cause, "not examined: %s [%s]: %s", u.Check, u.Fault, u.Reason)
+			}
+			for _, c := range tr.Checks {
+				if c.ID == "crash.recovery" {
+					assert.NotEqual(t, record.StatusSkip, c.Status, describe(tr))
+				}
+			}
+			if want == nil {
+				require.Empty(t, checksFound(tr), describe(tr))
+				return
+			}
+			require.Subset(t, checksFound(tr), want, describe(tr))
 		})
 	}
 }

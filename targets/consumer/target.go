@@ -665,7 +665,10 @@ func (t *Target) call(ctx context.Context, c harness.Call, copies int) harness.R
 	slow := rf != nil && (rf.name == NameSlowConsumer || rf.name == NameRebalance)
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	err = t.awaitSettled(wctx, dead, ev.ID, c.Marker, ackMark, mark, ledgerMark, deliveries, slow, rf != nil && rf.name == NameRebalance)
+	err = t.awaitSettled(wctx, dead, settling{
+		id: ev.ID, marker: c.Marker, ackMark: ackMark, mark: mark, ledgerMark: ledgerMark, deliveries: deliveries,
+		effect: slow, rebalance: rf != nil && rf.name == NameRebalance, acted: t.actedOf(c, ledgerMark),
+	})
 	reply.Broker = t.trace(ev.ID, mark)
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -802,26 +805,69 @@ func (t *Target) arm(f *Fault, ev brokers.Event, marker string) (time.Duration, 
 	return extra, undo, nil
 }
 
-// awaitSettled waits until the consumer has acknowledged event id since
-// mark, once per copy published (deliveries), and has ended every
-// delivery it was given (acked or nacked; on Kafka, a commit after the
-// last delivery), at least deliveries of them;
-// every ack a fault dropped or held has been followed by a redelivery;
-// with effect, an effect of marker has been recorded (the slow downstream
-// call is over); with rebalance, the group has rebalanced. Then it waits
-// until neither the broker nor the fakes have had anything new of the
-// event for settleQuiet, so that a redelivery being processed is over.
+// settling is what an attempt at one event waits for before it is over
+// (awaitSettled).
+type settling struct {
+	// id and marker are the event's id and its intent's marker.
+	id, marker string
+	// ackMark, mark and ledgerMark are the broker log's and the ledger's
+	// last sequence numbers before the attempt (ackMark: before the
+	// attempt that left the event pending, if one did).
+	ackMark, mark, ledgerMark int64
+	// deliveries is how many deliveries the attempt published.
+	deliveries int
+	// effect: an effect of marker must be recorded; rebalance: the group
+	// must have rebalanced.
+	effect, rebalance bool
+	// acted, when not nil, says whether the attempt's fault has acted
+	// (see actedOf).
+	acted func() bool
+}
+
+// actedOf is what says whether c's fault has acted, for awaitSettled to
+// wait on: c.Acted, while the event of marker has no effect recorded up
+// to ledger sequence number ledgerMark. A consumer that acknowledges an
+// event before it acts on it (which the checks judge) acts after the ack
+// the attempt waits for: a fault armed at its downstream call must still
+// be armed when the call comes, however long after the ack. An event
+// acted on before may be skipped as the duplicate it is, with no call
+// for the fault to act on: its attempt does not wait for one. Nil when
+// there is nothing to wait for.
+func (t *Target) actedOf(c harness.Call, ledgerMark int64) func() bool {
+	if c.Acted == nil {
+		return nil
+	}
+	for _, e := range t.env.Ledger.ByMarker(c.Marker) {
+		if e.Seq <= ledgerMark {
+			return nil
+		}
+	}
+	return c.Acted
+}
+
+// awaitSettled waits until the consumer has acknowledged event s.id
+// since s.mark, once per copy published (s.deliveries), and has ended
+// every delivery it was given (acked or nacked; on Kafka, a commit after
+// the last delivery), at least s.deliveries of them; every ack a fault
+// dropped or held has been followed by a redelivery; with s.effect, an
+// effect of the marker has been recorded (the slow downstream call is
+// over); with s.rebalance, the group has rebalanced; with s.acted, the
+// attempt's fault has acted. Then it waits until neither the broker nor
+// the fakes have had anything new of the event for settleQuiet, so that
+// a redelivery being processed is over.
 //
-// An ack counts from ackMark (before the attempt that was interrupted, if
-// one was: the consumer may have acknowledged the event before it was
-// killed), deliveries and their ends from mark (a delivery to a killed
-// consumer never ends).
-func (t *Target) awaitSettled(ctx context.Context, dead <-chan struct{}, id, marker string, ackMark, mark, ledgerMark int64, deliveries int, effect, rebalance bool) error {
+// An ack counts from s.ackMark (before the attempt that was interrupted,
+// if one was: the consumer may have acknowledged the event before it was
+// killed), deliveries and their ends from s.mark (a delivery to a killed
+// consumer never ends). An event acknowledged whose fault had not acted
+// yet is settled all the same when the consumer dies or ctx ends: the
+// ack stands, and the harness records the fault as one that never acted.
+func (t *Target) awaitSettled(ctx context.Context, dead <-chan struct{}, s settling) error {
 	kafkaBroker := t.broker.Name() == "kafka"
 	// Each stored copy is a message of its own, acked on its own (a
 	// copy nacked while another was processed comes again later); one
 	// Kafka commit after the last delivery covers them all.
-	needAcks := max(1, deliveries)
+	needAcks := max(1, s.deliveries)
 	if kafkaBroker {
 		needAcks = 1
 	}
@@ -829,10 +875,10 @@ func (t *Target) awaitSettled(ctx context.Context, dead <-chan struct{}, id, mar
 		var delivered, ended, acked, rebalanced int
 		lastDelivered, lastAcked, lastFaulted := int64(0), int64(0), int64(0)
 		for _, o := range obs {
-			if o.Seq <= ackMark || o.EventID != id {
+			if o.Seq <= s.ackMark || o.EventID != s.id {
 				continue
 			}
-			if o.Seq <= mark {
+			if o.Seq <= s.mark {
 				if o.Kind == brokers.Acked {
 					acked++
 					lastAcked = o.Seq
@@ -857,9 +903,9 @@ func (t *Target) awaitSettled(ctx context.Context, dead <-chan struct{}, id, mar
 			}
 		}
 		switch {
-		case acked < needAcks || delivered < deliveries || lastFaulted > lastDelivered:
+		case acked < needAcks || delivered < s.deliveries || lastFaulted > lastDelivered:
 			return false
-		case rebalance && rebalanced == 0:
+		case s.rebalance && rebalanced == 0:
 			return false
 		case kafkaBroker:
 			return lastAcked > lastDelivered
@@ -869,16 +915,26 @@ func (t *Target) awaitSettled(ctx context.Context, dead <-chan struct{}, id, mar
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if done(t.log.Observations()) && (!effect || t.effectSince(marker, ledgerMark)) {
-			return t.quiet(ctx, id, marker)
+		settled := done(t.log.Observations()) && (!s.effect || t.effectSince(s.marker, s.ledgerMark))
+		if settled && (s.acted == nil || s.acted()) {
+			return t.quiet(ctx, s.id, s.marker)
 		}
 		select {
 		case <-dead:
+			if settled {
+				return t.quiet(ctx, s.id, s.marker)
+			}
 			return errKilled
 		case <-t.exited:
+			if settled {
+				return nil
+			}
 			return errExited
 		case <-ctx.Done():
-			return errors.New(t.trace(id, mark))
+			if settled {
+				return nil
+			}
+			return errors.New(t.trace(s.id, s.mark))
 		case <-tick.C:
 		}
 	}

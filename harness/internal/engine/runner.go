@@ -106,6 +106,7 @@ func (r *runner) attemptAt(in *record.Intent, f faults.Fault, pt *record.EffectP
 	var undo func()
 	if ar := armerOf(f); ar != nil {
 		undo = ar.arm(at)
+		call.Acted = at.fired
 		defer func() {
 			if undo != nil { // a panic on the way
 				undo()
