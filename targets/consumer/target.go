@@ -829,10 +829,10 @@ type settling struct {
 // to ledger sequence number ledgerMark. A consumer that acknowledges an
 // event before it acts on it (which the checks judge) acts after the ack
 // the attempt waits for: a fault armed at its downstream call must still
-// be armed when the call comes, however long after the ack. An event
-// acted on before may be skipped as the duplicate it is, with no call
-// for the fault to act on: its attempt does not wait for one. Nil when
-// there is nothing to wait for.
+// be armed when the call comes, however long after the ack (within the
+// attempt's timeout). An event acted on before may be skipped as the
+// duplicate it is, with no call for the fault to act on: its attempt
+// does not wait for one. Nil when there is nothing to wait for.
 func (t *Target) actedOf(c harness.Call, ledgerMark int64) func() bool {
 	if c.Acted == nil {
 		return nil
