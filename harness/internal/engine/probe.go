@@ -166,7 +166,13 @@ func (r *runner) run() *record.Record {
 		// as Merge puts them back together.
 		sort.SliceStable(r.rec.Intents, func(i, j int) bool { return r.rec.Intents[i].ID < r.rec.Intents[j].ID })
 	}
-	noteUnfired(r.rec, r.deps.unfiredWhy)
+	late := lateWhy(r.rec, r.ledger.Effects())
+	noteUnfired(r.rec, func(id, n int) string {
+		if why := r.deps.unfiredWhy(id, n); why != "" {
+			return why
+		}
+		return late(id, n)
+	})
 	r.notePointsUnarmed()
 	return r.rec
 }

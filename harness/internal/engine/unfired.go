@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
 )
@@ -41,3 +42,32 @@ const (
 	// unfiredInFlight: attempts that overlap have no intent in flight.
 	unfiredInFlight = "the target sent the dependency no statement while the attempt ran alone"
 )
+
+// unfiredLate is why a fault armed for an attempt did not act when the
+// target acted on the intent only after the attempt was over.
+const unfiredLate = "the target answered before it acted: the intent's effect was recorded only after its attempt was over, when the fault armed for the attempt was no longer armed (the target acts in the background, after its answer)"
+
+// lateWhy returns why, by intent and attempt, a fault armed for an
+// attempt that never acted may have missed what it was armed for: the
+// intent's first effect after the attempt began (of effects, the whole
+// ledger) came after the attempt ended, and before the intent's next
+// attempt began, if it had one (unfiredLate); "" when not.
+func lateWhy(rec *record.Record, effects []fakes.Effect) func(id, n int) string {
+	return func(id, n int) string {
+		in := rec.Intent(id)
+		if in == nil || n < 1 || n > len(in.Attempts) {
+			return ""
+		}
+		a := in.Attempts[n-1]
+		for _, e := range effects {
+			if e.Seq <= a.LedgerBefore || !e.HasMarker(in.Marker) {
+				continue
+			}
+			if e.Seq <= a.LedgerAfter || (n < len(in.Attempts) && e.Seq > in.Attempts[n].LedgerBefore) {
+				return "" // within the attempt, or the next one's
+			}
+			return unfiredLate
+		}
+		return ""
+	}
+}
