@@ -166,7 +166,11 @@ func (r *runner) run() *record.Record {
 		// as Merge puts them back together.
 		sort.SliceStable(r.rec.Intents, func(i, j int) bool { return r.rec.Intents[i].ID < r.rec.Intents[j].ID })
 	}
-	late := lateWhy(r.rec, r.ledger.Effects())
+	fakeNames := map[string]bool{}
+	for name := range r.inst.Fakes {
+		fakeNames[name] = true
+	}
+	late := lateWhy(r.rec, r.ledger.Effects(), fakeNames)
 	noteUnfired(r.rec, func(id, n int) string {
 		if why := r.deps.unfiredWhy(id, n); why != "" {
 			return why

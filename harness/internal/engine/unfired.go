@@ -48,11 +48,13 @@ const (
 const unfiredLate = "the target answered before it acted: the intent's effect was recorded only after its attempt was over, when the fault armed for the attempt was no longer armed (the target acts in the background, after its answer)"
 
 // lateWhy returns why, by intent and attempt, a fault armed for an
-// attempt that never acted may have missed what it was armed for: the
-// intent's first effect after the attempt began (of effects, the whole
-// ledger) came after the attempt ended, and before the intent's next
-// attempt began, if it had one (unfiredLate); "" when not.
-func lateWhy(rec *record.Record, effects []fakes.Effect) func(id, n int) string {
+// attempt that never acted may have missed what it was armed for
+// (unfiredLate): the intent's first effect after the attempt began (of
+// effects, the whole ledger) came after the attempt ended — recorded
+// after the ledger was read at its end, or by one of the fakes (named in
+// fakeNames) after its answer — and before the intent's next attempt
+// began, if it had one. "" when not.
+func lateWhy(rec *record.Record, effects []fakes.Effect, fakeNames map[string]bool) func(id, n int) string {
 	return func(id, n int) string {
 		in := rec.Intent(id)
 		if in == nil || n < 1 || n > len(in.Attempts) {
@@ -63,7 +65,8 @@ func lateWhy(rec *record.Record, effects []fakes.Effect) func(id, n int) string 
 			if e.Seq <= a.LedgerBefore || !e.HasMarker(in.Marker) {
 				continue
 			}
-			if e.Seq <= a.LedgerAfter || (n < len(in.Attempts) && e.Seq > in.Attempts[n].LedgerBefore) {
+			after := e.Seq > a.LedgerAfter || (fakeNames[e.Fake] && e.At.After(a.End))
+			if !after || (n < len(in.Attempts) && e.Seq > in.Attempts[n].LedgerBefore) {
 				return "" // within the attempt, or the next one's
 			}
 			return unfiredLate
