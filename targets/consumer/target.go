@@ -667,7 +667,7 @@ func (t *Target) call(ctx context.Context, c harness.Call, copies int) harness.R
 	defer cancel()
 	err = t.awaitSettled(wctx, dead, settling{
 		id: ev.ID, marker: c.Marker, ackMark: ackMark, mark: mark, ledgerMark: ledgerMark, deliveries: deliveries,
-		effect: slow, rebalance: rf != nil && rf.name == NameRebalance, acted: t.actedOf(c, ledgerMark),
+		effect: slow, rebalance: rf != nil && rf.name == NameRebalance, acted: t.actedOf(c, ledgerMark), kills: kills(c.Fault),
 	})
 	reply.Broker = t.trace(ev.ID, mark)
 	t.mu.Lock()
@@ -820,8 +820,10 @@ type settling struct {
 	// must have rebalanced.
 	effect, rebalance bool
 	// acted, when not nil, says whether the attempt's fault has acted
-	// (see actedOf).
+	// (see actedOf); with kills, the fault kills the consumer when it
+	// acts, and the attempt is over once it is dead.
 	acted func() bool
+	kills bool
 }
 
 // actedOf is what says whether c's fault has acted, for awaitSettled to
@@ -845,6 +847,12 @@ func (t *Target) actedOf(c harness.Call, ledgerMark int64) func() bool {
 	return c.Acted
 }
 
+// kills says whether f kills the consumer when it acts.
+func kills(f faults.Fault) bool {
+	_, ok := f.(faults.CrashFault)
+	return ok
+}
+
 // awaitSettled waits until the consumer has acknowledged event s.id
 // since s.mark, once per copy published (s.deliveries), and has ended
 // every delivery it was given (acked or nacked; on Kafka, a commit after
@@ -852,9 +860,10 @@ func (t *Target) actedOf(c harness.Call, ledgerMark int64) func() bool {
 // dropped or held has been followed by a redelivery; with s.effect, an
 // effect of the marker has been recorded (the slow downstream call is
 // over); with s.rebalance, the group has rebalanced; with s.acted, the
-// attempt's fault has acted. Then it waits until neither the broker nor
-// the fakes have had anything new of the event for settleQuiet, so that
-// a redelivery being processed is over.
+// attempt's fault has acted (with s.kills, and the consumer is dead).
+// Then it waits until neither the broker nor the fakes have had anything
+// new of the event for settleQuiet, so that a redelivery being processed
+// is over.
 //
 // An ack counts from s.ackMark (before the attempt that was interrupted,
 // if one was: the consumer may have acknowledged the event before it was
@@ -917,6 +926,13 @@ func (t *Target) awaitSettled(ctx context.Context, dead <-chan struct{}, s settl
 	for {
 		settled := done(t.log.Observations()) && (!s.effect || t.effectSince(s.marker, s.ledgerMark))
 		if settled && (s.acted == nil || s.acted()) {
+			if s.acted != nil && s.kills {
+				// The fault acted, and its kill may still be under way.
+				select {
+				case <-dead:
+				case <-ctx.Done():
+				}
+			}
 			return t.quiet(ctx, s.id, s.marker)
 		}
 		select {

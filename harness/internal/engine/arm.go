@@ -68,9 +68,10 @@ type armed struct {
 	point *record.EffectPoint
 	// crashed is set when kill killed the target.
 	crashed atomic.Bool
-	// fired, when an armer sets it, says, once the attempt is over and
-	// undone, whether the fault acted: a fault that was armed and never
-	// acted examined nothing (record.Attempt.NotFired). Nil: the armer
+	// fired, when an armer sets it, says whether the fault acted: read
+	// once the attempt is over and undone, a fault that was armed and
+	// never acted examined nothing (record.Attempt.NotFired); read while
+	// it runs, by a target that waits for it (actedFor). Nil: the armer
 	// cannot tell.
 	fired func() bool
 	// unfiredWhy, when an armer sets it, is why its fault may not have

@@ -51,6 +51,9 @@ type runner struct {
 	// pointsKnown are the operations whose effect points a clean run
 	// showed (see effectPoints).
 	pointsKnown map[string]bool
+	// fakeCalled are the operations a fake has been seen take a call of
+	// with an intent's marker (see actedFor).
+	fakeCalled map[string]bool
 
 	// Silence: unfaulted attempts without a reply, until one has one.
 	answered  bool
@@ -106,7 +109,7 @@ func (r *runner) attemptAt(in *record.Intent, f faults.Fault, pt *record.EffectP
 	var undo func()
 	if ar := armerOf(f); ar != nil {
 		undo = ar.arm(at)
-		call.Acted = at.fired
+		call.Acted = r.actedFor(in.Operation, f, at)
 		defer func() {
 			if undo != nil { // a panic on the way
 				undo()
@@ -371,3 +374,45 @@ func probeStream(p checks.Probe) uint64 {
 type hangError struct{ msg string }
 
 func (e *hangError) Error() string { return e.msg }
+
+// actedFor is what tells the target whether f, armed by at, has acted
+// (record.Call.Acted), for a target whose answer may come before its
+// effects to wait on: at.fired, when f acts at a call a fake takes while
+// the target works (not at an effect an observer reads once the attempt
+// is over), for an operation a fake has been seen take a call of with an
+// intent's marker. Otherwise nil: a wait for it could only run out.
+func (r *runner) actedFor(op string, f faults.Fault, at *armed) func() bool {
+	if at.fired == nil || !needsFake(f) {
+		return nil
+	}
+	if at.point != nil {
+		if _, ok := r.inst.Fakes[at.point.Fake]; !ok {
+			return nil
+		}
+	}
+	if !r.fakeCalled[op] {
+		markers := map[string]bool{}
+		for i := range r.rec.Intents {
+			if in := &r.rec.Intents[i]; in.Operation == op {
+				markers[in.Marker] = true
+			}
+		}
+		for _, e := range r.ledger.Effects() {
+			if _, fake := r.inst.Fakes[e.Fake]; !fake {
+				continue
+			}
+			for _, m := range e.Markers {
+				if markers[m] {
+					if r.fakeCalled == nil {
+						r.fakeCalled = map[string]bool{}
+					}
+					r.fakeCalled[op] = true
+				}
+			}
+		}
+	}
+	if !r.fakeCalled[op] {
+		return nil
+	}
+	return at.fired
+}

@@ -43,17 +43,23 @@ const (
 	unfiredInFlight = "the target sent the dependency no statement while the attempt ran alone"
 )
 
-// unfiredLate is why a fault armed for an attempt did not act when the
-// target acted on the intent only after the attempt was over.
-const unfiredLate = "the target answered before it acted: the intent's effect was recorded only after its attempt was over, when the fault armed for the attempt was no longer armed (the target acts in the background, after its answer)"
+// The reasons a fault armed for an attempt did not act when the target
+// acted on the intent only after the attempt was over: it had answered
+// (unfiredLate), or the attempt had given up waiting (unfiredTimedOut).
+const (
+	unfiredLate     = "the target answered before it acted: the intent's effect was recorded only after its attempt was over, when the fault armed for the attempt was no longer armed (the target acts in the background, after its answer)"
+	unfiredTimedOut = "the target acted only after its attempt had timed out: the intent's effect was recorded once the attempt had stopped waiting for it, when the fault armed for the attempt was no longer armed (give the target a longer timeout if it is that slow)"
+)
 
 // lateWhy returns why, by intent and attempt, a fault armed for an
-// attempt that never acted may have missed what it was armed for
-// (unfiredLate): the intent's first effect after the attempt began (of
-// effects, the whole ledger) came after the attempt ended — recorded
-// after the ledger was read at its end, or by one of the fakes (named in
-// fakeNames) after its answer — and before the intent's next attempt
-// began, if it had one. "" when not.
+// attempt that never acted may have missed what it was armed for: the
+// intent's first effect after the attempt began (of effects, the whole
+// ledger) came after the attempt ended — recorded after the ledger was
+// read at its end, or by one of the fakes (named in fakeNames) after its
+// end — and before the intent's next attempt began, if it had one. The
+// reason is unfiredLate when the attempt had an answer, unfiredTimedOut
+// when it timed out; "" otherwise (the attempt failed in another way,
+// which may be why the target acted late).
 func lateWhy(rec *record.Record, effects []fakes.Effect, fakeNames map[string]bool) func(id, n int) string {
 	return func(id, n int) string {
 		in := rec.Intent(id)
@@ -69,7 +75,13 @@ func lateWhy(rec *record.Record, effects []fakes.Effect, fakeNames map[string]bo
 			if !after || (n < len(in.Attempts) && e.Seq > in.Attempts[n].LedgerBefore) {
 				return "" // within the attempt, or the next one's
 			}
-			return unfiredLate
+			switch {
+			case a.TimedOut:
+				return unfiredTimedOut
+			case a.Outcome == record.OK || a.Status > 0:
+				return unfiredLate
+			}
+			return ""
 		}
 		return ""
 	}

@@ -7,22 +7,41 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
 )
 
 // lateWhy names the late effect only when the intent's first effect
 // since the attempt came after it ended (after the ledger was read at
-// its end, or, by a fake, after its answer) and before its next attempt.
+// its end, or, by a fake, after its end) and before its next attempt,
+// and says whether the attempt had its answer or timed out.
 func TestLateWhy(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	ok := func(before, after int64) record.Attempt {
+		return record.Attempt{N: 1, LedgerBefore: before, LedgerAfter: after, End: t0, Reply: record.Reply{Outcome: record.OK}}
+	}
+	second := func(a record.Attempt, before, after int64) []record.Attempt {
+		b := a
+		b.N, b.LedgerBefore, b.LedgerAfter = 2, before, after
+		return []record.Attempt{a, b}
+	}
+	timedOut, failed := ok(9, 9), ok(10, 10)
+	timedOut.TimedOut, timedOut.Outcome = true, record.Info
+	failed.Outcome, failed.Error = record.Fail, "connection refused"
+	answered5xx := ok(11, 11)
+	answered5xx.Outcome, answered5xx.Status = record.Fail, 503
 	rec := &record.Record{Intents: []record.Intent{
-		{ID: 1, Marker: "m1", Attempts: []record.Attempt{{N: 1, LedgerBefore: 0, LedgerAfter: 0}}},
-		{ID: 2, Marker: "m2", Attempts: []record.Attempt{{N: 1, LedgerBefore: 1, LedgerAfter: 1}, {N: 2, LedgerBefore: 1, LedgerAfter: 2}}},
-		{ID: 3, Marker: "m3", Attempts: []record.Attempt{{N: 1, LedgerBefore: 2, LedgerAfter: 3}}},
-		{ID: 4, Marker: "m4", Attempts: []record.Attempt{{N: 1, LedgerBefore: 3, LedgerAfter: 3}}},
-		{ID: 6, Marker: "m6", Attempts: []record.Attempt{{N: 1, LedgerBefore: 3, LedgerAfter: 4, End: t0}}},
-		{ID: 7, Marker: "m7", Attempts: []record.Attempt{{N: 1, LedgerBefore: 4, LedgerAfter: 5, End: t0}}},
-		{ID: 8, Marker: "m8", Attempts: []record.Attempt{{N: 1, LedgerBefore: 5, LedgerAfter: 6, End: t0}}},
+		{ID: 1, Marker: "m1", Attempts: []record.Attempt{ok(0, 0)}},
+		{ID: 2, Marker: "m2", Attempts: second(ok(1, 1), 1, 2)},
+		{ID: 3, Marker: "m3", Attempts: []record.Attempt{ok(2, 3)}},
+		{ID: 4, Marker: "m4", Attempts: []record.Attempt{ok(3, 3)}},
+		{ID: 6, Marker: "m6", Attempts: []record.Attempt{ok(3, 4)}},
+		{ID: 7, Marker: "m7", Attempts: []record.Attempt{ok(4, 5)}},
+		{ID: 8, Marker: "m8", Attempts: []record.Attempt{ok(5, 6)}},
+		{ID: 9, Marker: "m9", Attempts: second(ok(6, 6), 8, 8)},
+		{ID: 10, Marker: "m10", Attempts: []record.Attempt{timedOut}},
+		{ID: 11, Marker: "m11", Attempts: []record.Attempt{failed}},
+		{ID: 12, Marker: "m12", Attempts: []record.Attempt{answered5xx}},
 	}}
 	effects := []fakes.Effect{
 		{Seq: 1, Markers: []string{"m1"}},                                                  // after intent 1's only attempt
@@ -31,6 +50,10 @@ func TestLateWhy(t *testing.T) {
 		{Seq: 4, Fake: "payments", At: t0.Add(time.Millisecond), Markers: []string{"m6"}},  // by a fake, after the answer
 		{Seq: 5, Fake: "orders-db", At: t0.Add(time.Millisecond), Markers: []string{"m7"}}, // by an observer, after the answer
 		{Seq: 6, Fake: "payments", At: t0.Add(-time.Millisecond), Markers: []string{"m8"}}, // by a fake, before the answer
+		{Seq: 7, Markers: []string{"m9"}},                                                  // after intent 9's first attempt, before its second
+		{Seq: 10, Markers: []string{"m10"}},                                                // after the attempt timed out
+		{Seq: 11, Markers: []string{"m11"}},                                                // after the attempt failed
+		{Seq: 12, Markers: []string{"m12"}},                                                // after the target answered 503
 	}
 	why := lateWhy(rec, effects, map[string]bool{"payments": true})
 	assert.Equal(t, unfiredLate, why(1, 1))
@@ -42,4 +65,34 @@ func TestLateWhy(t *testing.T) {
 	assert.Equal(t, unfiredLate, why(6, 1), "a fake's effect after the answer")
 	assert.Empty(t, why(7, 1), "an observer reads effects after the answer")
 	assert.Empty(t, why(8, 1), "a fake's effect before the answer")
+	assert.Equal(t, unfiredLate, why(9, 1), "an effect between the attempt and the retry")
+	assert.Equal(t, unfiredTimedOut, why(10, 1))
+	assert.Empty(t, why(11, 1), "an attempt that failed without an answer says nothing of when the target acts")
+	assert.Equal(t, unfiredLate, why(12, 1), "an answer of 503 is an answer")
+}
+
+// actedFor hands the target the fault's state to wait on only when the
+// fault can act while the target works: armed at a fake's call, for an
+// operation a fake has been seen take a call of.
+func TestActedFor(t *testing.T) {
+	fired := func() bool { return false }
+	ledger := fakes.NewLedger()
+	r := &runner{
+		inst:   &Instance{Fakes: map[string]fakes.Fake{"payments": nil}},
+		ledger: ledger,
+		rec: &record.Record{Intents: []record.Intent{
+			{ID: 1, Operation: "charge", Marker: "m1"},
+			{ID: 2, Operation: "note", Marker: "m2"},
+		}},
+	}
+	ledger.Record(fakes.Effect{Fake: "orders-db", Markers: []string{"m2"}}) // an observer's
+	crash := &faults.Crash{Point: faults.AfterEffect}
+	assert.Nil(t, r.actedFor("charge", crash, &armed{fired: fired}), "no fake has taken a call of charge yet")
+	ledger.Record(fakes.Effect{Fake: "payments", Markers: []string{"m1"}})
+	assert.NotNil(t, r.actedFor("charge", crash, &armed{fired: fired}))
+	assert.Nil(t, r.actedFor("note", crash, &armed{fired: fired}), "only an observer counts note's effects")
+	assert.Nil(t, r.actedFor("charge", crash, &armed{}), "the armer cannot tell")
+	assert.Nil(t, r.actedFor("charge", crash, &armed{fired: fired, point: &record.EffectPoint{Fake: "orders-db", N: 1}}),
+		"armed at an effect an observer reads once the attempt is over")
+	assert.Nil(t, r.actedFor("charge", &faults.Crash{Point: faults.AfterReply}, &armed{fired: fired}), "acts at the reply, not at a fake")
 }
