@@ -49,7 +49,10 @@ type Call struct {
 	Caller int
 	// Acted, when set, says whether Fault has acted yet: a fake failed
 	// the downstream call or the target was killed at the fault's point.
-	// It is nil when there is no fault, or when the harness cannot tell.
+	// It is nil when there is no fault, when the harness cannot tell, or
+	// when a wait for it could only run out (the fault acts at an effect
+	// an observer reads once the attempt is over, or no fake has been
+	// seen take a call of the operation with an intent's marker).
 	// A target whose answer can come before the effects it answers for
 	// (a consumer that acknowledges an event, then acts on it) does not
 	// call the attempt over while it is false, up to its deadline:
