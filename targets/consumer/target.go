@@ -667,7 +667,7 @@ func (t *Target) call(ctx context.Context, c harness.Call, copies int) harness.R
 	defer cancel()
 	err = t.awaitSettled(wctx, dead, settling{
 		id: ev.ID, marker: c.Marker, ackMark: ackMark, mark: mark, ledgerMark: ledgerMark, deliveries: deliveries,
-		effect: slow, rebalance: rf != nil && rf.name == NameRebalance, acted: t.actedOf(c, ledgerMark), kills: kills(c.Fault),
+		effect: slow, rebalance: rf != nil && rf.name == NameRebalance, acted: c.Acted, kills: kills(c.Fault),
 	})
 	reply.Broker = t.trace(ev.ID, mark)
 	t.mu.Lock()
@@ -820,31 +820,14 @@ type settling struct {
 	// must have rebalanced.
 	effect, rebalance bool
 	// acted, when not nil, says whether the attempt's fault has acted
-	// (see actedOf); with kills, the fault kills the consumer when it
-	// acts, and the attempt is over once it is dead.
+	// (harness.Call.Acted): a consumer that acknowledges an event before
+	// it acts on it (which the checks judge) acts after the ack the
+	// attempt waits for, and a fault armed at its downstream call must
+	// still be armed when the call comes, however long after the ack
+	// (within the attempt's timeout). With kills, the fault kills the
+	// consumer when it acts, and the attempt is over once it is dead.
 	acted func() bool
 	kills bool
-}
-
-// actedOf is what says whether c's fault has acted, for awaitSettled to
-// wait on: c.Acted, while the event of marker has no effect recorded up
-// to ledger sequence number ledgerMark. A consumer that acknowledges an
-// event before it acts on it (which the checks judge) acts after the ack
-// the attempt waits for: a fault armed at its downstream call must still
-// be armed when the call comes, however long after the ack (within the
-// attempt's timeout). An event acted on before may be skipped as the
-// duplicate it is, with no call for the fault to act on: its attempt
-// does not wait for one. Nil when there is nothing to wait for.
-func (t *Target) actedOf(c harness.Call, ledgerMark int64) func() bool {
-	if c.Acted == nil {
-		return nil
-	}
-	for _, e := range t.env.Ledger.ByMarker(c.Marker) {
-		if e.Seq <= ledgerMark {
-			return nil
-		}
-	}
-	return c.Acted
 }
 
 // kills says whether f kills the consumer when it acts.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -94,6 +95,79 @@ func TestFaultMissedByAnEffectAfterTheAnswer(t *testing.T) {
 			assert.Equal(t, faults.NameDownstreamFailBefore, unfired[0].Fault)
 			assert.Contains(t, unfired[0].Reason, "the target answered before it acted")
 			assert.Equal(t, record.StatusSkip, status[harness.CheckRetryAfterFault])
+		})
+	}
+}
+
+// backgroundHandler answers 202 at once and charges delay later in the
+// background, trying again (up to three times) when the charge fails;
+// with lose, it never charges every other intent (by memo) it sees.
+type backgroundHandler struct {
+	shop  *shopHandler
+	delay time.Duration
+	lose  bool
+	mu    sync.Mutex
+	lost  map[string]bool
+}
+
+func (h *backgroundHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		Memo string `json:"memo"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		reply(w, http.StatusBadRequest, `{"error":"invalid JSON"}`)
+		return
+	}
+	h.mu.Lock()
+	lost, seen := h.lost[req.Memo]
+	if !seen {
+		lost = h.lose && len(h.lost)%2 == 0
+		h.lost[req.Memo] = lost
+	}
+	h.mu.Unlock()
+	key := r.Header.Get("Idempotency-Key")
+	bg := r.WithContext(context.Background())
+	if !lost {
+		time.AfterFunc(h.delay, func() {
+			for range 3 {
+				if _, status := h.shop.charge(bg, key, req.Memo, 100); status == 0 {
+					return
+				}
+			}
+		})
+	}
+	reply(w, http.StatusAccepted, `{"effect":"created"}`)
+}
+
+// A handler that answers 202 and charges 20 ms later in the background:
+// the charges of its last requests come after its last answer, and are
+// counted, not called lost, because the run waits for the fakes to fall
+// quiet before it reads them for the last time. One that never charges
+// every other request is still caught losing them.
+func TestBackgroundEffectsAreCounted(t *testing.T) {
+	t.Parallel()
+	for name, lose := range map[string]bool{"background": false, "losing": true} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			spec := httptarget.HandlerSpec(httptarget.Config{Name: name, Operations: chargeOps}, func(env *harness.Env) http.Handler {
+				return &backgroundHandler{shop: newShop(false)(env).(*shopHandler), delay: 20 * time.Millisecond, lose: lose, lost: map[string]bool{}}
+			}, payments.Starter(payments.Options{}))
+			res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(1),
+				harness.WithChecks(harness.CheckRetrySequential, harness.CheckRetryLate, harness.CheckExactlyOnce), harness.WithLateRetry(4, -1))
+			require.NoError(t, err)
+			tr := res.Targets[0]
+			require.Empty(t, tr.Error)
+			lost := 0
+			for _, f := range tr.Findings {
+				if f.Check == harness.CheckExactlyOnce {
+					lost++
+					assert.True(t, lose, "false finding: %s", f.Message)
+				}
+			}
+			if lose {
+				assert.Positive(t, lost, "the lost charges are caught")
+			}
 		})
 	}
 }

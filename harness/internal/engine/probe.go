@@ -166,6 +166,9 @@ func (r *runner) run() *record.Record {
 		// as Merge puts them back together.
 		sort.SliceStable(r.rec.Intents, func(i, j int) bool { return r.rec.Intents[i].ID < r.rec.Intents[j].ID })
 	}
+	if r.fatal == nil {
+		r.settleBackground()
+	}
 	fakeNames := map[string]bool{}
 	for name := range r.inst.Fakes {
 		fakeNames[name] = true

@@ -109,7 +109,7 @@ func (r *runner) attemptAt(in *record.Intent, f faults.Fault, pt *record.EffectP
 	var undo func()
 	if ar := armerOf(f); ar != nil {
 		undo = ar.arm(at)
-		call.Acted = r.actedFor(in.Operation, f, at)
+		call.Acted = r.actedFor(in, f, at)
 		defer func() {
 			if undo != nil { // a panic on the way
 				undo()
@@ -375,16 +375,20 @@ type hangError struct{ msg string }
 
 func (e *hangError) Error() string { return e.msg }
 
-// actedFor is what tells the target whether f, armed by at, has acted
-// (record.Call.Acted), for a target whose answer may come before its
-// effects to wait on: at.fired, when f acts at a call a fake takes while
-// the target works (not at an effect an observer reads once the attempt
-// is over), for an operation a fake has been seen take a call of with an
-// intent's marker. Otherwise nil: a wait for it could only run out.
-func (r *runner) actedFor(op string, f faults.Fault, at *armed) func() bool {
-	if at.fired == nil || !needsFake(f) {
+// actedFor is what tells the target whether f, armed by at for an
+// attempt at in, has acted (record.Call.Acted), for a target whose answer
+// may come before its effects to wait on: at.fired, when f acts at a
+// downstream call a fake takes while the target works (not at an effect
+// an observer reads once the attempt is over, nor at the exchange with
+// the client), for an intent with no effect yet (one acted on before may
+// be skipped as a duplicate, with no call), of an operation a fake has
+// been seen take a call of with an intent's marker. Otherwise nil: a wait
+// for it could only run out.
+func (r *runner) actedFor(in *record.Intent, f faults.Fault, at *armed) func() bool {
+	if at.fired == nil || !atPoint(f) || len(r.ledger.ByMarker(in.Marker)) > 0 {
 		return nil
 	}
+	op := in.Operation
 	if at.point != nil {
 		if _, ok := r.inst.Fakes[at.point.Fake]; !ok {
 			return nil

@@ -87,12 +87,17 @@ func TestActedFor(t *testing.T) {
 	}
 	ledger.Record(fakes.Effect{Fake: "orders-db", Markers: []string{"m2"}}) // an observer's
 	crash := &faults.Crash{Point: faults.AfterEffect}
-	assert.Nil(t, r.actedFor("charge", crash, &armed{fired: fired}), "no fake has taken a call of charge yet")
+	charge, note := &record.Intent{Operation: "charge", Marker: "m3"}, &record.Intent{Operation: "note", Marker: "m4"}
+	assert.Nil(t, r.actedFor(charge, crash, &armed{fired: fired}), "no fake has taken a call of charge yet")
 	ledger.Record(fakes.Effect{Fake: "payments", Markers: []string{"m1"}})
-	assert.NotNil(t, r.actedFor("charge", crash, &armed{fired: fired}))
-	assert.Nil(t, r.actedFor("note", crash, &armed{fired: fired}), "only an observer counts note's effects")
-	assert.Nil(t, r.actedFor("charge", crash, &armed{}), "the armer cannot tell")
-	assert.Nil(t, r.actedFor("charge", crash, &armed{fired: fired, point: &record.EffectPoint{Fake: "orders-db", N: 1}}),
+	assert.NotNil(t, r.actedFor(charge, crash, &armed{fired: fired}))
+	assert.NotNil(t, r.actedFor(charge, &faults.DownstreamFailBefore{}, &armed{fired: fired}))
+	assert.Nil(t, r.actedFor(note, crash, &armed{fired: fired}), "only an observer counts note's effects")
+	assert.Nil(t, r.actedFor(charge, crash, &armed{}), "the armer cannot tell")
+	assert.Nil(t, r.actedFor(charge, crash, &armed{fired: fired, point: &record.EffectPoint{Fake: "orders-db", N: 1}}),
 		"armed at an effect an observer reads once the attempt is over")
-	assert.Nil(t, r.actedFor("charge", &faults.Crash{Point: faults.AfterReply}, &armed{fired: fired}), "acts at the reply, not at a fake")
+	assert.Nil(t, r.actedFor(charge, &faults.Crash{Point: faults.AfterReply}, &armed{fired: fired}), "acts at the reply, not at a fake")
+	assert.Nil(t, r.actedFor(charge, &faults.ClientDisconnect{}, &armed{fired: fired}), "acts at the exchange with the client")
+	ledger.Record(fakes.Effect{Fake: "payments", Markers: []string{"m3"}})
+	assert.Nil(t, r.actedFor(charge, crash, &armed{fired: fired}), "acted on before: a duplicate may make no call")
 }
