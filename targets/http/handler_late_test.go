@@ -143,8 +143,9 @@ func (h *backgroundHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // A handler that answers 202 and charges 20 ms later in the background:
 // the charges of its last requests come after its last answer, and are
 // counted, not called lost, because the run waits for the fakes to fall
-// quiet before it reads them for the last time. One that never charges
-// every other request is still caught losing them.
+// quiet before it reads them for the last time, and so, having seen an
+// effect come that way, does every generated trial. One that never
+// charges every other intent is still caught losing them.
 func TestBackgroundEffectsAreCounted(t *testing.T) {
 	t.Parallel()
 	for name, lose := range map[string]bool{"background": false, "losing": true} {
@@ -154,7 +155,8 @@ func TestBackgroundEffectsAreCounted(t *testing.T) {
 				return &backgroundHandler{shop: newShop(false)(env).(*shopHandler), delay: 20 * time.Millisecond, lose: lose, lost: map[string]bool{}}
 			}, payments.Starter(payments.Options{}))
 			res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(1),
-				harness.WithChecks(harness.CheckRetrySequential, harness.CheckRetryLate, harness.CheckExactlyOnce), harness.WithLateRetry(4, -1))
+				harness.WithChecks(harness.CheckRetrySequential, harness.CheckRetryLate, harness.CheckExactlyOnce), harness.WithLateRetry(4, -1),
+				harness.WithTrials(30))
 			require.NoError(t, err)
 			tr := res.Targets[0]
 			require.Empty(t, tr.Error)
@@ -167,7 +169,11 @@ func TestBackgroundEffectsAreCounted(t *testing.T) {
 			}
 			if lose {
 				assert.Positive(t, lost, "the lost charges are caught")
+				return
 			}
+			require.NotNil(t, tr.Scenario)
+			assert.Positive(t, tr.Scenario.Trials)
+			assert.Nil(t, tr.Scenario.Counterexample, "a trial failed: %s %v", tr.Scenario.Steps, tr.Scenario.Findings)
 		})
 	}
 }

@@ -23,11 +23,18 @@ const (
 // run has no effect (missingEffect), until the ledger has recorded
 // nothing for backgroundQuiet, at most backgroundBound, or the run ends.
 // A target whose every acknowledged intent has its effect waits not at
-// all.
+// all. An effect that came while it waited marks the session's target as
+// one that acts in the background (Session.background), whose trials
+// wait too.
 func (r *runner) settleBackground() {
 	if !missingEffect(r.rec.Intents, r.ledger.Effects()) {
 		return
 	}
+	defer func(before int64) {
+		if r.ledger.LastSeq() > before && r.s.background != nil {
+			r.s.background.Store(true)
+		}
+	}(r.ledger.LastSeq())
 	r.probing("waiting for effects made in the background")
 	fresh := make(chan struct{}, 1)
 	cancel := r.ledger.Observe(func(fakes.Effect) {
@@ -59,9 +66,9 @@ func (r *runner) settleBackground() {
 }
 
 // missingEffect says whether one of intents is mutating, acknowledged and
-// without an effect among effects, as exactly-once would call lost: a
-// plain intent, one without a key, or a burst (a dry run, a replay of
-// another intent's key, a rejected payload rightly have none).
+// without an effect among effects, as exactly-once may call lost: a plain
+// intent, one without a key, a burst, or a twin (another key for the same
+// request); a dry run, a rejected payload, a filler rightly have none.
 func missingEffect(intents []record.Intent, effects []fakes.Effect) bool {
 	seen := map[string]bool{}
 	for _, e := range effects {
@@ -72,7 +79,7 @@ func missingEffect(intents []record.Intent, effects []fakes.Effect) bool {
 	for i := range intents {
 		in := &intents[i]
 		switch in.Role {
-		case record.RolePlain, record.RoleNoKey, record.RoleBurst:
+		case record.RolePlain, record.RoleNoKey, record.RoleBurst, record.RoleTwin:
 		default:
 			continue
 		}
@@ -81,4 +88,38 @@ func missingEffect(intents []record.Intent, effects []fakes.Effect) bool {
 		}
 	}
 	return false
+}
+
+// noteBackground marks the session's target as one that acts in the
+// background (Session.background) when a fake recorded an effect of an
+// intent after the intent's last attempt had its answer: the trials that
+// start beside the probes' tails then wait for their effects too. An
+// attempt that had none (the client left, the call timed out) may rightly
+// be followed by the effect it started.
+func (r *runner) noteBackground() {
+	if r.s.background == nil || r.s.background.Load() {
+		return
+	}
+	answered := map[string]int64{} // marker: the ledger at its last attempt's end
+	for _, in := range r.rec.Intents {
+		if len(in.Attempts) == 0 {
+			continue
+		}
+		a := in.Attempts[len(in.Attempts)-1]
+		if a.TimedOut || (a.Outcome != record.OK && a.Status == 0) {
+			continue
+		}
+		answered[in.Marker] = max(answered[in.Marker], a.LedgerAfter)
+	}
+	for _, e := range r.ledger.Effects() {
+		if _, fake := r.inst.Fakes[e.Fake]; !fake {
+			continue
+		}
+		for _, m := range e.Markers {
+			if end, ok := answered[m]; ok && e.Seq > end {
+				r.s.background.Store(true)
+				return
+			}
+		}
+	}
 }

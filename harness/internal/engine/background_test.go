@@ -9,8 +9,9 @@ import (
 	"github.com/idemcheck/idemcheck/record"
 )
 
-// missingEffect counts only what exactly-once would call lost: an
-// acknowledged, mutating plain, keyless or burst intent without effect.
+// missingEffect counts only what exactly-once may call lost: an
+// acknowledged, mutating plain, keyless, burst or twin intent without
+// effect.
 func TestMissingEffect(t *testing.T) {
 	acked := []record.Attempt{{N: 1, Reply: record.Reply{Outcome: record.OK}}}
 	failed := []record.Attempt{{N: 1, Reply: record.Reply{Outcome: record.Fail}}}
@@ -22,6 +23,7 @@ func TestMissingEffect(t *testing.T) {
 		{record.Intent{Role: record.RolePlain, Mutating: true, Marker: "m", Attempts: acked}, true},
 		{record.Intent{Role: record.RoleNoKey, Mutating: true, Marker: "m", Attempts: acked}, true},
 		{record.Intent{Role: record.RoleBurst, Mutating: true, Marker: "m", Attempts: acked}, true},
+		{record.Intent{Role: record.RoleTwin, Mutating: true, Marker: "m", Attempts: acked}, true},
 		{record.Intent{Role: record.RolePlain, Mutating: true, Marker: "done", Attempts: acked}, false},
 		{record.Intent{Role: record.RolePlain, Mutating: true, Marker: "m", Attempts: failed}, false},
 		{record.Intent{Role: record.RolePlain, Mutating: false, Marker: "m", Attempts: acked}, false},

@@ -43,12 +43,16 @@ type Session struct {
 	// serial says that an observer attributes the target's effects by
 	// delta: its intents run one at a time (see notSerial).
 	serial bool
+	// background is set once the probes saw the target make an effect
+	// after its last answer (settleBackground): each trial then waits for
+	// its effects as the probes did. Shared with the trials' session.
+	background *atomic.Bool
 }
 
 // NewSession returns the session of a run of spec with cfg; progress, if
 // not nil, is told how it goes.
 func NewSession(ctx context.Context, spec Spec, cfg Config, progress func(string)) *Session {
-	return &Session{ctx: ctx, spec: spec, cfg: cfg, seed: targetSeed(cfg.Seed, spec.Name), progress: progress}
+	return &Session{ctx: ctx, spec: spec, cfg: cfg, seed: targetSeed(cfg.Seed, spec.Name), progress: progress, background: new(atomic.Bool)}
 }
 
 // targetSeed derives a target's seed from the run's, so that adding a
@@ -145,7 +149,7 @@ func (s *Session) beforeTails(partial *record.Record, pending map[string]bool, s
 // trialPace), which waiting faults and the first wait before a retry keep.
 func (s *Session) forTrials(ctx context.Context, pace time.Duration, known []record.Finding, probes *probeFindings) *Session {
 	t := &Session{ctx: ctx, spec: s.spec, cfg: s.cfg, seed: s.seed, progress: s.progress,
-		pace: pace, known: known, probes: probes, runs: new(atomic.Uint64), serial: s.serial}
+		pace: pace, known: known, probes: probes, runs: new(atomic.Uint64), serial: s.serial, background: s.background}
 	t.cfg.Faults = pacedFaults(s.cfg.Faults, pace)
 	if pace > 0 {
 		// The first wait before a retry (after "in progress", or after

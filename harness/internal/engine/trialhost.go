@@ -81,6 +81,9 @@ func (h *trialHost) run(nonce, seed uint64, tr scenarios.Trial, solo bool) (*rec
 		r.fatal = err
 	} else {
 		r.runProbe(info, p, 1)
+		if r.fatal == nil && r.s.background != nil && r.s.background.Load() {
+			r.settleBackground()
+		}
 	}
 	if solo {
 		r.rec.Ledger = merged(h.inst, h.ledger.Effects())
