@@ -29,25 +29,34 @@ type laterHandler struct {
 	queue []string
 }
 
-func newLater(env *harness.Env) http.Handler {
-	return &laterHandler{shop: newShop(false)(env).(*shopHandler)}
-}
-
-func (h *laterHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// memoOf reads the request's memo, or answers 400 and says so.
+func memoOf(w http.ResponseWriter, r *http.Request) (string, bool) {
 	body, _ := io.ReadAll(r.Body)
 	var req struct {
 		Memo string `json:"memo"`
 	}
 	if json.Unmarshal(body, &req) != nil {
 		reply(w, http.StatusBadRequest, `{"error":"invalid JSON"}`)
+		return "", false
+	}
+	return req.Memo, true
+}
+
+func newLater(env *harness.Env) http.Handler {
+	return &laterHandler{shop: newShop(false)(env).(*shopHandler)}
+}
+
+func (h *laterHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	memo, ok := memoOf(w, r)
+	if !ok {
 		return
 	}
 	h.mu.Lock()
 	queued := h.queue
-	h.queue = []string{req.Memo}
+	h.queue = []string{memo}
 	h.mu.Unlock()
-	for _, memo := range queued {
-		h.shop.charge(r.WithContext(context.Background()), "", memo, 100)
+	for _, m := range queued {
+		h.shop.charge(r.WithContext(context.Background()), "", m, 100)
 	}
 	reply(w, http.StatusCreated, `{"effect":"created"}`)
 }
@@ -111,19 +120,15 @@ type backgroundHandler struct {
 }
 
 func (h *backgroundHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	var req struct {
-		Memo string `json:"memo"`
-	}
-	if json.Unmarshal(body, &req) != nil {
-		reply(w, http.StatusBadRequest, `{"error":"invalid JSON"}`)
+	memo, ok := memoOf(w, r)
+	if !ok {
 		return
 	}
 	h.mu.Lock()
-	lost, seen := h.lost[req.Memo]
+	lost, seen := h.lost[memo]
 	if !seen {
 		lost = h.lose && len(h.lost)%2 == 0
-		h.lost[req.Memo] = lost
+		h.lost[memo] = lost
 	}
 	h.mu.Unlock()
 	key := r.Header.Get("Idempotency-Key")
@@ -131,7 +136,7 @@ func (h *backgroundHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !lost {
 		time.AfterFunc(h.delay, func() {
 			for range 3 {
-				if _, status := h.shop.charge(bg, key, req.Memo, 100); status == 0 {
+				if _, status := h.shop.charge(bg, key, memo, 100); status == 0 {
 					return
 				}
 			}
