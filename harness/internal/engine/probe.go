@@ -146,13 +146,13 @@ func (r *runner) run() *record.Record {
 		}
 	}
 	if len(tails) > 0 && r.s.startsEarly() && r.s.ctx.Err() == nil && r.fatal == nil {
-		// What the tails' checks find is not known yet: the session
-		// judges a trial that shows only that once it is.
 		// Whether the target acts in the background decides whether the
 		// trials that start now wait for their effects.
 		if r.noteBackground(); r.s.background != nil && !r.s.background.Load() && r.fatal == nil {
 			r.settleBackground()
 		}
+		// What the tails' checks find is not known yet: the session
+		// judges a trial that shows only that once it is.
 		r.s.beforeTails(r.snapshot(), pending, r.space())
 	}
 	// The tails of the probes that asked to finish last: the time the other
