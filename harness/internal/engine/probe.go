@@ -174,11 +174,7 @@ func (r *runner) run() *record.Record {
 	if r.fatal == nil {
 		r.settleBackground()
 	}
-	fakeNames := map[string]bool{}
-	for name := range r.inst.Fakes {
-		fakeNames[name] = true
-	}
-	late := lateWhy(r.rec, r.ledger.Effects(), fakeNames)
+	late := lateWhy(r.rec, r.ledger.Effects(), r.inst.Fakes)
 	noteUnfired(r.rec, func(id, n int) string {
 		if why := r.deps.unfiredWhy(id, n); why != "" {
 			return why

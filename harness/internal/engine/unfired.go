@@ -55,12 +55,12 @@ const (
 // attempt that never acted may have missed what it was armed for: the
 // intent's first effect after the attempt began (of effects, the whole
 // ledger) came after the attempt ended — recorded after the ledger was
-// read at its end, or by one of the fakes (named in fakeNames) after its
+// read at its end, or by one of fks (the run's fakes, by name) after its
 // end — and before the intent's next attempt began, if it had one. The
 // reason is unfiredLate when the attempt had an answer, unfiredTimedOut
 // when it timed out; "" otherwise (the attempt failed in another way,
 // which may be why the target acted late).
-func lateWhy(rec *record.Record, effects []fakes.Effect, fakeNames map[string]bool) func(id, n int) string {
+func lateWhy(rec *record.Record, effects []fakes.Effect, fks map[string]fakes.Fake) func(id, n int) string {
 	return func(id, n int) string {
 		in := rec.Intent(id)
 		if in == nil || n < 1 || n > len(in.Attempts) {
@@ -71,7 +71,8 @@ func lateWhy(rec *record.Record, effects []fakes.Effect, fakeNames map[string]bo
 			if e.Seq <= a.LedgerBefore || !e.HasMarker(in.Marker) {
 				continue
 			}
-			after := e.Seq > a.LedgerAfter || (fakeNames[e.Fake] && e.At.After(a.End))
+			_, byFake := fks[e.Fake]
+			after := e.Seq > a.LedgerAfter || (byFake && e.At.After(a.End))
 			if !after || (n < len(in.Attempts) && e.Seq > in.Attempts[n].LedgerBefore) {
 				return "" // within the attempt, or the next one's
 			}

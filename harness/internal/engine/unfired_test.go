@@ -55,7 +55,7 @@ func TestLateWhy(t *testing.T) {
 		{Seq: 11, Markers: []string{"m11"}},                                                // after the attempt failed
 		{Seq: 12, Markers: []string{"m12"}},                                                // after the target answered 503
 	}
-	why := lateWhy(rec, effects, map[string]bool{"payments": true})
+	why := lateWhy(rec, effects, map[string]fakes.Fake{"payments": nil})
 	assert.Equal(t, unfiredLate, why(1, 1))
 	assert.Empty(t, why(2, 1), "the effect came with the retry, which may have made it")
 	assert.Empty(t, why(3, 1), "the effect came while the attempt ran")
