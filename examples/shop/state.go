@@ -61,13 +61,20 @@ func (s *sequence) observe(id string) {
 type book struct {
 	mu   sync.Mutex
 	recs map[string][]record
+	// at indexes recs by operation and id, so that a restart puts back a
+	// long key store in one pass.
+	at map[bookID]int
 }
 
-func newBook() *book { return &book{recs: make(map[string][]record)} }
+// bookID names a record of the book: its operation and id.
+type bookID struct{ op, id string }
+
+func newBook() *book { return &book{recs: make(map[string][]record), at: make(map[bookID]int)} }
 
 func (b *book) add(op string, r record) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.at[bookID{op, r.ID}] = len(b.recs[op])
 	b.recs[op] = append(b.recs[op], r)
 }
 
@@ -76,12 +83,11 @@ func (b *book) add(op string, r record) {
 func (b *book) restore(op string, r record) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for i, old := range b.recs[op] {
-		if old.ID == r.ID {
-			b.recs[op][i] = r
-			return
-		}
+	if i, ok := b.at[bookID{op, r.ID}]; ok {
+		b.recs[op][i] = r
+		return
 	}
+	b.at[bookID{op, r.ID}] = len(b.recs[op])
 	b.recs[op] = append(b.recs[op], r)
 }
 
