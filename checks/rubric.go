@@ -76,6 +76,12 @@ func Score(tr *record.TargetResult) {
 	}
 	// Flaky findings come last, and count for nothing.
 	tr.Score = score(tr.Checks, tr.Findings[:counted], NotApplicable(rec.Target.Caps()))
+	if n := tr.Score.Next; n != nil && n.Finding >= 0 && !annotationCheck(n.Check) {
+		// The condition says what the level asks; the finding says what
+		// the target did instead. A reader of the reason alone must not
+		// take what went unexamined (said next) for the cause.
+		tr.Score.Reason += "; blocked by " + blocker(tr.Findings[n.Finding])
+	}
 	tr.NotExamined = NotExamined(rec, tr.Checks)
 	tr.Coverage = rec.Coverage()
 	if s := record.LimitsSummary(tr.NotExamined); s != "" && tr.Score.Level > 0 && !tr.Score.Partial {
@@ -131,6 +137,19 @@ func score(checks []record.CheckResult, findings []record.Finding, notApplicable
 		level = l.Level
 	}
 	return record.ScoreResult{Level: 3, Reason: "every condition of level 3 holds: " + Rubric()[2].Condition}
+}
+
+// blocker names the finding that keeps a target below a level: its
+// check, severity, operation and fault.
+func blocker(f record.Finding) string {
+	parts := []string{string(f.Severity)}
+	if f.Operation != "" {
+		parts = append(parts, "at "+f.Operation)
+	}
+	if f.Fault != "" {
+		parts = append(parts, "under "+f.Fault)
+	}
+	return f.Check + " (" + strings.Join(parts, ", ") + ")"
 }
 
 func reason(level int, next Level) string {

@@ -187,9 +187,14 @@ func TestScoreLevels(t *testing.T) {
 				require.Less(t, gap.Finding, len(tr.Findings))
 				assert.Equal(t, gap.Check, tr.Findings[gap.Finding].Check)
 				assert.Equal(t, tr.Findings[gap.Finding].Message, gap.Message)
+				// The reason names the finding in the way, not only the
+				// condition it fails.
+				f := tr.Findings[gap.Finding]
+				assert.Contains(t, tr.Score.Reason, "; blocked by "+f.Check+" ("+string(f.Severity))
 			} else {
 				assert.Contains(t, gap.Message, tt.gap)
 				assert.Contains(t, gap.Message, "did not run")
+				assert.NotContains(t, tr.Score.Reason, "blocked by", "no finding blocks: the gap's message says which check did not run")
 			}
 		})
 	}

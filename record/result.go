@@ -33,7 +33,9 @@ const TopScore = 3
 // ScoreResult is a target's rubric level and the reason for it.
 type ScoreResult struct {
 	Level int `json:"level"`
-	// Reason says in one sentence why the target is at this level.
+	// Reason says in one sentence why the target is at this level: the
+	// condition of the next level that failed and the finding in its way,
+	// if one is, then what the run did not examine that could lower it.
 	Reason string `json:"reason"`
 	// Next says which condition of the next level failed, if any.
 	Next *Gap `json:"next,omitempty"`
