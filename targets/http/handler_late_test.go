@@ -109,14 +109,21 @@ func TestFaultMissedByAnEffectAfterTheAnswer(t *testing.T) {
 }
 
 // backgroundHandler answers 202 at once and charges delay later in the
-// background, trying again (up to three times) when the charge fails;
-// with lose, it never charges every other intent (by memo) it sees.
+// background, in the order the requests came (a queue of jobs), trying
+// again (up to three times) when the charge fails; with lose, it never
+// charges every other intent (by memo) it sees. In order, because it
+// answers 202 to a reused key with another payload too, and the payments
+// API takes the first charge it is sent with a key: were the later
+// payload's charge sent first, the earlier intent, acknowledged, would
+// truly be lost.
 type backgroundHandler struct {
 	shop  *shopHandler
 	delay time.Duration
 	lose  bool
 	mu    sync.Mutex
 	lost  map[string]bool
+	// last is closed when the last job queued is done (nil: none yet).
+	last chan struct{}
 }
 
 func (h *backgroundHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -130,11 +137,20 @@ func (h *backgroundHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		lost = h.lose && len(h.lost)%2 == 0
 		h.lost[memo] = lost
 	}
+	var before, done chan struct{}
+	if !lost {
+		before, done = h.last, make(chan struct{})
+		h.last = done
+	}
 	h.mu.Unlock()
 	key := r.Header.Get("Idempotency-Key")
 	bg := r.WithContext(context.Background())
 	if !lost {
 		time.AfterFunc(h.delay, func() {
+			defer close(done)
+			if before != nil {
+				<-before
+			}
 			for range 3 {
 				if _, status := h.shop.charge(bg, key, memo, 100); status == 0 {
 					return
