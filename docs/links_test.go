@@ -117,3 +117,56 @@ func anchors(t *testing.T, page string) map[string]bool {
 	}
 	return out
 }
+
+// TestCodeFencesClosed: every Markdown page of the repository closes each
+// code block it opens, and opens none inside a heading's text: an
+// unclosed fence swallows the rest of the page into one code block.
+func TestCodeFencesClosed(t *testing.T) {
+	root, err := filepath.Abs("..")
+	require.NoError(t, err)
+	pages := 0
+	require.NoError(t, filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".md") {
+			return nil
+		}
+		pages++
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		rel, _ := filepath.Rel(root, path)
+		open, at := "", 0
+		sc := bufio.NewScanner(f)
+		for n := 1; sc.Scan(); n++ {
+			line := strings.TrimLeft(sc.Text(), " ")
+			fence := ""
+			for _, mark := range []string{"```", "~~~"} {
+				if strings.HasPrefix(line, mark) {
+					fence = mark
+				}
+			}
+			switch {
+			case fence == "":
+			case open == "":
+				open, at = fence, n
+			case fence == open && strings.TrimSpace(strings.TrimLeft(line, fence[:1])) == "":
+				open = ""
+			}
+			if open != "" && n != at && strings.HasPrefix(line, "## ") {
+				t.Errorf("%s:%d: a heading inside the code block opened at line %d: is the block closed?", rel, n, at)
+			}
+		}
+		if open != "" {
+			t.Errorf("%s:%d: a code block opened here is never closed", rel, at)
+		}
+		return sc.Err()
+	}))
+	assert.Greater(t, pages, 20, "the fence check found fewer pages than the repository has")
+}

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/fakes/payments"
@@ -99,4 +100,58 @@ func Example() {
 	// retry.after-fault pass
 	// key.required pass
 	// exactly-once pass
+}
+
+// ExampleHandlerSpec runs a handler through every check with
+// harness.Verify, as a program would, and reads the result: the score and
+// what holds it back, the findings, and what the run could not examine
+// that might lower the score. The handler replays a key's first reply
+// whatever the payload, answers a key too long for the payments API with
+// a server error, and has no dry run.
+func ExampleHandlerSpec() {
+	spec := httptarget.HandlerSpec(httptarget.Config{
+		Name: "mine",
+		Operations: []httptarget.Operation{{
+			Name: "charge", Mutating: true, Method: "POST", Path: "/charge",
+			Body:   `{"amount":{{input.amount}},"description":"{{marker}}"}`,
+			Inputs: map[string]harness.Input{"amount": {Kind: "int", Min: 100, Max: 999}},
+		}},
+	}, func(env *harness.Env) http.Handler {
+		return newChargeHandler(env.Fakes["payments"].URL())
+	}, payments.Starter(payments.Options{}))
+
+	res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(1), harness.WithTrials(20),
+		// The handler keeps its keys for ever and reads no clock: a late
+		// retry 100 ms after its intent tells as much as one 2.5 s after.
+		harness.WithLateRetry(0, 100*time.Millisecond))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	tr := res.Targets[0]
+	if tr.Error != "" {
+		fmt.Println("not tested:", tr.Error)
+		return
+	}
+	fmt.Println("score", tr.Score.Level, "of 3")
+	if next := tr.Score.Next; next != nil {
+		fmt.Println("level", next.Level, "blocked by", next.Check)
+	}
+	for _, f := range tr.Findings {
+		fmt.Println(f.Severity, f.Check, "at", f.Operation)
+	}
+	for _, u := range tr.NotExamined {
+		if u.Limits() {
+			fmt.Println("not examined:", u.Subject())
+		}
+	}
+	// Output:
+	// score 1 of 3
+	// level 2 blocked by key.malformed
+	// minor key.mismatch at charge
+	// major key.malformed at charge
+	// minor dryrun at charge
+	// not examined: crash.recovery under crash-before-effect
+	// not examined: crash.recovery under crash-after-effect
+	// not examined: crash.recovery under crash-after-reply
 }
