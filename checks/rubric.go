@@ -80,13 +80,14 @@ func Score(tr *record.TargetResult) {
 		// The condition says what the level asks; the finding says what
 		// the target did instead. A reader of the reason alone must not
 		// take what went unexamined (said next) for the cause.
-		tr.Score.Reason += "; blocked by " + blocker(tr.Findings[n.Finding])
+		tr.Score.Reason += "; blocked by " + blocker(tr.Findings[n.Finding], Rubric()[n.Level-1])
 	}
 	tr.NotExamined = NotExamined(rec, tr.Checks)
 	tr.Coverage = rec.Coverage()
 	if s := record.LimitsSummary(tr.NotExamined); s != "" && tr.Score.Level > 0 && !tr.Score.Partial {
-		// What was not examined could have found what lowers the score.
-		tr.Score.Reason += " — " + s
+		// What was not examined could have found what lowers the score:
+		// a caveat on the score, not its cause.
+		tr.Score.Reason += " — " + LimitsLead + s
 	}
 	if n := unattributed(rec); n > 0 {
 		tr.Score.Reason += fmt.Sprintf(" (%d of %s carried no intent marker and could not be attributed)", n, plural(len(rec.Ledger), "recorded effect", "recorded effects"))
@@ -139,9 +140,15 @@ func score(checks []record.CheckResult, findings []record.Finding, notApplicable
 	return record.ScoreResult{Level: 3, Reason: "every condition of level 3 holds: " + Rubric()[2].Condition}
 }
 
-// blocker names the finding that keeps a target below a level: its
-// check, severity, operation and fault.
-func blocker(f record.Finding) string {
+// LimitsLead opens the part of a score's reason that names what the run
+// did not examine and could have lowered the score.
+const LimitsLead = "what was not examined could lower it: "
+
+// blocker names the finding f that keeps a target below level l: its
+// check, severity, operation and fault; and, for a finding of a check of
+// a higher level than l (above 1), that l admits no finding of its
+// severity, whatever the check: l's condition alone does not say so.
+func blocker(f record.Finding, l Level) string {
 	parts := []string{string(f.Severity)}
 	if f.Operation != "" {
 		parts = append(parts, "at "+f.Operation)
@@ -149,7 +156,34 @@ func blocker(f record.Finding) string {
 	if f.Fault != "" {
 		parts = append(parts, "under "+f.Fault)
 	}
-	return f.Check + " (" + strings.Join(parts, ", ") + ")"
+	s := f.Check + " (" + strings.Join(parts, ", ") + ")"
+	if checkLevel(f.Check) > l.Level && l.Level > 1 {
+		// (Level 1's condition, no duplicated, lost or merged effect, is
+		// what a critical finding is: it needs no more words.)
+		s += fmt.Sprintf(", a check of level %d: level %d admits no %s finding of any check", checkLevel(f.Check), l.Level, forbidden(l.Forbids))
+	}
+	return s
+}
+
+// forbidden says which findings a level's Forbids rules out.
+func forbidden(s record.Severity) string {
+	switch s {
+	case record.Critical:
+		return "critical"
+	case record.Major:
+		return "major or critical"
+	}
+	return "minor or worse"
+}
+
+// checkLevel is the rubric level of the check id (0: unknown).
+func checkLevel(id string) int {
+	for _, c := range registry {
+		if c.ID == id {
+			return c.Level
+		}
+	}
+	return 0
 }
 
 func reason(level int, next Level) string {

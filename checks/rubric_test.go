@@ -1,6 +1,7 @@
 package checks_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -367,4 +368,27 @@ func TestScoreReasonNamesTheMissingAnnotation(t *testing.T) {
 	assert.Equal(t, 2, tr.Score.Level, tr.Score.Reason)
 	assert.Contains(t, tr.Score.Reason, "score 2: level 3 needs annotations that say truthfully how each tool behaves; charge has no annotations at all")
 	assert.NotContains(t, tr.Score.Reason, "framework level")
+}
+
+// TestScoreReasonNamesTheBlocker: a score's reason names the finding in
+// the next level's way; a finding of a check of a higher level says that
+// the level admits no finding of its severity, whatever the check.
+func TestScoreReasonNamesTheBlocker(t *testing.T) {
+	t.Run("a major finding of a level-3 check keeps the target at 1", func(t *testing.T) {
+		b := cleanRecord()
+		m := b.intent(record.RoleMalformedKey, opCharge)
+		b.rec.Intent(m).Key = "idk-00000000000000a2-" + strings.Repeat("x", checks.MalformedKeyLength-21)
+		b.try(m, unknown(502))
+		tr := scored(t, b.done())
+		require.Equal(t, 1, tr.Score.Level, tr.Score.Reason)
+		assert.Contains(t, tr.Score.Reason, "; blocked by key.malformed (major, at charge), a check of level 3: level 2 admits no major or critical finding of any check")
+	})
+	t.Run("a critical finding of a level-1 check needs no more words", func(t *testing.T) {
+		b := cleanRecord()
+		i := b.intent(plain, opCharge)
+		b.try(i, ok(201, "created", "ord_9"), mine()).try(i, ok(201, "created", "ord_10"), mine())
+		tr := scored(t, b.done())
+		require.Equal(t, 0, tr.Score.Level, tr.Score.Reason)
+		assert.Regexp(t, `; blocked by [a-z.-]+ \(critical, at charge\)$`, tr.Score.Reason)
+	})
 }

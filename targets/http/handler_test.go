@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/fakes/payments"
 	"github.com/idemcheck/idemcheck/harness"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
@@ -249,4 +250,32 @@ func TestInProcessHandlerSaysWhyItCannotCrash(t *testing.T) {
 		}
 	}
 	t.Fatalf("no crash.recovery verdict in %+v", tr.Checks)
+}
+
+// The crash faults an in-process handler cannot take are named in the
+// score's reason as a caveat after it: what was not examined could lower
+// the score, it is not what holds it back.
+func TestScoreReasonSaysWhatWasNotExaminedAfterTheCause(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		cfg   httptarget.Config
+		score int
+		cause string
+	}{
+		{dryRunConfig, 3, "every condition of level 3 holds: "},
+		{httptarget.Config{Name: "shop", Operations: chargeOps}, 2, "; blocked by dryrun (minor, at charge)"},
+	} {
+		spec := httptarget.HandlerSpec(tc.cfg, newShop(false), payments.Starter(payments.Options{}))
+		res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(1), harness.WithLateRetry(0, -1))
+		require.NoError(t, err)
+		tr := res.Targets[0]
+		require.Empty(t, tr.Error)
+		require.Equal(t, tc.score, tr.Score.Level, tr.Score.Reason)
+		cause, caveat, ok := strings.Cut(tr.Score.Reason, " — ")
+		require.True(t, ok, tr.Score.Reason)
+		assert.Contains(t, cause, tc.cause)
+		assert.NotContains(t, cause, "crash")
+		assert.Equal(t, checks.LimitsLead+"crash.recovery (under crash-before-effect, crash-after-effect, crash-after-reply) not examined: "+
+			"an in-process handler cannot be crashed: serve it as a process of its own (a start command) to test crash recovery", caveat)
+	}
 }
