@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/record"
@@ -80,7 +81,12 @@ func Score(tr *record.TargetResult) {
 		// The condition says what the level asks; the finding says what
 		// the target did instead. A reader of the reason alone must not
 		// take what went unexamined (said next) for the cause.
-		tr.Score.Reason += "; blocked by " + blocker(tr.Findings[n.Finding], Rubric()[n.Level-1])
+		l := Rubric()[n.Level-1]
+		tr.Score.Reason += "; blocked by " + blocker(tr.Findings[n.Finding], l)
+		if more := alsoBlocking(tr.Findings[:counted], n.Finding, l); len(more) > 0 {
+			// Fixing the first would not raise the score: say so.
+			tr.Score.Reason += "; also by " + strings.Join(more, ", ")
+		}
 	}
 	tr.NotExamined = NotExamined(rec, tr.Checks)
 	tr.Coverage = rec.Coverage()
@@ -145,9 +151,10 @@ func score(checks []record.CheckResult, findings []record.Finding, notApplicable
 const LimitsLead = "what was not examined could lower it: "
 
 // blocker names the finding f that keeps a target below level l: its
-// check, severity, operation and fault; and, for a finding of a check of
-// a higher level than l (above 1), that l admits no finding of its
-// severity, whatever the check: l's condition alone does not say so.
+// check, severity, operation and fault, whether a generated trial found
+// it; and, for a finding of a check of a higher level than l, that l
+// admits no finding of its severity, whatever the check: l's condition
+// alone does not say so.
 func blocker(f record.Finding, l Level) string {
 	parts := []string{string(f.Severity)}
 	if f.Operation != "" {
@@ -156,13 +163,26 @@ func blocker(f record.Finding, l Level) string {
 	if f.Fault != "" {
 		parts = append(parts, "under "+f.Fault)
 	}
+	if f.Trial {
+		parts = append(parts, "found by a generated trial")
+	}
 	s := f.Check + " (" + strings.Join(parts, ", ") + ")"
-	if checkLevel(f.Check) > l.Level && l.Level > 1 {
-		// (Level 1's condition, no duplicated, lost or merged effect, is
-		// what a critical finding is: it needs no more words.)
+	if checkLevel(f.Check) > l.Level {
 		s += fmt.Sprintf(", a check of level %d: level %d admits no %s finding of any check", checkLevel(f.Check), l.Level, forbidden(l.Forbids))
 	}
 	return s
+}
+
+// alsoBlocking lists, once each and in order, the checks other than
+// findings[first]'s whose findings also keep a target below level l.
+func alsoBlocking(findings []record.Finding, first int, l Level) []string {
+	var ids []string
+	for _, f := range findings {
+		if f.Severity.Rank() >= l.Forbids.Rank() && f.Check != findings[first].Check && !slices.Contains(ids, f.Check) {
+			ids = append(ids, f.Check)
+		}
+	}
+	return ids
 }
 
 // forbidden says which findings a level's Forbids rules out.

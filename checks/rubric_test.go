@@ -1,6 +1,7 @@
 package checks_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -383,6 +384,15 @@ func TestScoreReasonNamesTheBlocker(t *testing.T) {
 		require.Equal(t, 1, tr.Score.Level, tr.Score.Reason)
 		assert.Contains(t, tr.Score.Reason, "; blocked by key.malformed (major, at charge), a check of level 3: level 2 admits no major or critical finding of any check")
 	})
+	t.Run("a blocker found by a generated trial says so", func(t *testing.T) {
+		tr := record.TargetResult{Name: "shop", Kind: "func", Record: cleanRecord().done(), Scenario: &record.ScenarioResult{
+			Trials: 10, Replays: 3, Reproduced: 3,
+			Findings: []record.Finding{{Check: checks.CheckExactlyOnce, Severity: critical, Operation: opCharge, Message: "charge: lost"}},
+		}}
+		checks.Score(&tr)
+		require.Equal(t, 0, tr.Score.Level, tr.Score.Reason)
+		assert.Contains(t, tr.Score.Reason, "; blocked by exactly-once (critical, at charge, found by a generated trial)")
+	})
 	t.Run("a critical finding of a level-1 check needs no more words", func(t *testing.T) {
 		b := cleanRecord()
 		i := b.intent(plain, opCharge)
@@ -391,4 +401,30 @@ func TestScoreReasonNamesTheBlocker(t *testing.T) {
 		require.Equal(t, 0, tr.Score.Level, tr.Score.Reason)
 		assert.Regexp(t, `; blocked by [a-z.-]+ \(critical, at charge\)$`, tr.Score.Reason)
 	})
+}
+
+// TestScoreReasonNamesEveryBlockingCheck: when findings of several checks
+// keep a target below a level, the reason names the others too: fixing
+// the first alone would not raise the score.
+func TestScoreReasonNamesEveryBlockingCheck(t *testing.T) {
+	b := cleanRecord()
+	b.try(b.intent(plain, opCharge), ok(201, "", "ord_10"), mine()) // effect.field: major
+	m := b.intent(record.RoleMalformedKey, opCharge)                // key.malformed: major
+	b.rec.Intent(m).Key = "idk-00000000000000a2-" + strings.Repeat("x", checks.MalformedKeyLength-21)
+	b.try(m, unknown(502))
+	tr := scored(t, b.done())
+	require.Equal(t, 1, tr.Score.Level, tr.Score.Reason)
+	require.NotNil(t, tr.Score.Next)
+	assert.Contains(t, tr.Score.Reason, "; blocked by "+tr.Score.Next.Check+" (major")
+	var majors []string
+	for _, f := range tr.Findings {
+		if f.Severity == major && f.Check != tr.Score.Next.Check && !slices.Contains(majors, f.Check) {
+			majors = append(majors, f.Check)
+		}
+	}
+	require.NotEmpty(t, majors, "findings:%s", describe(tr.Findings))
+	assert.Contains(t, tr.Score.Reason, "; also by "+strings.Join(majors, ", "))
+
+	one := scored(t, cleanRecord().done())
+	assert.NotContains(t, one.Score.Reason, "also by", "a target at 3 has nothing in its way")
 }

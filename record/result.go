@@ -35,7 +35,8 @@ type ScoreResult struct {
 	Level int `json:"level"`
 	// Reason says in one sentence why the target is at this level: the
 	// condition of the next level that failed and the finding in its way,
-	// if one is, then what the run did not examine that could lower it.
+	// if one is, with the other checks whose findings also stand there,
+	// then what the run did not examine that could lower it.
 	Reason string `json:"reason"`
 	// Next says which condition of the next level failed, if any.
 	Next *Gap `json:"next,omitempty"`
