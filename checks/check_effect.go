@@ -63,6 +63,21 @@ type effectTally struct {
 	ok, missing, wrong  int
 	examples            []*record.Intent
 	wrongSaid, wrongExp map[string]int
+	// first says what the first wrong reply was, and why another was due.
+	first string
+}
+
+// wrongEffect says what attempt j of in said, and why want was due.
+func wrongEffect(in *record.Intent, j int, want string) string {
+	a := &in.Attempts[j]
+	s := fmt.Sprintf("attempt %d of %d of intent %d said %q", j+1, len(in.Attempts), in.ID, a.Effect)
+	switch {
+	case !in.Mutating:
+		return s + ": a safe operation acts on nothing"
+	case want == "noop":
+		return s + ": an earlier attempt of the same intent had been answered with success, and its effect was recorded before this one began: a replay of a stored reply says \"noop\""
+	}
+	return s + ": its own call made the effect, recorded while it ran: it acted, and says so (\"created\", \"updated\" or \"deleted\")"
 }
 
 // example keeps up to three distinct intents as evidence.
@@ -109,6 +124,9 @@ func evalEffectField(r *record.Record) ([]record.Finding, bool) {
 					t.wrongSaid[a.Effect]++
 					t.wrongExp["noop"]++
 					t.example(in)
+					if t.first == "" {
+						t.first = wrongEffect(in, j, "noop")
+					}
 				}
 				continue
 			}
@@ -130,6 +148,9 @@ func evalEffectField(r *record.Record) ([]record.Finding, bool) {
 			}
 			bad := (want == "noop" && a.Effect != "noop") || (want == "act" && !actingEffects[a.Effect])
 			if bad {
+				if t.first == "" {
+					t.first = wrongEffect(in, j, want)
+				}
 				t.wrong++
 				t.wrongSaid[a.Effect]++
 				t.wrongExp[want]++
@@ -156,13 +177,21 @@ func evalEffectField(r *record.Record) ([]record.Finding, bool) {
 		if t.wrong > 0 {
 			fs = append(fs, record.Finding{
 				Check: CheckEffectField, Severity: record.Major, Operation: op,
-				Message: fmt.Sprintf("%s: %d of %d successful replies state the wrong effect (said %s where %s was due)",
-					op, t.wrong, t.ok, countList(t.wrongSaid), expList(t.wrongExp)),
+				Message: fmt.Sprintf("%s: %d of %d successful replies state the wrong effect (said %s where %s was due)%s",
+					op, t.wrong, t.ok, countList(t.wrongSaid), expList(t.wrongExp), firstOf(t.first)),
 				Evidence: evidence(r, t.examples...),
 			})
 		}
 	}
 	return fs, applicable
+}
+
+// firstOf is the first wrong reply of a tally, as the message's end.
+func firstOf(first string) string {
+	if first == "" {
+		return ""
+	}
+	return "; the first: " + first
 }
 
 func countList(m map[string]int) string {

@@ -866,7 +866,7 @@ func effectFieldCases() []checkCase {
 			fail: map[string][]record.Severity{checks.CheckEffectField: {major, major}},
 			msgs: map[string][]string{checks.CheckEffectField: {
 				"charge: 1 of 3 successful replies carry no effect field",
-				`charge: 1 of 3 successful replies state the wrong effect (said "created"×1 where "noop" was due)`,
+				`charge: 1 of 3 successful replies state the wrong effect (said "created"×1 where "noop" was due); the first: attempt 2 of 2 of intent 2 said "created": an earlier attempt of the same intent had been answered with success`,
 			}},
 			pass: []string{checks.CheckRetrySequential, checks.CheckReplayConsistent, checks.CheckExactlyOnce},
 		},
@@ -880,8 +880,8 @@ func effectFieldCases() []checkCase {
 			}(),
 			fail: map[string][]record.Severity{checks.CheckEffectField: {major, major}},
 			msgs: map[string][]string{checks.CheckEffectField: {
-				`balance: 1 of 1 successful replies state the wrong effect (said "created"×1 where "noop" was due)`,
-				`charge: 1 of 1 successful replies state the wrong effect (said "noop"×1 where created/updated/deleted was due)`,
+				`balance: 1 of 1 successful replies state the wrong effect (said "created"×1 where "noop" was due); the first: attempt 1 of 1 of intent 1 said "created": a safe operation acts on nothing`,
+				`charge: 1 of 1 successful replies state the wrong effect (said "noop"×1 where created/updated/deleted was due); the first: attempt 1 of 1 of intent 2 said "noop": its own call made the effect`,
 			}},
 			pass: []string{checks.CheckSafeReadOnly, checks.CheckExactlyOnce},
 		},
