@@ -53,12 +53,24 @@ func evalKeyMalformed(r *record.Record) ([]record.Finding, bool) {
 		}
 		fs = append(fs, record.Finding{
 			Check: CheckKeyMalformed, Severity: record.Major, Operation: in.Operation,
-			Message: fmt.Sprintf("%s: a malformed idempotency key (%d characters) was answered %s, while well-formed keys were served: a malformed key is the client's error; refuse it with 400, saying what a key must look like. A server error tells the caller to retry the same request, which can never succeed",
-				in.Operation, len(in.Key), how),
+			Message: fmt.Sprintf("%s: a malformed idempotency key (%d characters) was answered %s, while well-formed keys were served: a malformed key is the client's error; refuse it with 400, saying what a key must look like. A server error tells the caller to retry the same request, which can never succeed%s",
+				in.Operation, len(in.Key), how, gatewayHint(a)),
 			Evidence: evidence(r, in),
 		})
 	}
 	return fs, len(ins) > 0
+}
+
+// gatewayHint is what a gateway error (502, 503, 504) adds to the
+// finding: the target blamed a call it made, and an API it passed the key
+// on to may have refused the key (the fakes, as Stripe does, take keys of
+// up to 255 characters) — a refusal the target must not pass on as its
+// own failure.
+func gatewayHint(a record.Attempt) string {
+	if a.Status < 502 || a.Status > 504 {
+		return ""
+	}
+	return fmt.Sprintf(". A %d blames a call the target made: if it passes the key on, the API it calls may have refused it (the fakes, as Stripe, take keys of at most 255 characters); check the key's length before the call, or answer that refusal as the client's error", a.Status)
 }
 
 // serverError says how a reply was a server error the target itself

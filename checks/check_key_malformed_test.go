@@ -2,6 +2,10 @@ package checks_test
 
 import (
 	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/record"
@@ -26,6 +30,12 @@ func keyMalformedCases() []checkCase {
 			rec:  malformedRecord(unknown(500)),
 			fail: map[string][]record.Severity{checks.CheckKeyMalformed: {major}},
 			msgs: map[string][]string{checks.CheckKeyMalformed: {"charge: a malformed idempotency key (300 characters) was answered HTTP 500, while well-formed keys were served: a malformed key is the client's error"}},
+		},
+		{
+			why:  "a malformed key answered 502: the finding says the API the key went to may have refused it",
+			rec:  malformedRecord(unknown(502)),
+			fail: map[string][]record.Severity{checks.CheckKeyMalformed: {major}},
+			msgs: map[string][]string{checks.CheckKeyMalformed: {"was answered HTTP 502, while well-formed keys were served: a malformed key is the client's error; refuse it with 400, saying what a key must look like. A server error tells the caller to retry the same request, which can never succeed. A 502 blames a call the target made: if it passes the key on, the API it calls may have refused it (the fakes, as Stripe, take keys of at most 255 characters)"}},
 		},
 		{
 			why:  "a malformed key refused with 400",
@@ -53,5 +63,21 @@ func keyMalformedCases() []checkCase {
 			rec:  sequentialOK(),
 			skip: []string{checks.CheckKeyMalformed},
 		},
+	}
+}
+
+// TestKeyMalformedBlamesADownstreamOnlyForAGatewayError: a 500 is the
+// target's own failure, and the finding does not guess at a downstream.
+func TestKeyMalformedBlamesADownstreamOnlyForAGatewayError(t *testing.T) {
+	for status, hint := range map[int]bool{500: false, 502: true, 503: true, 504: true} {
+		_, fs := checks.Evaluate(malformedRecord(unknown(status)))
+		var msg string
+		for _, f := range fs {
+			if f.Check == checks.CheckKeyMalformed {
+				msg = f.Message
+			}
+		}
+		require.NotEmpty(t, msg, "HTTP %d", status)
+		assert.Equal(t, hint, strings.Contains(msg, "blames a call the target made"), "HTTP %d: %s", status, msg)
 	}
 }
