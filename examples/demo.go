@@ -4,8 +4,10 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/idemcheck/idemcheck/examples/reference"
+	"github.com/idemcheck/idemcheck/examples/reference/program"
 	"github.com/idemcheck/idemcheck/examples/reference/tools"
 	"github.com/idemcheck/idemcheck/examples/shop"
 	"github.com/idemcheck/idemcheck/fakes"
@@ -17,7 +19,7 @@ import (
 
 // Subcommand is the hidden idemcheck subcommand that runs a reference
 // target: idemcheck __example shop --profile NAME --listen ADDR --payments URL.
-const Subcommand = tools.Subcommand
+const Subcommand = program.Subcommand
 
 // Main runs the reference target named by args[0] (see package
 // reference): the shop, the webhook handlers, the command-line tools, the
@@ -56,24 +58,26 @@ type Programs struct {
 	// Exe understands Subcommand for every reference target: the program
 	// built from examples/reference/cmd/reference, or idemcheck itself.
 	Exe string
-	// Tools, when not empty, understands Subcommand for the targets
+	// Tools, when not empty, is a directory holding, for each target
 	// started once per call or per session — the command-line tools and
-	// the MCP servers (examples/reference/tools) — and starts at a lower
-	// cost than Exe, carrying only them: the program built from
-	// examples/reference/cmd/tools. Exe starts them otherwise.
+	// the MCP servers (tools.Names) — a program named after it that
+	// carries that target alone, with Exe's command line: the programs
+	// built from examples/reference/cmd/NAME, each of which starts at
+	// about half the cost of a start of Exe. Exe starts them otherwise.
 	Tools string
 }
 
-// tools is the program the per-call targets start from.
-func (p Programs) tools() string {
+// tool is the program target name (one of tools.Names) starts from.
+func (p Programs) tool(name string) string {
 	if p.Tools != "" {
-		return p.Tools
+		return filepath.Join(p.Tools, name)
 	}
 	return p.Exe
 }
 
 // DemoFrom is DemoWith with the command-line tools and the MCP servers
-// started from p.Tools, where it is given, and the others from p.Exe.
+// started from the programs in p.Tools, where it is given, and the others
+// from p.Exe.
 func DemoFrom(p Programs, db OrdersDB) []DemoTarget {
 	exe := p.Exe
 	var out []DemoTarget
@@ -90,8 +94,8 @@ func DemoFrom(p Programs, db OrdersDB) []DemoTarget {
 		out = append(out, DemoTarget{Spec: spec, Built: info.Score, Flaw: info.Flaw})
 	}
 	out = append(out, WebhookDemo(exe)...)
-	out = append(out, CLIDemo(p.tools())...)
-	out = append(out, MCPDemo(p.tools())...)
+	out = append(out, CLIDemo(p.tool(tools.Ordertool))...)
+	out = append(out, MCPDemo(p.tool(tools.MCP))...)
 	out = append(out, OrdersDemo(exe, db)...)
 	out = append(out, observedDemo(p, db)...)
 	out = append(out, ConsumerDemo(exe)...)

@@ -88,9 +88,10 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	c.redactWith(envSecrets())
 	opts := append(trialOpts, harness.WithSeed(seed), harness.WithParallel(*jobs), harness.WithCPUBudget(budget), progressTo(c.quiet, stderr, c.secrets...))
+	last := loadDurations(progs.Tools)
 	res, err := verifyInOrder(func(specs []harness.Spec) (*record.Result, error) {
 		return harness.Verify(ctx, specs, opts...)
-	}, specs, longestFirst(specs))
+	}, specs, longestFirst(specs, last))
 	if err != nil && ctx.Err() == nil {
 		return harnessErr(err, "")
 	}
@@ -102,6 +103,9 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if !c.quiet {
 			trialNote(stderr, res)
 			slowestNote(stderr, res, *jobs, budget > 0)
+		}
+		if err := saveDurations(progs.Tools, res, last); err != nil && !c.quiet {
+			fmt.Fprintf(stderr, "idemcheck demo: the targets' durations, which order the next demo, were not kept: %v\n", err)
 		}
 	}
 	if ctx.Err() != nil {

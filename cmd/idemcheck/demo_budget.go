@@ -1,8 +1,13 @@
 package main
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"time"
@@ -49,18 +54,104 @@ func demoCost(spec harness.Spec) int {
 	return 0
 }
 
-// longestFirst returns the order in which to start specs: the costliest
-// kinds first (demoCost), each kind in the order given, so that the run
-// ends soon after its longest target, not one long target after the
-// others: the queue consumers, a dozen of them waiting ~15 s each, start
-// at once and wait beside the others' work.
-func longestFirst(specs []harness.Spec) []int {
+// nominalCost is how long a target of each demoCost rank is taken to
+// take when no earlier demo on this machine measured it: a queue consumer
+// ~14 s, a command-line tool ~6 s, an MCP server or a service on a
+// database server of its own ~4 s, the others ~3 s (a late retry's wait
+// and the probes around it).
+var nominalCost = [...]time.Duration{3 * time.Second, 4 * time.Second, 6 * time.Second, 14 * time.Second}
+
+// longestFirst returns the order in which to start specs: the longest
+// first, so that the run ends soon after its longest target, not one long
+// target after the others (the queue consumers, a dozen of them waiting
+// ~14 s each, start at once and wait beside the others' work). How long a
+// target takes is what an earlier demo on this machine measured (last,
+// by name), else its kind's nominal time (nominalCost); targets that tie
+// keep the order given.
+func longestFirst(specs []harness.Spec, last map[string]time.Duration) []int {
+	cost := make([]time.Duration, len(specs))
 	order := make([]int, len(specs))
-	for i := range order {
+	for i, s := range specs {
 		order[i] = i
+		cost[i] = nominalCost[demoCost(s)]
+		if d, ok := last[s.Name]; ok && d > 0 {
+			cost[i] = d
+		}
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return demoCost(specs[b]) - demoCost(specs[a]) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cost[b], cost[a]) })
 	return order
+}
+
+// durationsFile is the file, in the directory of the demo's reference
+// programs, that keeps how long each target took in the demos run with
+// them: the order the next demo starts them in (longestFirst).
+const durationsFile = "durations.json"
+
+// loadDurations reads the durations the demos before kept in dir (none
+// when dir is empty, or the file is missing or unreadable).
+func loadDurations(dir string) map[string]time.Duration {
+	if dir == "" {
+		return nil
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, durationsFile))
+	if err != nil || len(raw) > 1<<20 {
+		return nil
+	}
+	var secs map[string]float64
+	if json.Unmarshal(raw, &secs) != nil {
+		return nil
+	}
+	out := make(map[string]time.Duration, len(secs))
+	for name, s := range secs {
+		if s > 0 && s < 3600 {
+			out[name] = time.Duration(s * float64(time.Second))
+		}
+	}
+	return out
+}
+
+// saveDurations keeps in dir how long each target of res took, averaged
+// with what the demos before measured (last), so that one run slowed by
+// other work on the machine moves the order only half way; it writes a
+// new file and renames it over the old one, so that a demo reading it
+// never sees half of it.
+func saveDurations(dir string, res *record.Result, last map[string]time.Duration) error {
+	if dir == "" {
+		return nil
+	}
+	secs := map[string]float64{}
+	for _, t := range res.Targets {
+		if t.Duration <= 0 || t.Error != "" {
+			continue
+		}
+		d := t.Duration
+		if old, ok := last[t.Name]; ok {
+			d = (d + old) / 2
+		}
+		secs[t.Name] = math.Round(d.Seconds()*1000) / 1000
+	}
+	raw, err := json.MarshalIndent(secs, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, durationsFile+".*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(raw); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, durationsFile)); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
 }
 
 // verifyInOrder runs specs started in order (a permutation of their

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -26,7 +28,7 @@ func TestDemoStartsLongestFirst(t *testing.T) {
 	for i, d := range demo {
 		specs[i] = d.Spec
 	}
-	order := longestFirst(specs)
+	order := longestFirst(specs, nil)
 	require.Len(t, order, len(specs))
 	seen := map[int]bool{}
 	for k, i := range order {
@@ -71,4 +73,48 @@ func TestDemoStartsLongestFirst(t *testing.T) {
 	b.Reset()
 	slowestNote(&b, res, 16, true)
 	assert.Contains(t, b.String(), "up to 16 at a time as the processors had time for (--jobs)")
+}
+
+// TestDemoStartsWhatTookLongestLastTimeFirst: where an earlier demo on
+// this machine measured the targets, the longest of them starts first,
+// whatever its kind; a target it did not measure ranks by its kind's
+// nominal time; the durations kept are averaged with the earlier ones,
+// and a missing, foreign or broken file orders by kind alone.
+func TestDemoStartsWhatTookLongestLastTimeFirst(t *testing.T) {
+	specs := []harness.Spec{
+		{Name: "quick", Kind: "http"},
+		{Name: "stuck-keys", Kind: "http"},
+		{Name: "consumer", Kind: "consumer"},
+		{Name: "tool", Kind: "cli"},
+		{Name: "new", Kind: "http"},
+	}
+	last := map[string]time.Duration{"quick": 2 * time.Second, "stuck-keys": 20 * time.Second, "consumer": 13 * time.Second, "tool": 5 * time.Second}
+	order := longestFirst(specs, last)
+	var names []string
+	for _, i := range order {
+		names = append(names, specs[i].Name)
+	}
+	assert.Equal(t, []string{"stuck-keys", "consumer", "tool", "new", "quick"}, names, "new: an HTTP target's nominal 3 s")
+
+	dir := t.TempDir()
+	assert.Empty(t, loadDurations(dir), "no file yet")
+	assert.Empty(t, loadDurations(""), "no cache directory: no file")
+	res := &record.Result{Targets: []record.TargetResult{
+		{Name: "quick", Duration: 4 * time.Second},
+		{Name: "stuck-keys", Duration: 10 * time.Second},
+		{Name: "failed", Duration: time.Second, Error: "could not start"},
+	}}
+	require.NoError(t, saveDurations(dir, res, last))
+	got := loadDurations(dir)
+	assert.Equal(t, map[string]time.Duration{"quick": 3 * time.Second, "stuck-keys": 15 * time.Second}, got,
+		"averaged with the last; a target that failed is not kept")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "no temporary file left")
+
+	for _, raw := range []string{"{not json", `{"quick": -1, "stuck-keys": 1e9}`} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, durationsFile), []byte(raw), 0o600))
+		assert.Empty(t, loadDurations(dir), "%s", raw)
+	}
+	assert.Equal(t, longestFirst(specs, nil), longestFirst(specs, loadDurations(dir)))
 }

@@ -16,16 +16,27 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/examples"
+	"github.com/idemcheck/idemcheck/examples/reference/tools"
 )
 
 // referencePkg is the program that carries the reference targets and
 // nothing of the harness (package examples/reference).
 const referencePkg = "./examples/reference/cmd/reference"
 
-// toolsPkg is the program that carries only the reference targets started
-// once per call or per session: the command-line tools and the MCP
-// servers (package examples/reference/tools).
-const toolsPkg = "./examples/reference/cmd/tools"
+// toolsDir holds, for each reference target started once per call or per
+// session — the command-line tools and the MCP servers (package
+// examples/reference/tools) — a program that carries it alone, in the
+// directory named after it.
+const toolsDir = "./examples/reference/cmd/"
+
+// toolPkgs are the packages of those programs.
+func toolPkgs() []string {
+	var pkgs []string
+	for _, name := range tools.Names() {
+		pkgs = append(pkgs, toolsDir+name)
+	}
+	return pkgs
+}
 
 // referenceBuildLimit bounds the build of the reference program.
 const referenceBuildLimit = 3 * time.Minute
@@ -41,11 +52,14 @@ const referenceBuildLimit = 3 * time.Minute
 // build in a checkout — the demo builds the program that carries only the
 // reference targets (a link of packages the build has just compiled) and
 // starts them from it; elsewhere it starts them from itself. Beside it,
-// the same build links the program that carries only the command-line
-// tools and the MCP servers (toolsPkg), whose processes are most of those
-// the demo starts: a start of it initialises fewer packages still. The
-// programs are kept in the user's cache directory: the go command links
-// them again only when the source changed.
+// the same build links a program for each command-line tool and MCP
+// server, carrying it alone (toolPkgs): their processes are most of those
+// the demo starts, and a start of one initialises fewer packages still.
+// They are built as idemcheck is (with cgo where it was): static programs
+// would start ~1 ms sooner, but would have the go command compile most of
+// their dependencies again, ~50 s on a first demo. They are kept in the
+// user's cache directory: the go command links them again only when the
+// source changed.
 func demoReference(ctx context.Context) (progs examples.Programs, note string, cleanup func(), err error) {
 	cleanup = func() {}
 	if referenceProgram != nil {
@@ -76,17 +90,35 @@ func demoReference(ctx context.Context) (progs examples.Programs, note string, c
 	// The go command links again only when the source changed since the
 	// programs in the cache were built; given a directory, it writes each
 	// program there under its package's name.
-	cmd := exec.CommandContext(ctx, goTool, "build", "-o", dir+string(filepath.Separator), referencePkg, toolsPkg)
+	pkgs := append([]string{referencePkg}, toolPkgs()...)
+	cmd := exec.CommandContext(ctx, goTool, append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)...)
 	cmd.Dir = root
 	cmd.WaitDelay = time.Second
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return progs, fmt.Sprintf("reference targets started from this binary (go build %s %s in %s failed: %v: %s)",
-			referencePkg, toolsPkg, root, err, strings.TrimSpace(lastLine(out))), cleanup, nil
+		return progs, fmt.Sprintf("reference targets started from this binary (go build %s in %s failed: %v: %s)",
+			strings.Join(pkgs, " "), root, err, strings.TrimSpace(lastLine(out))), cleanup, nil
 	}
-	progs = examples.Programs{Exe: filepath.Join(dir, path.Base(referencePkg)), Tools: filepath.Join(dir, path.Base(toolsPkg))}
-	return progs, fmt.Sprintf("reference targets started from %s, the command-line tools and MCP servers from %s (%s, ready in %s)",
-		strings.TrimPrefix(referencePkg, "./"), strings.TrimPrefix(toolsPkg, "./"),
+	removeStale(dir, pkgs)
+	progs = examples.Programs{Exe: filepath.Join(dir, path.Base(referencePkg)), Tools: dir}
+	return progs, fmt.Sprintf("reference targets started from %s, each command-line tool and MCP server from a program of its own, %s{%s} (%s, ready in %s)",
+		strings.TrimPrefix(referencePkg, "./"), strings.TrimPrefix(toolsDir, "./"), strings.Join(tools.Names(), ","),
 		dir, time.Since(start).Round(100*time.Millisecond)), cleanup, nil
+}
+
+// removeStale removes from the cache directory dir the files that are
+// neither its lock, the targets' durations nor one of the programs of
+// pkgs: programs an earlier version of the demo built there.
+func removeStale(dir string, pkgs []string) {
+	keep := map[string]bool{"lock": true, durationsFile: true}
+	for _, p := range pkgs {
+		keep[path.Base(p)] = true
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !keep[e.Name()] && !strings.HasPrefix(e.Name(), durationsFile) && e.Type().IsRegular() {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // referenceCache returns the directory where the reference programs built

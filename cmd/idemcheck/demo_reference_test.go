@@ -11,12 +11,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/examples/reference/tools"
 )
 
 // TestDemoReferenceBuiltFromTheSource: from a checkout with the go
 // command, the demo starts its reference targets from the small program,
-// and its command-line tools and MCP servers from a smaller one still,
-// both built into the user's cache directory and linked again only when
+// and each command-line tool and MCP server from a program that carries it
+// alone, all built into the user's cache directory and linked again only when
 // the source changed; without the go command, from this binary, saying
 // why.
 func TestDemoReferenceBuiltFromTheSource(t *testing.T) {
@@ -39,24 +41,33 @@ func TestDemoReferenceBuiltFromTheSource(t *testing.T) {
 	progs, note, cleanup, err := demoReference(ctx)
 	require.NoError(t, err)
 	cleanup()
-	for _, exe := range []string{progs.Exe, progs.Tools} {
-		assert.True(t, strings.HasPrefix(exe, filepath.Join(cache, "idemcheck")), "kept in the cache: %s", exe)
-		out, err := exec.Command(exe, "__example", "ordertool", "--help").CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		assert.Contains(t, string(out), "create-order", "%s runs the reference command-line tool", exe)
+	assert.True(t, strings.HasPrefix(progs.Exe, filepath.Join(cache, "idemcheck")), "kept in the cache: %s", progs.Exe)
+	assert.Equal(t, filepath.Dir(progs.Exe), progs.Tools, "the tools' programs beside it")
+	for _, name := range tools.Names() {
+		exe := filepath.Join(progs.Tools, name)
+		out, _ := exec.Command(exe, "__example", name, "--help").CombinedOutput() // some exit 2 after their usage
+		assert.NotContains(t, string(out), "unknown reference target")
+		assert.Contains(t, string(out), name, "%s runs %s, with the reference program's command line", exe, name)
+		out, err = exec.Command(exe, "__example", "shop", "--help").CombinedOutput()
+		assert.Error(t, err, "%s carries only %s", exe, name)
+		assert.Contains(t, string(out), `unknown reference target "shop": expected one of `+name+"\n")
 	}
-	assert.NotEqual(t, progs.Exe, progs.Tools)
-	assert.Contains(t, note, "reference targets started from examples/reference/cmd/reference, the command-line tools and MCP servers from examples/reference/cmd/tools")
-	out, err := exec.Command(progs.Exe, "__example", "shop", "--help").CombinedOutput()
+	out, err := exec.Command(progs.Exe, "__example", "ordertool", "--help").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "create-order", "the reference program runs the command-line tools too")
+	assert.Contains(t, note, "reference targets started from examples/reference/cmd/reference, each command-line tool and MCP server from a program of its own, examples/reference/cmd/{clidb,jsonstore,mcp,mcpdb,ordertool}")
+	out, err = exec.Command(progs.Exe, "__example", "shop", "--help").CombinedOutput()
 	assert.NoError(t, err, "%s", out)
-	out, err = exec.Command(progs.Tools, "__example", "shop", "--help").CombinedOutput()
-	assert.Error(t, err, "the smaller program carries only the tools and MCP servers")
-	assert.Contains(t, string(out), `unknown reference target "shop"`)
 
+	// A program an earlier version of the demo built there is removed.
+	stale := filepath.Join(progs.Tools, "tools")
+	require.NoError(t, os.WriteFile(stale, []byte("old"), 0o700))
 	again, _, cleanup, err := demoReference(ctx)
 	require.NoError(t, err)
 	cleanup()
 	assert.Equal(t, progs, again, "the same programs, from the cache")
+	assert.NoFileExists(t, stale)
+	assert.FileExists(t, progs.Exe)
 
 	t.Setenv("PATH", "")
 	self, note, cleanup, err := demoReference(ctx)

@@ -3,6 +3,7 @@ package reference
 import (
 	"context"
 	"io"
+	"maps"
 	"slices"
 
 	"github.com/idemcheck/idemcheck/examples/consumers"
@@ -10,6 +11,7 @@ import (
 	"github.com/idemcheck/idemcheck/examples/orders"
 	"github.com/idemcheck/idemcheck/examples/pgpay"
 	"github.com/idemcheck/idemcheck/examples/redispay"
+	"github.com/idemcheck/idemcheck/examples/reference/program"
 	"github.com/idemcheck/idemcheck/examples/reference/tools"
 	"github.com/idemcheck/idemcheck/examples/shop"
 	"github.com/idemcheck/idemcheck/examples/webhooks"
@@ -34,29 +36,21 @@ const (
 // mains are the reference targets' main functions, by name: those of
 // package tools (the command-line tools and the MCP servers) and the
 // others.
-var mains = func() map[string]tools.MainFunc {
+var mains = func() map[string]program.MainFunc {
 	m := tools.Mains()
-	m[Shop] = func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int { return shop.Main(ctx, a, o, e) }
-	m[Webhooks] = func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
-		return webhooks.Main(ctx, a, o, e)
-	}
-	m[Orders] = func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
-		return orders.Main(ctx, a, o, e)
-	}
-	m[Ledger] = func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
-		return ledger.Main(ctx, a, o, e)
-	}
-	m[Consumer] = func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
-		return consumers.Main(ctx, a, o, e)
-	}
-	m[Pgpay] = func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
-		return pgpay.Main(ctx, a, o, e)
-	}
-	m[Redispay] = func(ctx context.Context, a []string, _ io.Reader, o, e io.Writer) int {
-		return redispay.Main(ctx, a, o, e)
-	}
+	m[Shop] = program.WithoutStdin(shop.Main)
+	m[Webhooks] = program.WithoutStdin(webhooks.Main)
+	m[Orders] = program.WithoutStdin(orders.Main)
+	m[Ledger] = program.WithoutStdin(ledger.Main)
+	m[Consumer] = program.WithoutStdin(consumers.Main)
+	m[Pgpay] = program.WithoutStdin(pgpay.Main)
+	m[Redispay] = program.WithoutStdin(redispay.Main)
 	return m
 }()
+
+// Mains returns the reference targets' main functions, by name: a copy
+// that the caller may change.
+func Mains() map[string]program.MainFunc { return maps.Clone(mains) }
 
 // Names returns the names of the reference targets, sorted.
 func Names() []string {
@@ -72,5 +66,5 @@ func Names() []string {
 // and returns its exit code: 2 for a missing or unknown name. The MCP
 // servers read their requests from stdin (os.Stdin when nil).
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return tools.Dispatch(ctx, mains, args, stdin, stdout, stderr)
+	return program.Dispatch(ctx, mains, args, stdin, stdout, stderr)
 }

@@ -1,12 +1,15 @@
-// Package tools starts, by name, the reference targets that run as a
-// process per call or per session: the command-line tools (ordertool,
-// clidb, jsonstore) and the MCP servers (mcp, mcpdb). It is the part of
-// package reference that such a start needs, and nothing else, so that a
-// program built from it alone (cmd/tools) initialises only these targets'
-// packages: a start of it costs about a third less processor time than a
-// start of the program that carries every reference target, whose
-// brokers' and databases' clients each set up tables at start-up.
+// Package tools names the reference targets that run as a process per
+// call or per session: the command-line tools (ordertool, clidb,
+// jsonstore) and the MCP servers (mcp, mcpdb), and runs them by name.
+//
+// Each of them is also a program of its own, examples/reference/cmd/NAME,
+// that carries that target and nothing else, with the command line of the
+// program that carries every reference target ([__example] NAME
+// [ARG ...]): the demo starts these targets from them, since most of the
+// processes a demo starts are theirs, and a start of a program that
+// initialises one target's packages costs about half the processor time
+// of a start of the program that carries all five.
 //
 // Package reference takes these targets from here (Mains) and runs every
-// one, these included, with the same arguments (Dispatch).
+// one, these included, with the same arguments (program.Dispatch).
 package tools

@@ -3,9 +3,12 @@ package tools_test
 import (
 	"bytes"
 	"context"
+	"go/build"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/examples/reference"
 	"github.com/idemcheck/idemcheck/examples/reference/tools"
@@ -56,4 +59,29 @@ func TestDispatch(t *testing.T) {
 	var out, errs bytes.Buffer
 	assert.Equal(t, 2, tools.Main(ctx, []string{reference.Shop}, nil, &out, &errs))
 	assert.Equal(t, 0, reference.Main(ctx, []string{reference.Shop, "--help"}, nil, &out, &errs), errs.String())
+}
+
+// TestEveryToolHasAProgramOfItsOwn: each target of this package has a
+// program, cmd/NAME, that imports its own target's package and
+// program, nothing else, and program imports no reference target: the
+// demo builds one per name and starts the target from it, and a start of
+// it initialises only that target's packages.
+func TestEveryToolHasAProgramOfItsOwn(t *testing.T) {
+	const examples = "github.com/idemcheck/idemcheck/examples/"
+	own := map[string]string{tools.MCP: examples + "mcp"}
+	for _, name := range tools.Names() {
+		pkg, err := build.ImportDir(filepath.Join("..", "cmd", name), 0)
+		require.NoError(t, err, name)
+		assert.Equal(t, "main", pkg.Name)
+		target := own[name]
+		if target == "" {
+			target = examples + name
+		}
+		assert.ElementsMatch(t, []string{target, examples + "reference/program"}, pkg.Imports, "cmd/%s", name)
+	}
+	pkg, err := build.ImportDir(filepath.Join("..", "program"), 0)
+	require.NoError(t, err)
+	for _, imp := range pkg.Imports {
+		assert.NotContains(t, imp, "idemcheck", "package program imports no reference target")
+	}
 }

@@ -7,7 +7,7 @@ package main
 
 import (
 	"github.com/idemcheck/idemcheck/examples/reference"
-	"github.com/idemcheck/idemcheck/examples/reference/tools"
+	"github.com/idemcheck/idemcheck/examples/reference/program"
 )
 
-func main() { tools.Program(reference.Main) }
+func main() { program.Run(reference.Mains()) }

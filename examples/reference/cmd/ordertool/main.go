@@ -1,0 +1,15 @@
+// Command ordertool runs the reference target ordertool alone, with the command
+// line of the program that carries every reference target:
+// ordertool [__example] ordertool [flags]. The demo starts it from here, since it
+// starts it once per call or per session and a start of a program that
+// carries one target initialises that target's packages and no others.
+package main
+
+import (
+	"github.com/idemcheck/idemcheck/examples/ordertool"
+	"github.com/idemcheck/idemcheck/examples/reference/program"
+)
+
+func main() {
+	program.Run(map[string]program.MainFunc{"ordertool": program.WithoutStdin(ordertool.Main)})
+}
