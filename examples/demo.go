@@ -8,7 +8,6 @@ import (
 
 	"github.com/idemcheck/idemcheck/examples/reference"
 	"github.com/idemcheck/idemcheck/examples/reference/program"
-	"github.com/idemcheck/idemcheck/examples/reference/tools"
 	"github.com/idemcheck/idemcheck/examples/shop"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/fakes/payments"
@@ -67,7 +66,9 @@ type Programs struct {
 	Tools string
 }
 
-// tool is the program target name (one of tools.Names) starts from.
+// tool is the program target name (one of tools.Names) starts from: the
+// callers pass the name their command line gives after Subcommand, so
+// that the program and the target it is asked for are the same.
 func (p Programs) tool(name string) string {
 	if p.Tools != "" {
 		return filepath.Join(p.Tools, name)
@@ -94,8 +95,8 @@ func DemoFrom(p Programs, db OrdersDB) []DemoTarget {
 		out = append(out, DemoTarget{Spec: spec, Built: info.Score, Flaw: info.Flaw})
 	}
 	out = append(out, WebhookDemo(exe)...)
-	out = append(out, CLIDemo(p.tool(tools.Ordertool))...)
-	out = append(out, MCPDemo(p.tool(tools.MCP))...)
+	out = append(out, CLIDemo(p.tool(OrdertoolName))...)
+	out = append(out, MCPDemo(p.tool(MCPName))...)
 	out = append(out, OrdersDemo(exe, db)...)
 	out = append(out, observedDemo(p, db)...)
 	out = append(out, ConsumerDemo(exe)...)

@@ -8,7 +8,6 @@ import (
 	"github.com/idemcheck/idemcheck/examples/ledger"
 	"github.com/idemcheck/idemcheck/examples/mcpdb"
 	"github.com/idemcheck/idemcheck/examples/reference"
-	"github.com/idemcheck/idemcheck/examples/reference/tools"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/observe"
 	clitarget "github.com/idemcheck/idemcheck/targets/cli"
@@ -119,11 +118,11 @@ func observedDemo(progs Programs, db OrdersDB) []DemoTarget {
 	var out []DemoTarget
 	for _, p := range mcpdb.Profiles {
 		info, _ := mcpdb.Describe(p)
-		out = append(out, DemoTarget{Spec: MCPDBSpec(progs.tool(tools.MCPDB), p), Built: info.Score, Flaw: info.Flaw})
+		out = append(out, DemoTarget{Spec: MCPDBSpec(progs.tool(MCPDBName), p), Built: info.Score, Flaw: info.Flaw})
 	}
 	for _, p := range clidb.Profiles {
 		info, _ := clidb.Describe(p)
-		out = append(out, DemoTarget{Spec: CLIDBSpec(progs.tool(tools.CLIDB), p), Built: info.Score, Flaw: info.Flaw})
+		out = append(out, DemoTarget{Spec: CLIDBSpec(progs.tool(CLIDBName), p), Built: info.Score, Flaw: info.Flaw})
 	}
 	for _, p := range ledger.Profiles {
 		info, _ := ledger.Describe(p)
@@ -135,7 +134,7 @@ func observedDemo(progs Programs, db OrdersDB) []DemoTarget {
 	}
 	for _, p := range jsonstore.Profiles {
 		info, _ := jsonstore.Describe(p)
-		out = append(out, DemoTarget{Spec: JSONStoreSpec(progs.tool(tools.JSONStore), p), Built: info.Score, Flaw: info.Flaw})
+		out = append(out, DemoTarget{Spec: JSONStoreSpec(progs.tool(JSONStoreName), p), Built: info.Score, Flaw: info.Flaw})
 	}
 	return out
 }

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/idemcheck/idemcheck/harness"
@@ -37,7 +39,7 @@ func defaultJobs() int { return min(max(2, 12*runtime.GOMAXPROCS(0)), maxJobs) }
 const demoCPUBudget = 0.9
 
 // demoCost ranks a reference target by how long it takes: a queue
-// consumer waits out its broker's ack deadlines and redeliveries (~15 s,
+// consumer waits out its broker's ack deadlines and redeliveries (~14 s,
 // most of it waiting), a command-line tool's every call is a process, an
 // MCP server's a session over a process's pipes, and a service on a
 // database server of its own (a declared dependency) waits for a
@@ -54,26 +56,33 @@ func demoCost(spec harness.Spec) int {
 	return 0
 }
 
-// nominalCost is how long a target of each demoCost rank is taken to
-// take when no earlier demo on this machine measured it: a queue consumer
-// ~14 s, a command-line tool ~6 s, an MCP server or a service on a
-// database server of its own ~4 s, the others ~3 s (a late retry's wait
-// and the probes around it).
-var nominalCost = [...]time.Duration{3 * time.Second, 4 * time.Second, 6 * time.Second, 14 * time.Second}
+// nominalCosts is how long a target of each demoCost rank is taken to
+// take when no earlier demo on this machine measured it: the others ~3 s
+// (a late retry's wait and the probes around it), an MCP server or a
+// service on a database server of its own ~4 s, a command-line tool ~6 s,
+// a queue consumer ~14 s.
+var nominalCosts = [...]time.Duration{3 * time.Second, 4 * time.Second, 6 * time.Second, 14 * time.Second}
+
+// nominalCost is nominalCosts of spec's rank, the longest for a rank
+// beyond them.
+func nominalCost(spec harness.Spec) time.Duration {
+	return nominalCosts[min(max(demoCost(spec), 0), len(nominalCosts)-1)]
+}
 
 // longestFirst returns the order in which to start specs: the longest
 // first, so that the run ends soon after its longest target, not one long
 // target after the others (the queue consumers, a dozen of them waiting
 // ~14 s each, start at once and wait beside the others' work). How long a
-// target takes is what an earlier demo on this machine measured (last,
+// target takes is what the demos before on this machine measured (last,
 // by name), else its kind's nominal time (nominalCost); targets that tie
-// keep the order given.
+// keep the order given. The order moves no verdict: each target's random
+// choices follow from the seed and its name alone.
 func longestFirst(specs []harness.Spec, last map[string]time.Duration) []int {
 	cost := make([]time.Duration, len(specs))
 	order := make([]int, len(specs))
 	for i, s := range specs {
 		order[i] = i
-		cost[i] = nominalCost[demoCost(s)]
+		cost[i] = nominalCost(s)
 		if d, ok := last[s.Name]; ok && d > 0 {
 			cost[i] = d
 		}
@@ -87,14 +96,30 @@ func longestFirst(specs []harness.Spec, last map[string]time.Duration) []int {
 // them: the order the next demo starts them in (longestFirst).
 const durationsFile = "durations.json"
 
-// loadDurations reads the durations the demos before kept in dir (none
-// when dir is empty, or the file is missing or unreadable).
+// maxDurationsFile bounds what loadDurations reads: the file of a few
+// hundred targets is a few kilobytes.
+const maxDurationsFile = 1 << 20
+
+// loadDurations reads the durations the demos before kept in dir: none
+// when dir is empty, or the file is missing, not a regular file, longer
+// than maxDurationsFile or not what saveDurations writes. Figures that
+// are not between 0 and an hour are dropped.
 func loadDurations(dir string) map[string]time.Duration {
 	if dir == "" {
 		return nil
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, durationsFile))
-	if err != nil || len(raw) > 1<<20 {
+	// Opened without waiting: an open of a named pipe for reading would
+	// wait for a writer.
+	f, err := os.OpenFile(filepath.Join(dir, durationsFile), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, maxDurationsFile+1))
+	if err != nil || len(raw) > maxDurationsFile {
 		return nil
 	}
 	var secs map[string]float64
@@ -112,14 +137,19 @@ func loadDurations(dir string) map[string]time.Duration {
 
 // saveDurations keeps in dir how long each target of res took, averaged
 // with what the demos before measured (last), so that one run slowed by
-// other work on the machine moves the order only half way; it writes a
-// new file and renames it over the old one, so that a demo reading it
-// never sees half of it.
+// other work on the machine moves the order only half way, and the
+// figures of last for the targets res did not measure (one that failed,
+// or was not run for want of its database server). It writes a new file
+// and renames it over the old one, so that a demo reading it never sees
+// half of it.
 func saveDurations(dir string, res *record.Result, last map[string]time.Duration) error {
 	if dir == "" {
 		return nil
 	}
-	secs := map[string]float64{}
+	durations := maps.Clone(last)
+	if durations == nil {
+		durations = map[string]time.Duration{}
+	}
 	for _, t := range res.Targets {
 		if t.Duration <= 0 || t.Error != "" {
 			continue
@@ -128,7 +158,11 @@ func saveDurations(dir string, res *record.Result, last map[string]time.Duration
 		if old, ok := last[t.Name]; ok {
 			d = (d + old) / 2
 		}
-		secs[t.Name] = math.Round(d.Seconds()*1000) / 1000
+		durations[t.Name] = d
+	}
+	secs := make(map[string]float64, len(durations))
+	for name, d := range durations {
+		secs[name] = math.Round(d.Seconds()*1000) / 1000
 	}
 	raw, err := json.MarshalIndent(secs, "", "  ")
 	if err != nil {
@@ -138,20 +172,17 @@ func saveDurations(dir string, res *record.Result, last map[string]time.Duration
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(raw); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
+	_, err = tmp.Write(raw)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(dir, durationsFile))
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, durationsFile)); err != nil {
+	if err != nil {
 		os.Remove(tmp.Name())
-		return err
 	}
-	return nil
+	return err
 }
 
 // verifyInOrder runs specs started in order (a permutation of their

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -102,19 +104,40 @@ func TestDemoStartsWhatTookLongestLastTimeFirst(t *testing.T) {
 	res := &record.Result{Targets: []record.TargetResult{
 		{Name: "quick", Duration: 4 * time.Second},
 		{Name: "stuck-keys", Duration: 10 * time.Second},
-		{Name: "failed", Duration: time.Second, Error: "could not start"},
+		{Name: "tool", Duration: time.Second, Error: "could not start"},
 	}}
 	require.NoError(t, saveDurations(dir, res, last))
 	got := loadDurations(dir)
-	assert.Equal(t, map[string]time.Duration{"quick": 3 * time.Second, "stuck-keys": 15 * time.Second}, got,
-		"averaged with the last; a target that failed is not kept")
+	assert.Equal(t, map[string]time.Duration{
+		"quick": 3 * time.Second, "stuck-keys": 15 * time.Second,
+		"consumer": 13 * time.Second, "tool": 5 * time.Second,
+	}, got, "averaged with the last; a target that failed or was not run keeps its figure")
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Len(t, entries, 1, "no temporary file left")
 
-	for _, raw := range []string{"{not json", `{"quick": -1, "stuck-keys": 1e9}`} {
+	for _, raw := range []string{"{not json", `{"quick": -1, "stuck-keys": 1e9}`, `{"quick": 2}` + strings.Repeat(" ", maxDurationsFile)} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, durationsFile), []byte(raw), 0o600))
-		assert.Empty(t, loadDurations(dir), "%s", raw)
+		assert.Empty(t, loadDurations(dir), "%.40s", raw)
 	}
 	assert.Equal(t, longestFirst(specs, nil), longestFirst(specs, loadDurations(dir)))
+
+	// Not a regular file: a demo reads no device and waits on no pipe.
+	require.NoError(t, os.Remove(filepath.Join(dir, durationsFile)))
+	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, durationsFile)))
+	assert.Empty(t, loadDurations(dir))
+	require.NoError(t, os.Remove(filepath.Join(dir, durationsFile)))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, durationsFile), 0o600))
+	assert.Empty(t, loadDurations(dir))
+}
+
+// TestNominalCostCoversEveryRank: every rank demoCost gives has a nominal
+// time, longer for a costlier rank, and a rank beyond them takes the
+// longest.
+func TestNominalCostCoversEveryRank(t *testing.T) {
+	kinds := []harness.Spec{{Kind: "http"}, {Kind: "mcp"}, {Kind: "cli"}, {Kind: "consumer"}}
+	for i := 1; i < len(kinds); i++ {
+		assert.Greater(t, nominalCost(kinds[i]), nominalCost(kinds[i-1]), kinds[i].Kind)
+	}
+	assert.Equal(t, nominalCosts[len(nominalCosts)-1], nominalCost(kinds[3]))
 }

@@ -98,25 +98,27 @@ func demoReference(ctx context.Context) (progs examples.Programs, note string, c
 		return progs, fmt.Sprintf("reference targets started from this binary (go build %s in %s failed: %v: %s)",
 			strings.Join(pkgs, " "), root, err, strings.TrimSpace(lastLine(out))), cleanup, nil
 	}
-	removeStale(dir, pkgs)
+	removeStale(dir)
 	progs = examples.Programs{Exe: filepath.Join(dir, path.Base(referencePkg)), Tools: dir}
 	return progs, fmt.Sprintf("reference targets started from %s, each command-line tool and MCP server from a program of its own, %s{%s} (%s, ready in %s)",
 		strings.TrimPrefix(referencePkg, "./"), strings.TrimPrefix(toolsDir, "./"), strings.Join(tools.Names(), ","),
 		dir, time.Since(start).Round(100*time.Millisecond)), cleanup, nil
 }
 
-// removeStale removes from the cache directory dir the files that are
-// neither its lock, the targets' durations nor one of the programs of
-// pkgs: programs an earlier version of the demo built there.
-func removeStale(dir string, pkgs []string) {
-	keep := map[string]bool{"lock": true, durationsFile: true}
-	for _, p := range pkgs {
-		keep[path.Base(p)] = true
-	}
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if !keep[e.Name()] && !strings.HasPrefix(e.Name(), durationsFile) && e.Type().IsRegular() {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
+// stalePrograms are the programs an earlier version of the demo built in
+// the cache directory that this one no longer builds: "tools", which
+// carried every command-line tool and MCP server before each got a
+// program of its own.
+var stalePrograms = []string{"tools"}
+
+// removeStale removes stalePrograms from the cache directory dir, and
+// nothing else: a demo of another version may be starting its targets
+// from the programs it finds there.
+func removeStale(dir string) {
+	for _, name := range stalePrograms {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			_ = os.Remove(p)
 		}
 	}
 }

@@ -48,6 +48,8 @@ func TestDemoReferenceBuiltFromTheSource(t *testing.T) {
 		out, _ := exec.Command(exe, "__example", name, "--help").CombinedOutput() // some exit 2 after their usage
 		assert.NotContains(t, string(out), "unknown reference target")
 		assert.Contains(t, string(out), name, "%s runs %s, with the reference program's command line", exe, name)
+		out, _ = exec.Command(exe, name, "--help").CombinedOutput()
+		assert.Contains(t, string(out), name, "%s runs %s without the subcommand too", exe, name)
 		out, err = exec.Command(exe, "__example", "shop", "--help").CombinedOutput()
 		assert.Error(t, err, "%s carries only %s", exe, name)
 		assert.Contains(t, string(out), `unknown reference target "shop": expected one of `+name+"\n")
@@ -59,15 +61,22 @@ func TestDemoReferenceBuiltFromTheSource(t *testing.T) {
 	out, err = exec.Command(progs.Exe, "__example", "shop", "--help").CombinedOutput()
 	assert.NoError(t, err, "%s", out)
 
-	// A program an earlier version of the demo built there is removed.
+	// A program an earlier version of the demo built there is removed;
+	// whatever else is there stays (another version's demo may be
+	// starting its targets from it).
 	stale := filepath.Join(progs.Tools, "tools")
 	require.NoError(t, os.WriteFile(stale, []byte("old"), 0o700))
+	other := filepath.Join(progs.Tools, "another-program")
+	require.NoError(t, os.WriteFile(other, []byte("other"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(progs.Tools, durationsFile), []byte("{}"), 0o600))
 	again, _, cleanup, err := demoReference(ctx)
 	require.NoError(t, err)
 	cleanup()
 	assert.Equal(t, progs, again, "the same programs, from the cache")
 	assert.NoFileExists(t, stale)
-	assert.FileExists(t, progs.Exe)
+	for _, kept := range []string{progs.Exe, other, filepath.Join(progs.Tools, durationsFile), filepath.Join(progs.Tools, "lock")} {
+		assert.FileExists(t, kept)
+	}
 
 	t.Setenv("PATH", "")
 	self, note, cleanup, err := demoReference(ctx)

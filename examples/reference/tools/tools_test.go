@@ -14,10 +14,10 @@ import (
 	"github.com/idemcheck/idemcheck/examples/reference/tools"
 )
 
-// TestToolsAreReferenceTargets: every target of the smaller program is a
+// TestToolsAreReferenceTargets: every target of this package is a
 // reference target of the same name, which the full program runs too, so
-// that a command line made for one runs unchanged with the other; the
-// servers that start once per run are not in it.
+// that a command line made for its own program runs unchanged with the
+// full one; the servers that start once per run are not among them.
 func TestToolsAreReferenceTargets(t *testing.T) {
 	assert.Equal(t, []string{"clidb", "jsonstore", "mcp", "mcpdb", "ordertool"}, tools.Names())
 	all := reference.Names()
