@@ -229,3 +229,11 @@ func TestSlotsWithGate(t *testing.T) {
 		t.Fatal("never let in once the machine had time to spare")
 	}
 }
+
+// TestCountOfSaysOneInTheSingular: the progress line of a target with one
+// finding says "1 finding", not "1 findings".
+func TestCountOfSaysOneInTheSingular(t *testing.T) {
+	assert.Equal(t, "0 findings", countOf(0, "finding"))
+	assert.Equal(t, "1 finding", countOf(1, "finding"))
+	assert.Equal(t, "3 findings", countOf(3, "finding"))
+}

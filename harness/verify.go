@@ -74,7 +74,7 @@ func verify(ctx context.Context, specs []Spec, opts []Option) (*record.Result, [
 			if tr.Error != "" {
 				progress("%s: could not be tested: %s", spec.Name, tr.Error)
 			} else {
-				progress("%s: score %d, %d findings (%s)", spec.Name, tr.Score.Level, len(tr.Findings), tr.Duration.Round(time.Millisecond))
+				progress("%s: score %d, %s (%s)", spec.Name, tr.Score.Level, countOf(len(tr.Findings), "finding"), tr.Duration.Round(time.Millisecond))
 			}
 		}()
 	}
@@ -101,4 +101,13 @@ func runTarget(ctx context.Context, spec Spec, o Options, place engine.Idler, pr
 	cfg := o.config(spec)
 	cfg.Idle = place
 	return engine.NewSession(ctx, spec.engineSpec(), cfg, progress).Run()
+}
+
+// countOf is n and noun, in the plural unless n is 1: "1 finding",
+// "3 findings".
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

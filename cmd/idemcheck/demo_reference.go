@@ -100,8 +100,7 @@ func demoReference(ctx context.Context) (progs examples.Programs, note string, c
 	}
 	removeStale(dir)
 	progs = examples.Programs{Exe: filepath.Join(dir, path.Base(referencePkg)), Tools: dir}
-	return progs, fmt.Sprintf("reference targets started from %s, each command-line tool and MCP server from a program of its own, %s{%s} (%s, ready in %s)",
-		strings.TrimPrefix(referencePkg, "./"), strings.TrimPrefix(toolsDir, "./"), strings.Join(tools.Names(), ","),
+	return progs, fmt.Sprintf("reference targets started from programs built from this checkout, kept in %s (ready in %s)",
 		dir, time.Since(start).Round(100*time.Millisecond)), cleanup, nil
 }
 

@@ -57,7 +57,7 @@ func TestDemoReferenceBuiltFromTheSource(t *testing.T) {
 	out, err := exec.Command(progs.Exe, "__example", "ordertool", "--help").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	assert.Contains(t, string(out), "create-order", "the reference program runs the command-line tools too")
-	assert.Contains(t, note, "reference targets started from examples/reference/cmd/reference, each command-line tool and MCP server from a program of its own, examples/reference/cmd/{clidb,jsonstore,mcp,mcpdb,ordertool}")
+	assert.Contains(t, note, "reference targets started from programs built from this checkout, kept in "+progs.Tools+" (ready in ")
 	out, err = exec.Command(progs.Exe, "__example", "shop", "--help").CombinedOutput()
 	assert.NoError(t, err, "%s", out)
 
