@@ -5,7 +5,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path"
@@ -144,7 +146,58 @@ func referenceCache(root string) (dir string, unlock func(), err error) {
 		lock.Close()
 		return "", nil, err
 	}
+	// Which checkout the programs are built from, so that a later demo can
+	// tell that it is gone (pruneOrphans).
+	if old, err := os.ReadFile(filepath.Join(dir, sourceFile)); err != nil || string(old) != root {
+		_ = os.WriteFile(filepath.Join(dir, sourceFile), []byte(root), 0o600)
+	}
+	pruneOrphans(filepath.Dir(dir), dir, time.Now())
 	return dir, func() { lock.Close() }, nil
+}
+
+// sourceFile is the file, in a directory of reference programs, that
+// holds the path of the checkout they were built from.
+const sourceFile = "source"
+
+// orphanAge is how long the programs of a checkout that is gone are kept:
+// a demo started from that checkout before it went may still be running.
+const orphanAge = 24 * time.Hour
+
+// pruneOrphans removes, from base, the directories of reference programs
+// (other than own) built from a checkout that no longer exists, whose
+// programs were last linked more than orphanAge before now: every clone
+// or moved checkout gets a directory of ~110 MB, which nothing else would
+// remove. A directory that does not say where its programs came from, or
+// whose lock another demo holds, is left alone.
+func pruneOrphans(base, own string, now time.Time) {
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		dir := filepath.Join(base, e.Name())
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "reference-") || dir == own {
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(dir, sourceFile))
+		if err != nil || len(src) == 0 || !filepath.IsAbs(string(src)) {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(string(src), "go.mod")); !errors.Is(err, fs.ErrNotExist) {
+			continue // the checkout is there, or cannot be told gone
+		}
+		if fi, err := os.Stat(filepath.Join(dir, path.Base(referencePkg))); err == nil && now.Sub(fi.ModTime()) < orphanAge {
+			continue
+		}
+		lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR, 0)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			_ = os.RemoveAll(dir)
+		}
+		lock.Close()
+	}
 }
 
 // sourceRoot returns the root of the module this binary was compiled from,

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -42,6 +43,10 @@ func TestDemoReferenceBuiltFromTheSource(t *testing.T) {
 	require.NoError(t, err)
 	cleanup()
 	assert.True(t, strings.HasPrefix(progs.Exe, filepath.Join(cache, "idemcheck")), "kept in the cache: %s", progs.Exe)
+	root, _ := sourceRoot()
+	src, err := os.ReadFile(filepath.Join(progs.Tools, sourceFile))
+	require.NoError(t, err)
+	assert.Equal(t, root, string(src), "the checkout the programs come from, for a later demo to tell it is gone")
 	assert.Equal(t, filepath.Dir(progs.Exe), progs.Tools, "the tools' programs beside it")
 	for _, name := range tools.Names() {
 		exe := filepath.Join(progs.Tools, name)
@@ -86,4 +91,48 @@ func TestDemoReferenceBuiltFromTheSource(t *testing.T) {
 	assert.Equal(t, me, self.Exe)
 	assert.Empty(t, self.Tools, "this binary starts every reference target")
 	assert.Contains(t, note, "started from this binary (no go command")
+}
+
+// TestPruneOrphansRemovesOnlyProgramsOfCheckoutsThatAreGone: a directory
+// of reference programs is removed when the checkout it names is gone and
+// its programs are more than a day old, and no demo holds its lock; one
+// whose checkout is there, that names none, that is recent, that another
+// demo holds, or that is the demo's own, stays.
+func TestPruneOrphansRemovesOnlyProgramsOfCheckoutsThatAreGone(t *testing.T) {
+	base := t.TempDir()
+	checkout := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(checkout, "go.mod"), []byte("module x\n"), 0o600))
+	gone := filepath.Join(t.TempDir(), "deleted-checkout")
+	now := time.Now()
+	old := now.Add(-2 * orphanAge)
+	mk := func(name, source string, linked time.Time) string {
+		dir := filepath.Join(base, name)
+		require.NoError(t, os.MkdirAll(dir, 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "lock"), nil, 0o600))
+		prog := filepath.Join(dir, "reference")
+		require.NoError(t, os.WriteFile(prog, []byte("program"), 0o700))
+		require.NoError(t, os.Chtimes(prog, linked, linked))
+		if source != "" {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, sourceFile), []byte(source), 0o600))
+		}
+		return dir
+	}
+	orphan := mk("reference-orphan", gone, old)
+	present := mk("reference-present", checkout, old)
+	unnamed := mk("reference-unnamed", "", old)
+	recent := mk("reference-recent", gone, now.Add(-time.Hour))
+	held := mk("reference-held", gone, old)
+	own := mk("reference-own", gone, old)
+	other := mk("not-ours", gone, old)
+	lock, err := os.OpenFile(filepath.Join(held, "lock"), os.O_RDWR, 0)
+	require.NoError(t, err)
+	defer lock.Close()
+	require.NoError(t, syscall.Flock(int(lock.Fd()), syscall.LOCK_EX))
+
+	pruneOrphans(base, own, now)
+
+	assert.NoDirExists(t, orphan)
+	for _, kept := range []string{present, unnamed, recent, held, own, other} {
+		assert.DirExists(t, kept)
+	}
 }
