@@ -62,7 +62,7 @@ type Programs struct {
 	// the MCP servers (tools.Names) — a program named after it that
 	// carries that target alone, with Exe's command line: the programs
 	// built from examples/reference/cmd/NAME, each of which starts at
-	// about half the cost of a start of Exe. Exe starts them otherwise.
+	// less cost than Exe. Exe starts them otherwise.
 	Tools string
 }
 
