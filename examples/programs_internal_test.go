@@ -1,12 +1,19 @@
 package examples
 
 import (
+	"context"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/examples/reference/tools"
+	"github.com/idemcheck/idemcheck/harness"
 )
 
 // TestEachToolStartsFromItsOwnProgram: given a directory of programs,
@@ -22,5 +29,39 @@ func TestEachToolStartsFromItsOwnProgram(t *testing.T) {
 	for _, name := range names {
 		assert.Equal(t, filepath.Join(dir, name), withTools.tool(name))
 		assert.Equal(t, "/bin/reference", alone.tool(name))
+	}
+}
+
+// TestDemoStartsEachToolFromTheProgramNamedAfterIt: the demo's targets
+// given a directory of programs run, for each command-line tool and MCP
+// server, the program named after it, asking it for that target: each
+// program here is a script that records how it was called and fails.
+func TestDemoStartsEachToolFromTheProgramNamedAfterIt(t *testing.T) {
+	dir := t.TempDir()
+	calls := filepath.Join(t.TempDir(), "calls")
+	for _, name := range tools.Names() {
+		script := "#!/bin/sh\necho \"$(basename \"$0\") $2\" >> " + calls + "\nexit 3\n"
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(script), 0o700))
+	}
+	var specs []harness.Spec
+	for _, d := range DemoFrom(Programs{Exe: "/nonexistent/reference", Tools: dir}, SQLiteOrders) {
+		if slices.Contains([]string{"ordertool-none", "mcp-correct", "jsonstore-locked", "mcpdb-correct", "clidb-correct"}, d.Spec.Name) {
+			specs = append(specs, d.Spec)
+		}
+	}
+	require.Len(t, specs, 5)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, _ = harness.Verify(ctx, specs, harness.WithParallel(5))
+	raw, err := os.ReadFile(calls)
+	require.NoError(t, err, "no program was started")
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		prog, asked, _ := strings.Cut(line, " ")
+		assert.Equal(t, prog, asked, "program %s asked for target %s", prog, asked)
+		seen[prog] = true
+	}
+	for _, name := range tools.Names() {
+		assert.True(t, seen[name], "%s was started", name)
 	}
 }
