@@ -92,3 +92,48 @@ func TestCorrectCreatePayment(t *testing.T) {
 	assert.Equal(t, "would_create", dry["effect"])
 	assert.Len(t, ledger.Effects(), 1, "refusals and dry runs charge nothing")
 }
+
+// After a call whose charge happened but whose reply was lost (payments
+// answered 503 after charging), the key stays bound to its arguments:
+// other arguments under it are refused with 422, and the retry of the
+// first call completes it with the charge it made.
+func TestCorrectFailedCallKeepsTheKeyBoundToItsArguments(t *testing.T) {
+	ledger := fakes.NewLedger()
+	pay, err := payments.New(payments.Options{Ledger: ledger})
+	require.NoError(t, err)
+	defer pay.Close()
+	srv, err := mcp.NewServer("correct", pay.URL(), t.TempDir())
+	require.NoError(t, err)
+	ct, st := sdk.NewInMemoryTransports()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	ss, err := srv.Connect(ctx, st, nil)
+	require.NoError(t, err)
+	defer ss.Close()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	call := func(args map[string]any) (map[string]any, bool) {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "create_payment", Arguments: args})
+		require.NoError(t, err)
+		b, _ := json.Marshal(res.StructuredContent)
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(b, &m))
+		return m, res.IsError
+	}
+	pay.Arm(fakes.Rule{Action: fakes.FailAfter})
+	args := map[string]any{"customer": "cus_1", "amount": 500, "description": "idem-00000000000000ab", "idempotency_key": "k1"}
+	failed, isErr := call(args)
+	require.True(t, isErr, "%v", failed)
+	require.Len(t, ledger.Effects(), 1, "payments charged before it failed")
+
+	other := map[string]any{"customer": "cus_1", "amount": 600, "description": "idem-00000000000000ab", "idempotency_key": "k1"}
+	reused, isErr := call(other)
+	assert.True(t, isErr)
+	assert.EqualValues(t, 422, reused["status"], "%v", reused)
+
+	retry, isErr := call(args)
+	require.False(t, isErr, "%v", retry)
+	assert.Equal(t, "created", retry["effect"], "the first success the caller sees")
+	assert.Len(t, ledger.Effects(), 1, "the charge the failed call made, replayed by payments")
+}

@@ -126,10 +126,12 @@ func (c *durableClaim) complete(r result) {
 	_ = writeRecord(c.path, record{Fingerprint: c.fp, Done: true, Reply: &r})
 }
 
-// fail forgets the claim: the retry acts, with the same key downstream.
+// fail gives up the claim, keeping the unfinished record: the retry with
+// the same arguments takes it over and acts, with the same key downstream;
+// other arguments under the key are still refused, since the failed call
+// may have had its effect downstream (a lost reply).
 func (c *durableClaim) fail() {
-	defer c.lock.Close()
-	_ = os.Remove(c.path)
+	_ = c.lock.Close() // closing the file drops the lock
 }
 
 func writeRecord(path string, rec record) error {

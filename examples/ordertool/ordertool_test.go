@@ -217,6 +217,25 @@ func TestAmbiguousDownstreamFailure(t *testing.T) {
 	}
 }
 
+func TestAmbiguousFailureKeepsTheKeyBoundToItsInputs(t *testing.T) {
+	// The charge happens, then payments answers 503. The same key with
+	// another amount must still be refused: were it to take the key over,
+	// payments would refuse the reused key, that refusal would be stored,
+	// and the retry of the first order would never learn of its charge.
+	w := newWorld(t)
+	w.pay.Arm(fakes.Rule{Action: fakes.FailAfter})
+	require.Equal(t, ordertool.ExitTempFail, w.order("correct", "--idempotency-key", "k-1").code)
+
+	other := w.run("correct", "create-order", "--customer", "cus_1", "--amount", "700", "--memo", "order idem-0000000000000001", "--idempotency-key", "k-1")
+	assert.Equal(t, ordertool.ExitFailed, other.code, other.stdout)
+	assert.Equal(t, "key_reused", other.reply.Error)
+
+	retry := w.order("correct", "--idempotency-key", "k-1")
+	require.Equal(t, 0, retry.code, retry.stdout)
+	assert.Equal(t, "created", retry.reply.Effect, "the first success the caller sees")
+	assert.Len(t, w.pay.Charges(), 1, "the charge the failed call made, replayed by payments")
+}
+
 // keyFile is where the correct store keeps key's files.
 func keyFile(state, key, ext string) string {
 	sum := sha256.Sum256([]byte(key))

@@ -20,6 +20,9 @@ const KeysDir = "keys"
 const (
 	correctInProgress = "in_progress"
 	correctComplete   = "complete"
+	// correctReleased is a key whose call failed: free to claim again,
+	// by a call with the same inputs only.
+	correctReleased = "released"
 )
 
 // correctRecord is the state of one key, rewritten whole (write, fsync,
@@ -50,8 +53,11 @@ type correctRecord struct {
 //   - a complete key replays its stored reply, with effect "noop";
 //   - a key held by a live process is waited for (up to --wait), then
 //     replayed; if it is still held, "in flight" (exit 75);
-//   - a call that fails downstream forgets its claim, so that the retry
-//     (with the same key, downstream too) acts.
+//   - a call that fails downstream gives up its claim, so that the retry
+//     (with the same key, downstream too) acts; the key stays bound to
+//     its inputs, since the failed call may have had its effect
+//     downstream (a lost reply), and another call under the key would
+//     leave that effect without a reply.
 type correctStore struct {
 	dir  string
 	wait time.Duration
@@ -105,8 +111,9 @@ func (s *correctStore) begin(req request) (claim, *envelope, error) {
 			lock.Close()
 			return nil, rec.Reply, nil
 		}
-		// in_progress, and we hold the lock: its writer died mid-call.
-		// Take it over; the key downstream makes that safe.
+		// in_progress, and we hold the lock: its writer died mid-call;
+		// or released after a failed call. Take it over; the key
+		// downstream makes that safe.
 	}
 	c := &correctClaim{key: req.key, fp: fp, lock: lock, path: recPath}
 	if err := writeRecord(recPath, correctRecord{Key: req.key, State: correctInProgress, Fingerprint: fp, PID: os.Getpid()}); err != nil {
@@ -158,11 +165,13 @@ func (c *correctClaim) complete(reply envelope) error {
 	return writeRecord(c.path, correctRecord{Key: c.key, State: correctComplete, Fingerprint: c.fp, Reply: &reply, PID: os.Getpid()})
 }
 
-// fail forgets the claim: nothing is stored, and the retry acts, with the
-// same key downstream.
+// fail gives up the claim: the record says released, and the retry with
+// the same inputs acts, with the same key downstream. If that write fails
+// the in_progress record stays, which the next holder of the lock takes
+// over all the same.
 func (c *correctClaim) fail(error) {
 	defer c.lock.Close()
-	_ = os.Remove(c.path)
+	_ = writeRecord(c.path, correctRecord{Key: c.key, State: correctReleased, Fingerprint: c.fp, PID: os.Getpid()})
 }
 
 func readRecord(path string) (*correctRecord, error) {

@@ -51,8 +51,11 @@
 // completed key replays the stored status and data with "effect":"noop" and
 // the header Idempotent-Replayed: true, across restarts too. The client's
 // key is passed to payments as its Idempotency-Key. A failed charge
-// releases the claim and stores nothing, so a retry executes; 5xx replies
-// are never stored. An in_progress record written by an earlier boot was
+// releases the claim and stores no reply, so a retry executes; 5xx replies
+// are never stored. A released key stays bound to its payload: the charge
+// may have gone through before the failure (a reply lost, a client gone
+// mid-request), so another payload under the key is still refused with
+// 422 rather than taking the key over. An in_progress record written by an earlier boot was
 // left by a process that died mid-request: it is stale, and the next
 // request with the key claims it again and re-executes. That is safe
 // because the key goes downstream: if the dead process charged, payments

@@ -46,6 +46,40 @@ func TestCorrectKeyStoreSurvivesARestart(t *testing.T) {
 	assert.Equal(t, 2, pay.Count())
 }
 
+func TestReleasedKeyStaysBoundToItsPayloadAcrossARestart(t *testing.T) {
+	t.Parallel()
+	pay := newPayments(t)
+	opts := shop.Options{Profile: "correct", StateDir: t.TempDir()}
+
+	s := mustServe(t, opts, pay)
+	pay.FailNextAfterCharge()
+	failed := s.post(t, "/orders", "k1", order("cus_1", 1234, "m"))
+	require.Equal(t, http.StatusBadGateway, failed.Status, failed)
+	s.stop()
+
+	s = mustServe(t, opts, pay)
+	other := s.post(t, "/orders", "k1", order("cus_1", 99, "m"))
+	assert.Equal(t, http.StatusUnprocessableEntity, other.Status, "the released key kept its payload through the restart: %s", other)
+	retry := s.post(t, "/orders", "k1", order("cus_1", 1234, "m"))
+	require.Equal(t, http.StatusOK, retry.Status, retry)
+	assert.Equal(t, "ch_000001", retry.Data["charge"], "the charge the failed call made")
+	assert.Equal(t, 1, pay.Count())
+}
+
+func TestKeyStoreReleasedWithoutAPayloadIsForgotten(t *testing.T) {
+	// A released record written before released keys kept their payload
+	// frees the key for any request, as it did then.
+	t.Parallel()
+	pay := newPayments(t)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, shop.StoreFile), []byte(
+		`{"key":"k1","state":"in_progress","op":"orders","fingerprint":"f","boot":"b","at":"2026-01-01T00:00:00Z"}`+"\n"+
+			`{"key":"k1","state":"released","at":"2026-01-01T00:00:01Z"}`+"\n"), 0o600))
+	s := mustServe(t, shop.Options{Profile: "correct", StateDir: dir}, pay)
+	r := s.post(t, "/orders", "k1", order("cus_1", 5, "m"))
+	assert.Equal(t, http.StatusOK, r.Status, r)
+}
+
 func TestKeyStoreDropsATornLastLine(t *testing.T) {
 	t.Parallel()
 	pay := newPayments(t)

@@ -31,7 +31,8 @@ type claim interface {
 	// complete records the final reply for replays. A 5xx reply is never
 	// stored: complete treats it as release.
 	complete(final reply)
-	// release forgets the claim, so that a retry with the same key executes.
+	// release gives up the claim, so that a retry with the same key
+	// executes; a correct guard keeps the key bound to its payload.
 	release()
 }
 

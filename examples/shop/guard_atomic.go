@@ -8,7 +8,12 @@ import (
 // atomicGuard is the correct strategy: an atomic claim per key under one
 // mutex, so that exactly one request with a given key executes at a time.
 // A key is in flight from begin until complete or release, then complete
-// forever (no expiry: this is a reference target).
+// forever (no expiry: this is a reference target). A released key stays
+// bound to its payload: the call that gave it up may have charged before
+// it failed (a reply from payments lost, a client gone mid-call), so only
+// a retry of the same request may claim it again; another payload under
+// the key is still refused (422), rather than taking the key over and
+// leaving the first request's charge without a reply.
 //
 // With a journal (the shop runs with --state) every transition is written
 // and fsynced before the shop acts on it: in_progress before the charge,
@@ -37,7 +42,10 @@ type keyEntry struct {
 	// boot is the boot id of the process that claimed the key.
 	boot string
 	done bool
-	rep  reply
+	// released: no request holds the key; the next one with the same
+	// fingerprint claims it again.
+	released bool
+	rep      reply
 }
 
 // newAtomicGuard returns the correct guard over j (nil: in memory only),
@@ -51,7 +59,11 @@ func newAtomicGuard(j *journal, boot string) *atomicGuard {
 		case stateComplete:
 			g.entries[rec.Key] = &keyEntry{fingerprint: rec.Fingerprint, op: rec.Op, done: true, rep: rec.storedReply()}
 		case stateReleased:
-			delete(g.entries, rec.Key)
+			if rec.Fingerprint == "" {
+				delete(g.entries, rec.Key) // written before released keys kept their payload
+				continue
+			}
+			g.entries[rec.Key] = &keyEntry{fingerprint: rec.Fingerprint, op: rec.Op, released: true}
 		}
 	}
 	return g
@@ -68,23 +80,27 @@ func (g *atomicGuard) begin(c call) (claim, *reply, error) {
 		return nil, nil, fmt.Errorf("%w: %v", errStore, err)
 	}
 	g.mu.Lock()
-	if e, ok := g.entries[c.key]; ok {
+	prev, ok := g.entries[c.key]
+	if ok {
 		switch {
-		case e.fingerprint != c.fingerprint:
-			// Also for a stale claim: the dead process may have charged
-			// for that payload.
+		case prev.fingerprint != c.fingerprint:
+			// Also for a stale or a released claim: the process that
+			// made it may have charged for that payload.
 			g.mu.Unlock()
 			return nil, nil, errKeyReused
-		case e.done:
-			rep := e.rep
+		case prev.done:
+			rep := prev.rep
 			g.mu.Unlock()
 			return nil, &rep, nil
-		case e.boot == g.boot || !g.reclaimStale:
+		case prev.released:
+			// Given up after a failed call: the retry claims it again,
+			// below, with the same key downstream.
+		case prev.boot == g.boot || !g.reclaimStale:
 			g.mu.Unlock()
 			return nil, nil, errInFlight
 		}
-		// Stale: claimed by an earlier boot that never finished. Claim it
-		// again, below.
+		// Stale (claimed by an earlier boot that never finished) or
+		// released: claim it again, below.
 	}
 	e := &keyEntry{fingerprint: c.fingerprint, op: c.op.name, boot: g.boot}
 	g.entries[c.key] = e
@@ -93,19 +109,25 @@ func (g *atomicGuard) begin(c call) (claim, *reply, error) {
 	// Written outside the mutex: the entry already turns duplicates away,
 	// and other keys need not wait for this fsync.
 	if err := g.journal.append(keyRecord{Key: c.key, State: stateInProgress, Op: e.op, Fingerprint: e.fingerprint, Boot: g.boot}); err != nil {
-		g.forget(c.key, e)
+		g.replace(c.key, e, prev)
 		return nil, nil, fmt.Errorf("%w: %v", errStore, err)
 	}
 	return &atomicClaim{g: g, key: c.key, e: e}, nil, nil
 }
 
-// forget drops e if it is still the key's entry and not complete.
-func (g *atomicGuard) forget(key string, e *keyEntry) {
+// replace puts next (nil: nothing) in e's place if e is still the key's
+// entry and not complete.
+func (g *atomicGuard) replace(key string, e, next *keyEntry) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if !e.done && g.entries[key] == e {
-		delete(g.entries, key)
+	if e.done || g.entries[key] != e {
+		return
 	}
+	if next == nil {
+		delete(g.entries, key)
+		return
+	}
+	g.entries[key] = next
 }
 
 type atomicClaim struct {
@@ -136,8 +158,9 @@ func (c *atomicClaim) complete(final reply) {
 	c.e.rep = final
 }
 
-// release forgets a key that is still in flight. A completed key is never
-// forgotten: its reply must keep being replayed.
+// release gives up a key that is still in flight: a retry of the same
+// request may claim it again, another payload still may not. A completed
+// key is never released: its reply must keep being replayed.
 func (c *atomicClaim) release() {
 	c.g.mu.Lock()
 	current := !c.e.done && c.g.entries[c.key] == c.e
@@ -148,6 +171,6 @@ func (c *atomicClaim) release() {
 	// Written while the entry still turns duplicates away, so that the
 	// released record cannot land after a later claim's records. If it is
 	// lost, the in_progress record is stale after a restart anyway.
-	_ = c.g.journal.append(keyRecord{Key: c.key, State: stateReleased})
-	c.g.forget(c.key, c.e)
+	_ = c.g.journal.append(keyRecord{Key: c.key, State: stateReleased, Op: c.e.op, Fingerprint: c.e.fingerprint})
+	c.g.replace(c.key, c.e, &keyEntry{fingerprint: c.e.fingerprint, op: c.e.op, released: true})
 }

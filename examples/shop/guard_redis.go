@@ -102,6 +102,9 @@ type redisClaim struct {
 	rec keyRecord
 	// passKey passes the client's key downstream.
 	passKey bool
+	// keepReleased keeps a released key as a released record, bound to
+	// its payload, rather than deleting it (see redisAtomicGuard).
+	keepReleased bool
 }
 
 func (c *redisClaim) downstreamKey() string {
@@ -124,7 +127,15 @@ func (c *redisClaim) complete(final reply) {
 	_ = redisSet(c.rdb, rec)
 }
 
-func (c *redisClaim) release() { redisDel(c.rdb, c.rec.Key) }
+func (c *redisClaim) release() {
+	if !c.keepReleased {
+		redisDel(c.rdb, c.rec.Key)
+		return
+	}
+	rec := c.rec
+	rec.State, rec.Boot, rec.At = stateReleased, "", time.Now().UTC()
+	_ = redisSet(c.rdb, rec)
+}
 
 // redisAtomicGuard is the correct guard on Redis: one SET NX claims the
 // key atomically; a claim made by a start of the shop that is no longer
@@ -132,7 +143,10 @@ func (c *redisClaim) release() { redisDel(c.rdb, c.rec.Key) }
 // mid-request and is taken over with a compare-and-set; the key goes
 // downstream, so a takeover cannot charge twice. A claim of another live
 // instance is in flight (409), so any number of instances can share the
-// store. Used by the "redis-correct" profile.
+// store. A claim given up after a failed charge is kept as released, bound
+// to its payload: the charge may have happened, so a retry of the same
+// request claims it again (compare-and-set) and another payload is refused
+// (422). Used by the "redis-correct" profile.
 type redisAtomicGuard struct {
 	rdb  *redis.Client
 	boot string
@@ -161,7 +175,7 @@ func (g redisAtomicGuard) begin(c call) (claim, *reply, error) {
 		return nil, nil, fmt.Errorf("%w: %v", errStore, err)
 	}
 	if ok {
-		return &redisClaim{rdb: g.rdb, rec: rec, passKey: true}, nil, nil
+		return g.claimed(rec), nil, nil
 	}
 	old, err := g.rdb.Get(ctx, redisKey(c.key)).Bytes()
 	if err != nil {
@@ -171,17 +185,20 @@ func (g redisAtomicGuard) begin(c call) (claim, *reply, error) {
 	if err := json.Unmarshal(old, &prev); err != nil {
 		return nil, nil, fmt.Errorf("%w: record of %s: %v", errStore, c.key, err)
 	}
-	if prev.State == stateInProgress && prev.Boot != g.boot && prev.Fingerprint == c.fingerprint {
-		live, err := redisLive(ctx, g.rdb, prev.Boot)
-		if err != nil {
-			return nil, nil, err
-		}
-		if live {
-			return nil, nil, errInFlight // another instance is at work on it
+	released := prev.State == stateReleased
+	if prev.Fingerprint == c.fingerprint && (released || prev.State == stateInProgress && prev.Boot != g.boot) {
+		if !released {
+			live, err := redisLive(ctx, g.rdb, prev.Boot)
+			if err != nil {
+				return nil, nil, err
+			}
+			if live {
+				return nil, nil, errInFlight // another instance is at work on it
+			}
 		}
 		res, err := takeOver.Run(ctx, g.rdb, []string{redisKey(c.key)}, old, raw, redisTTL.Milliseconds()).Result()
 		if err == nil && res != nil {
-			return &redisClaim{rdb: g.rdb, rec: rec, passKey: true}, nil, nil
+			return g.claimed(rec), nil, nil
 		}
 		if err != nil && !errors.Is(err, redis.Nil) {
 			return nil, nil, fmt.Errorf("%w: %v", errStore, err)
@@ -190,6 +207,11 @@ func (g redisAtomicGuard) begin(c call) (claim, *reply, error) {
 	}
 	rep, err := replayOf(prev, c)
 	return nil, rep, err
+}
+
+// claimed is the claim of rec, made by this guard.
+func (g redisAtomicGuard) claimed(rec keyRecord) *redisClaim {
+	return &redisClaim{rdb: g.rdb, rec: rec, passKey: true, keepReleased: true}
 }
 
 // redisClientName names a shop's Redis connections after its boot id.

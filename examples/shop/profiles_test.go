@@ -55,6 +55,12 @@ type behaviour struct {
 	// 503 (the ambiguous downstream failure); the client retries with the
 	// same key until it gets a 200.
 	failAfterStatus, failAfterCharges int
+	// failAfterReuseStatus: after that failure, before the retry, the
+	// same key with another amount. The failed call's charge happened, so
+	// the key must stay bound to its payload (422): were the other amount
+	// to take the key over, the retry would be refused and the first
+	// charge never answered.
+	failAfterReuseStatus int
 	// burstOnce: a burst of same-key requests released together charges
 	// exactly once, and every 200 in it has the same id (if replays keep
 	// ids). Otherwise it charges at least once.
@@ -67,7 +73,7 @@ var correctBehaviour = behaviour{
 	failStatus: 502, retryStatus: 200, retryCharges: 1,
 	inFlightStatus: 409, inFlightCharges: 1, readCharges: 0,
 	downstreamKey: "client", restartCharges: 1, restartSameID: true,
-	failAfterStatus: 502, failAfterCharges: 1, burstOnce: true,
+	failAfterStatus: 502, failAfterCharges: 1, failAfterReuseStatus: 422, burstOnce: true,
 }
 
 // with returns correctBehaviour changed by f: a row states only its flaw.
@@ -90,18 +96,21 @@ var profileBehaviours = map[string]behaviour{
 		failStatus: 502, retryStatus: 200, retryCharges: 1,
 		inFlightStatus: 200, inFlightCharges: 2, readCharges: 0,
 		downstreamKey: "none", restartCharges: 2, restartSameID: false,
-		failAfterStatus: 502, failAfterCharges: 2, burstOnce: false,
+		failAfterStatus: 502, failAfterCharges: 2, failAfterReuseStatus: 200, burstOnce: false,
 	},
 	// Correct de-duplication, no effect field anywhere.
 	"noeffect": with(func(b *behaviour) { b.effects = false }),
 	// Keys optional and dry_run ignored.
 	"nodryrun": with(func(b *behaviour) { b.missingKey = 200; b.dryRunCharges = 1 }),
 	// No fingerprint: a reused key replays instead of 422.
-	"mismatch": with(func(b *behaviour) { b.reuseStatus = 200 }),
+	// After a failed call the other amount takes the key, and payments
+	// refuses the reused key (402, stored).
+	"mismatch": with(func(b *behaviour) { b.reuseStatus = 200; b.failAfterReuseStatus = 402 }),
 	// Keys from inputs: distinct intents merge; the client's key is moot.
 	"payload-dedup": with(func(b *behaviour) {
 		b.missingKey = 200
 		b.reuseStatus, b.reuseCharges = 200, 2 // another amount is another derived key
+		b.failAfterReuseStatus = 200
 		b.distinctCharges = 1
 		b.downstreamKey = "derived"
 	}),
@@ -124,6 +133,7 @@ var profileBehaviours = map[string]behaviour{
 		b.inFlightStatus, b.inFlightCharges = 200, 2
 		b.downstreamKey = "none"
 		b.failAfterCharges = 2
+		b.failAfterReuseStatus = 200 // a failed call leaves no record
 		b.burstOnce = false
 	}),
 	// Only a crash shows its flaw (crash_test.go): in one process it is
@@ -314,6 +324,28 @@ func TestProfileBehaviours(t *testing.T) {
 					assert.Equal(t, http.StatusOK, retry.Status, retry)
 				}
 				assert.Equal(t, want.failAfterCharges, pay.Count())
+			})
+			t.Run("another amount after a downstream failure after the charge", func(t *testing.T) {
+				t.Parallel()
+				pay := newPayments(t)
+				s := mustStartShop(t, name, pay)
+				pay.FailNextAfterCharge()
+				failed := s.post(t, "/orders", key("k"), order("cus_1", 100, "m"))
+				require.Equal(t, want.failAfterStatus, failed.Status, failed)
+				if failed.Status == http.StatusOK {
+					return
+				}
+				other := s.post(t, "/orders", key("k"), order("cus_1", 200, "m"))
+				assert.Equal(t, want.failAfterReuseStatus, other.Status, "the same key with another amount after the failure: %s", other)
+				if want.failAfterReuseStatus != http.StatusUnprocessableEntity {
+					return
+				}
+				retry := s.post(t, "/orders", key("k"), order("cus_1", 100, "m"))
+				assert.Equal(t, http.StatusOK, retry.Status, "the retry of the first request still completes it: %s", retry)
+				assert.Equal(t, want.failAfterCharges, pay.Count())
+				if want.failAfterCharges == 1 && want.retryCharges == 1 {
+					assert.Equal(t, pay.Charges()[0].ID, retry.Data["charge"], "with the charge the failed call made")
+				}
 			})
 			t.Run("same key after a restart", func(t *testing.T) {
 				t.Parallel()

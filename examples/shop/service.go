@@ -181,7 +181,7 @@ func (s *service) create(op operation) http.HandlerFunc {
 				s.out.send(w, rep, false)
 				return
 			}
-			// Nothing is stored, so a retry with the same key executes.
+			// No reply is stored, so a retry with the same key executes.
 			cl.release()
 			s.out.send(w, failure(http.StatusBadGateway, err.Error()), false)
 			return
