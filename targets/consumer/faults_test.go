@@ -170,3 +170,41 @@ func TestCrashAfterLateEffect(t *testing.T) {
 		})
 	}
 }
+
+// A retried publish comes once the consumer has acknowledged the first
+// copy: the fault tests whether the consumer recognises an event it has
+// processed, so the consumer that keeps no record of events is caught
+// under it, and the one that checks its record before it inserts (racy
+// only when copies are processed at the same time, which bursts test) is
+// not, on every run, however many members share the work.
+func TestDuplicatePublishComesAfterTheAck(t *testing.T) {
+	t.Parallel()
+	for _, profile := range []string{"none", "check-then-insert"} {
+		t.Run(profile, func(t *testing.T) {
+			t.Parallel()
+			spec := only(t, refSpec("nats", profile, 2), consumer.NameDuplicatePublish)
+			spec.Options = append(spec.Options, harness.WithChecks("consumer.redelivery"))
+			for run := range 2 {
+				tr := verify(t, spec)
+				require.Empty(t, tr.Error)
+				if profile == "check-then-insert" {
+					require.Empty(t, findingsOf(tr, consumer.NameDuplicatePublish), "run %d: %s", run+1, describe(tr))
+					continue
+				}
+				require.Contains(t, findingsOf(tr, consumer.NameDuplicatePublish), "consumer.redelivery", describe(tr))
+				for _, f := range tr.Findings {
+					if f.Fault != consumer.NameDuplicatePublish {
+						continue
+					}
+					_, broker, ok := strings.Cut(f.Message, "what the broker did: ")
+					require.True(t, ok, f.Message)
+					first := strings.Index(broker, "published")
+					acked := strings.Index(broker, "acked")
+					again := strings.LastIndex(broker, "published")
+					require.True(t, first >= 0 && acked > first && again > acked,
+						"the second copy is published after the first is acknowledged: %s", broker)
+				}
+			}
+		})
+	}
+}

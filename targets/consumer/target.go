@@ -652,19 +652,32 @@ func (t *Target) call(ctx context.Context, c harness.Call, copies int) harness.R
 		t.mu.Lock()
 		st.published = true
 		t.mu.Unlock()
-		if rf != nil && (rf.name == NameDuplicatePublish || rf.name == NameDuplicatePublishDedup) {
+	}
+	// One deadline for the whole attempt, a retried publish's wait for
+	// the first copy included.
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	if !pending && rf != nil && (rf.name == NameDuplicatePublish || rf.name == NameDuplicatePublishDedup) {
+		// The producer publishes again once the consumer has acknowledged
+		// the first copy and its work is over, as a producer whose publish
+		// timed out retries it: the copy tests whether the consumer
+		// recognises an event it processed, whatever its concurrency
+		// (copies processed at the same time are what a burst tests).
+		// Published back to back, whether the two copies overlapped would
+		// depend on timing, and so would the finding and its cause. If
+		// the first copy does not settle, the wait below says why.
+		first := settling{id: ev.ID, marker: c.Marker, ackMark: ackMark, mark: mark, ledgerMark: ledgerMark, deliveries: copies}
+		if t.awaitSettled(wctx, dead, first) == nil {
 			rec, err := t.broker.PublishAgain(ctx, ev, rf.name == NameDuplicatePublishDedup)
 			if err != nil {
 				return harness.Reply{Outcome: harness.Info, Error: "publishing again: " + err.Error(), Broker: t.trace(ev.ID, mark)}
 			}
 			if !rec.Duplicate {
-				deliveries = 2
+				deliveries = copies + 1
 			}
 		}
 	}
 	slow := rf != nil && (rf.name == NameSlowConsumer || rf.name == NameRebalance)
-	wctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
 	err = t.awaitSettled(wctx, dead, settling{
 		id: ev.ID, marker: c.Marker, ackMark: ackMark, mark: mark, ledgerMark: ledgerMark, deliveries: deliveries,
 		effect: slow, rebalance: rf != nil && rf.name == NameRebalance, acted: c.Acted, kills: kills(c.Fault),
