@@ -42,26 +42,28 @@ func TestStdioServerEndsWithItsInput(t *testing.T) {
 	}
 }
 
-// The correct server's create_payment: the key claimed, replayed as noop,
-// passed downstream; a missing key refused with status 400; a reused key
-// with other arguments refused with 422; a dry run acts not.
-func TestCorrectCreatePayment(t *testing.T) {
+// correctServer serves the correct profile in memory, over a payments
+// fake that records into the returned ledger, and returns a caller of
+// its create_payment tool: the structured result, and whether it is an
+// error. Everything is closed when the test ends.
+func correctServer(t *testing.T) (*fakes.Ledger, *payments.Server, func(args map[string]any) (map[string]any, bool)) {
+	t.Helper()
 	ledger := fakes.NewLedger()
 	pay, err := payments.New(payments.Options{Ledger: ledger})
 	require.NoError(t, err)
-	defer pay.Close()
+	t.Cleanup(func() { _ = pay.Close() })
 	srv, err := mcp.NewServer("correct", pay.URL(), t.TempDir())
 	require.NoError(t, err)
 	ct, st := sdk.NewInMemoryTransports()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	ss, err := srv.Connect(ctx, st, nil)
 	require.NoError(t, err)
-	defer ss.Close()
+	t.Cleanup(func() { _ = ss.Close() })
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
 	require.NoError(t, err)
-	defer cs.Close()
-	call := func(args map[string]any) (map[string]any, bool) {
+	t.Cleanup(func() { _ = cs.Close() })
+	return ledger, pay, func(args map[string]any) (map[string]any, bool) {
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "create_payment", Arguments: args})
 		require.NoError(t, err)
 		b, _ := json.Marshal(res.StructuredContent)
@@ -69,6 +71,13 @@ func TestCorrectCreatePayment(t *testing.T) {
 		require.NoError(t, json.Unmarshal(b, &m))
 		return m, res.IsError
 	}
+}
+
+// The correct server's create_payment: the key claimed, replayed as noop,
+// passed downstream; a missing key refused with status 400; a reused key
+// with other arguments refused with 422; a dry run acts not.
+func TestCorrectCreatePayment(t *testing.T) {
+	ledger, _, call := correctServer(t)
 	args := map[string]any{"customer": "cus_1", "amount": 500, "description": "idem-00000000000000aa", "idempotency_key": "k1"}
 	first, isErr := call(args)
 	require.False(t, isErr, "%v", first)
@@ -98,29 +107,7 @@ func TestCorrectCreatePayment(t *testing.T) {
 // other arguments under it are refused with 422, and the retry of the
 // first call completes it with the charge it made.
 func TestCorrectFailedCallKeepsTheKeyBoundToItsArguments(t *testing.T) {
-	ledger := fakes.NewLedger()
-	pay, err := payments.New(payments.Options{Ledger: ledger})
-	require.NoError(t, err)
-	defer pay.Close()
-	srv, err := mcp.NewServer("correct", pay.URL(), t.TempDir())
-	require.NoError(t, err)
-	ct, st := sdk.NewInMemoryTransports()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	ss, err := srv.Connect(ctx, st, nil)
-	require.NoError(t, err)
-	defer ss.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
-	require.NoError(t, err)
-	defer cs.Close()
-	call := func(args map[string]any) (map[string]any, bool) {
-		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "create_payment", Arguments: args})
-		require.NoError(t, err)
-		b, _ := json.Marshal(res.StructuredContent)
-		var m map[string]any
-		require.NoError(t, json.Unmarshal(b, &m))
-		return m, res.IsError
-	}
+	ledger, pay, call := correctServer(t)
 	pay.Arm(fakes.Rule{Action: fakes.FailAfter})
 	args := map[string]any{"customer": "cus_1", "amount": 500, "description": "idem-00000000000000ab", "idempotency_key": "k1"}
 	failed, isErr := call(args)
