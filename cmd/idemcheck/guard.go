@@ -52,7 +52,13 @@ func guarded(base string, body func(ctx context.Context) int) int {
 	}
 	release := startGuard(owner, dir)
 	code := body(ctx)
-	if ctx.Err() != nil && code != exitInterrupted {
+	interrupted := ctx.Err() != nil
+	select {
+	case <-interrupt.Notified(): // caught, whether or not ctx has heard yet
+		interrupted = true
+	default:
+	}
+	if interrupted && code != exitInterrupted {
 		// Interrupted, though the command finished (or never looked):
 		// the exit status says so, as for any interruption.
 		fmt.Fprintln(os.Stderr, "idemcheck: interrupted")

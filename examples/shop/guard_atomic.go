@@ -7,13 +7,14 @@ import (
 
 // atomicGuard is the correct strategy: an atomic claim per key under one
 // mutex, so that exactly one request with a given key executes at a time.
-// A key is in flight from begin until complete or release, then complete
-// forever (no expiry: this is a reference target). A released key stays
-// bound to its payload: the call that gave it up may have charged before
-// it failed (a reply from payments lost, a client gone mid-call), so only
-// a retry of the same request may claim it again; another payload under
-// the key is still refused (422), rather than taking the key over and
-// leaving the first request's charge without a reply.
+// A key is in flight from begin until complete or release; then complete
+// forever (no expiry: this is a reference target), or released. A
+// released key stays bound to its payload: the call that gave it up may
+// have charged before it failed (a reply from payments lost, a client
+// gone mid-call), so only a retry of the same request may claim it again;
+// another payload under the key is still refused (422), rather than
+// taking the key over and leaving the first request's charge without a
+// reply.
 //
 // With a journal (the shop runs with --state) every transition is written
 // and fsynced before the shop acts on it: in_progress before the charge,
@@ -60,7 +61,10 @@ func newAtomicGuard(j *journal, boot string) *atomicGuard {
 			g.entries[rec.Key] = &keyEntry{fingerprint: rec.Fingerprint, op: rec.Op, done: true, rep: rec.storedReply()}
 		case stateReleased:
 			if rec.Fingerprint == "" {
-				delete(g.entries, rec.Key) // written before released keys kept their payload
+				// Written by an older shop, or under a guard that
+				// fingerprints nothing (mismatch, payload-dedup), where
+				// an empty fingerprint matches every payload anyway.
+				delete(g.entries, rec.Key)
 				continue
 			}
 			g.entries[rec.Key] = &keyEntry{fingerprint: rec.Fingerprint, op: rec.Op, released: true}

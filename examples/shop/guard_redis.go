@@ -132,9 +132,21 @@ func (c *redisClaim) release() {
 		redisDel(c.rdb, c.rec.Key)
 		return
 	}
+	// Only if the record is still this claim's: a claim another instance
+	// took over is that instance's to complete or release.
+	mine, err := json.Marshal(c.rec)
+	if err != nil {
+		return
+	}
 	rec := c.rec
 	rec.State, rec.Boot, rec.At = stateReleased, "", time.Now().UTC()
-	_ = redisSet(c.rdb, rec)
+	released, err := json.Marshal(rec)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), redisOpTimeout)
+	defer cancel()
+	_ = takeOver.Run(ctx, c.rdb, []string{redisKey(rec.Key)}, mine, released, redisTTL.Milliseconds()).Err()
 }
 
 // redisAtomicGuard is the correct guard on Redis: one SET NX claims the

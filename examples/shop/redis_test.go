@@ -57,6 +57,15 @@ func TestRedisReleasedKeyStaysBoundToItsPayload(t *testing.T) {
 			require.Equal(t, http.StatusOK, retry.Status, retry)
 			assert.Equal(t, "ch_000001", retry.Data["charge"], "the charge the failed call made")
 			assert.Equal(t, 1, pay.Count())
+
+			// Without a restart, the released record (not the failed
+			// claim, still in progress) is what the retry finds.
+			pay.FailNextAfterCharge()
+			failed = s.post(t, "/orders", key+"-2", order("cus_1", 77, "m"))
+			require.Equal(t, http.StatusBadGateway, failed.Status, failed)
+			retry = s.post(t, "/orders", key+"-2", order("cus_1", 77, "m"))
+			require.Equal(t, http.StatusOK, retry.Status, "released, not in flight: %s", retry)
+			assert.Equal(t, 2, pay.Count())
 		})
 	}
 }

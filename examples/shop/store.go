@@ -30,7 +30,11 @@ const (
 //
 //	{"key":"k1","state":"in_progress","op":"orders","fingerprint":"…","boot":"5f0c…","at":"…"}
 //	{"key":"k1","state":"complete","op":"orders","fingerprint":"…","status":200,"reply":{…},"at":"…"}
-//	{"key":"k2","state":"released","at":"…"}
+//	{"key":"k2","state":"released","op":"orders","fingerprint":"…","at":"…"}
+//
+// A released record without a fingerprint (written by an older shop, or
+// by a profile whose guard fingerprints nothing) frees the key for any
+// request.
 type keyRecord struct {
 	Key         string `json:"key"`
 	State       string `json:"state"`

@@ -31,9 +31,16 @@ func Notified() <-chan struct{} { return notified }
 
 // Context returns a context that is cancelled at the first of Signals,
 // whether it came before the call or after, and the function that
-// releases its resources.
+// releases its resources. A signal that came before the call has
+// cancelled the context by the time Context returns.
 func Context(parent context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(parent)
+	select {
+	case <-notified:
+		cancel()
+		return ctx, cancel
+	default:
+	}
 	go func() {
 		select {
 		case <-notified:

@@ -40,7 +40,7 @@ func (f *Fault) Redelivery() string { return f.what }
 // tries them.
 func RedeliveryFaults() []*Fault {
 	return []*Fault{
-		{NameDuplicatePublish, "the producer publishes the event again once the consumer has acknowledged it (a retried publish), without the broker's de-duplication header"},
+		{NameDuplicatePublish, "the producer publishes the event again once the consumer has acknowledged it and nothing new of it has been seen for a moment (a retried publish), without the broker's de-duplication header"},
 		{NameDuplicatePublishDedup, "the producer publishes the event again once the consumer has acknowledged it, with the broker's de-duplication header (Nats-Msg-Id)"},
 		{NameLostAck, "the consumer's ack is lost on its way to the broker, which delivers the event again once its ack deadline passes"},
 		{NameLateAck, "the consumer's ack is held until the broker has delivered the event again, then passed on"},

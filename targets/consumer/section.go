@@ -53,7 +53,8 @@ type BrokerSection struct {
 	AckWait section.Duration `yaml:"ack_wait,omitempty"`
 	// Partitions is the number of Kafka partitions. Default 1.
 	Partitions int `yaml:"partitions,omitempty"`
-	// Timeout bounds how long one publish waits for the consumer's ack.
+	// Timeout bounds how long one publish waits for the consumer's ack
+	// (a retried publish, broker-duplicate-publish, waits as long again).
 	// Default 10s.
 	Timeout section.Duration `yaml:"timeout,omitempty"`
 }

@@ -657,24 +657,29 @@ func (t *Target) call(ctx context.Context, c harness.Call, copies int) harness.R
 	// the first copy included.
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
+	notRetried := ""
 	if !pending && rf != nil && (rf.name == NameDuplicatePublish || rf.name == NameDuplicatePublishDedup) {
 		// The producer publishes again once the consumer has acknowledged
-		// the first copy and its work is over, as a producer whose publish
+		// the first copy and neither the broker nor the fakes have seen
+		// anything new of it for a moment, as a producer whose publish
 		// timed out retries it: the copy tests whether the consumer
 		// recognises an event it processed, whatever its concurrency
 		// (copies processed at the same time are what a burst tests).
 		// Published back to back, whether the two copies overlapped would
 		// depend on timing, and so would the finding and its cause. If
-		// the first copy does not settle, the wait below says why.
+		// the first copy does not settle in time, the wait below says
+		// why, and the reply says that the retried publish was not made.
 		first := settling{id: ev.ID, marker: c.Marker, ackMark: ackMark, mark: mark, ledgerMark: ledgerMark, deliveries: copies}
-		if t.awaitSettled(wctx, dead, first) == nil {
-			rec, err := t.broker.PublishAgain(ctx, ev, rf.name == NameDuplicatePublishDedup)
+		if t.awaitSettled(wctx, dead, first) == nil && wctx.Err() == nil {
+			rec, err := t.broker.PublishAgain(wctx, ev, rf.name == NameDuplicatePublishDedup)
 			if err != nil {
 				return harness.Reply{Outcome: harness.Info, Error: "publishing again: " + err.Error(), Broker: t.trace(ev.ID, mark)}
 			}
 			if !rec.Duplicate {
 				deliveries = copies + 1
 			}
+		} else {
+			notRetried = " (the retried publish was not made: the first copy did not settle in time)"
 		}
 	}
 	slow := rf != nil && (rf.name == NameSlowConsumer || rf.name == NameRebalance)
@@ -691,7 +696,7 @@ func (t *Target) call(ctx context.Context, c harness.Call, copies int) harness.R
 		t.anyAck = true
 		t.silent = 0
 		reply.Outcome = harness.OK
-		reply.Body = "acknowledged"
+		reply.Body = "acknowledged" + notRetried
 		return reply
 	case errors.Is(err, errKilled):
 		st.pending = true
@@ -709,7 +714,7 @@ func (t *Target) call(ctx context.Context, c harness.Call, copies int) harness.R
 		t.silent++
 	}
 	reply.Outcome = harness.Info
-	reply.Error = fmt.Sprintf("the consumer did not acknowledge event %s within %s (%v)", ev.ID, wait, err)
+	reply.Error = fmt.Sprintf("the consumer did not acknowledge event %s within %s (%v)%s", ev.ID, wait, err, notRetried)
 	return reply
 }
 
@@ -814,6 +819,11 @@ func (t *Target) arm(f *Fault, ev brokers.Event, marker string) (time.Duration, 
 			}
 		}
 		extra += delay
+	}
+	if f.name == NameDuplicatePublish || f.name == NameDuplicatePublishDedup {
+		// The retried publish waits for the first copy: each copy has
+		// the whole of the attempt's timeout.
+		extra += t.cfg.Timeout
 	}
 	return extra, undo, nil
 }
