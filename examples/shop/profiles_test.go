@@ -312,12 +312,17 @@ func TestProfileBehaviours(t *testing.T) {
 				assert.Equal(t, want.retryStatus, retry.Status, retry)
 				assert.Equal(t, want.retryCharges, pay.Count())
 			})
-			t.Run("retry after downstream failure after the charge", func(t *testing.T) {
-				t.Parallel()
+			// failedAfterCharge starts the profile and sends it a request
+			// whose charge payments makes and then answers 503.
+			failedAfterCharge := func(t *testing.T) (*payments, *testShop, result) {
 				pay := newPayments(t)
 				s := mustStartShop(t, name, pay)
 				pay.FailNextAfterCharge()
-				failed := s.post(t, "/orders", key("k"), order("cus_1", 100, "m"))
+				return pay, s, s.post(t, "/orders", key("k"), order("cus_1", 100, "m"))
+			}
+			t.Run("retry after downstream failure after the charge", func(t *testing.T) {
+				t.Parallel()
+				pay, s, failed := failedAfterCharge(t)
 				assert.Equal(t, want.failAfterStatus, failed.Status, failed)
 				if failed.Status != http.StatusOK {
 					retry := s.post(t, "/orders", key("k"), order("cus_1", 100, "m"))
@@ -327,10 +332,7 @@ func TestProfileBehaviours(t *testing.T) {
 			})
 			t.Run("another amount after a downstream failure after the charge", func(t *testing.T) {
 				t.Parallel()
-				pay := newPayments(t)
-				s := mustStartShop(t, name, pay)
-				pay.FailNextAfterCharge()
-				failed := s.post(t, "/orders", key("k"), order("cus_1", 100, "m"))
+				pay, s, failed := failedAfterCharge(t)
 				require.Equal(t, want.failAfterStatus, failed.Status, failed)
 				if failed.Status == http.StatusOK {
 					return
