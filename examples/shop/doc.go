@@ -55,9 +55,10 @@
 // are never stored. A released key stays bound to its payload: the charge
 // may have gone through before the failure (a reply lost, a client gone
 // mid-request), so another payload under the key is still refused with
-// 422 rather than taking the key over. An in_progress record written by an earlier boot was
-// left by a process that died mid-request: it is stale, and the next
-// request with the key claims it again and re-executes. That is safe
+// 422 rather than taking the key over. An in_progress record written by
+// an earlier boot was left by a process that died mid-request: it is
+// stale, and the next request with the key claims it again and
+// re-executes. That is safe
 // because the key goes downstream: if the dead process charged, payments
 // answers the re-execution with the same charge (Idempotent-Replayed), and
 // the shop answers 200 "created" with a rebuilt reply: a new order id, the
