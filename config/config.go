@@ -166,7 +166,8 @@ type Retry struct {
 	// DefaultBackoff.
 	Backoff Duration `yaml:"backoff"`
 	// StuckWait bounds how long "in progress" answers (409, 425, 429) are
-	// waited out before an intent is called stuck. Default DefaultStuckWait.
+	// waited out before an intent is called stuck; after a dep-stall, the
+	// stall's delay is waited out on top of it. Default DefaultStuckWait.
 	StuckWait Duration `yaml:"stuck_wait,omitempty"`
 	// Burst is how many same-key copies concurrent.duplicates releases
 	// together. Default DefaultBurst.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -67,5 +68,54 @@ func TestRedispay(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestStallLongerThanTheStuckWait: the correct service answers "in
+// progress" to every retry while its first attempt's Redis command is
+// held by a dep-stall, and replays the payment once the stall lets the
+// command go. With a stall (1 s) longer than the stuck wait (200 ms),
+// the retries still wait until then: the service is not called stuck
+// for the time the fault itself held its work, and pays once. The
+// short-lease profile, whose lease ends inside the stall, still pays
+// twice.
+func TestStallLongerThanTheStuckWait(t *testing.T) {
+	t.Parallel()
+	if _, err := redisserver.Find(); err != nil {
+		t.Skip(err)
+	}
+	exe := refexe.Path(t)
+	stall, err := faults.Builtin().New(faults.NameDepStall, nil)
+	require.NoError(t, err)
+	require.Greater(t, stall.(faults.Holder).Holds(), 4*200*time.Millisecond)
+	for _, tc := range []struct {
+		profile string
+		failing []string
+	}{{"correct", nil}, {"short-lease", []string{"dependency.recovery"}}} {
+		t.Run(tc.profile, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+			defer cancel()
+			res, err := harness.Verify(ctx, []harness.Spec{examples.RedispaySpec(exe, "redispay-"+tc.profile, tc.profile)},
+				harness.WithSeed(3), harness.WithStuckWait(200*time.Millisecond), harness.WithFaults(stall))
+			require.NoError(t, err)
+			tr := res.Targets[0]
+			require.Empty(t, tr.Error, "the target could be tested")
+			for _, f := range tr.Findings {
+				t.Logf("%s %s [%s]: %s", f.Severity, f.Check, f.Fault, f.Message)
+			}
+			assert.Equal(t, tc.failing, failing(tr))
+			stalled := 0
+			for _, in := range tr.Record.Intents {
+				if len(in.Attempts) == 0 || in.Attempts[0].Fault != faults.NameDepStall {
+					continue
+				}
+				stalled++
+				if tc.profile == "correct" {
+					assert.True(t, in.Acknowledged(), "intent %d, completed once the stall let its first attempt go", in.ID)
+				}
+			}
+			assert.Positive(t, stalled, "an intent met the stall")
+		})
 	}
 }

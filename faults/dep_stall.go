@@ -16,7 +16,10 @@ const NameDepStall = "dep-stall"
 // still wait. Set Delay longer than the key lifetime the target declares
 // (how long a key stays "in progress"): a correct target keeps the retry
 // waiting or answers "in progress" until the first attempt ends, then
-// replays it; one whose key expires first runs the intent twice.
+// replays it; one whose key expires first runs the intent twice. The
+// retries wait out "in progress" answers for Delay on top of the stuck
+// wait (retry.stuck_wait), as the first attempt cannot end before the
+// stall lets it go.
 type DepStall struct {
 	dep
 	// Delay is how long each statement is held. Default 1s.
@@ -37,8 +40,12 @@ func (f *DepStall) Validate() error {
 // DepRule implements DependencyFault: every statement of the intent is
 // held until the attempt is over.
 func (f *DepStall) DepRule(intent string) deps.Rule {
-	return deps.Rule{Intent: intent, Action: deps.Stall, Delay: max(time.Duration(f.Delay), time.Millisecond), Times: -1}
+	return deps.Rule{Intent: intent, Action: deps.Stall, Delay: f.Holds(), Times: -1}
 }
+
+// Holds implements Holder: the first attempt's statement waits out the
+// delay after the client has left.
+func (f *DepStall) Holds() time.Duration { return max(time.Duration(f.Delay), time.Millisecond) }
 
 // LeavesWhenFired implements Leaver.
 func (*DepStall) LeavesWhenFired() bool { return true }

@@ -37,6 +37,18 @@ type Leaver interface {
 	LeavesWhenFired() bool
 }
 
+// Holder is a fault that keeps the target's own work for the attempt it
+// acts on waiting, for up to Holds, after the client has given up on
+// that attempt: meanwhile the first attempt is still running in the
+// target, and a correct target may rightly answer the retries "in
+// progress" (409, 425, 429). The harness waits such answers out for
+// Holds on top of its usual bound (harness.WithStuckWait), so that a
+// target is not called stuck for work the fault itself is holding.
+type Holder interface {
+	Fault
+	Holds() time.Duration
+}
+
 // ClassDependency is the class of the dependency faults.
 const ClassDependency Class = "dependency"
 

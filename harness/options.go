@@ -156,7 +156,9 @@ func WithFaults(fs ...faults.Fault) Option { return func(o *Options) { o.Faults 
 // WithMaxAttempts bounds the attempts at one intent.
 func WithMaxAttempts(n int) Option { return func(o *Options) { o.MaxAttempts = n } }
 
-// WithStuckWait bounds how long 409s are waited out.
+// WithStuckWait bounds how long 409s are waited out (after a fault that
+// holds the target's own work, a faults.Holder such as dep-stall, for
+// that hold on top).
 func WithStuckWait(d time.Duration) Option { return func(o *Options) { o.StuckWait = d } }
 
 // WithBurst sets how many copies a burst sends.

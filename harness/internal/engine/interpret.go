@@ -471,7 +471,7 @@ func (r *runner) deliverReversed(first int, steps []checks.Step) {
 	}
 	for i := range ins {
 		if steps[i].UntilOK {
-			r.retryUntilOK(&ins[i], false)
+			r.retryUntilOK(&ins[i], false, nil)
 		}
 	}
 }
@@ -500,18 +500,19 @@ func (r *runner) attemptAll(in *record.Intent, s checks.Step) {
 	if !s.UntilOK {
 		return
 	}
-	r.retryUntilOK(in, s.DryRun)
+	r.retryUntilOK(in, s.DryRun, s.Fault)
 }
 
 // retryUntilOK retries like a careful client: with the same key, while the
 // reply says it may, at most MaxAttempts times for failures (backing off
 // from the second retry on), and waiting out "in progress" answers (409,
-// 425, 429) for at most StuckWait.
-func (r *runner) retryUntilOK(in *record.Intent, dryRun bool) {
+// 425, 429) until stuckDeadline: for StuckWait, plus how long the first
+// attempt's fault f holds the target's own work.
+func (r *runner) retryUntilOK(in *record.Intent, dryRun bool, f faults.Fault) {
 	if len(in.Attempts) == 0 {
 		r.attempt(in, nil, dryRun)
 	}
-	deadline := time.Now().Add(r.s.cfg.StuckWait)
+	deadline := stuckDeadline(time.Now(), r.s.cfg.StuckWait, f)
 	failures, waits := 0, 0
 	for r.s.ctx.Err() == nil && r.fatal == nil && len(in.Attempts) < maxAttemptsPerIntent {
 		last := in.Attempts[len(in.Attempts)-1]
@@ -545,6 +546,20 @@ func (r *runner) retryUntilOK(in *record.Intent, dryRun bool) {
 		}
 		r.attempt(in, nil, dryRun)
 	}
+}
+
+// stuckDeadline is when retries that began at now stop waiting out "in
+// progress" answers: after stuckWait, plus, when f holds the target's
+// work for the first attempt past the client's leaving (a stalled
+// database statement), that hold. A correct target answers "in progress"
+// until its first attempt ends, and that attempt cannot end before the
+// fault lets it go: without the hold, a stall as long as the stuck wait
+// would call such a target stuck, or not, by a few milliseconds.
+func stuckDeadline(now time.Time, stuckWait time.Duration, f faults.Fault) time.Time {
+	if h, ok := f.(faults.Holder); ok {
+		stuckWait += h.Holds()
+	}
+	return now.Add(stuckWait)
 }
 
 // maxAttemptsPerIntent is a hard bound on one intent's attempts.
