@@ -29,6 +29,19 @@ type Refuser interface {
 	RefuseWindow() time.Duration
 }
 
+// Disrupts says whether f acts on the whole target rather than on the
+// attempt it is armed for: a crash kills the target, a Refuser restarts
+// its database. Every call in flight meets such a fault, so it must not
+// run beside another step or another trial on the same target: their
+// failures would be its doing, and laid at the door of their own faults.
+func Disrupts(f Fault) bool {
+	switch f.(type) {
+	case CrashFault, Refuser:
+		return true
+	}
+	return false
+}
+
 // Leaver is a DependencyFault whose client gives up once the fault has
 // acted (the proxy's signal), and retries while the dependency still
 // holds the first attempt's work.

@@ -277,3 +277,20 @@ func TestHangHoldsTheRequestUntilTheClientGivesUp(t *testing.T) {
 	assert.Equal(t, faults.Report{}, rep, "the request was lost on its way: not forwarded")
 	assert.Empty(t, tg.completed())
 }
+
+// TestDisrupts: the faults that act on the whole target (a crash, at any
+// point, and a restart of its database) are told from those that act on
+// one attempt.
+func TestDisrupts(t *testing.T) {
+	whole := map[string]bool{
+		faults.NameCrashBeforeEffect: true, faults.NameCrashAfterEffect: true, faults.NameCrashAfterReply: true,
+		faults.NameCrashBeforeCommit: true, faults.NameCrashAfterCommit: true, faults.NameDepRefuse: true,
+	}
+	reg := faults.Builtin()
+	for _, name := range reg.Names() {
+		f, err := reg.New(name, nil)
+		require.NoError(t, err, name)
+		assert.Equal(t, whole[name], faults.Disrupts(f), name)
+	}
+	assert.False(t, faults.Disrupts(nil))
+}

@@ -39,7 +39,8 @@ type Space struct {
 	Wait time.Duration
 	// Overlap allows steps that start at the same time as the step before
 	// them (Step.With): several intents in flight at once. Alone names the
-	// faults a step must take by itself (those that kill the target).
+	// faults a step must take by itself (those that kill the target or
+	// restart its database).
 	Overlap bool
 	Alone   []string
 }

@@ -46,8 +46,8 @@ func compileTrial(info record.TargetInfo, tr scenarios.Trial, byName map[string]
 			continue
 		}
 		fault := byName[s.Fault]
-		if _, crash := fault.(faults.CrashFault); crash && tr.GroupEnd(tr.GroupStart(i))-tr.GroupStart(i) > 1 {
-			return checks.Probe{}, fmt.Errorf("trial step %d: %s kills the target, so it cannot run at the same time as another step", i+1, s.Fault)
+		if fault != nil && faults.Disrupts(fault) && tr.GroupEnd(tr.GroupStart(i))-tr.GroupStart(i) > 1 {
+			return checks.Probe{}, fmt.Errorf("trial step %d: %s %s, so it cannot run at the same time as another step", i+1, s.Fault, disruption(fault))
 		}
 		st := checks.Fresh(record.RolePlain, s.Op)
 		st.Fault, st.Label, st.Restart, st.With, st.GiveUp = fault, label, s.Restart, s.With && i > 0, s.GiveUp

@@ -223,8 +223,8 @@ func (r *runner) runGroup(info record.TargetInfo, pr *probeRun, from, to int) {
 	ms := make([]member, 0, to-from)
 	for i := from; i < to; i++ {
 		s := pr.p.Steps[i]
-		if _, crash := s.Fault.(faults.CrashFault); crash {
-			r.fatal = fmt.Errorf("%s: %s kills the target, so it cannot run at the same time as another step", pr.label(s), s.Fault.Name())
+		if s.Fault != nil && faults.Disrupts(s.Fault) {
+			r.fatal = fmt.Errorf("%s: %s %s, so it cannot run at the same time as another step", pr.label(s), s.Fault.Name(), disruption(s.Fault))
 			return
 		}
 		in, at, again := r.stepIntent(info, pr, i)
@@ -313,6 +313,15 @@ func (r *runner) runGroup(info record.TargetInfo, pr *probeRun, from, to int) {
 		}
 		pr.add(&r.rec.Intents[at], at)
 	}
+}
+
+// disruption says what a fault that acts on the whole target does to it
+// (faults.Disrupts).
+func disruption(f faults.Fault) string {
+	if _, ok := f.(faults.Refuser); ok {
+		return "restarts the target's database"
+	}
+	return "kills the target"
 }
 
 // isSingle says whether s makes one attempt at a fresh intent, with no
@@ -471,7 +480,7 @@ func (r *runner) deliverReversed(first int, steps []checks.Step) {
 	}
 	for i := range ins {
 		if steps[i].UntilOK {
-			r.retryUntilOK(&ins[i], false, nil)
+			r.retryUntilOK(&ins[i], false)
 		}
 	}
 }
@@ -500,19 +509,19 @@ func (r *runner) attemptAll(in *record.Intent, s checks.Step) {
 	if !s.UntilOK {
 		return
 	}
-	r.retryUntilOK(in, s.DryRun, s.Fault)
+	r.retryUntilOK(in, s.DryRun)
 }
 
 // retryUntilOK retries like a careful client: with the same key, while the
 // reply says it may, at most MaxAttempts times for failures (backing off
 // from the second retry on), and waiting out "in progress" answers (409,
-// 425, 429) until stuckDeadline: for StuckWait, plus how long the first
-// attempt's fault f holds the target's own work.
-func (r *runner) retryUntilOK(in *record.Intent, dryRun bool, f faults.Fault) {
+// 425, 429) until stuckDeadline: for StuckWait, and for longer after an
+// attempt whose fault held the target's own work.
+func (r *runner) retryUntilOK(in *record.Intent, dryRun bool) {
 	if len(in.Attempts) == 0 {
 		r.attempt(in, nil, dryRun)
 	}
-	deadline := stuckDeadline(time.Now(), r.s.cfg.StuckWait, f)
+	deadline := stuckDeadline(time.Now(), r.s.cfg.StuckWait, in, r.s.cfg.Faults)
 	failures, waits := 0, 0
 	for r.s.ctx.Err() == nil && r.fatal == nil && len(in.Attempts) < maxAttemptsPerIntent {
 		last := in.Attempts[len(in.Attempts)-1]
@@ -548,18 +557,30 @@ func (r *runner) retryUntilOK(in *record.Intent, dryRun bool, f faults.Fault) {
 	}
 }
 
-// stuckDeadline is when retries that began at now stop waiting out "in
-// progress" answers: after stuckWait, plus, when f holds the target's
-// work for the first attempt past the client's leaving (a stalled
-// database statement), that hold. A correct target answers "in progress"
-// until its first attempt ends, and that attempt cannot end before the
-// fault lets it go: without the hold, a stall as long as the stuck wait
-// would call such a target stuck, or not, by a few milliseconds.
-func stuckDeadline(now time.Time, stuckWait time.Duration, f faults.Fault) time.Time {
-	if h, ok := f.(faults.Holder); ok {
-		stuckWait += h.Holds()
+// stuckDeadline is when retries of in that begin at now stop waiting out
+// "in progress" answers: stuckWait after now, or, when one of in's
+// attempts met a fault that holds the target's own work past the
+// client's leaving (a faults.Holder among fs, such as a stalled database
+// statement), stuckWait after that hold ends, whichever is later. A
+// correct target answers "in progress" until that attempt ends, and the
+// attempt cannot end before the fault lets it go: without the hold, a
+// stall as long as the stuck wait would call such a target stuck, or
+// not, by a few milliseconds.
+func stuckDeadline(now time.Time, stuckWait time.Duration, in *record.Intent, fs []faults.Fault) time.Time {
+	deadline := now.Add(stuckWait)
+	for _, a := range in.Attempts {
+		if a.Fault == "" || a.NotFired {
+			continue
+		}
+		for _, f := range fs {
+			if h, ok := f.(faults.Holder); ok && f.Name() == a.Fault {
+				if end := a.Start.Add(h.Holds() + stuckWait); end.After(deadline) {
+					deadline = end
+				}
+			}
+		}
 	}
-	return now.Add(stuckWait)
+	return deadline
 }
 
 // maxAttemptsPerIntent is a hard bound on one intent's attempts.

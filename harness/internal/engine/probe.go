@@ -283,7 +283,7 @@ func (r *runner) space() scenarios.Space {
 		burst = 0
 	}
 	// Steps overlap where the target takes calls at once (it can take a
-	// burst), never under a fault that kills it.
+	// burst), never under a fault that kills it or restarts its database.
 	s := scenarios.Space{Restart: caps.Restart, Burst: burst, Overlap: caps.Burst && !r.serial()}
 	for _, op := range info.Operations {
 		s.Ops = append(s.Ops, scenarios.Op{Name: op.Name, Mutating: op.Mutating, DryRun: op.DryRun, Inputs: len(op.Inputs) > 0,
@@ -292,7 +292,7 @@ func (r *runner) space() scenarios.Space {
 	for _, f := range r.s.cfg.Faults {
 		if r.supports(f) {
 			s.Faults = append(s.Faults, f.Name())
-			if _, crash := f.(faults.CrashFault); crash {
+			if faults.Disrupts(f) {
 				s.Alone = append(s.Alone, f.Name())
 			}
 		}

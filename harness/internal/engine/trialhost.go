@@ -205,17 +205,18 @@ func (t *hostedTrials) release(alone bool) {
 	}
 }
 
-// runsAlone says whether tr restarts or crashes the target, which the
-// trials running beside it would see.
+// runsAlone says whether tr restarts or crashes the target, or restarts
+// its database (faults.Disrupts), which the trials running beside it
+// would see.
 func runsAlone(tr scenarios.Trial, fs []faults.Fault) bool {
-	crash := map[string]bool{}
+	whole := map[string]bool{}
 	for _, f := range fs {
-		if _, ok := f.(faults.CrashFault); ok {
-			crash[f.Name()] = true
+		if faults.Disrupts(f) {
+			whole[f.Name()] = true
 		}
 	}
 	for _, s := range tr.Steps {
-		if s.Restart || crash[s.Fault] {
+		if s.Restart || whole[s.Fault] {
 			return true
 		}
 	}
