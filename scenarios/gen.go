@@ -189,8 +189,8 @@ func drawStep(t *rapid.T, s Space, before []Step, refs int, taken map[int]bool) 
 }
 
 // drawFault draws a step's fault, or none. A fault that kills the target
-// (Space.Alone) costs a restart: it is drawn a quarter as often as one
-// of the others, which keep the target running.
+// or restarts its database (Space.Alone) costs a restart: it is drawn a
+// quarter as often as one of the others, which keep the target running.
 func drawFault(t *rapid.T, s Space) string {
 	var cheap, costly []string
 	for _, f := range s.Faults {

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/idemcheck/idemcheck/deps"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/scenarios"
@@ -51,4 +52,26 @@ func TestDatabaseRestartRunsAlone(t *testing.T) {
 	_, err := compileTrial(info, scenarios.Trial{Steps: []scenarios.Step{step("", false), step(faults.NameDepRefuse, true)}}, byName, true)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "dep-refuse restarts the target's database")
+}
+
+// TestSpaceKeepsDatabaseRestartsAlone: the trials generated against a
+// target that declares its database never join a restart of it
+// (dep-refuse) to another step, and draw it as seldom as a crash; the
+// faults that act on one intent's statements may be joined.
+func TestSpaceKeepsDatabaseRestartsAlone(t *testing.T) {
+	var fs []faults.Fault
+	for _, name := range []string{faults.NameDepError, faults.NameDepStall, faults.NameDepRefuse} {
+		f, err := faults.Builtin().New(name, nil)
+		require.NoError(t, err, name)
+		fs = append(fs, f)
+	}
+	// The dependency's proxy acts, whatever the target: none is needed.
+	r := &runner{
+		s:    &Session{cfg: Config{Faults: fs}},
+		inst: &Instance{Deps: map[string]deps.Proxy{"db": nil}},
+		rec:  &record.Record{Target: record.TargetInfo{Operations: []record.Operation{{Name: "pay", Mutating: true}}}},
+	}
+	sp := r.space()
+	assert.Equal(t, []string{faults.NameDepError, faults.NameDepStall, faults.NameDepRefuse}, sp.Faults)
+	assert.Equal(t, []string{faults.NameDepRefuse}, sp.Alone)
 }

@@ -210,9 +210,9 @@ func (r *runner) perform(in *record.Intent, s checks.Step) {
 // goroutine, all released together, each retrying as it would alone; the
 // intents join the record, in step order, once all are done. Each works
 // on a copy of the runner's per-attempt state (the silence count, a fatal
-// error), joined back after. A group with a fault that kills the target,
-// or two steps retrying one intent, stops the run (r.fatal): neither can
-// run at once.
+// error), joined back after. A group with a fault that kills the target
+// or restarts its database (faults.Disrupts), or two steps retrying one
+// intent, stops the run (r.fatal): neither can run at once.
 func (r *runner) runGroup(info record.TargetInfo, pr *probeRun, from, to int) {
 	type member struct {
 		in *record.Intent
@@ -561,7 +561,9 @@ func (r *runner) retryUntilOK(in *record.Intent, dryRun bool) {
 // "in progress" answers: stuckWait after now, or, when one of in's
 // attempts met a fault that holds the target's own work past the
 // client's leaving (a faults.Holder among fs, such as a stalled database
-// statement), stuckWait after that hold ends, whichever is later. A
+// statement), stuckWait after that hold has surely ended, whichever is
+// later. The hold begins when the fault acts, which is when the client
+// leaves, so it ends at the latest Holds after the attempt's end. A
 // correct target answers "in progress" until that attempt ends, and the
 // attempt cannot end before the fault lets it go: without the hold, a
 // stall as long as the stuck wait would call such a target stuck, or
@@ -574,7 +576,7 @@ func stuckDeadline(now time.Time, stuckWait time.Duration, in *record.Intent, fs
 		}
 		for _, f := range fs {
 			if h, ok := f.(faults.Holder); ok && f.Name() == a.Fault {
-				if end := a.Start.Add(h.Holds() + stuckWait); end.After(deadline) {
+				if end := a.End.Add(h.Holds() + stuckWait); end.After(deadline) {
 					deadline = end
 				}
 			}
