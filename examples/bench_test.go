@@ -14,7 +14,8 @@ import (
 )
 
 // BenchmarkTrialsProcess measures generated trials per second against the
-// correct shop run as a real process: each worker's trials share one
+// correct shop run as a real process, started from the program that
+// carries it alone, as the demo starts it: each worker's trials share one
 // process and its fakes, and a trial may kill and restart it; one worker,
 // four (the default) or eight. Each iteration is one trial.
 func BenchmarkTrialsProcess(b *testing.B) {
@@ -24,16 +25,17 @@ func BenchmarkTrialsProcess(b *testing.B) {
 }
 
 func benchProcess(b *testing.B, workers int) {
-	exe := refexe.Path(b)
+	exe := refexe.Alone(b, examples.ShopName)
 	trialbench.Run(b, examples.ShopSpec(exe, "correct"), harness.WithTrialWorkers(workers))
 }
 
 // BenchmarkRunShopDefault measures a default run of one HTTP target, the
-// correct shop as a real process: every probe and default fault, then the
-// 25 trials idemcheck run generates by default (beside the probes' late
-// retries). Each iteration is one whole run.
+// correct shop as a real process started from its own program: every
+// probe and default fault, then the 25 trials idemcheck run generates by
+// default (beside the probes' late retries). Each iteration is one whole
+// run.
 func BenchmarkRunShopDefault(b *testing.B) {
-	exe := refexe.Path(b)
+	exe := refexe.Alone(b, examples.ShopName)
 	spec := examples.ShopSpec(exe, "correct")
 	for i := 0; i < b.N; i++ {
 		res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(uint64(i+1)), harness.WithTrials(25))

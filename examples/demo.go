@@ -20,6 +20,10 @@ import (
 // target: idemcheck __example shop --profile NAME --listen ADDR --payments URL.
 const Subcommand = program.Subcommand
 
+// ShopName is the reference shop's name after Subcommand, and the name of
+// the program that carries it alone (see Programs).
+const ShopName = reference.Shop
+
 // Main runs the reference target named by args[0] (see package
 // reference): the shop, the webhook handlers, the command-line tools, the
 // MCP servers, the services on their own databases or a queue consumer.
@@ -58,11 +62,12 @@ type Programs struct {
 	// built from examples/reference/cmd/reference, or idemcheck itself.
 	Exe string
 	// Tools, when not empty, is a directory holding, for each target
-	// started once per call or per session — the command-line tools and
-	// the MCP servers (tools.Names) — a program named after it that
-	// carries that target alone, with Exe's command line: the programs
-	// built from examples/reference/cmd/NAME, each of which starts at
-	// less cost than Exe. Exe starts them otherwise.
+	// whose processes start most often — the command-line tools and the
+	// MCP servers, started once per call or per session, and the shop,
+	// which crash faults and trials restart (tools.Names) — a program
+	// named after it that carries that target alone, with Exe's command
+	// line: the programs built from examples/reference/cmd/NAME, each of
+	// which starts at less cost than Exe. Exe starts them otherwise.
 	Tools string
 }
 
@@ -76,25 +81,25 @@ func (p Programs) tool(name string) string {
 	return p.Exe
 }
 
-// DemoFrom is DemoWith with the command-line tools and the MCP servers
-// started from the programs in p.Tools, where it is given, and the others
-// from p.Exe.
+// DemoFrom is DemoWith with the command-line tools, the MCP servers and
+// the shop started from the programs in p.Tools, where it is given, and
+// the others from p.Exe.
 func DemoFrom(p Programs, db OrdersDB) []DemoTarget {
-	exe := p.Exe
+	exe, shopExe := p.Exe, p.tool(ShopName)
 	var out []DemoTarget
 	for _, name := range shop.Profiles {
 		info, _ := shop.Describe(name)
 		if info.Redis {
 			continue // needs a Redis server: see RedisShopSpec
 		}
-		spec := ShopSpec(exe, name)
+		spec := ShopSpec(shopExe, name)
 		if name == "bounded-keys" {
-			spec = BoundedShopSpec(exe, DemoBoundedKeys)
+			spec = BoundedShopSpec(shopExe, DemoBoundedKeys)
 			spec.Name = name
 		}
 		out = append(out, DemoTarget{Spec: spec, Built: info.Score, Flaw: info.Flaw})
 	}
-	out = append(out, WebhookDemo(exe)...)
+	out = append(out, webhookDemo(exe, shopExe)...)
 	out = append(out, CLIDemo(p.tool(OrdertoolName))...)
 	out = append(out, MCPDemo(p.tool(MCPName))...)
 	out = append(out, OrdersDemo(exe, db)...)

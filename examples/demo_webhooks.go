@@ -26,14 +26,18 @@ var WebhookDemoProfiles = []string{"correct", "lru-memory", "mark-seen-first", "
 // WebhookDemo returns the reference webhook handlers and the order service
 // that also sends a confirmation email, started by running exe (a binary
 // that understands Subcommand; normally idemcheck itself).
-func WebhookDemo(exe string) []DemoTarget {
+func WebhookDemo(exe string) []DemoTarget { return webhookDemo(exe, exe) }
+
+// webhookDemo is WebhookDemo with the order service that sends email
+// started from shopExe.
+func webhookDemo(exe, shopExe string) []DemoTarget {
 	var out []DemoTarget
 	for _, name := range WebhookDemoProfiles {
 		info, _ := webhooks.Describe(name)
 		out = append(out, DemoTarget{Spec: WebhookSpec(exe, name), Built: info.Score, Flaw: info.Flaw})
 	}
-	out = append(out, DemoTarget{Spec: ShopEmailSpec(exe, "correct"), Built: 3})
-	out = append(out, DemoTarget{Spec: ShopEmailWithoutKeySpec(exe), Built: EmailWithoutKeyScore, Flaw: EmailWithoutKeyFlaw})
+	out = append(out, DemoTarget{Spec: ShopEmailSpec(shopExe, "correct"), Built: 3})
+	out = append(out, DemoTarget{Spec: ShopEmailWithoutKeySpec(shopExe), Built: EmailWithoutKeyScore, Flaw: EmailWithoutKeyFlaw})
 	return out
 }
 

@@ -21,7 +21,7 @@ import (
 // it, the name its command line gives after Subcommand (which are the
 // names the demo builds programs for); without one, from Exe.
 func TestEachToolStartsFromItsOwnProgram(t *testing.T) {
-	names := []string{OrdertoolName, MCPName, JSONStoreName, MCPDBName, CLIDBName}
+	names := []string{OrdertoolName, MCPName, JSONStoreName, MCPDBName, CLIDBName, ShopName}
 	assert.ElementsMatch(t, tools.Names(), names, "a program is built for each name the demo's command lines use")
 	dir := t.TempDir()
 	withTools := Programs{Exe: "/bin/reference", Tools: dir}
@@ -33,9 +33,10 @@ func TestEachToolStartsFromItsOwnProgram(t *testing.T) {
 }
 
 // TestDemoStartsEachToolFromTheProgramNamedAfterIt: the demo's targets
-// given a directory of programs run, for each command-line tool and MCP
-// server, the program named after it, asking it for that target: each
-// program here is a script that records how it was called and fails.
+// given a directory of programs run, for each command-line tool, MCP
+// server and the shop, the program named after it, asking it for that
+// target: each program here is a script that records how it was called
+// and fails.
 func TestDemoStartsEachToolFromTheProgramNamedAfterIt(t *testing.T) {
 	dir := t.TempDir()
 	calls := filepath.Join(t.TempDir(), "calls")
@@ -45,14 +46,14 @@ func TestDemoStartsEachToolFromTheProgramNamedAfterIt(t *testing.T) {
 	}
 	var specs []harness.Spec
 	for _, d := range DemoFrom(Programs{Exe: "/nonexistent/reference", Tools: dir}, SQLiteOrders) {
-		if slices.Contains([]string{"ordertool-none", "mcp-correct", "jsonstore-locked", "mcpdb-correct", "clidb-correct"}, d.Spec.Name) {
+		if slices.Contains([]string{"ordertool-none", "mcp-correct", "jsonstore-locked", "mcpdb-correct", "clidb-correct", "correct", "bounded-keys", "correct-email"}, d.Spec.Name) {
 			specs = append(specs, d.Spec)
 		}
 	}
-	require.Len(t, specs, 5)
+	require.Len(t, specs, 8)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	_, _ = harness.Verify(ctx, specs, harness.WithParallel(5))
+	_, _ = harness.Verify(ctx, specs, harness.WithParallel(len(specs)))
 	raw, err := os.ReadFile(calls)
 	require.NoError(t, err, "no program was started")
 	seen := map[string]bool{}

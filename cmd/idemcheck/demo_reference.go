@@ -25,10 +25,11 @@ import (
 // nothing of the harness (package examples/reference).
 const referencePkg = "./examples/reference/cmd/reference"
 
-// toolsDir holds, for each reference target started once per call or per
-// session — the command-line tools and the MCP servers (package
-// examples/reference/tools) — a program that carries it alone, in the
-// directory named after it.
+// toolsDir holds, for each reference target whose processes start most
+// often — the command-line tools and the MCP servers, started once per
+// call or per session, and the shop, restarted by crash faults and
+// trials (package examples/reference/tools) — a program that carries it
+// alone, in the directory named after it.
 const toolsDir = "./examples/reference/cmd/"
 
 // toolPkgs are the packages of those programs.
@@ -55,8 +56,9 @@ const referenceBuildLimit = 3 * time.Minute
 // reference targets (a link of packages the build has just compiled) and
 // starts them from it; elsewhere it starts them from itself. Beside it,
 // the same build links a program for each command-line tool and MCP
-// server, carrying it alone (toolPkgs): their processes are most of those
-// the demo starts, and a start of one initialises fewer packages still.
+// server, and for the shop, carrying it alone (toolPkgs): their processes
+// are most of those the demo starts, and a start of one initialises fewer
+// packages still.
 // They are built as idemcheck is (with cgo where it was): static programs
 // would start ~1 ms sooner, but would have the go command compile most of
 // their dependencies again, ~50 s on a first demo. They are kept in the

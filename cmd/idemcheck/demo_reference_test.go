@@ -55,9 +55,9 @@ func TestDemoReferenceBuiltFromTheSource(t *testing.T) {
 		assert.Contains(t, string(out), name, "%s runs %s, with the reference program's command line", exe, name)
 		out, _ = exec.Command(exe, name, "--help").CombinedOutput()
 		assert.Contains(t, string(out), name, "%s runs %s without the subcommand too", exe, name)
-		out, err = exec.Command(exe, "__example", "shop", "--help").CombinedOutput()
+		out, err = exec.Command(exe, "__example", "webhooks", "--help").CombinedOutput()
 		assert.Error(t, err, "%s carries only %s", exe, name)
-		assert.Contains(t, string(out), `unknown reference target "shop": expected one of `+name+"\n")
+		assert.Contains(t, string(out), `unknown reference target "webhooks": expected one of `+name+"\n")
 	}
 	out, err := exec.Command(progs.Exe, "__example", "ordertool", "--help").CombinedOutput()
 	require.NoError(t, err, "%s", out)

@@ -13,13 +13,12 @@ import (
 	"github.com/idemcheck/idemcheck/examples/redispay"
 	"github.com/idemcheck/idemcheck/examples/reference/program"
 	"github.com/idemcheck/idemcheck/examples/reference/tools"
-	"github.com/idemcheck/idemcheck/examples/shop"
 	"github.com/idemcheck/idemcheck/examples/webhooks"
 )
 
 // The names of the reference targets, as Main takes them.
 const (
-	Shop      = "shop"
+	Shop      = tools.Shop
 	Webhooks  = "webhooks"
 	Ordertool = tools.Ordertool
 	MCP       = tools.MCP
@@ -34,11 +33,10 @@ const (
 )
 
 // mains are the reference targets' main functions, by name: those of
-// package tools (the command-line tools and the MCP servers) and the
-// others.
+// package tools (the command-line tools, the MCP servers and the shop)
+// and the others.
 var mains = func() map[string]program.MainFunc {
 	m := tools.Mains()
-	m[Shop] = program.WithoutStdin(shop.Main)
 	m[Webhooks] = program.WithoutStdin(webhooks.Main)
 	m[Orders] = program.WithoutStdin(orders.Main)
 	m[Ledger] = program.WithoutStdin(ledger.Main)

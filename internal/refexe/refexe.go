@@ -13,14 +13,22 @@ import (
 // binary runs unchanged with it.
 const Subcommand = "__example"
 
-// pkg is the program's package.
-const pkg = "github.com/idemcheck/idemcheck/examples/reference/cmd/reference"
+// pkg is the program's package; programs holds the programs that each
+// carry one reference target, in the directory named after it.
+const (
+	pkg      = "github.com/idemcheck/idemcheck/examples/reference/cmd/reference"
+	programs = "github.com/idemcheck/idemcheck/examples/reference/cmd/"
+)
 
 var built struct {
 	once sync.Once
 	dir  string
 	path string
 	err  error
+
+	// alone are the programs of one target built so far (see Alone).
+	mu    sync.Mutex
+	alone map[string]string
 }
 
 // Path returns the path of the reference program, built on first use;
@@ -66,8 +74,39 @@ func build() {
 	built.path = path
 }
 
-// Remove deletes the program Path built; a TestMain calls it once the
-// tests are over.
+// Alone returns the path of the program that carries the reference
+// target name alone (examples/reference/cmd/NAME: a command-line tool, an
+// MCP server or the shop), built on first use beside the reference
+// program, with the reference program's command line: the demo starts
+// these targets from such programs, which start at less cost. Without a
+// go command on PATH it returns what Path does. A failed build fails
+// the test.
+func Alone(tb testing.TB, name string) string {
+	tb.Helper()
+	exe := Path(tb)
+	if built.dir == "" {
+		return exe // the test binary: no go command
+	}
+	built.mu.Lock()
+	defer built.mu.Unlock()
+	if path, ok := built.alone[name]; ok {
+		return path
+	}
+	path := filepath.Join(built.dir, name)
+	cmd := exec.Command("go", "build", "-o", path, programs+name)
+	cmd.Env = append(os.Environ(), "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("building the program of the reference target %s: %v", name, &buildError{err: err, out: out})
+	}
+	if built.alone == nil {
+		built.alone = map[string]string{}
+	}
+	built.alone[name] = path
+	return path
+}
+
+// Remove deletes the programs Path and Alone built; a TestMain calls it
+// once the tests are over.
 func Remove() {
 	if built.dir != "" {
 		_ = os.RemoveAll(built.dir)

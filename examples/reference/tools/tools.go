@@ -12,6 +12,7 @@ import (
 	"github.com/idemcheck/idemcheck/examples/mcpdb"
 	"github.com/idemcheck/idemcheck/examples/ordertool"
 	"github.com/idemcheck/idemcheck/examples/reference/program"
+	"github.com/idemcheck/idemcheck/examples/shop"
 )
 
 // The names of the targets this package starts, as Main takes them. Each
@@ -23,6 +24,7 @@ const (
 	JSONStore = "jsonstore"
 	MCPDB     = "mcpdb"
 	CLIDB     = "clidb"
+	Shop      = "shop"
 )
 
 // mains are this package's targets' main functions, by name.
@@ -32,6 +34,7 @@ var mains = map[string]program.MainFunc{
 	JSONStore: program.WithoutStdin(jsonstore.Main),
 	MCPDB:     mcpdb.Main,
 	CLIDB:     program.WithoutStdin(clidb.Main),
+	Shop:      program.WithoutStdin(shop.Main),
 }
 
 // Mains returns this package's targets' main functions, by name: a copy

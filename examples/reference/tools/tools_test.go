@@ -19,12 +19,12 @@ import (
 // that a command line made for its own program runs unchanged with the
 // full one; the servers that start once per run are not among them.
 func TestToolsAreReferenceTargets(t *testing.T) {
-	assert.Equal(t, []string{"clidb", "jsonstore", "mcp", "mcpdb", "ordertool"}, tools.Names())
+	assert.Equal(t, []string{"clidb", "jsonstore", "mcp", "mcpdb", "ordertool", "shop"}, tools.Names())
 	all := reference.Names()
 	for _, name := range tools.Names() {
 		assert.Contains(t, all, name)
 	}
-	for _, name := range []string{reference.Shop, reference.Orders, reference.Consumer, reference.Pgpay} {
+	for _, name := range []string{reference.Webhooks, reference.Orders, reference.Consumer, reference.Pgpay} {
 		assert.NotContains(t, tools.Names(), name)
 	}
 	m := tools.Mains()
@@ -57,8 +57,8 @@ func TestDispatch(t *testing.T) {
 		assert.Contains(t, errs.String(), `unknown reference target "nope": expected one of clidb, `)
 	}
 	var out, errs bytes.Buffer
-	assert.Equal(t, 2, tools.Main(ctx, []string{reference.Shop}, nil, &out, &errs))
-	assert.Equal(t, 0, reference.Main(ctx, []string{reference.Shop, "--help"}, nil, &out, &errs), errs.String())
+	assert.Equal(t, 2, tools.Main(ctx, []string{reference.Webhooks}, nil, &out, &errs))
+	assert.Equal(t, 0, reference.Main(ctx, []string{reference.Webhooks, "--help"}, nil, &out, &errs), errs.String())
 }
 
 // TestEveryToolHasAProgramOfItsOwn: each target of this package has a
