@@ -119,7 +119,10 @@ func trialsRunSideBySide(t *testing.T, isolated bool) {
 
 // A trial that crashes or restarts the target runs alone: no other
 // trial's call is in flight when the target is killed (but the crashing
-// call itself) or restarted.
+// call itself) or restarted. Until two calls have been in flight at once,
+// a call that finds itself alone waits (bounded) for another to arrive,
+// so that the trials are seen side by side however the machine schedules
+// them: the in-memory target answers at once.
 func TestTrialsThatCrashRunAlone(t *testing.T) {
 	t.Parallel()
 	var inFlight, worst atomic.Int32
@@ -133,10 +136,21 @@ func TestTrialsThatCrashRunAlone(t *testing.T) {
 			mu.Unlock()
 		}
 	}
+	met := make(chan struct{})
+	var meet sync.Once
 	cfg := shopConfig{
-		onCall: func(context.Context, harness.Call) {
+		onCall: func(ctx context.Context, _ harness.Call) {
 			n := inFlight.Add(1)
 			for w := worst.Load(); n > w && !worst.CompareAndSwap(w, n); w = worst.Load() {
+			}
+			if n > 1 {
+				meet.Do(func() { close(met) })
+				return
+			}
+			select {
+			case <-met:
+			case <-time.After(50 * time.Millisecond):
+			case <-ctx.Done():
 			}
 		},
 		onReturn:  func() { inFlight.Add(-1) },
