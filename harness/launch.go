@@ -30,6 +30,8 @@ var (
 	_ Budgeted              = engine.Budgeted(nil)
 	_ engine.FaultExplainer = FaultExplainer(nil)
 	_ FaultExplainer        = engine.FaultExplainer(nil)
+	_ engine.Disrupter      = Disrupter(nil)
+	_ Disrupter             = engine.Disrupter(nil)
 )
 
 // engineSpec is what the engine needs of spec.

@@ -76,6 +76,17 @@ type FaultExplainer interface {
 	WhyUnsupported(f faults.Fault) string
 }
 
+// Disrupter is a Target on which some faults act on more than the call
+// they are armed for (an MCP server whose calls share one session, which
+// a reset ends for every call in flight): generated trials never run such
+// a fault beside another step or another trial, as they never run a crash
+// or a restart of the target's database (faults.Disrupts) beside one.
+type Disrupter interface {
+	// DisruptedBy says whether f, injected into one call, fails the
+	// others in flight on the target too.
+	DisruptedBy(f faults.Fault) bool
+}
+
 // Env is what a target is started with.
 type Env struct {
 	// Fakes are the running fakes, by name.

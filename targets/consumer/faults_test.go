@@ -216,3 +216,16 @@ func TestDuplicatePublishComesAfterTheAck(t *testing.T) {
 		})
 	}
 }
+
+// TestRebalanceRunsAlone: of the consumer's faults, only a rebalance of
+// the group acts beyond the attempt it is armed for (the partition is
+// read again from its last committed offset, every event in flight
+// there delivered again), so it alone is declared to disrupt the target,
+// besides the crashes every target runs alone.
+func TestRebalanceRunsAlone(t *testing.T) {
+	var tg *consumer.Target
+	for _, f := range consumer.Faults() {
+		assert.Equal(t, f.Name() == consumer.NameRebalance, tg.DisruptedBy(f), f.Name())
+	}
+	assert.False(t, tg.DisruptedBy(&faults.Reset{}))
+}

@@ -284,6 +284,17 @@ func (t *Target) Broker() brokers.Broker { return t.broker }
 // exchange (proxy, client) have no meaning here.
 func (t *Target) Supports(f faults.Fault) bool { return t.WhyUnsupported(f) == "" }
 
+var _ harness.Disrupter = (*Target)(nil)
+
+// DisruptedBy implements harness.Disrupter: a rebalance of the consumer
+// group reads the partition again from its last committed offset, which
+// delivers again every event in flight there, not only the attempt's; so
+// generated trials run it alone, as they run a crash.
+func (t *Target) DisruptedBy(f faults.Fault) bool {
+	x, ok := f.(*Fault)
+	return ok && x.name == NameRebalance
+}
+
 // WhyUnsupported implements harness.FaultExplainer.
 func (t *Target) WhyUnsupported(f faults.Fault) string {
 	switch x := f.(type) {

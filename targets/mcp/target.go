@@ -196,6 +196,28 @@ func (t *Target) Supports(f faults.Fault) bool {
 	return false
 }
 
+var _ harness.Disrupter = (*Target)(nil)
+
+// DisruptedBy implements harness.Disrupter. The calls share one session:
+// a reset ends it for every call in flight, whatever the transport, and
+// over stdio (or in process) a fault that leaves its exchange in the relay
+// unanswered cuts the one transport every call shares. So generated
+// trials run those faults alone, as they run a crash; over streamable
+// HTTP the other faults act on their own request.
+func (t *Target) DisruptedBy(f faults.Fault) bool {
+	if _, ok := f.(*faults.Reset); ok {
+		return true
+	}
+	if t.cfg.URL != "" {
+		return false
+	}
+	switch f.(type) {
+	case faults.ProxyFault, faults.ClientFault, faults.DisconnectFault:
+		return true
+	}
+	return false
+}
+
 // Kill implements harness.Crasher: SIGKILL every server process (a stdio
 // target's session processes, or the HTTP server's group) and return once
 // they are dead.

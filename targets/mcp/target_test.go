@@ -131,6 +131,30 @@ func TestReconnectAfterReset(t *testing.T) {
 	}
 }
 
+// TestFaultsThatEndTheSharedSession: the calls share one session, which a
+// reset ends for every call in flight on either transport, and over stdio
+// a fault that leaves its exchange in the relay unanswered cuts the one
+// transport they share: the target says those faults disrupt it, so
+// generated trials run them alone. Over streamable HTTP the others act on
+// their own request, and a downstream fault acts on the server's own call
+// on either transport.
+func TestFaultsThatEndTheSharedSession(t *testing.T) {
+	t.Parallel()
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			w := newWorld(t, "correct", tr.http)
+			for _, name := range []string{faults.NameReset, faults.NameHang, faults.NameClientTimeout, faults.NameLostResponse,
+				faults.NameLatency, faults.NameUnavailableBefore, faults.NameDownstreamFailBefore, faults.NameDownstreamFailAfter} {
+				f, err := faults.Builtin().New(name, nil)
+				require.NoError(t, err, name)
+				_, downstream := f.(faults.DownstreamFault)
+				want := name == faults.NameReset || (!tr.http && !downstream)
+				assert.Equal(t, want, w.target.DisruptedBy(f), name)
+			}
+		})
+	}
+}
+
 // A crash after the reply: the server is SIGKILLed before the client gets
 // the reply, restarted, and the retry replays from the durable claim.
 func TestCrashAfterReplyAndRestart(t *testing.T) {

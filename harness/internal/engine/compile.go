@@ -16,7 +16,7 @@ import (
 // fillers, and a wait a pause. byName resolves fault names; burster says
 // whether the target takes a burst. A plain intent retried after other
 // keys or a pause is a late one, judged by retry.late.
-func compileTrial(info record.TargetInfo, tr scenarios.Trial, byName map[string]faults.Fault, burster bool) (checks.Probe, error) {
+func compileTrial(info record.TargetInfo, tr scenarios.Trial, byName map[string]faults.Fault, burster bool, whole func(faults.Fault) bool) (checks.Probe, error) {
 	p := checks.Probe{Name: "trial"}
 	at := make([]int, len(tr.Steps)) // trial step → the probe step of its intent, -1 for none
 	ref := func(i, of int) (int, error) {
@@ -46,7 +46,7 @@ func compileTrial(info record.TargetInfo, tr scenarios.Trial, byName map[string]
 			continue
 		}
 		fault := byName[s.Fault]
-		if fault != nil && faults.Disrupts(fault) && tr.GroupEnd(tr.GroupStart(i))-tr.GroupStart(i) > 1 {
+		if fault != nil && whole(fault) && tr.GroupEnd(tr.GroupStart(i))-tr.GroupStart(i) > 1 {
 			return checks.Probe{}, fmt.Errorf("trial step %d: %s %s, so it cannot run at the same time as another step", i+1, s.Fault, disruption(fault))
 		}
 		st := checks.Fresh(record.RolePlain, s.Op)

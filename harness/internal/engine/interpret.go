@@ -210,9 +210,10 @@ func (r *runner) perform(in *record.Intent, s checks.Step) {
 // goroutine, all released together, each retrying as it would alone; the
 // intents join the record, in step order, once all are done. Each works
 // on a copy of the runner's per-attempt state (the silence count, a fatal
-// error), joined back after. A group with a fault that kills the target
-// or restarts its database (faults.Disrupts), or two steps retrying one
-// intent, stops the run (r.fatal): neither can run at once.
+// error), joined back after. A group with a fault that kills the target,
+// restarts its database or otherwise fails every call in flight
+// (disrupts), or two steps retrying one intent, stops the run (r.fatal):
+// neither can run at once.
 func (r *runner) runGroup(info record.TargetInfo, pr *probeRun, from, to int) {
 	type member struct {
 		in *record.Intent
@@ -223,7 +224,7 @@ func (r *runner) runGroup(info record.TargetInfo, pr *probeRun, from, to int) {
 	ms := make([]member, 0, to-from)
 	for i := from; i < to; i++ {
 		s := pr.p.Steps[i]
-		if s.Fault != nil && faults.Disrupts(s.Fault) {
+		if disrupts(r.target(), s.Fault) {
 			r.fatal = fmt.Errorf("%s: %s %s, so it cannot run at the same time as another step", pr.label(s), s.Fault.Name(), disruption(s.Fault))
 			return
 		}
@@ -316,12 +317,15 @@ func (r *runner) runGroup(info record.TargetInfo, pr *probeRun, from, to int) {
 }
 
 // disruption says what a fault that acts on the whole target does to it
-// (faults.Disrupts).
+// (disrupts).
 func disruption(f faults.Fault) string {
 	if _, ok := f.(faults.Refuser); ok {
 		return "restarts the target's database"
 	}
-	return "kills the target"
+	if _, ok := f.(faults.CrashFault); ok {
+		return "kills the target"
+	}
+	return "fails every call in flight on the target"
 }
 
 // isSingle says whether s makes one attempt at a fresh intent, with no

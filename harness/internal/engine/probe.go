@@ -283,7 +283,8 @@ func (r *runner) space() scenarios.Space {
 		burst = 0
 	}
 	// Steps overlap where the target takes calls at once (it can take a
-	// burst), never under a fault that kills it or restarts its database.
+	// burst), never under a fault that kills it, restarts its database or
+	// otherwise fails every call in flight (disrupts).
 	s := scenarios.Space{Restart: caps.Restart, Burst: burst, Overlap: caps.Burst && !r.serial()}
 	for _, op := range info.Operations {
 		s.Ops = append(s.Ops, scenarios.Op{Name: op.Name, Mutating: op.Mutating, DryRun: op.DryRun, Inputs: len(op.Inputs) > 0,
@@ -292,7 +293,7 @@ func (r *runner) space() scenarios.Space {
 	for _, f := range r.s.cfg.Faults {
 		if r.supports(f) {
 			s.Faults = append(s.Faults, f.Name())
-			if faults.Disrupts(f) {
+			if disrupts(r.target(), f) {
 				s.Alone = append(s.Alone, f.Name())
 			}
 		}

@@ -47,6 +47,10 @@ type Session struct {
 	// after its last answer (settleBackground): each trial then waits for
 	// its effects as the probes did. Shared with the trials' session.
 	background *atomic.Bool
+	// alone names, in the trials' session, the faults that act on the
+	// whole target (the trial space's Space.Alone): a trial that takes
+	// one runs alone on a shared target (runsAlone).
+	alone []string
 }
 
 // NewSession returns the session of a run of spec with cfg; progress, if

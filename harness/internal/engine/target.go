@@ -52,7 +52,28 @@ type (
 	FaultExplainer interface {
 		WhyUnsupported(f faults.Fault) string
 	}
+	// Disrupter is a target on which some faults act on more than the
+	// call they are armed for.
+	Disrupter interface {
+		DisruptedBy(f faults.Fault) bool
+	}
 )
+
+// disrupts says whether f acts on the whole of target t rather than on
+// the attempt it is armed for: a fault that does so wherever it is
+// injected (faults.Disrupts: a crash, a database restart), or one that t
+// says does so on it (Disrupter). Such a fault runs in no group of steps
+// and in no trial beside another.
+func disrupts(t Target, f faults.Fault) bool {
+	if f == nil {
+		return false
+	}
+	if faults.Disrupts(f) {
+		return true
+	}
+	d, ok := t.(Disrupter)
+	return ok && d.DisruptedBy(f)
+}
 
 // Observer counts the effects of an intent in the target's own data: the
 // part of package harness's EffectObserver the engine calls.

@@ -77,7 +77,8 @@ func (h *trialHost) run(nonce, seed uint64, tr scenarios.Trial, solo bool) (*rec
 		byName[f.Name()] = f
 	}
 	_, burster := h.inst.Target.(Burster)
-	if p, err := compileTrial(info, tr, byName, burster); err != nil {
+	whole := func(f faults.Fault) bool { return disrupts(h.inst.Target, f) }
+	if p, err := compileTrial(info, tr, byName, burster, whole); err != nil {
 		r.fatal = err
 	} else {
 		r.runProbe(info, p, 1)
@@ -146,7 +147,7 @@ func (t *hostedTrials) run(seed uint64, tr scenarios.Trial) (*record.Record, err
 	if t.s.cfg.FreshTrials {
 		return t.s.freshRun(t.s.hostedNonce(seed, 0), seed, tr)
 	}
-	alone := runsAlone(tr, t.s.cfg.Faults)
+	alone := runsAlone(tr, t.s.alone)
 	for attempt := 0; ; attempt++ {
 		h, err := t.acquire(seed, alone)
 		if err != nil {
@@ -206,18 +207,14 @@ func (t *hostedTrials) release(alone bool) {
 	}
 }
 
-// runsAlone says whether tr restarts or crashes the target, or restarts
-// its database (faults.Disrupts), which the trials running beside it
+// runsAlone says whether tr restarts the target or takes one of the
+// faults named alone, those that act on the whole target (its trial
+// space's Space.Alone: a crash, a restart of its database, a fault that
+// fails every call in flight on it), which the trials running beside it
 // would see.
-func runsAlone(tr scenarios.Trial, fs []faults.Fault) bool {
-	whole := map[string]bool{}
-	for _, f := range fs {
-		if faults.Disrupts(f) {
-			whole[f.Name()] = true
-		}
-	}
+func runsAlone(tr scenarios.Trial, alone []string) bool {
 	for _, s := range tr.Steps {
-		if s.Restart || whole[s.Fault] {
+		if s.Restart || slices.Contains(alone, s.Fault) {
 			return true
 		}
 	}

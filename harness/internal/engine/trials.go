@@ -27,6 +27,7 @@ import (
 // trials started: s.known holds the findings of those done, and the rest
 // arrive through it before a failing trial is shrunk.
 func (s *Session) runTrials(sp scenarios.Space) (*record.ScenarioResult, error) {
+	s.alone = sp.Alone
 	res := &record.ScenarioResult{}
 	defer func() {
 		if res.Counterexample != nil {
