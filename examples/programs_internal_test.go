@@ -41,7 +41,7 @@ func TestDemoStartsEachToolFromTheProgramNamedAfterIt(t *testing.T) {
 	dir := t.TempDir()
 	calls := filepath.Join(t.TempDir(), "calls")
 	for _, name := range tools.Names() {
-		script := "#!/bin/sh\necho \"$(basename \"$0\") $2\" >> " + calls + "\nexit 3\n"
+		script := "#!/bin/sh\necho \"$(basename \"$0\") $*\" >> " + calls + "\nexit 3\n"
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(script), 0o700))
 	}
 	var specs []harness.Spec
@@ -57,12 +57,32 @@ func TestDemoStartsEachToolFromTheProgramNamedAfterIt(t *testing.T) {
 	raw, err := os.ReadFile(calls)
 	require.NoError(t, err, "no program was started")
 	seen := map[string]bool{}
+	var shops []string
 	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
-		prog, asked, _ := strings.Cut(line, " ")
+		prog, rest, _ := strings.Cut(line, " ")
+		sub, rest, _ := strings.Cut(rest, " ")
+		asked, args, _ := strings.Cut(rest, " ")
+		assert.Equal(t, Subcommand, sub, line)
 		assert.Equal(t, prog, asked, "program %s asked for target %s", prog, asked)
 		seen[prog] = true
+		if prog == ShopName {
+			shops = append(shops, args)
+		}
 	}
 	for _, name := range tools.Names() {
 		assert.True(t, seen[name], "%s was started", name)
+	}
+	// Each of the three shop targets: the correct profile, the bounded
+	// one and the one that also sends email.
+	for _, want := range []func(string) bool{
+		func(a string) bool {
+			return strings.HasPrefix(a, "--profile correct ") && !strings.Contains(a, "--email")
+		},
+		func(a string) bool { return strings.HasPrefix(a, "--profile bounded-keys ") },
+		func(a string) bool {
+			return strings.HasPrefix(a, "--profile correct ") && strings.Contains(a, "--email")
+		},
+	} {
+		assert.True(t, slices.ContainsFunc(shops, want), "a shop target started from the shop's program: %q", shops)
 	}
 }

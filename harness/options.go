@@ -102,7 +102,9 @@ type Options struct {
 	// w+1+TrialWorkers, … in order on its own: the same seed and number
 	// of workers find the same counterexample. Trials of any other target
 	// share its one instance, each worker taking the next trial; those
-	// that restart or crash it, or restart its database, run alone, and
+	// that restart it or take a fault that acts on all of it (a crash, a
+	// restart of its database, a fault it says disrupts it: Disrupter)
+	// run alone, and
 	// which trial fails first may then depend on timing (trials side by
 	// side load a bounded store with each other's keys). The shrinking
 	// and the confirmation of a failing trial always run it alone on a

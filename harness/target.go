@@ -78,11 +78,13 @@ type FaultExplainer interface {
 
 // Disrupter is a Target on which some faults act on more than the call
 // they are armed for (an MCP server whose calls share one session, which
-// a reset ends for every call in flight): generated trials never run such
-// a fault beside another step or another trial, as they never run a crash
-// or a restart of the target's database (faults.Disrupts) beside one.
+// a reset ends for every call in flight; a consumer group whose
+// rebalance delivers every event in flight again): generated trials never
+// run such a fault beside another step or another trial, as they never
+// run a crash or a restart of the target's database (faults.Disrupts)
+// beside one.
 type Disrupter interface {
-	// DisruptedBy says whether f, injected into one call, fails the
+	// DisruptedBy says whether f, injected into one call, acts on the
 	// others in flight on the target too.
 	DisruptedBy(f faults.Fault) bool
 }

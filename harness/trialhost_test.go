@@ -119,13 +119,16 @@ func trialsRunSideBySide(t *testing.T, isolated bool) {
 
 // A trial that crashes or restarts the target runs alone: no other
 // trial's call is in flight when the target is killed (but the crashing
-// call itself) or restarted. Until two calls have been in flight at once,
-// a call that finds itself alone waits (bounded) for another to arrive,
-// so that the trials are seen side by side however the machine schedules
-// them: the in-memory target answers at once.
+// call itself) or restarted. Only the trials' calls are counted: the
+// probes run first, on an instance of their own, and the trials on the
+// one started after it. Until two trial calls have been in flight at
+// once, a trial call that finds itself alone waits (bounded) for another
+// to arrive, so that the trials are seen side by side however the machine
+// schedules them: the in-memory target answers at once.
 func TestTrialsThatCrashRunAlone(t *testing.T) {
 	t.Parallel()
-	var inFlight, worst atomic.Int32
+	var starts, inFlight, worst atomic.Int32
+	var trials atomic.Bool
 	var kills, restarts atomic.Int32
 	var mu sync.Mutex
 	var bad []string
@@ -139,7 +142,16 @@ func TestTrialsThatCrashRunAlone(t *testing.T) {
 	met := make(chan struct{})
 	var meet sync.Once
 	cfg := shopConfig{
+		onStart: func(context.Context) error {
+			if starts.Add(1) > 1 {
+				trials.Store(true)
+			}
+			return nil
+		},
 		onCall: func(ctx context.Context, _ harness.Call) {
+			if !trials.Load() {
+				return
+			}
 			n := inFlight.Add(1)
 			for w := worst.Load(); n > w && !worst.CompareAndSwap(w, n); w = worst.Load() {
 			}
@@ -153,15 +165,30 @@ func TestTrialsThatCrashRunAlone(t *testing.T) {
 			case <-ctx.Done():
 			}
 		},
-		onReturn:  func() { inFlight.Add(-1) },
-		onKill:    func() { kills.Add(1); note("kill", 1) },
-		onRestart: func() { restarts.Add(1); note("restart", 0) },
+		onReturn: func() {
+			if trials.Load() {
+				inFlight.Add(-1)
+			}
+		},
+		onKill: func() {
+			if trials.Load() {
+				kills.Add(1)
+				note("kill", 1)
+			}
+		},
+		onRestart: func() {
+			if trials.Load() {
+				restarts.Add(1)
+				note("restart", 0)
+			}
+		},
 	}
 	spec, _ := shopSpec("shop", cfg)
 	res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(12), harness.WithTrials(200), harness.WithTrialWorkers(4))
 	require.NoError(t, err)
 	require.Empty(t, res.Targets[0].Error)
 	require.Nil(t, res.Targets[0].Scenario.Counterexample)
+	require.True(t, trials.Load(), "the trials had a target of their own")
 	assert.Positive(t, kills.Load(), "trials crashed the shop")
 	assert.Positive(t, restarts.Load(), "trials restarted the shop")
 	assert.Greater(t, worst.Load(), int32(1), "other trials ran side by side")

@@ -17,9 +17,9 @@
 // choice first (a fresh key, no fault, retry until done), and the harness
 // shrinks a failing trial to the fewest, simplest steps that still fail.
 // What costs a restart of the target is drawn less often: a restart before
-// one step in sixteen, a fault that kills the target or restarts its
-// database (Space.Alone) a quarter as often as one that leaves it
-// running.
+// one step in sixteen, a fault that acts on the whole target (kills it,
+// restarts its database or fails every call in flight: Space.Alone) a
+// quarter as often as one that leaves it to the other calls.
 //
 // The package knows nothing of targets: harness imports it, runs trials
 // (harness.Verify with harness.WithTrials, harness.Check in go test) and

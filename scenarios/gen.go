@@ -39,8 +39,9 @@ type Space struct {
 	Wait time.Duration
 	// Overlap allows steps that start at the same time as the step before
 	// them (Step.With): several intents in flight at once. Alone names the
-	// faults a step must take by itself (those that kill the target or
-	// restart its database).
+	// faults a step must take by itself: those that act on the whole
+	// target (kill it, restart its database, or fail every call in flight
+	// on it).
 	Overlap bool
 	Alone   []string
 }
@@ -188,9 +189,10 @@ func drawStep(t *rapid.T, s Space, before []Step, refs int, taken map[int]bool) 
 	return st
 }
 
-// drawFault draws a step's fault, or none. A fault that kills the target
-// or restarts its database (Space.Alone) costs a restart: it is drawn a
-// quarter as often as one of the others, which keep the target running.
+// drawFault draws a step's fault, or none. A fault that acts on the whole
+// target (Space.Alone) costs the trials beside it their turn, and most
+// cost a restart: it is drawn a quarter as often as one of the others,
+// which leave the target to the other calls.
 func drawFault(t *rapid.T, s Space) string {
 	var cheap, costly []string
 	for _, f := range s.Faults {

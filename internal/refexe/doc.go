@@ -1,7 +1,9 @@
 // Package refexe gives idemcheck's tests the program that runs the
 // reference targets as real processes: examples/reference/cmd/reference,
 // built once per test binary with the go command, without the race
-// detector.
+// detector (Path); and, for the benchmarks that start a target as the
+// demo does, the program that carries that target alone,
+// examples/reference/cmd/NAME (Alone).
 //
 // The test binaries could run the reference targets themselves (their
 // TestMain hands a run with the hidden subcommand to the target), but a

@@ -198,24 +198,17 @@ func (t *Target) Supports(f faults.Fault) bool {
 
 var _ harness.Disrupter = (*Target)(nil)
 
-// DisruptedBy implements harness.Disrupter. The calls share one session:
-// a reset ends it for every call in flight, whatever the transport, and
-// over stdio (or in process) a fault that leaves its exchange in the relay
-// unanswered cuts the one transport every call shares. So generated
-// trials run those faults alone, as they run a crash; over streamable
-// HTTP the other faults act on their own request.
+// DisruptedBy implements harness.Disrupter. The calls share one session,
+// which a reset ends for every call in flight, whatever the transport:
+// over stdio (or in process) it cuts the one transport the calls share,
+// over streamable HTTP the session is closed. So generated trials run a
+// reset alone, as they run a crash. The other built-in faults act on
+// their own call: over stdio the relay cuts the transport only for an
+// exchange reset while its client still waits, and the faults that wait
+// (a hang, a client timeout) reset theirs once the client has gone.
 func (t *Target) DisruptedBy(f faults.Fault) bool {
-	if _, ok := f.(*faults.Reset); ok {
-		return true
-	}
-	if t.cfg.URL != "" {
-		return false
-	}
-	switch f.(type) {
-	case faults.ProxyFault, faults.ClientFault, faults.DisconnectFault:
-		return true
-	}
-	return false
+	_, ok := f.(*faults.Reset)
+	return ok
 }
 
 // Kill implements harness.Crasher: SIGKILL every server process (a stdio

@@ -132,12 +132,12 @@ func TestReconnectAfterReset(t *testing.T) {
 }
 
 // TestFaultsThatEndTheSharedSession: the calls share one session, which a
-// reset ends for every call in flight on either transport, and over stdio
-// a fault that leaves its exchange in the relay unanswered cuts the one
-// transport they share: the target says those faults disrupt it, so
-// generated trials run them alone. Over streamable HTTP the others act on
-// their own request, and a downstream fault acts on the server's own call
-// on either transport.
+// reset ends for every call in flight on either transport: the target
+// says a reset disrupts it, so generated trials run it alone. The other
+// faults act on their own call (those that wait reset their exchange only
+// once the client has gone, which leaves the transport be), and a
+// downstream fault on the server's own call: after a reset the next call
+// goes on a new session, after the others on the same one.
 func TestFaultsThatEndTheSharedSession(t *testing.T) {
 	t.Parallel()
 	for _, tr := range transports {
@@ -147,9 +147,20 @@ func TestFaultsThatEndTheSharedSession(t *testing.T) {
 				faults.NameLatency, faults.NameUnavailableBefore, faults.NameDownstreamFailBefore, faults.NameDownstreamFailAfter} {
 				f, err := faults.Builtin().New(name, nil)
 				require.NoError(t, err, name)
-				_, downstream := f.(faults.DownstreamFault)
-				want := name == faults.NameReset || (!tr.http && !downstream)
-				assert.Equal(t, want, w.target.DisruptedBy(f), name)
+				assert.Equal(t, name == faults.NameReset, w.target.DisruptedBy(f), name)
+			}
+			// What the declaration rests on: after a reset the next call
+			// goes on a new session; after the others, on the same one.
+			for _, name := range []string{faults.NameReset, faults.NameHang, faults.NameClientTimeout, faults.NameLostResponse, faults.NameLatency} {
+				f, err := faults.Builtin().New(name, nil)
+				require.NoError(t, err, name)
+				if wf, ok := f.(faults.Waiting); ok {
+					f = wf.Within(300 * time.Millisecond)
+				}
+				rep := w.call(w.intent("k-"+name), f)
+				next := w.call(w.intent("k-after-"+name), nil)
+				require.Equal(t, harness.OK, next.Outcome, next.Error)
+				assert.Equal(t, name == faults.NameReset, rep.Session != next.Session, "%s: sessions %s then %s", name, rep.Session, next.Session)
 			}
 		})
 	}

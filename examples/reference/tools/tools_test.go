@@ -17,7 +17,9 @@ import (
 // TestToolsAreReferenceTargets: every target of this package is a
 // reference target of the same name, which the full program runs too, so
 // that a command line made for its own program runs unchanged with the
-// full one; the servers that start once per run are not among them.
+// full one; the servers that start once per run and are seldom restarted
+// (the webhook handlers, the services on databases of their own, the
+// queue consumers) are not among them.
 func TestToolsAreReferenceTargets(t *testing.T) {
 	assert.Equal(t, []string{"clidb", "jsonstore", "mcp", "mcpdb", "ordertool", "shop"}, tools.Names())
 	all := reference.Names()

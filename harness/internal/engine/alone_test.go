@@ -97,11 +97,12 @@ func (sessionTarget) DisruptedBy(f faults.Fault) bool {
 	return ok
 }
 
-// TestTargetSaysWhichFaultsRunAlone: a fault the target says fails every
-// call in flight on it (Disrupter) runs alone as a crash does: generation
-// never joins it to another step, a trial that joins it is refused with
-// the reason, and a trial that takes it runs alone; the other faults on
-// the same target do not.
+// TestTargetSaysWhichFaultsRunAlone: a fault the target says acts on
+// every call in flight on it (Disrupter) is kept alone as a crash is: the
+// trial space lists it among the faults that run alone (so generation
+// never joins it to another step, and runsAlone, given that list, runs a
+// trial that takes it alone), and a trial that joins it is refused with
+// the reason; the other faults on the same target are not.
 func TestTargetSaysWhichFaultsRunAlone(t *testing.T) {
 	fs := builtins(t, faults.NameReset, faults.NameLostResponse)
 	r := &runner{s: &Session{cfg: Config{Faults: fs}}, inst: &Instance{Target: sessionTarget{}}, rec: &record.Record{Target: sessionTarget{}.Info()}}
@@ -116,7 +117,7 @@ func TestTargetSaysWhichFaultsRunAlone(t *testing.T) {
 	}
 	_, err := compileTrial(r.rec.Target, joined(faults.NameReset), byName, true, whole)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "reset fails every call in flight on the target, so it cannot run at the same time as another step")
+	assert.Contains(t, err.Error(), "reset acts on every call in flight on the target, so it cannot run at the same time as another step")
 	_, err = compileTrial(r.rec.Target, joined(faults.NameLostResponse), byName, true, whole)
 	assert.NoError(t, err)
 	assert.True(t, runsAlone(scenarios.Trial{Steps: []scenarios.Step{{Op: "pay", Key: scenarios.Fresh, Fault: faults.NameReset}}}, sp.Alone))

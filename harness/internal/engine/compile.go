@@ -14,8 +14,10 @@ import (
 // step becomes one step of the probe, with the role its key policy gives
 // it, except a step that sends other keys (Fill), which becomes that many
 // fillers, and a wait a pause. byName resolves fault names; burster says
-// whether the target takes a burst. A plain intent retried after other
-// keys or a pause is a late one, judged by retry.late.
+// whether the target takes a burst; whole whether a fault acts on the
+// whole target (disrupts), which no step of a group may take. A plain
+// intent retried after other keys or a pause is a late one, judged by
+// retry.late.
 func compileTrial(info record.TargetInfo, tr scenarios.Trial, byName map[string]faults.Fault, burster bool, whole func(faults.Fault) bool) (checks.Probe, error) {
 	p := checks.Probe{Name: "trial"}
 	at := make([]int, len(tr.Steps)) // trial step → the probe step of its intent, -1 for none

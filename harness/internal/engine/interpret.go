@@ -211,7 +211,7 @@ func (r *runner) perform(in *record.Intent, s checks.Step) {
 // intents join the record, in step order, once all are done. Each works
 // on a copy of the runner's per-attempt state (the silence count, a fatal
 // error), joined back after. A group with a fault that kills the target,
-// restarts its database or otherwise fails every call in flight
+// restarts its database or otherwise acts on every call in flight
 // (disrupts), or two steps retrying one intent, stops the run (r.fatal):
 // neither can run at once.
 func (r *runner) runGroup(info record.TargetInfo, pr *probeRun, from, to int) {
@@ -325,7 +325,7 @@ func disruption(f faults.Fault) string {
 	if _, ok := f.(faults.CrashFault); ok {
 		return "kills the target"
 	}
-	return "fails every call in flight on the target"
+	return "acts on every call in flight on the target"
 }
 
 // isSingle says whether s makes one attempt at a fresh intent, with no

@@ -125,8 +125,8 @@ func (s *Session) freshRun(nonce, seed uint64, tr scenarios.Trial) (*record.Reco
 // trial to trial and shared by the trials that run at once on it (see
 // trialHost; a target whose every start is its own gets one per worker,
 // see explore), unless the target asked for a fresh one per trial
-// (FreshTrials). A trial that restarts or crashes the target, or
-// restarts its database (runsAlone), runs alone: the others wait for it,
+// (FreshTrials). A trial that restarts the target or takes a fault that
+// acts on the whole of it (runsAlone) runs alone: the others wait for it,
 // and it for them.
 type hostedTrials struct {
 	s *Session
