@@ -104,11 +104,10 @@ type Options struct {
 	// share its one instance, each worker taking the next trial; those
 	// that restart it or take a fault that acts on all of it (a crash, a
 	// restart of its database, a fault it says disrupts it: Disrupter)
-	// run alone, and
-	// which trial fails first may then depend on timing (trials side by
-	// side load a bounded store with each other's keys). The shrinking
-	// and the confirmation of a failing trial always run it alone on a
-	// fresh instance.
+	// run alone, and which trial fails first may then depend on timing
+	// (trials side by side load a bounded store with each other's keys).
+	// The shrinking and the confirmation of a failing trial always run it
+	// alone on a fresh instance.
 	TrialWorkers int
 	// Budget bounds the time trials may take per target (0: no bound).
 	Budget time.Duration

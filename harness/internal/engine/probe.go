@@ -284,7 +284,7 @@ func (r *runner) space() scenarios.Space {
 	}
 	// Steps overlap where the target takes calls at once (it can take a
 	// burst), never under a fault that kills it, restarts its database or
-	// otherwise fails every call in flight (disrupts).
+	// otherwise acts on every call in flight (disrupts).
 	s := scenarios.Space{Restart: caps.Restart, Burst: burst, Overlap: caps.Burst && !r.serial()}
 	for _, op := range info.Operations {
 		s.Ops = append(s.Ops, scenarios.Op{Name: op.Name, Mutating: op.Mutating, DryRun: op.DryRun, Inputs: len(op.Inputs) > 0,

@@ -210,7 +210,7 @@ func (t *hostedTrials) release(alone bool) {
 // runsAlone says whether tr restarts the target or takes one of the
 // faults named alone, those that act on the whole target (its trial
 // space's Space.Alone: a crash, a restart of its database, a fault that
-// fails every call in flight on it), which the trials running beside it
+// acts on every call in flight on it), which the trials running beside it
 // would see.
 func runsAlone(tr scenarios.Trial, alone []string) bool {
 	for _, s := range tr.Steps {
