@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"testing"
 
@@ -25,7 +26,13 @@ func TestMain(m *testing.M) {
 	if target := os.Getenv(proxyEnv); target != "" {
 		os.Exit(serveProxy(target))
 	}
-	goleak.VerifyTestMain(m)
+	// toxiproxy's server, built once for the benchmark, goes with the
+	// test binary.
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) {
+		if toxiproxyBuild.dir != "" {
+			_ = os.RemoveAll(toxiproxyBuild.dir)
+		}
+	}))
 }
 
 func serveProxy(target string) int {
@@ -40,6 +47,16 @@ func serveProxy(target string) int {
 			defer f.Close()
 			defer pprof.StopCPUProfile()
 		}
+	}
+	// And of what it allocates, written once it is told to stop.
+	if path := os.Getenv(proxyEnv + "_MEMPROFILE"); path != "" {
+		runtime.MemProfileRate = 512
+		defer func() {
+			if f, err := os.Create(path); err == nil {
+				_ = pprof.Lookup("allocs").WriteTo(f, 0)
+				_ = f.Close()
+			}
+		}()
 	}
 	fmt.Println(p.URL())
 	_, _ = io.Copy(io.Discard, bufio.NewReader(os.Stdin))

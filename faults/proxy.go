@@ -109,7 +109,8 @@ type Proxy struct {
 	timeout time.Duration
 	client  *oncehttp.Client
 	// ctx is cancelled when Close gives up waiting: it ends the forwards
-	// still in progress.
+	// bound to their client still in progress (the others, the client's
+	// Abort).
 	ctx    context.Context
 	cancel context.CancelFunc
 
@@ -215,6 +216,9 @@ func (p *Proxy) Report(ctx context.Context, id string, wait time.Duration) (r Re
 	}
 }
 
+// closeWait is how long Close waits for the exchanges in progress.
+var closeWait = 5 * time.Second
+
 // Close stops the proxy, waiting up to 5s for exchanges in progress, then
 // closes its connections to the target: the proxy closes them, not the
 // target, so that their TIME_WAIT is the proxy's.
@@ -228,7 +232,10 @@ func (p *Proxy) Close() error {
 	p.mu.Unlock()
 	_ = p.ln.Close()
 	_ = p.mem.Close()
-	err := p.conns.close(5*time.Second, p.cancel)
+	err := p.conns.close(closeWait, func() {
+		p.cancel()
+		p.client.Abort()
+	})
 	p.client.Close()
 	return err
 }
@@ -388,13 +395,13 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 		defer cancel()
 		ctx = c
 	} else {
-		ctx = &deadlineCtx{Context: ex.p.ctx, deadline: time.Now().Add(ex.p.timeout)}
+		ctx = &deadlineCtx{Context: context.Background(), deadline: time.Now().Add(ex.p.timeout)}
 	}
-	out, err := ex.outgoing(ctx, body)
+	out, err := ex.outgoing(body)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := ex.p.client.Do(out, false)
+	resp, err := ex.p.client.DoContext(ctx, out, false)
 	if err != nil {
 		if oncehttp.Dialed(err) {
 			ex.report.Forwarded = true
@@ -441,23 +448,21 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 }
 
 // deadlineCtx is a forward's context when the client's leaving does not
-// end the forward: the proxy's context, with the forward's deadline,
-// without a timer of its own (a context.WithTimeout per forward costs a
-// timer and a registration in the proxy's context). Its Done closes when
-// the proxy's does, not at the deadline: it is given to the oncehttp
-// client only, which sets the deadline on the connection (and dials
-// under a context of its own).
+// end the forward: a deadline, without a timer of its own and without a
+// Done channel (a context.WithTimeout per forward costs a timer and a
+// registration in the proxy's context). It is given to the oncehttp
+// client only, which sets the deadline on the connection and watches
+// nothing else for it: Close ends such forwards with the client's Abort.
 type deadlineCtx struct {
-	context.Context
-	deadline time.Time
+	context.Context // context.Background(): its values, none
+	deadline        time.Time
 }
 
 func (c *deadlineCtx) Deadline() (time.Time, bool) { return c.deadline, true }
 
+func (c *deadlineCtx) Done() <-chan struct{} { return nil }
+
 func (c *deadlineCtx) Err() error {
-	if err := c.Context.Err(); err != nil {
-		return err
-	}
 	if !time.Now().Before(c.deadline) {
 		return context.DeadlineExceeded
 	}
@@ -468,7 +473,7 @@ func (c *deadlineCtx) Err() error {
 // escaped path kept as the client wrote it (a%2Fb stays one segment), its
 // header without the hop-by-hop fields (the client's own header, which
 // nothing changes while it is forwarded, when it has none).
-func (ex *exchange) outgoing(ctx context.Context, body []byte) (*http.Request, error) {
+func (ex *exchange) outgoing(body []byte) (*http.Request, error) {
 	t := ex.p.target
 	path := strings.TrimSuffix(t.EscapedPath(), "/") + ex.r.URL.EscapedPath()
 	var u *url.URL
@@ -493,7 +498,6 @@ func (ex *exchange) outgoing(ctx context.Context, body []byte) (*http.Request, e
 		ProtoMinor: 1,
 		Header:     withoutHop(ex.r.Header),
 		Body:       http.NoBody,
-		GetBody:    func() (io.ReadCloser, error) { return http.NoBody, nil },
 		Host:       strings.TrimSuffix(u.Host, ":"),
 	}
 	if out.Method == "" {
@@ -504,10 +508,11 @@ func (ex *exchange) outgoing(ctx context.Context, body []byte) (*http.Request, e
 	}
 	if len(body) > 0 {
 		out.ContentLength = int64(len(body))
-		out.Body = io.NopCloser(bytes.NewReader(body))
-		out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		// Held whole: written as it is, and again if it must go out on a
+		// new connection (when not a byte of it went out).
+		out.Body = oncehttp.BytesBody(body)
 	}
-	return out.WithContext(ctx), nil
+	return out, nil
 }
 
 // withoutHop returns h when it holds no hop-by-hop field, and a copy

@@ -386,3 +386,29 @@ func TestProxyForwardsALargeBodyWhole(t *testing.T) {
 		assert.Equal(t, http.StatusRequestEntityTooLarge, got.Status)
 	}
 }
+
+// TestProxyCloseCutsAForwardThatHangs: once Close has waited for the
+// exchanges in progress, it ends the forwards still waiting on the target
+// (their client's context has no Done channel; the proxy's client is
+// aborted), long before their forward timeout.
+func TestProxyCloseCutsAForwardThatHangs(t *testing.T) {
+	defer faults.SetCloseWait(50 * time.Millisecond)()
+	hold := make(chan struct{})
+	defer close(hold)
+	tg := newTarget(t, targetOpts{release: hold})
+	p, err := faults.NewProxy(tg.srv.URL, time.Hour)
+	require.NoError(t, err)
+	c := newClient(t, waitLimit)
+	sent := make(chan error, 1)
+	go func() {
+		_, err := send(t, c, http.MethodPost, p.URL()+"/x", "a1", "", nil)
+		sent <- err
+	}()
+	recv(t, tg.entered, "request at the target")
+	closed := make(chan error, 1)
+	go func() { closed <- p.Close() }()
+	err = recv(t, closed, "Close to return before the forward timeout")
+	require.Error(t, err, "an exchange was cut")
+	assert.Contains(t, err.Error(), "still in progress")
+	recv(t, sent, "the client's end")
+}

@@ -30,6 +30,8 @@ const toxiproxyModule = "testdata/toxiproxy"
 
 var toxiproxyBuild struct {
 	once sync.Once
+	// dir holds the server, removed once the tests are over.
+	dir  string
 	path string
 	err  error
 }
@@ -45,6 +47,7 @@ func toxiproxyServer(b *testing.B) string {
 			toxiproxyBuild.err = err
 			return
 		}
+		toxiproxyBuild.dir = dir
 		out := filepath.Join(dir, "toxiproxy-server")
 		cmd := exec.Command("go", "build", "-o", out, "github.com/Shopify/toxiproxy/v2/cmd/server")
 		cmd.Dir = toxiproxyModule

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -37,7 +38,49 @@ type Client struct {
 	mu     sync.Mutex
 	idle   map[string][]*conn
 	closed bool
+
+	// aborted is set by Abort; abortCtx, made with the first connection,
+	// is cancelled by it, and each connection watches it (once for its
+	// whole life, not once per request).
+	aborted     atomic.Bool
+	abortCtx    context.Context
+	abortCancel context.CancelFunc
 }
+
+// ErrAborted is the cause of a request that Client.Abort ended.
+var ErrAborted = errors.New("oncehttp: the client was aborted")
+
+// Abort ends every request in progress at once, and fails every request
+// after: the connections' deadlines are set in the past and the dials
+// under way are cancelled. A request whose context has no Done channel
+// (a deadline only, never cancelled) costs the client no watch of its
+// own: Abort is what ends it early.
+func (c *Client) Abort() {
+	c.mu.Lock()
+	c.aborted.Store(true)
+	cancel := c.abortCancel
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// abortContext is the context Abort cancels.
+func (c *Client) abortContext() context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.abortCtx == nil {
+		c.abortCtx, c.abortCancel = context.WithCancel(context.Background())
+		if c.aborted.Load() {
+			c.abortCancel()
+		}
+	}
+	return c.abortCtx
+}
+
+// alwaysLive is the stop of a request whose context never ends: its
+// deadline is on the connection.
+func alwaysLive() bool { return true }
 
 // Error is a request that failed, with how far it got.
 type Error struct {
@@ -89,6 +132,10 @@ type conn struct {
 	cw     *countingWriter
 	bw     *bufio.Writer
 	reused bool
+	// deadline: a deadline is set on nc.
+	deadline bool
+	// unwatch ends the connection's watch of Client.Abort.
+	unwatch func() bool
 	// idleTimer closes the connection once it has been idle too long.
 	idleTimer *time.Timer
 }
@@ -101,12 +148,20 @@ type conn struct {
 // for a context whose Done does not close at its deadline (one without a
 // timer of its own). An error is an *Error, but for bad input.
 func (c *Client) Do(req *http.Request, fresh bool) (*http.Response, error) {
+	return c.DoContext(req.Context(), req, fresh)
+}
+
+// DoContext is Do under ctx rather than req's context: a request need
+// not be copied to carry it.
+func (c *Client) DoContext(ctx context.Context, req *http.Request, fresh bool) (*http.Response, error) {
 	if req.URL == nil || req.URL.Scheme != "http" || req.URL.Host == "" {
 		return nil, fmt.Errorf("oncehttp: expected an http:// URL with a host, got %v", req.URL)
 	}
-	ctx := req.Context()
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Op: "dial", Err: err}
+	}
+	if c.aborted.Load() {
+		return nil, &Error{Op: "dial", Err: ErrAborted}
 	}
 	addr := req.URL.Host
 	if req.URL.Port() == "" {
@@ -120,12 +175,17 @@ func (c *Client) Do(req *http.Request, fresh bool) (*http.Response, error) {
 		// connection cannot make a duplicate.
 		again := req
 		if req.Body != nil && req.Body != http.NoBody {
-			if req.GetBody == nil {
-				return nil, err
-			}
-			body, gerr := req.GetBody()
-			if gerr != nil {
-				return nil, err
+			var body io.ReadCloser
+			if bb, ok := req.Body.(*bytesBody); ok {
+				body = BytesBody(bb.b)
+			} else {
+				if req.GetBody == nil {
+					return nil, err
+				}
+				var gerr error
+				if body, gerr = req.GetBody(); gerr != nil {
+					return nil, err
+				}
 			}
 			r := *req
 			r.Body = body
@@ -135,6 +195,28 @@ func (c *Client) Do(req *http.Request, fresh bool) (*http.Response, error) {
 	}
 	return resp, err
 }
+
+// BytesBody is a request body held whole in memory, for Do: it is
+// written as it is, and written again, without GetBody, should the
+// request have to go out on a new connection.
+func BytesBody(b []byte) io.ReadCloser { return &bytesBody{b: b} }
+
+// bytesBody is BytesBody's body.
+type bytesBody struct {
+	b   []byte
+	off int
+}
+
+func (bb *bytesBody) Read(p []byte) (int, error) {
+	if bb.off >= len(bb.b) {
+		return 0, io.EOF
+	}
+	n := copy(p, bb.b[bb.off:])
+	bb.off += n
+	return n, nil
+}
+
+func (bb *bytesBody) Close() error { return nil }
 
 // send is Do on one connection.
 func (c *Client) send(ctx context.Context, req *http.Request, addr string, fresh bool) (*http.Response, error) {
@@ -148,19 +230,37 @@ func (c *Client) send(ctx context.Context, req *http.Request, addr string, fresh
 			return nil, &Error{Op: "dial", Err: withCause(ctx, err)}
 		}
 		pc = newConn(nc, addr)
+		pc.unwatch = context.AfterFunc(c.abortContext(), func() { _ = nc.SetDeadline(longAgo) })
 	}
+	// The deadline is set for every request that has one, and cleared
+	// only for one that has none: an idle connection keeps its last.
 	if dl, ok := ctx.Deadline(); ok {
 		_ = pc.nc.SetDeadline(dl)
+		pc.deadline = true
+	} else if pc.deadline {
+		_ = pc.nc.SetDeadline(time.Time{})
+		pc.deadline = false
 	}
-	stop := context.AfterFunc(ctx, func() { _ = pc.nc.SetDeadline(longAgo) })
+	stop := alwaysLive
+	if ctx.Done() != nil {
+		stop = context.AfterFunc(ctx, func() { _ = pc.nc.SetDeadline(longAgo) })
+	}
 	written := pc.cw.n
 	fail := func(op string, err error) (*http.Response, error) {
 		stop()
 		nothing := pc.cw.n == written
 		pc.close()
+		if c.aborted.Load() && !errors.Is(err, ErrAborted) {
+			err = fmt.Errorf("%w (%w)", ErrAborted, err)
+		}
 		return nil, &Error{Op: op, Reused: pc.reused, Err: withCause(ctx, err), nothing: nothing}
 	}
 	err := ctx.Err() // a connection that came after the context ended carries nothing
+	if err == nil && c.aborted.Load() {
+		// Checked after the deadline was set: an Abort that came before
+		// it is seen here, one that comes after sets its own.
+		err = ErrAborted
+	}
 	if err == nil {
 		err = writeRequest(pc.bw, req)
 	}
@@ -184,12 +284,16 @@ func (c *Client) send(ctx context.Context, req *http.Request, addr string, fresh
 }
 
 func (c *Client) dial(ctx context.Context, addr string) (net.Conn, error) {
+	// A context of its own, whose Done closes at the deadline, or when
+	// the client is aborted.
+	var cancel context.CancelFunc
 	if dl, ok := ctx.Deadline(); ok {
-		// A context of its own, whose Done closes at the deadline.
-		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, dl)
-		defer cancel()
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
 	}
+	defer cancel()
+	defer context.AfterFunc(c.abortContext(), cancel)()
 	if c.Dial != nil {
 		return c.Dial(ctx, "tcp", addr)
 	}
@@ -241,8 +345,16 @@ func newConn(nc net.Conn, addr string) *conn {
 // close closes the connection and gives its buffers back: nothing may
 // read or write through pc after.
 func (pc *conn) close() {
-	_ = pc.nc.Close()
+	pc.closeNet()
 	pc.release()
+}
+
+// closeNet closes the network connection, and ends its watch of Abort.
+func (pc *conn) closeNet() {
+	_ = pc.nc.Close()
+	if pc.unwatch != nil {
+		pc.unwatch()
+	}
 }
 
 // release gives the connection's buffers back, once.
@@ -296,14 +408,10 @@ func (c *Client) takeIdle(addr string) *conn {
 // putIdle keeps pc for the next request to its address, or closes it
 // (without giving its buffers back) and returns false.
 func (c *Client) putIdle(pc *conn) bool {
-	if pc.nc.SetDeadline(time.Time{}) != nil {
-		_ = pc.nc.Close()
-		return false
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed || len(c.idle[pc.addr]) >= c.maxIdle() {
-		_ = pc.nc.Close()
+		pc.closeNet()
 		return false
 	}
 	if c.idle == nil {
@@ -438,7 +546,7 @@ func (b *body) Close() error {
 			}
 			return
 		}
-		_ = b.pc.nc.Close()
+		b.pc.closeNet()
 		if !b.reading {
 			b.pc.release()
 		}

@@ -280,3 +280,83 @@ func TestReadAllTakesTheAnnouncedLengthUpToACap(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, b, 40)
 }
+
+// deadlineOnly is a context with a deadline and no Done channel, as the
+// fault proxy gives its forwards.
+type deadlineOnly struct {
+	context.Context
+	at time.Time
+}
+
+func (d deadlineOnly) Deadline() (time.Time, bool) { return d.at, true }
+func (d deadlineOnly) Done() <-chan struct{}       { return nil }
+func (d deadlineOnly) Err() error                  { return nil }
+
+// TestAbortEndsRequestsThatNothingElseEnds: a request whose context has
+// no Done channel is ended by Abort, whether it waits for a reply or for
+// its connection; every request after fails at once.
+func TestAbortEndsRequestsThatNothingElseEnds(t *testing.T) {
+	ctx := deadlineOnly{Context: context.Background(), at: time.Now().Add(time.Hour)}
+	entered := make(chan struct{}, 1)
+	hold := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		entered <- struct{}{}
+		<-hold
+	}))
+	defer srv.Close()
+	defer close(hold) // before the server's Close, which waits for its handlers
+
+	t.Run("waiting for the reply", func(t *testing.T) {
+		c := &oncehttp.Client{}
+		defer c.Close()
+		errs := make(chan error, 1)
+		go func() {
+			req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("{}"))
+			_, err := c.DoContext(ctx, req, false)
+			errs <- err
+		}()
+		select {
+		case <-entered:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the request never reached the server")
+		}
+		c.Abort()
+		select {
+		case err := <-errs:
+			require.ErrorIs(t, err, oncehttp.ErrAborted)
+			assert.True(t, oncehttp.Sent(err), "it was written whole")
+		case <-time.After(5 * time.Second):
+			t.Fatal("Abort did not end the request")
+		}
+		req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+		_, err := c.DoContext(ctx, req, false)
+		require.ErrorIs(t, err, oncehttp.ErrAborted, "a request after Abort")
+		assert.False(t, oncehttp.Sent(err))
+	})
+	t.Run("waiting for its connection", func(t *testing.T) {
+		dialing := make(chan struct{}, 1)
+		c := &oncehttp.Client{Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			dialing <- struct{}{}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}}
+		errs := make(chan error, 1)
+		go func() {
+			req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1:9/", nil)
+			_, err := c.DoContext(ctx, req, false)
+			errs <- err
+		}()
+		select {
+		case <-dialing:
+		case <-time.After(5 * time.Second):
+			t.Fatal("no dial")
+		}
+		c.Abort()
+		select {
+		case err := <-errs:
+			assert.False(t, oncehttp.Dialed(err), "it never had a connection: %v", err)
+		case <-time.After(5 * time.Second):
+			t.Fatal("Abort did not end the dial")
+		}
+	})
+}

@@ -40,6 +40,7 @@ type rawServer struct {
 
 	mu    sync.Mutex
 	seen  map[string]int
+	body  map[string]string // the last body read whole, by key
 	conns int
 	wg    sync.WaitGroup
 }
@@ -48,7 +49,7 @@ func newRawServer(t *testing.T, kill func(key string, nth int) string) *rawServe
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	s := &rawServer{ln: ln, kill: kill, seen: map[string]int{}, idled: make(chan struct{}, 4)}
+	s := &rawServer{ln: ln, kill: kill, seen: map[string]int{}, body: map[string]string{}, idled: make(chan struct{}, 4)}
 	s.wg.Go(s.accept)
 	t.Cleanup(func() {
 		_ = ln.Close()
@@ -86,12 +87,14 @@ func (s *rawServer) serve(c net.Conn) {
 			_ = c.Close()
 			return
 		}
-		if _, err := io.Copy(io.Discard, req.Body); err != nil {
+		body, err := io.ReadAll(req.Body)
+		if err != nil {
 			_ = c.Close()
 			return
 		}
 		key := req.Header.Get("Idempotency-Key")
 		s.mu.Lock()
+		s.body[key] = string(body)
 		s.seen[key]++
 		nth := s.seen[key]
 		s.mu.Unlock()
@@ -119,6 +122,13 @@ func (s *rawServer) count(key string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.seen[key]
+}
+
+// bodyOf is the body of the last request with key read whole.
+func (s *rawServer) bodyOf(key string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.body[key]
 }
 
 // killer wraps the client's connections: armed, the next write on one
@@ -159,15 +169,39 @@ func (c *killConn) Write(b []byte) (int, error) {
 // "replayable" to net/http's Transport.
 type sender func(ctx context.Context, url, key string) error
 
+// keyedBody is the body of every keyed request.
+const keyedBody = `{"amount":100}`
+
 func keyed(ctx context.Context, url, key string) *http.Request {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/charges", strings.NewReader(`{"amount":100}`))
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/charges", strings.NewReader(keyedBody))
+	req.Header.Set("Idempotency-Key", key)
+	return req
+}
+
+// keyedBytes is keyed as the fault proxy forwards a request: its body
+// held whole (oncehttp.BytesBody, no GetBody), its context given apart.
+func keyedBytes(url, key string) *http.Request {
+	req, _ := http.NewRequest(http.MethodPost, url+"/charges", nil)
+	req.Body, req.ContentLength = oncehttp.BytesBody([]byte(keyedBody)), int64(len(keyedBody))
 	req.Header.Set("Idempotency-Key", key)
 	return req
 }
 
 func onceSender(c *oncehttp.Client, errs chan<- error) sender {
+	return onceSenderOf(c, errs, false)
+}
+
+// onceSenderOf is onceSender, with requests built by keyedBytes when held
+// is set.
+func onceSenderOf(c *oncehttp.Client, errs chan<- error, held bool) sender {
 	return func(ctx context.Context, url, key string) error {
-		resp, err := c.Do(keyed(ctx, url, key), false)
+		var resp *http.Response
+		var err error
+		if held {
+			resp, err = c.DoContext(ctx, keyedBytes(url, key), false)
+		} else {
+			resp, err = c.Do(keyed(ctx, url, key), false)
+		}
 		errs <- err
 		if err != nil {
 			return err
@@ -248,29 +282,38 @@ func run(t *testing.T, pt string, send func(k *killer) sender, k *killer, server
 // it twice: the duplicate that idemcheck must never cause.
 func TestNoRequestIsReceivedTwiceWhereverAReusedConnectionDies(t *testing.T) {
 	for _, p := range killPoints {
-		t.Run("oncehttp/"+p.name, func(t *testing.T) {
-			errs := make(chan error, 3)
-			c := &oncehttp.Client{}
-			defer c.Close()
-			k := &killer{}
-			c.Dial = k.dial
-			srv, err := run(t, p.client, func(*killer) sender { return onceSender(c, errs) }, k, p.server)
-			assert.LessOrEqual(t, srv.count("k2"), 1, "the server received the request more than once")
-			<-errs
-			if p.failed {
-				require.Error(t, err)
-				assert.Equal(t, p.sent, oncehttp.Sent(err), "Sent(%v)", err)
-				var oe *oncehttp.Error
-				require.ErrorAs(t, err, &oe)
-				assert.True(t, oe.Reused, "the request went on the reused connection")
-				if !p.sent {
-					assert.Zero(t, srv.count("k2"), "a request not written whole never reaches the server")
-				}
-			} else {
-				require.NoError(t, err)
-				assert.Equal(t, 1, srv.count("k2"))
+		for _, held := range []bool{false, true} {
+			name := "oncehttp/"
+			if held {
+				name = "oncehttp-held-body/"
 			}
-		})
+			t.Run(name+p.name, func(t *testing.T) {
+				errs := make(chan error, 3)
+				c := &oncehttp.Client{}
+				defer c.Close()
+				k := &killer{}
+				c.Dial = k.dial
+				srv, err := run(t, p.client, func(*killer) sender { return onceSenderOf(c, errs, held) }, k, p.server)
+				assert.LessOrEqual(t, srv.count("k2"), 1, "the server received the request more than once")
+				if srv.count("k2") == 1 {
+					assert.Equal(t, keyedBody, srv.bodyOf("k2"), "the request's body arrived whole")
+				}
+				<-errs
+				if p.failed {
+					require.Error(t, err)
+					assert.Equal(t, p.sent, oncehttp.Sent(err), "Sent(%v)", err)
+					var oe *oncehttp.Error
+					require.ErrorAs(t, err, &oe)
+					assert.True(t, oe.Reused, "the request went on the reused connection")
+					if !p.sent {
+						assert.Zero(t, srv.count("k2"), "a request not written whole never reaches the server")
+					}
+				} else {
+					require.NoError(t, err)
+					assert.Equal(t, 1, srv.count("k2"))
+				}
+			})
+		}
 		t.Run("net-http/"+p.name, func(t *testing.T) {
 			k := &killer{}
 			tr := &http.Transport{DialContext: k.dial}

@@ -66,6 +66,16 @@ func writeRequest(bw *bufio.Writer, req *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if bb, ok := req.Body.(*bytesBody); ok {
+		// Held whole: written from where it is, as the copy below would.
+		rest := bb.b[bb.off:]
+		bb.off = len(bb.b)
+		if int64(len(rest)) != req.ContentLength {
+			return fmt.Errorf("http: ContentLength=%d with Body length %d", req.ContentLength, len(rest))
+		}
+		_, err := bw.Write(rest)
+		return err
+	}
 	n, err := io.Copy(bw, io.LimitReader(req.Body, req.ContentLength))
 	if err == nil && n == req.ContentLength {
 		var extra int64

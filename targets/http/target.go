@@ -307,7 +307,7 @@ func (t *Target) call(ctx context.Context, c harness.Call, proxy *faults.Proxy) 
 	// one. Either way the client sends the request once: a connection
 	// that fails is never followed by the same request on another.
 	_, downstream := c.Fault.(faults.DownstreamFault)
-	resp, err := t.client.Do(req.WithContext(cctx), c.Fault != nil && !downstream)
+	resp, err := t.client.DoContext(cctx, req, c.Fault != nil && !downstream)
 	var body []byte
 	if err == nil {
 		body, err = readReply(resp)
