@@ -54,6 +54,9 @@ func OrdersHTTP() observe.HTTP {
 		Settle: observe.Settle{Quiet: 20 * time.Millisecond}}
 }
 
+// ordersReadyTimeout bounds an orders service's start.
+const ordersReadyTimeout = 30 * time.Second
+
 // OrdersSpec is the harness spec of one orders profile on the database dsn
 // (postgres://… or sqlite:PATH, which may use {{state_dir}}), started from
 // exe, its effects counted by obs. No fake is involved.
@@ -61,6 +64,10 @@ func OrdersSpec(exe, name, profile, dsn string, obs harness.ObserverStarter) har
 	launch := &httptarget.Launch{
 		Command:   []string{exe, Subcommand, OrdersName, "--profile", profile, "--db", dsn, "--listen", "127.0.0.1:{{port}}"},
 		ReadyPath: "/healthz",
+		// It opens its whole pool of database connections before it
+		// listens; on a machine that many trial hosts keep busy, a
+		// PostgreSQL server is slow to start a process for each.
+		ReadyTimeout: ordersReadyTimeout,
 	}
 	spec := httptarget.Spec(OrdersConfig(name), launch)
 	spec.Observers = []harness.ObserverStarter{obs}

@@ -202,13 +202,22 @@ var _ harness.Disrupter = (*Target)(nil)
 // which a reset ends for every call in flight, whatever the transport:
 // over stdio (or in process) it cuts the one transport the calls share,
 // over streamable HTTP the session is closed. So generated trials run a
-// reset alone, as they run a crash. The other built-in faults act on
-// their own call: over stdio the relay cuts the transport only for an
-// exchange reset while its client still waits, and the faults that wait
-// (a hang, a client timeout) reset theirs once the client has gone.
+// reset alone, as they run a crash. Over stdio the relay cuts the
+// transport for any exchange reset while its client still waits: a
+// client-disconnect whose client was never made to go (the server
+// answered first, as it does a replayed call that calls nothing
+// downstream) ends it too, so it runs alone there. The other built-in
+// faults act on their own call: those that wait (a hang, a client
+// timeout) reset theirs once the client has gone, and over HTTP every
+// fault but a reset has a connection of its own.
 func (t *Target) DisruptedBy(f faults.Fault) bool {
-	_, ok := f.(*faults.Reset)
-	return ok
+	switch f.(type) {
+	case *faults.Reset:
+		return true
+	case *faults.ClientDisconnect:
+		return t.proxy == nil // the relay's transport, not the proxy's
+	}
+	return false
 }
 
 // Kill implements harness.Crasher: SIGKILL every server process (a stdio
@@ -376,7 +385,15 @@ func (t *Target) callOn(ctx context.Context, s *session, p *plan, id string, par
 	} else {
 		r = <-done
 	}
-	return t.reply(p, r.res, r.err, cctx, timeout, rep, got, s)
+	out := t.reply(p, r.res, r.err, cctx, timeout, rep, got, s)
+	if arm != nil && got && arm.cut && !out.sessionLost {
+		// The fault cut the transport: the session is dead, whether or
+		// not the client has noticed yet, and the next call goes on a
+		// new one.
+		out.sessionLost = true
+		out.Error += "; the session's transport was cut"
+	}
+	return out
 }
 
 // neverSent says whether a call failed before its request was written: the

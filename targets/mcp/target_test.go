@@ -149,6 +149,22 @@ func TestFaultsThatEndTheSharedSession(t *testing.T) {
 				require.NoError(t, err, name)
 				assert.Equal(t, name == faults.NameReset, w.target.DisruptedBy(f), name)
 			}
+			// A client that leaves while the server works leaves it alone;
+			// one that leaves while it waits for a reply (the server
+			// answered before anything made it go, as for a replayed call
+			// that calls nothing downstream) ends the transport.
+			cd, err := faults.Builtin().New(faults.NameClientDisconnect, nil)
+			require.NoError(t, err)
+			// Over HTTP the reset is of the call's own connection.
+			assert.Equal(t, !tr.http, w.target.DisruptedBy(cd), "client-disconnect")
+			for i := range 3 {
+				in := w.intent(fmt.Sprintf("k-replayed-%d", i))
+				require.Equal(t, harness.OK, w.call(in, nil).Outcome)
+				rep := w.call(in, cd)
+				next := w.call(w.intent(fmt.Sprintf("k-after-replayed-%d", i)), nil)
+				require.Equal(t, harness.OK, next.Outcome, "the call after a client-disconnect: %s", next.Error)
+				assert.Equal(t, !tr.http, rep.Session != next.Session, "a new session after a client-disconnect: %s then %s", rep.Session, next.Session)
+			}
 			// What the declaration rests on: after a reset the next call
 			// goes on a new session; after the others, on the same one.
 			for _, name := range []string{faults.NameReset, faults.NameHang, faults.NameClientTimeout, faults.NameLostResponse, faults.NameLatency} {
