@@ -375,8 +375,8 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 	}
 	ex.fwdDone = true
 	var body []byte
-	if hb, ok := ex.r.Body.(*heldBody); ok {
-		body = hb.rest() // read whole already: no copy
+	if hb, ok := ex.r.Body.(*oncehttp.HeldBody); ok {
+		body = hb.Rest() // read whole already: no copy
 	} else if ex.r.Body != nil {
 		var err error
 		body, err = oncehttp.ReadAll(ex.r.Body, ex.r.ContentLength, maxBody+1)

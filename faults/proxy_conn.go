@@ -315,32 +315,8 @@ func (cs *connSide) readBody() error {
 	if len(body) > maxBody {
 		cs.keep = false // the rest is not read
 	}
-	r.Body = &heldBody{b: body}
+	r.Body = oncehttp.BytesBody(body)
 	return nil
-}
-
-// heldBody is a request body read whole beforehand.
-type heldBody struct {
-	b   []byte
-	off int
-}
-
-func (h *heldBody) Read(p []byte) (int, error) {
-	if h.off >= len(h.b) {
-		return 0, io.EOF
-	}
-	n := copy(p, h.b[h.off:])
-	h.off += n
-	return n, nil
-}
-
-func (h *heldBody) Close() error { return nil }
-
-// rest returns what is left to read, and reads it.
-func (h *heldBody) rest() []byte {
-	b := h.b[h.off:]
-	h.off = len(h.b)
-	return b
 }
 
 // gone starts watching the connection, once: a read that ends in an

@@ -176,8 +176,8 @@ func (c *Client) DoContext(ctx context.Context, req *http.Request, fresh bool) (
 		again := req
 		if req.Body != nil && req.Body != http.NoBody {
 			var body io.ReadCloser
-			if bb, ok := req.Body.(*bytesBody); ok {
-				body = BytesBody(bb.b)
+			if hb, ok := req.Body.(*HeldBody); ok {
+				body = BytesBody(hb.b)
 			} else {
 				if req.GetBody == nil {
 					return nil, err
@@ -199,24 +199,33 @@ func (c *Client) DoContext(ctx context.Context, req *http.Request, fresh bool) (
 // BytesBody is a request body held whole in memory, for Do: it is
 // written as it is, and written again, without GetBody, should the
 // request have to go out on a new connection.
-func BytesBody(b []byte) io.ReadCloser { return &bytesBody{b: b} }
+func BytesBody(b []byte) *HeldBody { return &HeldBody{b: b} }
 
-// bytesBody is BytesBody's body.
-type bytesBody struct {
+// HeldBody is a body held whole in memory (see BytesBody).
+type HeldBody struct {
 	b   []byte
 	off int
 }
 
-func (bb *bytesBody) Read(p []byte) (int, error) {
-	if bb.off >= len(bb.b) {
+// Read implements io.Reader.
+func (h *HeldBody) Read(p []byte) (int, error) {
+	if h.off >= len(h.b) {
 		return 0, io.EOF
 	}
-	n := copy(p, bb.b[bb.off:])
-	bb.off += n
+	n := copy(p, h.b[h.off:])
+	h.off += n
 	return n, nil
 }
 
-func (bb *bytesBody) Close() error { return nil }
+// Close implements io.Closer.
+func (h *HeldBody) Close() error { return nil }
+
+// Rest returns what is left to read, and reads it: no copy.
+func (h *HeldBody) Rest() []byte {
+	b := h.b[h.off:]
+	h.off = len(h.b)
+	return b
+}
 
 // send is Do on one connection.
 func (c *Client) send(ctx context.Context, req *http.Request, addr string, fresh bool) (*http.Response, error) {

@@ -315,21 +315,13 @@ func TestAbortEndsRequestsThatNothingElseEnds(t *testing.T) {
 			_, err := c.DoContext(ctx, req, false)
 			errs <- err
 		}()
-		select {
-		case <-entered:
-		case <-time.After(5 * time.Second):
-			t.Fatal("the request never reached the server")
-		}
+		await(t, entered, "the request at the server")
 		c.Abort()
-		select {
-		case err := <-errs:
-			require.ErrorIs(t, err, oncehttp.ErrAborted)
-			assert.True(t, oncehttp.Sent(err), "it was written whole")
-		case <-time.After(5 * time.Second):
-			t.Fatal("Abort did not end the request")
-		}
+		err := await(t, errs, "Abort to end the request")
+		require.ErrorIs(t, err, oncehttp.ErrAborted)
+		assert.True(t, oncehttp.Sent(err), "it was written whole")
 		req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
-		_, err := c.DoContext(ctx, req, false)
+		_, err = c.DoContext(ctx, req, false)
 		require.ErrorIs(t, err, oncehttp.ErrAborted, "a request after Abort")
 		assert.False(t, oncehttp.Sent(err))
 	})
@@ -346,17 +338,23 @@ func TestAbortEndsRequestsThatNothingElseEnds(t *testing.T) {
 			_, err := c.DoContext(ctx, req, false)
 			errs <- err
 		}()
-		select {
-		case <-dialing:
-		case <-time.After(5 * time.Second):
-			t.Fatal("no dial")
-		}
+		await(t, dialing, "a dial")
 		c.Abort()
-		select {
-		case err := <-errs:
-			assert.False(t, oncehttp.Dialed(err), "it never had a connection: %v", err)
-		case <-time.After(5 * time.Second):
-			t.Fatal("Abort did not end the dial")
-		}
+		err := await(t, errs, "Abort to end the dial")
+		assert.False(t, oncehttp.Dialed(err), "it never had a connection: %v", err)
 	})
+}
+
+// await returns what ch carries, or fails the test once waitLimit has
+// passed without it: a bound on a hang, not a timing assertion.
+func await[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(waitLimit):
+		t.Fatalf("waited %s for %s", waitLimit, what)
+		var zero T
+		return zero
+	}
 }

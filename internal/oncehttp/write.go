@@ -66,10 +66,9 @@ func writeRequest(bw *bufio.Writer, req *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if bb, ok := req.Body.(*bytesBody); ok {
+	if hb, ok := req.Body.(*HeldBody); ok {
 		// Held whole: written from where it is, as the copy below would.
-		rest := bb.b[bb.off:]
-		bb.off = len(bb.b)
+		rest := hb.Rest()
 		if int64(len(rest)) != req.ContentLength {
 			return fmt.Errorf("http: ContentLength=%d with Body length %d", req.ContentLength, len(rest))
 		}
