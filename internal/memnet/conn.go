@@ -275,7 +275,7 @@ func (c *Conn) Pending() bool {
 // deadline is a read or write deadline: a channel closed once it has
 // passed. Its timer is made once and moved lazily: net/http's server
 // moves a connection's read deadline at every request, and a client
-// moves its deadline at every request, so a deadline moved later,
+// sets one per request and clears it after, so a deadline moved later,
 // or removed, leaves the timer where it is; when it fires early it finds
 // the deadline not passed, and waits again for what is left.
 type deadline struct {

@@ -132,8 +132,6 @@ type conn struct {
 	cw     *countingWriter
 	bw     *bufio.Writer
 	reused bool
-	// deadline: a deadline is set on nc.
-	deadline bool
 	// unwatch ends the connection's watch of Client.Abort.
 	unwatch func() bool
 	// idleTimer closes the connection once it has been idle too long.
@@ -167,17 +165,22 @@ func (c *Client) DoContext(ctx context.Context, req *http.Request, fresh bool) (
 	if req.URL.Port() == "" {
 		addr = net.JoinHostPort(req.URL.Hostname(), "80")
 	}
+	held, _ := req.Body.(*HeldBody)
+	var start int // where the held body's bytes to send begin
+	if held != nil {
+		start = held.off
+	}
 	resp, err := c.send(ctx, req, addr, fresh)
 	var e *Error
-	if errors.As(err, &e) && e.Op == "write" && e.Reused && e.nothing && ctx.Err() == nil {
+	if errors.As(err, &e) && e.Op == "write" && e.Reused && e.nothing && ctx.Err() == nil && !c.aborted.Load() {
 		// Not a byte of it reached the server (which closed the idle
 		// connection as the request went out): sending it on a new
 		// connection cannot make a duplicate.
 		again := req
 		if req.Body != nil && req.Body != http.NoBody {
 			var body io.ReadCloser
-			if hb, ok := req.Body.(*HeldBody); ok {
-				body = BytesBody(hb.b)
+			if held != nil {
+				body = BytesBody(held.b[start:])
 			} else {
 				if req.GetBody == nil {
 					return nil, err
@@ -241,14 +244,8 @@ func (c *Client) send(ctx context.Context, req *http.Request, addr string, fresh
 		pc = newConn(nc, addr)
 		pc.unwatch = context.AfterFunc(c.abortContext(), func() { _ = nc.SetDeadline(longAgo) })
 	}
-	// The deadline is set for every request that has one, and cleared
-	// only for one that has none: an idle connection keeps its last.
 	if dl, ok := ctx.Deadline(); ok {
 		_ = pc.nc.SetDeadline(dl)
-		pc.deadline = true
-	} else if pc.deadline {
-		_ = pc.nc.SetDeadline(time.Time{})
-		pc.deadline = false
 	}
 	stop := alwaysLive
 	if ctx.Done() != nil {
@@ -417,6 +414,12 @@ func (c *Client) takeIdle(addr string) *conn {
 // putIdle keeps pc for the next request to its address, or closes it
 // (without giving its buffers back) and returns false.
 func (c *Client) putIdle(pc *conn) bool {
+	// Cleared: a deadline that passes while the connection is idle would
+	// fail the check before its reuse (pending).
+	if pc.nc.SetDeadline(time.Time{}) != nil {
+		pc.closeNet()
+		return false
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed || len(c.idle[pc.addr]) >= c.maxIdle() {

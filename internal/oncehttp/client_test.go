@@ -93,6 +93,27 @@ func TestAConnectionIsReusedOnlyWhenItsReplyWasReadWhole(t *testing.T) {
 	assert.Equal(t, 3, s.conns(), "a connection the server asked to close is not reused")
 }
 
+// TestAConnectionIdlePastItsRequestsDeadlineIsReused: a request's
+// deadline is the connection's while the request lasts only; one that
+// passes while the connection is idle does not cost it its reuse.
+func TestAConnectionIdlePastItsRequestsDeadlineIsReused(t *testing.T) {
+	s := newConnServer(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
+	c := &oncehttp.Client{}
+	defer c.Close()
+	dl := time.Now().Add(100 * time.Millisecond)
+	ctx, cancel := context.WithDeadline(context.Background(), dl)
+	defer cancel()
+	req, err := http.NewRequest(http.MethodGet, s.srv.URL, nil)
+	require.NoError(t, err)
+	resp, err := c.DoContext(ctx, req, false)
+	require.NoError(t, err)
+	_, _ = io.ReadAll(resp.Body)
+	require.NoError(t, resp.Body.Close())
+	time.Sleep(time.Until(dl) + 20*time.Millisecond) // the condition under test: the deadline has passed
+	get(t, c, s.srv.URL+"/", true)
+	assert.Equal(t, 1, s.conns(), "the idle connection is reused")
+}
+
 // TestIdleConnectionsAreClosedByTheClient: an idle connection is closed
 // by the client after IdleTimeout, and at once by CloseIdle.
 func TestIdleConnectionsAreClosedByTheClient(t *testing.T) {
