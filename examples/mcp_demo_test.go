@@ -1,7 +1,6 @@
 package examples_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -22,13 +21,14 @@ import (
 func TestReferenceMCPServers(t *testing.T) {
 	t.Parallel()
 	exe := refexe.Path(t)
-	for _, p := range mcpexample.Profiles {
+	specs := make([]harness.Spec, len(mcpexample.Profiles))
+	for i, p := range mcpexample.Profiles {
+		specs[i] = examples.MCPSpec(exe, p)
+	}
+	results := verifyTogether(t, specs, harness.WithSeed(7))
+	for i, p := range mcpexample.Profiles {
 		t.Run(p.Name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
-			defer cancel()
-			res, err := harness.Verify(ctx, []harness.Spec{examples.MCPSpec(exe, p)}, harness.WithSeed(7))
-			require.NoError(t, err)
-			tr := res.Targets[0]
+			tr := results[i]
 			require.Empty(t, tr.Error)
 			t.Logf("%s: score %d, failing %v", p.Name, tr.Score.Level, failing(tr))
 			for _, f := range tr.Findings {

@@ -37,20 +37,27 @@ func TestOrdersPostgres(t *testing.T) {
 	t.Parallel()
 	pg := pgserver.Must(t)
 	exe := refexe.Path(t)
-	for _, source := range []string{"sql", "http"} {
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	sources := []string{"sql", "http"}
+	var specs []harness.Spec
+	for _, source := range sources {
 		for _, tc := range ordersCases {
-			t.Run(source+"/"+tc.profile, func(t *testing.T) {
-				ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
-				defer cancel()
-				dsn, err := pg.CreateDatabase(ctx, strings.ReplaceAll(source+"_"+tc.profile, "-", "_"))
-				require.NoError(t, err)
-				obs := observe.HTTPStarter(examples.OrdersHTTP())
-				if source == "sql" {
-					obs = observe.SQLStarter(examples.OrdersSQL(dsn))
-				}
-				scoreOrders(ctx, t, examples.OrdersSpec(exe, "orders-"+tc.profile, tc.profile, dsn, obs), tc.score, tc.failing, source)
-			})
+			dsn, err := pg.CreateDatabase(ctx, strings.ReplaceAll(source+"_"+tc.profile, "-", "_"))
+			require.NoError(t, err)
+			obs := observe.HTTPStarter(examples.OrdersHTTP())
+			if source == "sql" {
+				obs = observe.SQLStarter(examples.OrdersSQL(dsn))
+			}
+			specs = append(specs, examples.OrdersSpec(exe, source+"-orders-"+tc.profile, tc.profile, dsn, obs))
 		}
+	}
+	results := verifyTogether(t, specs, harness.WithSeed(7))
+	for i, tr := range results {
+		source, tc := sources[i/len(ordersCases)], ordersCases[i%len(ordersCases)]
+		t.Run(source+"/"+tc.profile, func(t *testing.T) {
+			scoreOrders(t, tr, tc.score, tc.failing, source)
+		})
 	}
 }
 
@@ -59,23 +66,23 @@ func TestOrdersPostgres(t *testing.T) {
 func TestOrdersSQLite(t *testing.T) {
 	t.Parallel()
 	exe := refexe.Path(t)
-	for _, tc := range ordersCases {
+	dsn := "sqlite:{{state_dir}}/orders.db"
+	specs := make([]harness.Spec, len(ordersCases))
+	for i, tc := range ordersCases {
+		specs[i] = examples.OrdersSpec(exe, "orders-"+tc.profile, tc.profile, dsn, observe.SQLStarter(examples.OrdersSQL(dsn)))
+	}
+	results := verifyTogether(t, specs, harness.WithSeed(7))
+	for i, tc := range ordersCases {
 		t.Run(tc.profile, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
-			defer cancel()
-			dsn := "sqlite:{{state_dir}}/orders.db"
-			spec := examples.OrdersSpec(exe, "orders-"+tc.profile, tc.profile, dsn, observe.SQLStarter(examples.OrdersSQL(dsn)))
-			scoreOrders(ctx, t, spec, tc.score, tc.failing, "sql")
+			scoreOrders(t, results[i], tc.score, tc.failing, "sql")
 		})
 	}
 }
 
-func scoreOrders(ctx context.Context, t *testing.T, spec harness.Spec, score int, failingChecks []string, source string) {
+// scoreOrders asserts the score and failing checks of an orders service's
+// result, and that source counted its effects.
+func scoreOrders(t *testing.T, tr harness.TargetResult, score int, failingChecks []string, source string) {
 	t.Helper()
-	res, err := harness.Verify(ctx, []harness.Spec{spec}, harness.WithSeed(7))
-	require.NoError(t, err)
-	require.Len(t, res.Targets, 1)
-	tr := res.Targets[0]
 	require.Empty(t, tr.Error, "the target could be tested")
 	if !assert.Equal(t, failingChecks, failing(tr)) || !assert.Equal(t, score, tr.Score.Level) {
 		for _, f := range tr.Findings {

@@ -42,17 +42,17 @@ func TestRedispay(t *testing.T) {
 	}
 	exe := refexe.Path(t)
 	require.Len(t, redispayCases, len(redispay.Profiles))
+	specs := make([]harness.Spec, len(redispayCases))
+	for i, tc := range redispayCases {
+		specs[i] = examples.RedispaySpec(exe, "redispay-"+tc.profile, tc.profile)
+	}
 	for _, seed := range []uint64{1, 7} { // 1 is the demo's
-		for _, tc := range redispayCases {
+		results := verifyTogether(t, specs, harness.WithSeed(seed), harness.WithFaults(append(harness.DefaultFaults(), depFaults(t)...)...))
+		for i, tc := range redispayCases {
 			t.Run(fmt.Sprintf("%s/seed-%d", tc.profile, seed), func(t *testing.T) {
 				info, ok := redispay.Describe(tc.profile)
 				require.True(t, ok)
-				ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
-				defer cancel()
-				res, err := harness.Verify(ctx, []harness.Spec{examples.RedispaySpec(exe, "redispay-"+tc.profile, tc.profile)},
-					harness.WithSeed(seed), harness.WithFaults(append(harness.DefaultFaults(), depFaults(t)...)...))
-				require.NoError(t, err)
-				tr := res.Targets[0]
+				tr := results[i]
 				require.Empty(t, tr.Error, "the target could be tested")
 				stated := false
 				for _, f := range tr.Findings {

@@ -1,7 +1,6 @@
 package examples_test
 
 import (
-	"context"
 	"slices"
 	"sort"
 	"strings"
@@ -49,16 +48,17 @@ func TestWebhookTargets(t *testing.T) {
 	}
 	demo := examples.WebhookDemo(exe)
 	require.Len(t, demo, len(want))
-	for _, d := range demo {
-		tc, ok := want[d.Spec.Name]
+	specs := make([]harness.Spec, len(demo))
+	for i, d := range demo {
+		_, ok := want[d.Spec.Name]
 		require.True(t, ok, "no expectation for %s", d.Spec.Name)
+		specs[i] = d.Spec
+	}
+	results := verifyTogether(t, specs, harness.WithSeed(7))
+	for i, d := range demo {
+		tc := want[d.Spec.Name]
 		t.Run(d.Spec.Name, func(t *testing.T) {
-			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
-			defer cancel()
-			res, err := harness.Verify(ctx, []harness.Spec{d.Spec}, harness.WithSeed(7))
-			require.NoError(t, err)
-			tr := res.Targets[0]
+			tr := results[i]
 			require.Empty(t, tr.Error, tc.why)
 			for _, f := range tr.Findings {
 				t.Logf("%s %s %s: %s", f.Severity, f.Check, f.Fault, f.Message)
