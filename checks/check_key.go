@@ -16,7 +16,7 @@ var keyMismatch = Invariant{
 			return nil
 		}
 		b := Fresh(record.RoleMismatch, pc.Op.Name)
-		b.KeyFrom, b.InputsFrom, b.Change = 0, 0, true
+		b.KeyFrom, b.InputsFrom, b.Change, b.RetryFailures = 0, 0, true, true
 		return []Probe{{Name: "key reuse with another payload", Steps: []Step{Fresh(record.RolePlain, pc.Op.Name), b}}}
 	},
 	Skip: func(*record.Record) string { return "no mutating operation has inputs to vary" },

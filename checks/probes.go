@@ -36,6 +36,14 @@ type Step struct {
 	Repeat int
 	// UntilOK retries after the first attempt until an attempt is ok.
 	UntilOK bool
+	// RetryFailures retries, after the step's attempts, while the last
+	// got no answer a caller could act on (no reply, a 5xx), at most
+	// MaxAttempts attempts in all, as a client retries a failure; it
+	// stops at any other answer, "in progress" included. A check that
+	// judges the target's answer (a refusal) judges it by an answer, not
+	// by a failure that came between, such as a database connection lost
+	// to an earlier fault.
+	RetryFailures bool
 	// Burst sends that many copies at once as the first attempts.
 	Burst int
 	// BadSignature sends the first attempt with a wrong signature.

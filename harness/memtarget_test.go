@@ -52,6 +52,10 @@ type shopConfig struct {
 	// the shop, not in the request: a charge that ends marks done whatever
 	// key came in last, so with two keys in flight one stays unrecorded.
 	sharedSlot bool
+	// mismatchFails makes the first that many answers to a reused key
+	// with another payload a 500 (its database connection lost), the
+	// later ones the 422 refusal; below zero, every one.
+	mismatchFails int
 	// work is how long a charge takes downstream (real payments are not
 	// instant): calls released together then overlap there.
 	work time.Duration
@@ -179,6 +183,7 @@ type memShop struct {
 	byPayload map[string]*claim
 	orders    int
 	current   string // sharedSlot: the key of the charge begun last
+	mismatch  int    // answers given to a reused key with another payload
 
 	calls    atomic.Int64
 	kills    atomic.Int64
@@ -366,7 +371,12 @@ func (s *memShop) charge(c harness.Call, gen int, gate func()) harness.Reply {
 	if cl := s.store[c.Key]; cl != nil {
 		switch {
 		case cl.payload != payload:
+			s.mismatch++
+			fails := s.cfg.mismatchFails < 0 || s.mismatch <= s.cfg.mismatchFails
 			s.mu.Unlock()
+			if fails {
+				return s.reply(500, "", "", "database: write failed: broken pipe")
+			}
 			return s.reply(422, "", "", "the key was used with another payload")
 		case cl.done:
 			s.mu.Unlock()

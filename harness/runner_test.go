@@ -395,6 +395,59 @@ func TestVerifyWithChecks(t *testing.T) {
 	assert.Equal(t, -1, tr.Score.Next.Finding)
 }
 
+// TestMismatchJudgedByAnAnswer: a reused key with another payload is
+// judged by the target's answer, not by a failure that came first (a 500
+// from a database connection an earlier fault cut): the request is
+// retried as a client retries a failure. A target that answers 500 every
+// time is still reported.
+func TestMismatchJudgedByAnAnswer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		fails   int
+		flagged bool
+	}{
+		{"one 500, then the refusal", 1, false},
+		{"two 500s, then the refusal", 2, false},
+		{"a 500 every time", -1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			spec, _ := shopSpec("shop", shopConfig{mismatchFails: tc.fails})
+			tr := verifyOne(t, spec, harness.WithChecks(harness.CheckKeyMismatch))
+			require.Empty(t, tr.Error)
+			var flagged []string
+			for _, f := range tr.Findings {
+				if f.Check == harness.CheckKeyMismatch {
+					flagged = append(flagged, f.Message)
+				}
+			}
+			if !tc.flagged {
+				assert.Empty(t, flagged)
+			} else {
+				require.NotEmpty(t, flagged)
+				assert.Contains(t, flagged[0], "was answered 500")
+			}
+			n := 0
+			for _, in := range tr.Record.Intents {
+				if in.Role != record.RoleMismatch {
+					continue
+				}
+				n++
+				last := in.Attempts[len(in.Attempts)-1]
+				if tc.flagged {
+					assert.Len(t, in.Attempts, harness.DefaultMaxAttempts, "retried as a failure, MaxAttempts in all")
+					assert.Equal(t, 500, last.Status)
+				} else {
+					assert.Len(t, in.Attempts, tc.fails+1, "retried until the answer")
+					assert.Equal(t, 422, last.Status)
+				}
+			}
+			assert.Positive(t, n, "the mismatch probe ran")
+		})
+	}
+}
+
 func TestVerifyUnknownCheck(t *testing.T) {
 	t.Parallel()
 	spec, run := shopSpec("shop", shopConfig{})

@@ -89,7 +89,7 @@ func compileTrial(info record.TargetInfo, tr scenarios.Trial, byName map[string]
 			if err != nil {
 				return checks.Probe{}, err
 			}
-			st.Role, st.KeyFrom, st.InputsFrom, st.Change, st.UntilOK = record.RoleMismatch, j, j, true, false
+			st.Role, st.KeyFrom, st.InputsFrom, st.Change, st.UntilOK, st.RetryFailures = record.RoleMismatch, j, j, true, false, true
 		}
 		at[i] = len(p.Steps)
 		p.Steps = append(p.Steps, st)
