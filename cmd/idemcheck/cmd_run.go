@@ -123,7 +123,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			rerun := fmt.Sprintf("idemcheck run -c %s --seed %d --trials %d", path, seed, tf.trials)
 			// A failing-trials file that cannot be written must not lose the
 			// reports: its error is returned after they are written.
-			saveErr = saveTrials(res, c.out, "idemcheck replay -c "+path, rerun)
+			saveErr = saveTrials(res, c.out, func(saved string) string { return "idemcheck replay -c " + path + " " + saved }, rerun)
 			if !c.quiet {
 				trialNote(stderr, res)
 			}

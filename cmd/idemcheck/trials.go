@@ -59,19 +59,17 @@ func (t *trialFlags) options(outDir string) ([]harness.Option, error) {
 }
 
 // saveTrials writes the failing trials under outDir (atomically), and
-// tells each trial finding how to replay it: replayCmd plus the saved file,
-// or, without outDir, rerun (the same run again, same seed).
-func saveTrials(res *record.Result, outDir, replayCmd, rerun string) error {
+// tells each trial finding how to replay it: replay of the saved file's
+// path, or, without outDir, rerun (the same run again, same seed).
+func saveTrials(res *record.Result, outDir string, replay func(path string) string, rerun string) error {
 	saved := res.FailingTrials()
-	if outDir == "" {
-		replayCmd = rerun
-	}
+	replayCmd := rerun
 	if outDir != "" && len(saved) > 0 {
 		path := filepath.Join(outDir, failingTrialsFile)
 		if err := reports.WriteFile(path, func(w io.Writer) error { return scenarios.Write(w, saved) }); err != nil {
 			return harnessErr(err, "")
 		}
-		replayCmd = replayCmd + " " + path
+		replayCmd = replay(path)
 	}
 	for i := range res.Targets {
 		for j := range res.Targets[i].Findings {
