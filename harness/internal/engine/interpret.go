@@ -522,13 +522,14 @@ func (r *runner) attemptAll(in *record.Intent, s checks.Step) {
 // retryFailures retries in like a client whose request failed: with the
 // same key, while the last attempt got no reply or a 5xx, at most
 // MaxAttempts attempts in all, backing off from the second retry on. Any
-// other answer ends it, "in progress" (409, 425, 429) included: a step
-// that retries only failures judges the target's first real answer.
+// other answer ends it, a refusal (Fail: a 4xx, a tool's or a command's
+// error) or "in progress" (409, 425, 429) included: a step that retries
+// only failures judges the target's first real answer.
 func (r *runner) retryFailures(in *record.Intent, dryRun bool) {
 	for failures := 1; failures < r.s.cfg.MaxAttempts && len(in.Attempts) > 0 &&
 		len(in.Attempts) < maxAttemptsPerIntent && r.s.ctx.Err() == nil && r.fatal == nil; failures++ {
 		last := in.Attempts[len(in.Attempts)-1]
-		if last.Outcome == record.OK || busy(last.Status) || !failed(last.Reply) {
+		if last.Outcome != record.Info || busy(last.Status) || !failed(last.Reply) {
 			return
 		}
 		if failures > 1 && !r.waitUntil(time.Now().Add(min(r.s.cfg.Backoff<<min(failures-2, 5), 250*time.Millisecond))) {
