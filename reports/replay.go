@@ -16,7 +16,7 @@ func RunCommand(res *record.Result) string {
 	case res.Meta.Command == "demo":
 		return fmt.Sprintf("idemcheck demo --seed %d", res.Seed)
 	case res.Meta.Config != "":
-		return fmt.Sprintf("idemcheck run -c %s --seed %d", shellQuote(res.Meta.Config), res.Seed)
+		return fmt.Sprintf("idemcheck run -c %s --seed %d", ShellQuote(res.Meta.Config), res.Seed)
 	}
 	return ""
 }
@@ -30,11 +30,13 @@ func ReplayCommand(res *record.Result, f record.Finding) string {
 	if cmd == "" || res.Meta.Command == "demo" {
 		return cmd
 	}
-	return cmd + " --only " + shellQuote(f.Check)
+	return cmd + " --only " + ShellQuote(f.Check)
 }
 
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
+// ShellQuote quotes s for a POSIX shell when it needs it: a word of
+// letters, digits and -_./:=@%+, is left as it is, anything else is put
+// in single quotes, so that a path with spaces in a printed command runs.
+func ShellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
 	}) < 0 {

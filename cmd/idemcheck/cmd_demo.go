@@ -97,9 +97,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if ctx.Err() == nil && res != nil {
 		rerun := fmt.Sprintf("idemcheck demo --seed %d --trials %d", seed, tf.trials)
-		// The demo takes no file: run with the same --out, it runs
-		// the trials saved there first.
-		if err := saveTrials(res, c.out, func(string) string { return rerun + " --out " + c.out }, rerun); err != nil {
+		if err := saveTrials(res, c.out, func(string) string { return demoReplay(rerun, c.out) }, rerun); err != nil {
 			return err
 		}
 		if !c.quiet {

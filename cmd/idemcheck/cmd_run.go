@@ -120,10 +120,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 		if ctx.Err() == nil {
-			rerun := fmt.Sprintf("idemcheck run -c %s --seed %d --trials %d", path, seed, tf.trials)
+			rerun := fmt.Sprintf("idemcheck run -c %s --seed %d --trials %d", reports.ShellQuote(path), seed, tf.trials)
 			// A failing-trials file that cannot be written must not lose the
 			// reports: its error is returned after they are written.
-			saveErr = saveTrials(res, c.out, func(saved string) string { return "idemcheck replay -c " + path + " " + saved }, rerun)
+			saveErr = saveTrials(res, c.out, func(saved string) string { return runReplay(path, saved) }, rerun)
 			if !c.quiet {
 				trialNote(stderr, res)
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/idemcheck/idemcheck/openapi"
+	"github.com/idemcheck/idemcheck/reports"
 )
 
 // initOpenAPI writes the starter configuration of an HTTP API from its
@@ -30,9 +31,9 @@ func initOpenAPI(ctx context.Context, spec, name, out string, rest []string, std
 	}
 	fmt.Fprintf(stderr, "idemcheck init: wrote %s with %s", out, plural(c.Operations, "operation", "operations"))
 	if len(c.TODOs) == 0 {
-		fmt.Fprintf(stderr, "; run: idemcheck run -c %s\n", out)
+		fmt.Fprintf(stderr, "; run: idemcheck run -c %s\n", reports.ShellQuote(out))
 		return nil
 	}
-	fmt.Fprintf(stderr, "; fill in these TODOs, then run: idemcheck run -c %s\n  %s\n", out, strings.Join(c.TODOs, "\n  "))
+	fmt.Fprintf(stderr, "; fill in these TODOs, then run: idemcheck run -c %s\n  %s\n", reports.ShellQuote(out), strings.Join(c.TODOs, "\n  "))
 	return nil
 }

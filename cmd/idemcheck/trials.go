@@ -58,6 +58,18 @@ func (t *trialFlags) options(outDir string) ([]harness.Option, error) {
 	return opts, nil
 }
 
+// demoReplay is the demo's replay hint: the demo takes no file, and run
+// with the same --out it runs the trials saved there first.
+func demoReplay(rerun, outDir string) string {
+	return rerun + " --out " + reports.ShellQuote(outDir)
+}
+
+// runReplay is run's replay hint: the replay command, with the
+// configuration and the saved trials' file.
+func runReplay(config, saved string) string {
+	return "idemcheck replay -c " + reports.ShellQuote(config) + " " + reports.ShellQuote(saved)
+}
+
 // saveTrials writes the failing trials under outDir (atomically), and
 // tells each trial finding how to replay it: replay of the saved file's
 // path, or, without outDir, rerun (the same run again, same seed).

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -40,4 +43,37 @@ func TestReplayHintRuns(t *testing.T) {
 	res = result()
 	require.NoError(t, saveTrials(res, "", func(string) string { panic("nothing is saved without --out") }, rerun))
 	assert.Equal(t, rerun, res.Targets[0].Findings[0].Replay, "without --out, the run again")
+}
+
+// TestReplayHintQuotesPaths: a path with a space or a quote in a replay
+// hint is quoted, so that a shell reads it as one word.
+func TestReplayHintQuotesPaths(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no POSIX shell")
+	}
+	dir := filepath.Join(t.TempDir(), "it's a dir")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	cfg := filepath.Join(dir, "idemcheck.yaml")
+	words := func(cmd string) []string {
+		t.Helper()
+		// The hint is given to the shell as a command line; printf
+		// stands in for idemcheck, one word a line.
+		out, err := exec.Command("sh", "-c", "printf '%s\\n' "+strings.TrimPrefix(cmd, "idemcheck ")).Output()
+		require.NoError(t, err, cmd)
+		return strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	}
+
+	rerun := "idemcheck demo --seed 96 --trials 300"
+	res := &record.Result{Seed: 96, Targets: []record.TargetResult{{
+		Name:     "pgpay-correct",
+		Findings: []record.Finding{{Check: "key.mismatch", Trial: true}},
+		Scenario: &record.ScenarioResult{Counterexample: &scenarios.Trial{Steps: []scenarios.Step{{Op: "pay", Key: scenarios.Fresh}}}},
+	}}}
+	require.NoError(t, saveTrials(res, dir, func(string) string { return demoReplay(rerun, dir) }, rerun))
+	assert.Equal(t, []string{"demo", "--seed", "96", "--trials", "300", "--out", dir}, words(res.Targets[0].Findings[0].Replay))
+
+	res.Targets[0].Findings[0].Replay = ""
+	require.NoError(t, saveTrials(res, dir, func(saved string) string { return runReplay(cfg, saved) }, rerun))
+	assert.Equal(t, []string{"replay", "-c", cfg, filepath.Join(dir, failingTrialsFile)}, words(res.Targets[0].Findings[0].Replay))
 }
