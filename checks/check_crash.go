@@ -87,7 +87,7 @@ func evalDownstream(r *record.Record) ([]record.Finding, bool) {
 			continue
 		}
 		applicable = true
-		fault := firstFault(in)
+		fault := mainFault(in)
 		effs := r.EffectsOf(in)
 		switch {
 		case repeated(effs) > 1:

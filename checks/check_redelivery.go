@@ -32,7 +32,7 @@ func evalConsumerRedelivery(r *record.Record) ([]record.Finding, bool) {
 			continue
 		}
 		applicable = true
-		fault := firstFault(in)
+		fault := mainFault(in)
 		effs := r.EffectsOf(in)
 		if repeated(effs) > 1 {
 			fs = append(fs, record.Finding{

@@ -73,7 +73,7 @@ func evalRetryAfterFault(r *record.Record) ([]record.Finding, bool) {
 			continue
 		}
 		applicable = true
-		fault := firstFault(in)
+		fault := mainFault(in)
 		effs := r.EffectsOf(in)
 		switch {
 		case repeated(effs) > 1:
@@ -121,12 +121,35 @@ func keyTakenByAnother(r *record.Record, in *record.Intent) bool {
 	return false
 }
 
-// firstFault names the fault of the intent's first faulted attempt.
-func firstFault(in *record.Intent) string {
-	for _, a := range in.Attempts {
-		if a.Fault != "" {
-			return a.Fault
+// causeAttempt is the attempt whose fault a finding on in names: the
+// first of its faulted attempts of the heaviest class (see classWeight),
+// the one that decided who judges it (see owner); nil when none was
+// faulted. A lighter fault before it did not make what is judged: after a
+// 503 before the charge and then a 503 after it, the duplicate is the
+// second's.
+func causeAttempt(in *record.Intent) *record.Attempt {
+	var cause *record.Attempt
+	weight := 0
+	for i := range in.Attempts {
+		a := &in.Attempts[i]
+		if a.Fault == "" {
+			continue
 		}
+		w := 1
+		if a.FaultClass != "" {
+			w = classWeight(faults.Class(a.FaultClass))
+		}
+		if w > weight {
+			cause, weight = a, w
+		}
+	}
+	return cause
+}
+
+// mainFault names the fault of the intent's cause attempt (causeAttempt).
+func mainFault(in *record.Intent) string {
+	if a := causeAttempt(in); a != nil {
+		return a.Fault
 	}
 	return ""
 }
@@ -141,18 +164,17 @@ func short(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// faultAt names the fault of the intent's first faulted attempt as a
-// finding says it: with the effect point it was armed at, when the
+// faultAt names the fault of the intent's cause attempt (causeAttempt)
+// as a finding says it: with the effect point it was armed at, when the
 // operation made several downstream calls ("crash-after-effect at
 // email").
 func faultAt(in *record.Intent) string {
-	for _, a := range in.Attempts {
-		if a.Fault != "" {
-			if a.Point != nil {
-				return a.Fault + " at " + a.Point.String()
-			}
-			return a.Fault
-		}
+	a := causeAttempt(in)
+	switch {
+	case a == nil:
+		return ""
+	case a.Point != nil:
+		return a.Fault + " at " + a.Point.String()
 	}
-	return ""
+	return a.Fault
 }

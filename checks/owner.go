@@ -56,12 +56,12 @@ func restartedBetween(in *record.Intent) bool {
 
 // causeFault names what disturbed in, for its finding: RestartCause when
 // the target was restarted between its attempts from outside, otherwise
-// the fault of its first faulted attempt.
+// the fault of its cause attempt (causeAttempt).
 func causeFault(in *record.Intent) string {
 	if restartedBetween(in) {
 		return RestartCause
 	}
-	return firstFault(in)
+	return mainFault(in)
 }
 
 // classWeight orders fault classes by how much they disturb an intent: a
