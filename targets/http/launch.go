@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -108,6 +110,9 @@ func startOne(ctx context.Context, name, urlTmpl string, launch *Launch, env *ha
 		return "", nil, fmt.Errorf("target %s: url: %w", name, err)
 	}
 	if launch == nil {
+		if err := reachable(ctx, base); err != nil {
+			return "", nil, fmt.Errorf("target %s: %w", name, err)
+		}
 		return base, nil, nil
 	}
 	if n > 1 {
@@ -125,4 +130,36 @@ func startOne(ctx context.Context, name, urlTmpl string, launch *Launch, env *ha
 		return "", nil, err
 	}
 	return base, proc, nil
+}
+
+// reachTimeout bounds the check that a target idemcheck does not start
+// answers at its URL.
+const reachTimeout = 5 * time.Second
+
+// reachable checks that something accepts connections at base, the URL of
+// a target idemcheck does not start: when nothing does, the run says so
+// before any call, rather than failing its first call or read-back.
+func reachable(ctx context.Context, base string) error {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" {
+		return nil // New reports a bad URL
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		port := "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+		addr = net.JoinHostPort(u.Hostname(), port)
+	}
+	d := net.Dialer{Timeout: reachTimeout}
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("nothing answers at %s (%w): start the service before the run, or give the target a start: command that starts it", base, err)
+	}
+	_ = c.Close()
+	return nil
 }

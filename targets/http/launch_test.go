@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"strconv"
 	"syscall"
@@ -169,4 +170,27 @@ func TestSpecWithoutLaunchUsesARunningTarget(t *testing.T) {
 	t.Cleanup(func() { _ = tg.Close() })
 	rep := tg.Call(context.Background(), harness.Call{ID: "r-1-1", Operation: "create"})
 	assert.Equal(t, harness.OK, rep.Outcome, rep.Error)
+}
+
+// TestStartWithoutLaunchChecksTheURL: a target idemcheck does not start
+// must answer at its URL, or the start says that nothing answers there
+// and how to fix it; one that answers starts.
+func TestStartWithoutLaunchChecksTheURL(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+
+	cfg := helperConfig()
+	cfg.BaseURL = "http://" + addr
+	tgt, err := httptarget.Spec(cfg, nil).Start(context.Background(), testEnv(t))
+	require.NoError(t, err, "something listens there")
+	require.NoError(t, tgt.Close())
+
+	require.NoError(t, l.Close())
+	_, err = httptarget.Spec(cfg, nil).Start(context.Background(), testEnv(t))
+	require.Error(t, err, "nothing listens there any more")
+	assert.Contains(t, err.Error(), "nothing answers at http://"+addr)
+	assert.Contains(t, err.Error(), "give the target a start: command")
+	assert.True(t, errors.Is(err, syscall.ECONNREFUSED), "the cause is kept: %v", err)
 }
