@@ -8,7 +8,7 @@ import (
 
 var keyScope = Invariant{
 	ID:       CheckKeyScope,
-	Property: "a key is scoped to its operation: the same key sent to another mutating operation never gets the first one's stored reply",
+	Property: "a key is scoped to its operation and its caller: the same key sent to another mutating operation, or by another caller (with two or more callers configured), never gets the first one's stored reply",
 	Level:    3,
 	Optional: true, // a target with one mutating operation has no other to cross into
 	Applies:  func(c record.Capabilities) bool { return c.Keys },
@@ -33,7 +33,7 @@ var keyScope = Invariant{
 		if r.Target.Caps().Callers >= 2 {
 			return "no key's first use completed, so there was nothing to cross"
 		}
-		return "the target has fewer than two mutating operations"
+		return "the target has fewer than two mutating operations and fewer than two callers (callers: gives it more)"
 	},
 	Eval: func(r *record.Record) ([]record.Finding, bool) {
 		fs, judged := evalKeyScope(r)

@@ -1338,7 +1338,7 @@ func keyScopeCases() []checkCase {
 			why:   "one mutating operation: nothing to cross into",
 			rec:   sequentialOK(),
 			skip:  []string{checks.CheckKeyScope},
-			notes: map[string]string{checks.CheckKeyScope: "the target has fewer than two mutating operations"},
+			notes: map[string]string{checks.CheckKeyScope: "the target has fewer than two mutating operations and fewer than two callers (callers: gives it more)"},
 		},
 	}
 }

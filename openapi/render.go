@@ -147,6 +147,7 @@ func renderObserve(p func(string, ...any), todo func(string), ops []*op) {
 		p("        http: {path: \"/TODO?search={{marker}}\", items: data}   # TODO: the list endpoint and where its reply lists objects")
 		p("      # - name: db")
 		p("      #   sql: {dsn: \"postgres://user@host/db\", query: \"SELECT id FROM orders WHERE note LIKE '%%' || {{marker}} || '%%'\"}")
+		p("      #   a SQLite file: dsn: \"sqlite:/path/to/app.db\", or \"sqlite:{{state_dir}}/app.db\" for one a start: command keeps there")
 		return
 	}
 	path := list.rawPath + "?" + url.QueryEscape(list.search) + "={{marker}}"
@@ -154,6 +155,7 @@ func renderObserve(p func(string, ...any), todo func(string), ops []*op) {
 	p("      - name: %s", list.name)
 	p("        http: {path: %s, items: %s}   # lists the objects whose %s matches", strconv.Quote(path), strconv.Quote(*list.listItems), oneLine(list.search))
 	p("        # sql: {dsn: \"postgres://user@host/db\", query: \"SELECT id FROM … WHERE … LIKE '%%' || {{marker}} || '%%'\"}   # or count rows in its database")
+	p("        #   a SQLite file: dsn: \"sqlite:/path/to/app.db\", or \"sqlite:{{state_dir}}/app.db\" for one a start: command keeps there")
 }
 
 var varRE = lazyregexp.New(`\{([^}]+)\}`)
