@@ -15,6 +15,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/brokers"
 	"github.com/idemcheck/idemcheck/config"
+	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/targets/consumer"
 )
 
@@ -39,6 +40,7 @@ func cmdInit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	isConsumer := flags.Bool("consumer", false, "write a starter for a message-queue consumer (COMMAND, if given, starts it) reading --topic on --broker")
 	broker := flags.String("broker", consumer.Brokers[0], "with --consumer: the `BROKER` idemcheck starts: "+strings.Join(consumer.Brokers, ", "))
 	topic := flags.String("topic", brokers.DefaultTopic, "with --consumer: the `TOPIC` (stream, queue) the consumer reads")
+	httpURL := flags.String("http", "", "write a starter for the HTTP API at base `URL` that has no OpenAPI description (COMMAND, if given, starts it), with what to fill in")
 	var spec string
 	flags.StringVar(&spec, "openapi", "", "write the configuration of an HTTP API from its OpenAPI 3.0/3.1 description `SPEC` (YAML or JSON)")
 	if err := flags.Parse(args); err != nil {
@@ -48,6 +50,9 @@ func cmdInit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return initOpenAPI(ctx, spec, name, out, flags.Args(), stdout, stderr)
 	}
 	command := flags.Args()
+	if *httpURL != "" {
+		return initHTTP(name, *httpURL, out, command, stdout, stderr)
+	}
 	if *isConsumer {
 		return initConsumer(name, *broker, *topic, out, command, stdout, stderr)
 	}
@@ -80,7 +85,7 @@ func cmdInit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := writeStarter(out, doc, stdout); err != nil || out == "" {
 		return err
 	}
-	fmt.Fprintf(stderr, "idemcheck init: wrote %s with %s; fill in every TODO, then run: idemcheck run -c %s\n", out, plural(max(len(subs), 1), "operation", "operations"), out)
+	fmt.Fprintf(stderr, "idemcheck init: wrote %s with %s; fill in every TODO, then run: idemcheck run -c %s\n", out, plural(max(len(subs), 1), "operation", "operations"), reports.ShellQuote(out))
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/idemcheck/idemcheck/config"
+	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 	"github.com/idemcheck/idemcheck/targets/consumer"
 	_ "github.com/idemcheck/idemcheck/targets/consumer/brokerset" // the brokers idemcheck run starts for consumer targets
@@ -73,7 +74,7 @@ func initConsumer(name, broker, topic, out string, command []string, stdout, std
 	if err := writeStarter(out, b.String(), stdout); err != nil || out == "" {
 		return err
 	}
-	fmt.Fprintf(stderr, "idemcheck init: wrote %s; fill in every TODO, then run: idemcheck run -c %s\n", out, out)
+	fmt.Fprintf(stderr, "idemcheck init: wrote %s; fill in every TODO, then run: idemcheck run -c %s\n", out, reports.ShellQuote(out))
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/idemcheck/idemcheck/config"
 	"github.com/idemcheck/idemcheck/keys"
 	"github.com/idemcheck/idemcheck/record"
+	"github.com/idemcheck/idemcheck/reports"
 	mcptarget "github.com/idemcheck/idemcheck/targets/mcp"
 )
 
@@ -77,7 +78,7 @@ func cmdInitMCP(ctx context.Context, name, out string, command []string, url str
 		return err
 	}
 	if out != "" {
-		fmt.Fprintf(stderr, "idemcheck init: wrote %s with %s; check every TODO, then run: idemcheck run -c %s\n", out, plural(len(tools), "tool", "tools"), out)
+		fmt.Fprintf(stderr, "idemcheck init: wrote %s with %s; check every TODO, then run: idemcheck run -c %s\n", out, plural(len(tools), "tool", "tools"), reports.ShellQuote(out))
 	}
 	return nil
 }

@@ -26,6 +26,9 @@ type countingAPI struct {
 	agents map[string]int
 	orders map[string]order // by key
 	all    []order
+	// forgetKeys makes it a flawed API: it accepts a key, and acts again
+	// on every request that carries it.
+	forgetKeys bool
 }
 
 type order struct {
@@ -66,7 +69,7 @@ func (a *countingAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
-	if o, ok := a.orders[key]; ok {
+	if o, ok := a.orders[key]; ok && !a.forgetKeys {
 		if o.Body != in.Note {
 			w.WriteHeader(http.StatusUnprocessableEntity)
 			return
