@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/idemcheck/idemcheck/config"
-	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/internal/lazyregexp"
+	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/targets/consumer"
 	_ "github.com/idemcheck/idemcheck/targets/consumer/brokerset" // the brokers idemcheck run starts for consumer targets
 )
