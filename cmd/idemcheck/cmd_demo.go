@@ -64,7 +64,11 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	progs, note, removeExe, err := demoReference(ctx)
+	progs, note, removeExe, err := demoReference(ctx, func() {
+		if !c.quiet {
+			fmt.Fprintln(stderr, "idemcheck demo: building the reference targets' programs from this checkout (a first demo compiles them, for a minute or more)")
+		}
+	})
 	if err != nil {
 		return harnessErr(fmt.Errorf("cannot find the program to start the reference targets from: %w", err), "")
 	}

@@ -45,7 +45,8 @@ func toolPkgs() []string {
 const referenceBuildLimit = 3 * time.Minute
 
 // demoReference returns the programs the demo starts its reference
-// targets from, what to say of them, and what removes them.
+// targets from, what to say of them, and what removes them; slow, if not
+// nil, is called when their build is still running after buildNotice.
 //
 // This binary carries the reference targets (the hidden subcommand), but a
 // start of it initialises the whole of idemcheck first, and every call of
@@ -64,7 +65,7 @@ const referenceBuildLimit = 3 * time.Minute
 // their dependencies again, ~50 s on a first demo. They are kept in the
 // user's cache directory: the go command links them again only when the
 // source changed.
-func demoReference(ctx context.Context) (progs examples.Programs, note string, cleanup func(), err error) {
+func demoReference(ctx context.Context, slow func()) (progs examples.Programs, note string, cleanup func(), err error) {
 	cleanup = func() {}
 	if referenceProgram != nil {
 		progs.Exe, err = referenceProgram() // the tests give their own
@@ -98,7 +99,7 @@ func demoReference(ctx context.Context) (progs examples.Programs, note string, c
 	cmd := exec.CommandContext(ctx, goTool, append([]string{"build", "-o", dir + string(filepath.Separator)}, pkgs...)...)
 	cmd.Dir = root
 	cmd.WaitDelay = time.Second
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := runSaying(cmd, buildNotice, slow); err != nil {
 		return progs, fmt.Sprintf("reference targets started from this binary (go build %s in %s failed: %v: %s)",
 			strings.Join(pkgs, " "), root, err, strings.TrimSpace(lastLine(out))), cleanup, nil
 	}
@@ -106,6 +107,35 @@ func demoReference(ctx context.Context) (progs examples.Programs, note string, c
 	progs = examples.Programs{Exe: filepath.Join(dir, path.Base(referencePkg)), Tools: dir}
 	return progs, fmt.Sprintf("reference targets started from programs built from this checkout, kept in %s (ready in %s)",
 		dir, time.Since(start).Round(100*time.Millisecond)), cleanup, nil
+}
+
+// buildNotice is how long the reference programs' build runs before the
+// demo says that it is building them: a first demo compiles them, for a
+// minute or more, and would otherwise print nothing meanwhile.
+const buildNotice = 2 * time.Second
+
+// runSaying runs cmd and returns what it printed, calling slow (from this
+// goroutine) once it has run for after.
+func runSaying(cmd *exec.Cmd, after time.Duration, slow func()) ([]byte, error) {
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	timer := time.NewTimer(after)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return out.Bytes(), err
+	case <-timer.C:
+		if slow != nil {
+			slow()
+		}
+	}
+	err := <-done
+	return out.Bytes(), err
 }
 
 // stalePrograms are the programs an earlier version of the demo built in

@@ -39,7 +39,7 @@ func TestDemoReferenceBuiltFromTheSource(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	progs, note, cleanup, err := demoReference(ctx)
+	progs, note, cleanup, err := demoReference(ctx, nil)
 	require.NoError(t, err)
 	cleanup()
 	assert.True(t, strings.HasPrefix(progs.Exe, filepath.Join(cache, "idemcheck")), "kept in the cache: %s", progs.Exe)
@@ -74,7 +74,7 @@ func TestDemoReferenceBuiltFromTheSource(t *testing.T) {
 	other := filepath.Join(progs.Tools, "another-program")
 	require.NoError(t, os.WriteFile(other, []byte("other"), 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(progs.Tools, durationsFile), []byte("{}"), 0o600))
-	again, _, cleanup, err := demoReference(ctx)
+	again, _, cleanup, err := demoReference(ctx, nil)
 	require.NoError(t, err)
 	cleanup()
 	assert.Equal(t, progs, again, "the same programs, from the cache")
@@ -84,7 +84,7 @@ func TestDemoReferenceBuiltFromTheSource(t *testing.T) {
 	}
 
 	t.Setenv("PATH", "")
-	self, note, cleanup, err := demoReference(ctx)
+	self, note, cleanup, err := demoReference(ctx, nil)
 	require.NoError(t, err)
 	cleanup()
 	me, _ := os.Executable()
@@ -135,4 +135,29 @@ func TestPruneOrphansRemovesOnlyProgramsOfCheckoutsThatAreGone(t *testing.T) {
 	for _, kept := range []string{present, unnamed, recent, held, own, other} {
 		assert.DirExists(t, kept)
 	}
+}
+
+// TestRunSayingSaysWhenSlow: a build still running after its notice time
+// is announced, once, and its output is still returned; one that ends
+// before it is not announced.
+func TestRunSayingSaysWhenSlow(t *testing.T) {
+	t.Parallel()
+	// cat runs until its input closes, which only the notice does.
+	cmd := exec.Command("sh", "-c", "cat; echo built")
+	in, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	said := 0
+	out, err := runSaying(cmd, time.Millisecond, func() { said++; _ = in.Close() })
+	require.NoError(t, err)
+	assert.Equal(t, 1, said)
+	assert.Equal(t, "built\n", string(out))
+
+	said = 0
+	out, err = runSaying(exec.Command("sh", "-c", "echo quick"), time.Hour, func() { said++ })
+	require.NoError(t, err)
+	assert.Zero(t, said, "a quick build is not announced")
+	assert.Equal(t, "quick\n", string(out))
+
+	_, err = runSaying(exec.Command("sh", "-c", "echo broken >&2; exit 3"), time.Hour, nil)
+	assert.Error(t, err)
 }
