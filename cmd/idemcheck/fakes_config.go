@@ -19,7 +19,7 @@ func fakesFromConfig(ctx context.Context, path string, stdout io.Writer) error {
 	reg := config.Builtin()
 	f, err := reg.Load(path)
 	if err != nil {
-		return &exitError{code: exitUsage, err: err, hint: "see the configuration section of the README"}
+		return &exitError{code: exitUsage, err: err, hint: configHint}
 	}
 	if err := f.CheckFree(); err != nil {
 		return &exitError{code: exitUsage, err: err}

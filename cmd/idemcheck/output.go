@@ -139,7 +139,7 @@ func colorFor(w io.Writer) bool {
 func loadConfig(path string) (*config.File, []harness.Spec, []harness.Option, error) {
 	file, err := config.Load(path)
 	if err != nil {
-		return nil, nil, nil, &exitError{code: exitUsage, err: err, hint: "see the configuration section of the README"}
+		return nil, nil, nil, &exitError{code: exitUsage, err: err, hint: configHint}
 	}
 	specs, opts, err := file.Specs()
 	if err != nil {
@@ -179,3 +179,7 @@ func (c cleanWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// configHint is the hint under a configuration's errors: where every
+// field is described.
+const configHint = "every field is described in docs/reference/configuration.md, with examples in docs/guides/configuration.md"
