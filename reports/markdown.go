@@ -189,7 +189,7 @@ func scoreBadge(t record.TargetResult, minScore int) string {
 // gate (the result's, else that of minScore), and why.
 // freshKeysNote says why state that outlives a run cannot distort the next
 // one; reports of a run with a nonce carry it.
-const freshKeysNote = "Keys and markers are new in every run, even with the same seed: idemcheck never resets state a target keeps outside its state directory (a database, a Redis), and does not need to, since no later run sends a key or marker an earlier one sent."
+const freshKeysNote = "Keys and markers are new in every run, even with the same seed: what a target kept from earlier runs (a database) needs no reset."
 
 func verdictLine(res *record.Result, minScore int) string {
 	if res.Gate == nil {
