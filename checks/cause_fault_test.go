@@ -11,12 +11,14 @@ import (
 	"github.com/idemcheck/idemcheck/record"
 )
 
-// TestFindingNamesTheFaultThatMadeIt: when a lighter fault came before
-// the one that decides who judges an intent (a generated trial's steps
-// under one key), the finding names the heavier one, the cause of what it
-// reports, in its Fault and its message; so a trial finding that restates
-// a probe's is known for one. Regression: a 503 before the charge, then a
-// 503 after it, was reported as a duplicate "after downstream-503".
+// TestFindingNamesTheFaultThatMadeIt: an intent that met several faults
+// (a generated trial's steps under one key) has its duplicate named by the
+// fault of the attempt under way when the first effect landed, whose
+// effect the caller was not told of, and anything else by its first fault
+// that acted; in the finding's Fault and its message, so a trial finding
+// that restates a probe's is known for one. Regression: a 503 before the
+// charge, then a 503 after it, was reported as a duplicate "after
+// downstream-503".
 func TestFindingNamesTheFaultThatMadeIt(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -25,6 +27,8 @@ func TestFindingNamesTheFaultThatMadeIt(t *testing.T) {
 		check string
 		fault string
 		msg   string
+		// severity is the finding's, critical when not given.
+		severity record.Severity
 	}{
 		{
 			why: "a downstream 503 before the charge, then one after it, then a retry that charged again",
@@ -51,6 +55,34 @@ func TestFindingNamesTheFaultThatMadeIt(t *testing.T) {
 			msg:   "after crash-after-effect and a restart, retrying with the same key caused 2 effects",
 		},
 		{
+			why: "a fault that never acted is not named: the duplicate is the lost reply's",
+			rec: func(b *recBuilder) {
+				i := b.intent(plain, opCharge)
+				unfired := under(faults.NameDownstreamFailAfter, ok(201, "created", "ord_1"))
+				unfired.NotFired = true
+				b.try(i, under(faults.NameLostResponse, unknown(0)), mine()).
+					try(i, unfired).
+					try(i, ok(201, "created", "ord_1"), mine())
+			},
+			check: checks.CheckDownstream,
+			fault: faults.NameLostResponse,
+			msg:   "after lost-response the downstream recorded 2 effects",
+		},
+		{
+			why: "retries that never succeeded are named by the first fault, where the failures began, not by a crash among them",
+			rec: func(b *recBuilder) {
+				i := b.intent(plain, opCharge)
+				b.try(i, under(faults.NameDepError, unknown(500))).
+					try(i, unknown(500)).
+					try(i, under(faults.NameCrashAfterReply, unknown(0))).
+					try(i, unknown(500))
+			},
+			check:    checks.CheckCrashRecovery,
+			fault:    faults.NameDepError,
+			msg:      "after dep-error and a restart, 3 retries with the same key never succeeded",
+			severity: record.Major,
+		},
+		{
 			why: "two faults of the same weight: the first is named, as before",
 			rec: func(b *recBuilder) {
 				i := b.intent(plain, opCharge)
@@ -70,7 +102,11 @@ func TestFindingNamesTheFaultThatMadeIt(t *testing.T) {
 			_, found := verdicts(t, b.done())
 			require.Len(t, found[tc.check], 1, "findings:%s", describe(found[tc.check]))
 			f := found[tc.check][0]
-			assert.Equal(t, record.Critical, f.Severity, f.Message)
+			want := tc.severity
+			if want == "" {
+				want = record.Critical
+			}
+			assert.Equal(t, want, f.Severity, f.Message)
 			assert.Equal(t, tc.fault, f.Fault, f.Message)
 			assert.Contains(t, f.Message, tc.msg)
 		})

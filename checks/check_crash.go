@@ -57,6 +57,12 @@ func evalCrashRecovery(r *record.Record) ([]record.Finding, bool) {
 		}
 		switch {
 		case repeated(effs) > 1:
+			if fault != RestartCause {
+				// Named by the attempt whose effect the caller was not
+				// told of: the crash's, not a fault before it.
+				cause := effectCause(in, effs)
+				fault, after = faultName(cause), faultPoint(cause)+" and a restart"
+			}
 			fs = append(fs, record.Finding{
 				Check: CheckCrashRecovery, Severity: record.Critical, Operation: in.Operation, Fault: fault,
 				Message: fmt.Sprintf("%s: after %s, retrying with the same key caused %s (%s)%s; attempts: %s",
@@ -87,14 +93,15 @@ func evalDownstream(r *record.Record) ([]record.Finding, bool) {
 			continue
 		}
 		applicable = true
-		fault := mainFault(in)
+		fault := firstFault(in)
 		effs := r.EffectsOf(in)
 		switch {
 		case repeated(effs) > 1:
+			cause := effectCause(in, effs)
 			fs = append(fs, record.Finding{
-				Check: CheckDownstream, Severity: record.Critical, Operation: in.Operation, Fault: fault,
+				Check: CheckDownstream, Severity: record.Critical, Operation: in.Operation, Fault: faultName(cause),
 				Message: fmt.Sprintf("%s: after %s the downstream recorded %s (%s): %s; attempts: %s",
-					in.Operation, faultAt(in), plural(len(effs), "effect", "effects"), effectIDs(effs), keyDiagnosis(effs), statuses(in)),
+					in.Operation, faultPoint(cause), plural(len(effs), "effect", "effects"), effectIDs(effs), keyDiagnosis(effs), statuses(in)),
 				Evidence: evidence(r, in),
 			})
 		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in):

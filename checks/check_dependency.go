@@ -32,7 +32,7 @@ func evalDependencyRecovery(r *record.Record) ([]record.Finding, bool) {
 			continue
 		}
 		applicable = true
-		fault := mainFault(in)
+		fault := firstFault(in)
 		effs := r.EffectsOf(in)
 		switch {
 		case repeated(effs) > 1:

@@ -51,7 +51,7 @@ func evalExactlyOnce(r *record.Record) ([]record.Finding, bool) {
 		}
 		msg += ") but no side effect was recorded: the intent was lost"
 		if in.Faulted() {
-			msg += fmt.Sprintf(" after %s (attempts: %s)", mainFault(in), statuses(in))
+			msg += fmt.Sprintf(" after %s (attempts: %s)", firstFault(in), statuses(in))
 		}
 		if hasBrokerTrace(in) {
 			msg += "; what the broker did: " + brokerTrace(in)
@@ -59,7 +59,7 @@ func evalExactlyOnce(r *record.Record) ([]record.Finding, bool) {
 		if len(r.Ledger) == 0 {
 			msg += "; no effect at all reached the fakes: check that the target is pointed at them"
 		}
-		fs = append(fs, record.Finding{Check: CheckExactlyOnce, Severity: record.Critical, Operation: in.Operation, Fault: mainFault(in), Message: msg, Evidence: evidence(r, in)})
+		fs = append(fs, record.Finding{Check: CheckExactlyOnce, Severity: record.Critical, Operation: in.Operation, Fault: firstFault(in), Message: msg, Evidence: evidence(r, in)})
 	}
 	return fs, applicable
 }

@@ -32,7 +32,7 @@ func evalConsumerRedelivery(r *record.Record) ([]record.Finding, bool) {
 			continue
 		}
 		applicable = true
-		fault := mainFault(in)
+		fault := firstFault(in)
 		effs := r.EffectsOf(in)
 		if repeated(effs) > 1 {
 			fs = append(fs, record.Finding{

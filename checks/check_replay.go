@@ -41,7 +41,7 @@ func evalReplayConsistent(r *record.Record) ([]record.Finding, bool) {
 			default:
 				continue
 			}
-			fs = append(fs, record.Finding{Check: CheckReplayConsistent, Severity: record.Major, Operation: in.Operation, Fault: mainFault(in), Message: msg, Evidence: evidence(r, in)})
+			fs = append(fs, record.Finding{Check: CheckReplayConsistent, Severity: record.Major, Operation: in.Operation, Fault: firstFault(in), Message: msg, Evidence: evidence(r, in)})
 			break
 		}
 	}

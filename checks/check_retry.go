@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
 )
@@ -73,14 +74,15 @@ func evalRetryAfterFault(r *record.Record) ([]record.Finding, bool) {
 			continue
 		}
 		applicable = true
-		fault := mainFault(in)
+		fault := firstFault(in)
 		effs := r.EffectsOf(in)
 		switch {
 		case repeated(effs) > 1:
+			cause := effectCause(in, effs)
 			fs = append(fs, record.Finding{
-				Check: CheckRetryAfterFault, Severity: record.Critical, Operation: in.Operation, Fault: fault,
+				Check: CheckRetryAfterFault, Severity: record.Critical, Operation: in.Operation, Fault: faultName(cause),
 				Message: fmt.Sprintf("%s: after %s, retrying with the same key caused %s (%s); attempts: %s",
-					in.Operation, faultAt(in), plural(len(effs), "effect", "effects"), effectIDs(effs), statuses(in)) + causeSuffix(r, in),
+					in.Operation, faultPoint(cause), plural(len(effs), "effect", "effects"), effectIDs(effs), statuses(in)) + causeSuffix(r, in),
 				Evidence: evidence(r, in),
 			})
 		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in):
@@ -121,37 +123,64 @@ func keyTakenByAnother(r *record.Record, in *record.Intent) bool {
 	return false
 }
 
-// causeAttempt is the attempt whose fault a finding on in names: the
-// first of its faulted attempts of the heaviest class (see classWeight),
-// the one that decided who judges it (see owner); nil when none was
-// faulted. A lighter fault before it did not make what is judged: after a
-// 503 before the charge and then a 503 after it, the duplicate is the
-// second's.
-func causeAttempt(in *record.Intent) *record.Attempt {
-	var cause *record.Attempt
-	weight := 0
+// firstFaulted is the intent's first faulted attempt whose fault acted;
+// when none acted, its first faulted attempt (a finding that names it is
+// then left out, see examine); nil when none was faulted.
+func firstFaulted(in *record.Intent) *record.Attempt {
+	var first *record.Attempt
 	for i := range in.Attempts {
 		a := &in.Attempts[i]
 		if a.Fault == "" {
 			continue
 		}
-		w := 1
-		if a.FaultClass != "" {
-			w = classWeight(faults.Class(a.FaultClass))
+		if !a.NotFired {
+			return a
 		}
-		if w > weight {
-			cause, weight = a, w
+		if first == nil {
+			first = a
 		}
 	}
-	return cause
+	return first
 }
 
-// mainFault names the fault of the intent's cause attempt (causeAttempt).
-func mainFault(in *record.Intent) string {
-	if a := causeAttempt(in); a != nil {
-		return a.Fault
+// effectCause is the attempt whose fault made the duplicate effects
+// effs of in: the one under way when the first of them landed (the last
+// attempt to begin before it), when its fault acted; the caller was not
+// told of that effect, and a retry made another. A fault before it did
+// not make the duplicate: after a 503 before the charge and then a 503
+// after it, the duplicate is the second's. Otherwise (the first effect
+// landed while an unfaulted attempt ran) it is firstFaulted.
+func effectCause(in *record.Intent, effs []fakes.Effect) *record.Attempt {
+	var first int64
+	for _, e := range effs {
+		if e.Seq > 0 && (first == 0 || e.Seq < first) {
+			first = e.Seq
+		}
 	}
-	return ""
+	var during *record.Attempt
+	for i := range in.Attempts {
+		if a := &in.Attempts[i]; first > 0 && a.LedgerBefore < first {
+			during = a
+		}
+	}
+	if during != nil && during.Fault != "" && !during.NotFired {
+		return during
+	}
+	return firstFaulted(in)
+}
+
+// firstFault names the fault of the intent's first faulted attempt
+// (firstFaulted).
+func firstFault(in *record.Intent) string {
+	return faultName(firstFaulted(in))
+}
+
+// faultName names a's fault; "" for nil.
+func faultName(a *record.Attempt) string {
+	if a == nil {
+		return ""
+	}
+	return a.Fault
 }
 
 // short is s without surrounding white space (a tool's reply ends in a
@@ -164,12 +193,16 @@ func short(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// faultAt names the fault of the intent's cause attempt (causeAttempt)
-// as a finding says it: with the effect point it was armed at, when the
-// operation made several downstream calls ("crash-after-effect at
-// email").
+// faultAt names the fault of the intent's first faulted attempt
+// (firstFaulted) as a finding says it (faultPoint).
 func faultAt(in *record.Intent) string {
-	a := causeAttempt(in)
+	return faultPoint(firstFaulted(in))
+}
+
+// faultPoint names a's fault as a finding says it: with the effect point
+// it was armed at, when the operation made several downstream calls
+// ("crash-after-effect at email"); "" for nil.
+func faultPoint(a *record.Attempt) string {
 	switch {
 	case a == nil:
 		return ""

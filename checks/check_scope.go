@@ -30,7 +30,13 @@ var keyScope = Invariant{
 		return out
 	},
 	Skip: func(r *record.Record) string {
-		if r.Target.Caps().Callers >= 2 {
+		mutating := 0
+		for _, op := range r.Target.Operations {
+			if op.Mutating {
+				mutating++
+			}
+		}
+		if r.Target.Caps().Callers >= 2 || mutating >= 2 {
 			return "no key's first use completed, so there was nothing to cross"
 		}
 		return "the target has fewer than two mutating operations and fewer than two callers (callers: gives it more)"

@@ -1335,6 +1335,16 @@ func keyScopeCases() []checkCase {
 			pass: []string{checks.CheckKeyScope},
 		},
 		{
+			why: "two mutating operations, but no key crossed to the other: not judged, and the note does not say there is one operation",
+			rec: func() *record.Record {
+				b := newRec(twoOps()...)
+				b.try(b.intent(plain, opCharge), ok(201, "created", "ord_1"), mine())
+				return b.done()
+			}(),
+			skip:  []string{checks.CheckKeyScope},
+			notes: map[string]string{checks.CheckKeyScope: "no key's first use completed, so there was nothing to cross"},
+		},
+		{
 			why:   "one mutating operation: nothing to cross into",
 			rec:   sequentialOK(),
 			skip:  []string{checks.CheckKeyScope},

@@ -56,12 +56,12 @@ func restartedBetween(in *record.Intent) bool {
 
 // causeFault names what disturbed in, for its finding: RestartCause when
 // the target was restarted between its attempts from outside, otherwise
-// the fault of its cause attempt (causeAttempt).
+// the fault of its first faulted attempt (firstFaulted).
 func causeFault(in *record.Intent) string {
 	if restartedBetween(in) {
 		return RestartCause
 	}
-	return mainFault(in)
+	return firstFault(in)
 }
 
 // classWeight orders fault classes by how much they disturb an intent: a

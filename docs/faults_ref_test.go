@@ -36,7 +36,7 @@ func faultsPage(t *testing.T) string {
 		"them by name, or as `{name: NAME, SETTING: VALUE}`; absent, a run tries the default set. Where each acts and what " +
 		"the client sees is told in [Faults, explained](../explanations/faults.md); a new fault is written as " +
 		"[faults/CREATING_FAULTS.md](../../faults/CREATING_FAULTS.md) says.\n\n")
-	b.WriteString("The *class* decides which check owns an intent retried after the fault: " + classList() + ". An intent that met several faults (a generated trial's steps under one key) is owned by the heaviest class it met (`crash`, then `downstream-ambiguous`, then any other), and its finding names the first fault of that class: what came before it did not make what is judged.\n\n")
+	b.WriteString("The *class* decides which check owns an intent retried after the fault: " + classList() + ". An intent that met several faults (a generated trial's steps under one key) is owned by the heaviest class it met (`crash`, then `downstream-ambiguous`, then the others alike). Its finding names, for a duplicate, the fault of the attempt under way when the first effect landed (the effect the caller was not told of), and otherwise its first fault that acted.\n\n")
 	var rows [][]string
 	type entry struct {
 		name, text string
