@@ -3,6 +3,7 @@ package faults
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -118,6 +119,10 @@ type Burst struct {
 	// req.URL.Host. The copies are still released together, so a lock
 	// that each instance holds for itself is raced across instances.
 	Hosts []string
+	// TLS configures the connections of an https:// request (see
+	// oncehttp.TLSConfig; nil verifies against the system's roots): each
+	// copy's handshake is part of its preparation, before the release.
+	TLS *tls.Config
 	// Dial opens each copy's connection; nil dials TCP. (idemcheck
 	// passes memnet.DialContext: a Go handler served in this process is
 	// then reached in memory, anything else over TCP.)
@@ -125,8 +130,9 @@ type Burst struct {
 }
 
 // Fire sends b.N copies of req and returns one reply per copy, in request
-// order. Each copy goes on its own new connection to req.URL.Host (http
-// only, no TLS; port 80 if none is given) and is written with a
+// order. Each copy goes on its own new connection to req.URL.Host (over
+// TLS for https, whose handshake is part of the copy's preparation; port
+// 80 or 443 if none is given) and is written with a
 // Content-Length, without Connection: close: Fire closes each connection
 // once its reply is read, so that the connection's TIME_WAIT is on this
 // side (a server that closes first leaves its own, and a later connection
@@ -154,7 +160,7 @@ func (b Burst) Fire(ctx context.Context, req *http.Request) ([]BurstReply, error
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	f := &firing{ctx: ctx, n: n, wire: w, wires: wires, deadline: deadline, replies: make([]BurstReply, n), dialer: b.Dial}
+	f := &firing{ctx: ctx, n: n, wire: w, wires: wires, deadline: deadline, replies: make([]BurstReply, n), dialer: b.Dial, tls: b.TLS}
 	// A cancelled context expires every connection's deadline, which ends
 	// every read and write at once.
 	expired := make(chan struct{})
@@ -257,6 +263,8 @@ func (b Burst) settings() (n int, mode BurstMode, timeout time.Duration, err err
 // burstWire is the request serialised once, for every copy.
 type burstWire struct {
 	addr string
+	// secure: the copies speak TLS (an https:// URL).
+	secure bool
 	// req is the request as written, for http.ReadResponse (which needs
 	// its method).
 	req *http.Request
@@ -273,8 +281,8 @@ func newBurstWire(req *http.Request) (*burstWire, error) {
 	if req.URL == nil {
 		return nil, errors.New("burst: expected a request with a URL, got none")
 	}
-	if req.URL.Scheme != "http" || req.URL.Host == "" {
-		return nil, fmt.Errorf("burst: expected an http:// URL with a host (no TLS), got %q", req.URL.Redacted())
+	if (req.URL.Scheme != "http" && req.URL.Scheme != "https") || req.URL.Host == "" {
+		return nil, fmt.Errorf("burst: expected an http:// or https:// URL with a host, got %q", req.URL.Redacted())
 	}
 	body, err := burstBody(req)
 	if err != nil {
@@ -303,17 +311,23 @@ func newBurstWire(req *http.Request) (*burstWire, error) {
 	}
 	end += 4 // first byte after the header section
 	inline := min(len(raw), end+burstInlineBody)
+	secure := req.URL.Scheme == "https"
 	addr := req.URL.Host
 	if req.URL.Port() == "" {
-		addr = net.JoinHostPort(req.URL.Hostname(), "80")
+		port := "80"
+		if secure {
+			port = "443"
+		}
+		addr = net.JoinHostPort(req.URL.Hostname(), port)
 	}
 	return &burstWire{
-		addr: addr,
-		req:  out,
-		all:  raw,
-		head: raw[:end-burstHeldBack],
-		tail: raw[end-burstHeldBack : inline],
-		rest: raw[inline:],
+		addr:   addr,
+		secure: secure,
+		req:    out,
+		all:    raw,
+		head:   raw[:end-burstHeldBack],
+		tail:   raw[end-burstHeldBack : inline],
+		rest:   raw[inline:],
 	}, nil
 }
 
@@ -352,6 +366,8 @@ type firing struct {
 	opened   atomic.Int32
 	// dialer is Burst.Dial.
 	dialer func(ctx context.Context, network, addr string) (net.Conn, error)
+	// tls is Burst.TLS.
+	tls *tls.Config
 
 	mu      sync.Mutex
 	conns   []net.Conn
@@ -399,6 +415,15 @@ func (f *firing) dial(i int) (net.Conn, time.Duration, error) {
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("dialing %s: %w", addr, f.cause(err))
+	}
+	if f.wireOf(i).secure {
+		tc := tls.Client(c, oncehttp.TLSConfig(f.tls, addr))
+		_ = c.SetDeadline(f.deadline)
+		if err := tc.HandshakeContext(f.ctx); err != nil {
+			_ = c.Close()
+			return nil, 0, fmt.Errorf("TLS handshake with %s: %w", addr, f.cause(err))
+		}
+		c = tc
 	}
 	f.track(c)
 	return c, time.Since(start), nil

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -297,8 +300,8 @@ func TestBurstSkipsInformationalReplies(t *testing.T) {
 func TestBurstRejectsBadInput(t *testing.T) {
 	bt := newBurstTarget(t, nil)
 	good := func() *http.Request { return newOrder(t, bt.srv.URL, "k") }
-	tls := good()
-	tls.URL.Scheme = "https"
+	ftp := good()
+	ftp.URL.Scheme = "ftp"
 	noHost := good()
 	noHost.URL.Host = ""
 	noURL := good()
@@ -310,8 +313,8 @@ func TestBurstRejectsBadInput(t *testing.T) {
 		want string
 	}{
 		{"there is nothing to send", faults.Burst{}, nil, "got nil"},
-		{"TLS is not supported", faults.Burst{}, tls, "http:// URL"},
-		{"the address comes from the URL", faults.Burst{}, noHost, "http:// URL"},
+		{"only HTTP, in the clear or over TLS", faults.Burst{}, ftp, "http:// or https:// URL"},
+		{"the address comes from the URL", faults.Burst{}, noHost, "http:// or https:// URL"},
 		{"a request needs a URL", faults.Burst{}, noURL, "URL"},
 		{"a negative count is a mistake, not the default", faults.Burst{N: -1}, good(), "N must be positive"},
 		{"a misspelt mode must not fall back silently", faults.Burst{Mode: "synchronised"}, good(), "unknown mode"},
@@ -676,4 +679,34 @@ func ExampleBurst_Fire() {
 	fmt.Printf("replies: %d, created: %d, 409 or replayed: %d, executions: %d\n", len(replies), created, turnedAway, executions)
 	// Output:
 	// replies: 5, created: 1, 409 or replayed: 4, executions: 1
+}
+
+// TestBurstOverTLS: the copies of a burst to an https:// URL each shake
+// hands before the release, verified against the roots given, and all
+// reach the server; a server the roots do not vouch for gets none.
+func TestBurstOverTLS(t *testing.T) {
+	t.Parallel()
+	var got atomic.Int32
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Add(1)
+		w.WriteHeader(http.StatusCreated)
+	}))
+	defer srv.Close()
+	roots := x509.NewCertPool()
+	roots.AddCert(srv.Certificate())
+	req := newOrder(t, srv.URL, "k")
+
+	replies, err := faults.Burst{N: 5, TLS: &tls.Config{RootCAs: roots}}.Fire(context.Background(), req)
+	require.NoError(t, err)
+	require.Len(t, replies, 5)
+	for _, r := range replies {
+		require.NoError(t, r.Err)
+		assert.Equal(t, http.StatusCreated, r.Status)
+	}
+	assert.EqualValues(t, 5, got.Load())
+
+	_, err = faults.Burst{N: 3}.Fire(context.Background(), newOrder(t, srv.URL, "k2"))
+	require.Error(t, err, "the system's roots do not vouch for the test server")
+	assert.Contains(t, err.Error(), "TLS handshake")
+	assert.EqualValues(t, 5, got.Load(), "no copy reached the server")
 }

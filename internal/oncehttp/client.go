@@ -3,11 +3,14 @@ package oncehttp
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,11 +26,18 @@ const (
 	DefaultMaxIdle = 64
 )
 
-// Client sends HTTP/1.1 requests (http:// only), each at most once. The
-// zero value is usable; a Client is safe for concurrent use.
+// Client sends HTTP/1.1 requests (http://, and https:// over TLS), each
+// at most once. The zero value is usable; a Client is safe for
+// concurrent use.
 type Client struct {
-	// Dial opens a connection to addr (host:port); nil dials TCP.
+	// Dial opens a connection to addr (host:port); nil dials TCP. For an
+	// https:// URL, TLS is spoken over the connection it opens.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// TLS configures the connections of https:// URLs; nil verifies the
+	// server against the system's roots (which SSL_CERT_FILE and
+	// SSL_CERT_DIR can name). Its ServerName, when empty, is the URL's
+	// host; only HTTP/1.1 is offered.
+	TLS *tls.Config
 	// IdleTimeout is how long an idle connection is kept open
 	// (DefaultIdleTimeout when zero).
 	IdleTimeout time.Duration
@@ -152,8 +162,8 @@ func (c *Client) Do(req *http.Request, fresh bool) (*http.Response, error) {
 // DoContext is Do under ctx rather than req's context: a request need
 // not be copied to carry it.
 func (c *Client) DoContext(ctx context.Context, req *http.Request, fresh bool) (*http.Response, error) {
-	if req.URL == nil || req.URL.Scheme != "http" || req.URL.Host == "" {
-		return nil, fmt.Errorf("oncehttp: expected an http:// URL with a host, got %v", req.URL)
+	if req.URL == nil || (req.URL.Scheme != "http" && req.URL.Scheme != "https") || req.URL.Host == "" {
+		return nil, fmt.Errorf("oncehttp: expected an http:// or https:// URL with a host, got %v", req.URL)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Op: "dial", Err: err}
@@ -161,10 +171,7 @@ func (c *Client) DoContext(ctx context.Context, req *http.Request, fresh bool) (
 	if c.aborted.Load() {
 		return nil, &Error{Op: "dial", Err: ErrAborted}
 	}
-	addr := req.URL.Host
-	if req.URL.Port() == "" {
-		addr = net.JoinHostPort(req.URL.Hostname(), "80")
-	}
+	addr := destination(req.URL)
 	held, _ := req.Body.(*HeldBody)
 	var start int // where the held body's bytes to send begin
 	if held != nil {
@@ -289,7 +296,7 @@ func (c *Client) send(ctx context.Context, req *http.Request, addr string, fresh
 	return resp, nil
 }
 
-func (c *Client) dial(ctx context.Context, addr string) (net.Conn, error) {
+func (c *Client) dial(ctx context.Context, dest string) (net.Conn, error) {
 	// A context of its own, whose Done closes at the deadline, or when
 	// the client is aborted.
 	var cancel context.CancelFunc
@@ -300,11 +307,64 @@ func (c *Client) dial(ctx context.Context, addr string) (net.Conn, error) {
 	}
 	defer cancel()
 	defer context.AfterFunc(c.abortContext(), cancel)()
+	addr, secure := strings.CutPrefix(dest, tlsPrefix)
+	var nc net.Conn
+	var err error
 	if c.Dial != nil {
-		return c.Dial(ctx, "tcp", addr)
+		nc, err = c.Dial(ctx, "tcp", addr)
+	} else {
+		var d net.Dialer
+		nc, err = d.DialContext(ctx, "tcp", addr)
 	}
-	var d net.Dialer
-	return d.DialContext(ctx, "tcp", addr)
+	if err != nil || !secure {
+		return nc, err
+	}
+	tc := tls.Client(nc, TLSConfig(c.TLS, addr))
+	if err := tc.HandshakeContext(ctx); err != nil {
+		_ = nc.Close()
+		return nil, fmt.Errorf("TLS handshake with %s: %w", addr, err)
+	}
+	return tc, nil
+}
+
+// tlsPrefix marks a destination spoken to over TLS (see destination).
+const tlsPrefix = "tls "
+
+// destination is where a request to u goes: host:port, the scheme's
+// port when u names none, with tlsPrefix for https (the idle connections
+// of the two are kept apart).
+func destination(u *url.URL) string {
+	port := "80"
+	if u.Scheme == "https" {
+		port = "443"
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), port)
+	}
+	if u.Scheme == "https" {
+		return tlsPrefix + addr
+	}
+	return addr
+}
+
+// TLSConfig is base (nil: the system's roots) for a connection to addr
+// (host:port): its ServerName, when empty, is addr's host, and it offers
+// only HTTP/1.1, which is all idemcheck speaks.
+func TLSConfig(base *tls.Config, addr string) *tls.Config {
+	cfg := &tls.Config{}
+	if base != nil {
+		cfg = base.Clone()
+	}
+	if cfg.ServerName == "" {
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			host = addr
+		}
+		cfg.ServerName = host
+	}
+	cfg.NextProtos = []string{"http/1.1"}
+	return cfg
 }
 
 // longAgo is a deadline in the past: it ends every wait at once.

@@ -222,8 +222,8 @@ func TestAFailedRequestSaysHowFarItGot(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.False(t, oncehttp.Sent(err))
 
-	_, err = c.Do(httptest.NewRequest(http.MethodGet, "https://example.invalid/", nil), false)
-	assert.ErrorContains(t, err, "expected an http:// URL", fmt.Sprint(err))
+	_, err = c.Do(httptest.NewRequest(http.MethodGet, "ftp://example.invalid/", nil), false)
+	assert.ErrorContains(t, err, "expected an http:// or https:// URL", fmt.Sprint(err))
 }
 
 // A body closed before its end gives its connection's buffers to the

@@ -1,5 +1,8 @@
 // Package oncehttp is an HTTP/1.1 client that sends every request at most
-// once, over connections it keeps alive between requests.
+// once, over connections it keeps alive between requests: plain TCP for
+// http:// URLs, TLS for https:// ones (verified against the system's roots
+// or Client.TLS; a handshake that fails is a failure to connect, before a
+// byte of the request).
 //
 // net/http's Transport sends a request again, on a new connection and
 // without a word, when a reused connection fails before the reply and the

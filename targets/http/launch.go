@@ -140,7 +140,7 @@ const reachTimeout = 5 * time.Second
 // a target idemcheck does not start: when nothing does, the run says so
 // before any call, rather than failing its first call or read-back.
 func reachable(ctx context.Context, base string) error {
-	u, err := url.Parse(base)
+	u, err := url.Parse(loopbackURL(base)) // where the calls go
 	if err != nil || u.Host == "" {
 		return nil // New reports a bad URL
 	}
