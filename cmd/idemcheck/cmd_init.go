@@ -46,6 +46,18 @@ func cmdInit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := flags.Parse(args); err != nil {
 		return flagError(flags, err, stdout)
 	}
+	var modes []string
+	for _, m := range []struct {
+		on   bool
+		flag string
+	}{{spec != "", "--openapi"}, {*httpURL != "", "--http"}, {*isConsumer, "--consumer"}, {*mcp, "--mcp"}, {*mcpURL != "", "--mcp-url"}} {
+		if m.on {
+			modes = append(modes, m.flag)
+		}
+	}
+	if len(modes) > 1 {
+		return usageErr("init: %s: give one kind of target at a time", strings.Join(modes, " and "))
+	}
 	if spec != "" {
 		return initOpenAPI(ctx, spec, name, out, flags.Args(), stdout, stderr)
 	}

@@ -34,7 +34,7 @@ func initHTTP(name, base, out string, command []string, stdout, stderr io.Writer
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	p("# idemcheck configuration for the HTTP API at %s, written by `idemcheck init --http`.", base)
-	p("# Fill in every TODO (idemcheck run reports each one left with its line), then:")
+	p("# Fill in every TODO (idemcheck run refuses the file, with the line, until they are), then:")
 	p("#   idemcheck run -c THIS_FILE")
 	p("version: 1")
 	p("")
@@ -52,7 +52,7 @@ func initHTTP(name, base, out string, command []string, stdout, stderr io.Writer
 	if len(command) > 0 {
 		p("    start:   # idemcheck starts (and crashes) the server itself, once per instance it needs")
 		p("      command: %s", quotedFlow(command))
-		p("      ready: {path: /healthz}   # TODO: a path that answers 200 once the server can serve")
+		p("      ready: {path: /healthz}   # a path that answers 200 once the server can serve: yours, if it differs")
 		p(`      # env: {DATABASE_PATH: "{{state_dir}}/app.db"}   # keep its data in the state directory idemcheck gives it`)
 	} else {
 		p("    # no start: the server must be running at the url before the run;")

@@ -57,7 +57,10 @@ func TestInitHTTP(t *testing.T) {
 		srv.Close()
 	}
 
-	code, _, stderr := runCLI(t, ctx, "init", "--http", "ftp://example.com")
+	code, _, stderr := runCLI(t, ctx, "init", "--http", "http://127.0.0.1:8080", "--openapi", "spec.yaml")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--openapi and --http: give one kind of target at a time")
+	code, _, stderr = runCLI(t, ctx, "init", "--http", "ftp://example.com")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, `--http "ftp://example.com": expected the API's base URL`)
 	code, _, stderr = runCLI(t, ctx, "init", "--http", "http://127.0.0.1:{{port}}")
