@@ -112,7 +112,7 @@ func demoReference(ctx context.Context, slow func()) (progs examples.Programs, n
 // buildNotice is how long the reference programs' build runs before the
 // demo says that it is building them: a first demo compiles them, for a
 // minute or more, and would otherwise print nothing meanwhile.
-const buildNotice = 2 * time.Second
+const buildNotice = 5 * time.Second
 
 // runSaying runs cmd and returns what it printed, calling slow (from this
 // goroutine) once it has run for after.
