@@ -46,6 +46,10 @@ func initHTTP(name, base, out string, command []string, stdout, stderr io.Writer
 	p("  - name: %s", strconv.Quote(name))
 	p("    kind: http")
 	p("    url: %s", strconv.Quote(base))
+	if u.Scheme == "https" {
+		p("    # https: the certificate must verify against the system's roots; to trust a private one,")
+		p("    # name it for the run: SSL_CERT_FILE=its-ca.pem idemcheck run -c THIS_FILE")
+	}
 	if !section.IsLoopback(u.Hostname()) {
 		p("    allow_remote: true   # the server is not on this machine: idemcheck sends real requests to it")
 	}
@@ -56,7 +60,7 @@ func initHTTP(name, base, out string, command []string, stdout, stderr io.Writer
 		p(`      # env: {DATABASE_PATH: "{{state_dir}}/app.db"}   # keep its data in the state directory idemcheck gives it`)
 	} else {
 		p("    # no start: the server must be running at the url before the run;")
-		p("    # start: {command: [./server, --port, \"{{port}}\"], ready: {path: /healthz}}   # to have idemcheck start (and crash) it, with url: http://127.0.0.1:{{port}}")
+		p("    # start: {command: [./server, --port, \"{{port}}\"], ready: {path: /healthz}}   # to have idemcheck start (and crash) it, with url: http://127.0.0.1:{{port}} (or https://)")
 	}
 	p("    key_header: Idempotency-Key   # the header the API reads its idempotency key from")
 	p("    # dry_run: {query: dry_run}   # a query parameter (or header) that asks for a dry run, if the API has one")

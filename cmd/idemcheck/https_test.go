@@ -21,14 +21,16 @@ import (
 // TestRunOverHTTPS: a target served over TLS is tested at its https://
 // URL, every call, burst and read-back verified against the system's
 // roots (here the test server's certificate, named by SSL_CERT_FILE): a
-// correct API passes, one that forgets its keys is caught.
+// correct API passes, one that forgets its keys is caught, and one whose
+// certificate is not trusted is untestable, with how to trust it.
 func TestRunOverHTTPS(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name   string
-		flawed bool
-		want   int
-	}{{"correct", false, exitOK}, {"forgets its keys", true, exitBelow}} {
+		name      string
+		flawed    bool
+		untrusted bool
+		want      int
+	}{{"correct", false, false, exitOK}, {"forgets its keys", true, false, exitBelow}, {"not trusted", false, true, exitHarness}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			api := newCountingAPI()
@@ -55,6 +57,9 @@ targets:
 			defer cancel()
 			cmd := exec.CommandContext(ctx, os.Args[0], "run", "-c", cfg, "--trials", "5", "--seed", "7", "--format", "json")
 			cmd.Env = append(os.Environ(), "IDEMCHECK_TEST_MAIN=1", "SSL_CERT_FILE="+roots)
+			if tc.untrusted {
+				cmd.Env = append(os.Environ(), "IDEMCHECK_TEST_MAIN=1")
+			}
 			cmd.WaitDelay = 10 * time.Second
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
@@ -69,6 +74,12 @@ targets:
 			var rep map[string]any
 			require.NoError(t, json.Unmarshal(out, &rep), "%s\n%s", out, stderr.String())
 			tr := targetReport(t, rep)
+			if tc.untrusted {
+				assert.Equal(t, tc.want, code)
+				assert.Contains(t, tr["error"], "TLS handshake", "said before the run, as what it is")
+				assert.Contains(t, tr["error"], "SSL_CERT_FILE", "with how to trust it")
+				return
+			}
 			require.Empty(t, tr["error"], "the target is reached over TLS")
 			assert.Equal(t, tc.want, code, "score %v, findings %v", tr["score"], tr["findings"])
 			if !tc.flawed {

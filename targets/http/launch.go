@@ -2,6 +2,7 @@ package http
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/oncehttp"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
 
@@ -160,6 +162,22 @@ func reachable(ctx context.Context, base string) error {
 		}
 		return fmt.Errorf("nothing answers at %s (%w): start the service before the run, or give the target a start: command that starts it", base, err)
 	}
-	_ = c.Close()
+	defer c.Close()
+	if u.Scheme != "https" {
+		return nil
+	}
+	// The handshake every call will make, verified as theirs is: a
+	// certificate they would refuse is said before the run, not as the
+	// failure of its first call or read-back.
+	tc := tls.Client(c, oncehttp.TLSConfig(nil, addr))
+	hctx, cancel := context.WithTimeout(ctx, reachTimeout)
+	defer cancel()
+	if err := tc.HandshakeContext(hctx); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("the TLS handshake with %s failed: %w%s", base, err, tlsHint(err.Error()))
+	}
+	_ = tc.Close()
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strconv"
 	"syscall"
@@ -193,4 +195,20 @@ func TestStartWithoutLaunchChecksTheURL(t *testing.T) {
 	assert.Contains(t, err.Error(), "nothing answers at http://"+addr)
 	assert.Contains(t, err.Error(), "give the target a start: command")
 	assert.True(t, errors.Is(err, syscall.ECONNREFUSED), "the cause is kept: %v", err)
+}
+
+// TestStartWithoutLaunchChecksTheCertificate: a target idemcheck does not
+// start, at an https:// URL, must also complete the TLS handshake its calls
+// will make: a certificate the system's roots do not vouch for is said
+// before the run, with how to trust it.
+func TestStartWithoutLaunchChecksTheCertificate(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer srv.Close()
+	cfg := helperConfig()
+	cfg.BaseURL = srv.URL
+	_, err := httptarget.Spec(cfg, nil).Start(context.Background(), testEnv(t))
+	require.Error(t, err, "the test server's certificate is its own")
+	assert.Contains(t, err.Error(), "the TLS handshake with "+srv.URL+" failed")
+	assert.Contains(t, err.Error(), "SSL_CERT_FILE")
 }

@@ -327,6 +327,9 @@ func (t *Target) call(ctx context.Context, c harness.Call, proxy *faults.Proxy) 
 	if got && rep.Refused {
 		out.Outcome = harness.Fail
 		out.Error = "the target refused the connection: " + rep.UpstreamError
+		if strings.Contains(rep.UpstreamError, "TLS handshake") {
+			out.Error = "the TLS handshake with the target failed, before the request: " + rep.UpstreamError + tlsHint(rep.UpstreamError)
+		}
 		return out
 	}
 	if err != nil {
@@ -381,6 +384,15 @@ func (t *Target) call(ctx context.Context, c harness.Call, proxy *faults.Proxy) 
 func readReply(resp *nethttp.Response) ([]byte, error) {
 	defer resp.Body.Close()
 	return oncehttp.ReadAll(resp.Body, resp.ContentLength, maxReply)
+}
+
+// tlsHint says how to trust a certificate the system's roots do not
+// vouch for, when err says that is what failed.
+func tlsHint(err string) string {
+	if strings.Contains(err, "x509:") {
+		return " (a certificate of a private authority is trusted by naming that authority's certificate in SSL_CERT_FILE, or a directory of them in SSL_CERT_DIR)"
+	}
+	return ""
 }
 
 // loopbackURL writes a "localhost" host as 127.0.0.1, so that it is never
