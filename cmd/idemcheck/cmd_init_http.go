@@ -63,7 +63,8 @@ func initHTTP(name, base, out string, command []string, stdout, stderr io.Writer
 		p("    # start: {command: [./server, --port, \"{{port}}\"], ready: {path: /healthz}}   # to have idemcheck start (and crash) it, with url: http://127.0.0.1:{{port}} (or https://)")
 	}
 	p("    key_header: Idempotency-Key   # the header the API reads its idempotency key from")
-	p("    # dry_run: {query: dry_run}   # a query parameter (or header) that asks for a dry run, if the API has one")
+	p("    # dry_run: {query: dry_run}   # a query parameter (or header) that asks for a dry run, if the API has one;")
+	p("    #   without one the score stops at 2: level 3 needs a dry run of every mutating call")
 	p("    # effect: {json: effect}      # where a reply says what it did: created, noop (default)")
 	p("    # identity: {json: data.id}   # where it names what it made, to compare replays (default)")
 	p("    timeout: 10s")
