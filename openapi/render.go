@@ -12,6 +12,12 @@ import (
 	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 )
 
+// FakesNote is what a starter configuration of an HTTP API says of the
+// fakes, above its targets.
+const FakesNote = `# fakes: the services this API calls, if any, can be played by idemcheck's
+# fakes, which count the side effects they see: payments: {}, email: {},
+# webhooks: {}; give the API their addresses ({{fakes.payments.url}}).`
+
 func render(doc *openapi3.T, ops []*op, opts Options) Config {
 	var b strings.Builder
 	var todos []string
@@ -44,9 +50,7 @@ func render(doc *openapi3.T, ops []*op, opts Options) Config {
 	p("#   idemcheck run -c THIS_FILE")
 	p("version: 1")
 	p("")
-	p("# fakes: the services this API calls, if any, can be played by idemcheck's")
-	p("# fakes, which count the side effects they see: payments: {}, email: {},")
-	p("# webhooks: {}; give the API their addresses ({{fakes.payments.url}}).")
+	p("%s", FakesNote)
 	p("")
 	p("targets:")
 	p("  - name: %s", name)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/config"
 	"github.com/idemcheck/idemcheck/config/section"
+	"github.com/idemcheck/idemcheck/openapi"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -38,9 +39,7 @@ func initHTTP(name, base, out string, command []string, stdout, stderr io.Writer
 	p("#   idemcheck run -c THIS_FILE")
 	p("version: 1")
 	p("")
-	p("# fakes: the services this API calls, if any, can be played by idemcheck's")
-	p("# fakes, which count the side effects they see: payments: {}, email: {},")
-	p("# webhooks: {}; give the API their addresses ({{fakes.payments.url}}).")
+	p("%s", openapi.FakesNote)
 	p("")
 	p("targets:")
 	p("  - name: %s", strconv.Quote(name))
