@@ -188,8 +188,11 @@ func hangFinding(rec *record.Record, hang *hangError) record.Finding {
 	for _, in := range rec.Intents {
 		if in.Faulted() {
 			f.Check = checks.CheckRetryAfterFault
-			if f.Fault == "" {
-				f.Fault = in.Attempts[0].Fault
+			for _, a := range in.Attempts {
+				if f.Fault != "" {
+					break
+				}
+				f.Fault = a.Fault // the first fault, whichever attempt met it
 			}
 		}
 		if len(in.Attempts) > 0 && !in.Acknowledged() {
