@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -34,7 +35,7 @@ func Text(w io.Writer, res *record.Result, o Options) error {
 			b.WriteString(Wrap("could not be tested: "+t.Error, "  ", "    ", TextWidth))
 			continue
 		}
-		b.WriteString(o.paintScore(t.Score.Level, Wrap(t.Score.Reason, "  ", "  ", TextWidth)))
+		b.WriteString(o.paintScore(t.Score.Level, Wrap(textReason(t), "  ", "  ", TextWidth)))
 		fs, blocking, heads := findingsOrder(t)
 		if n := t.Score.Next; n != nil && blocking < 0 {
 			// A check that did not run: no finding says it.
@@ -91,6 +92,23 @@ func Text(w io.Writer, res *record.Result, o Options) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// textReason is t's score reason as the text report says it: what was
+// not examined that could lower the score is listed under it, each with
+// its reason, so the reason points there rather than say it all twice.
+func textReason(t record.TargetResult) string {
+	r := t.Score.Reason
+	i := strings.Index(r, " — "+checks.LimitsLead)
+	if i < 0 {
+		return r
+	}
+	for _, u := range t.NotExamined {
+		if u.Limits() {
+			return r[:i] + " — what was not examined could lower it (listed below)"
+		}
+	}
+	return r
 }
 
 // trialText tells the minimal counterexample of t's failing generated

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 	"github.com/idemcheck/idemcheck/scenarios"
@@ -173,4 +174,29 @@ func assertFits(t *testing.T, text string) {
 	for i, l := range strings.Split(text, "\n") {
 		assert.LessOrEqual(t, utf8.RuneCountInString(l), reports.TextWidth, "line %d: %q", i+1, l)
 	}
+}
+
+// TestTextSaysWhatWasNotExaminedOnce: the text report lists what was not
+// examined that could lower the score under it, each with its reason, and
+// its score reason points there rather than say the same again.
+func TestTextSaysWhatWasNotExaminedOnce(t *testing.T) {
+	t.Parallel()
+	const why = "a remote target takes only what a client can do: idemcheck cannot kill it"
+	res := &record.Result{Seed: 1, Targets: []record.TargetResult{{
+		Name: "sandbox", Kind: "http",
+		Score: record.ScoreResult{Level: 3, Reason: "score 3: every level's condition holds — " + checks.LimitsLead +
+			"crash.recovery (under crash-after-reply) not examined: " + why},
+		NotExamined: []record.Unexamined{{Check: "crash.recovery", Fault: "crash-after-reply", Cause: record.CauseUnsupported, Reason: why}},
+	}}}
+	var b strings.Builder
+	require.NoError(t, reports.Text(&b, res, reports.Options{}))
+	flat := strings.Join(strings.Fields(b.String()), " ")
+	assert.Equal(t, 1, strings.Count(flat, why), "said once: %s", b.String())
+	assert.Contains(t, flat, "score 3: every level's condition holds — what was not examined could lower it (listed below)")
+	assert.Contains(t, flat, "crash.recovery under crash-after-reply not examined: "+why)
+
+	res.Targets[0].NotExamined = nil // a reason the list does not repeat stays whole
+	b.Reset()
+	require.NoError(t, reports.Text(&b, res, reports.Options{}))
+	assert.Contains(t, strings.Join(strings.Fields(b.String()), " "), checks.LimitsLead+"crash.recovery")
 }
