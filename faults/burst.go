@@ -311,18 +311,9 @@ func newBurstWire(req *http.Request) (*burstWire, error) {
 	}
 	end += 4 // first byte after the header section
 	inline := min(len(raw), end+burstInlineBody)
-	secure := req.URL.Scheme == "https"
-	addr := req.URL.Host
-	if req.URL.Port() == "" {
-		port := "80"
-		if secure {
-			port = "443"
-		}
-		addr = net.JoinHostPort(req.URL.Hostname(), port)
-	}
 	return &burstWire{
-		addr:   addr,
-		secure: secure,
+		addr:   oncehttp.Address(req.URL),
+		secure: req.URL.Scheme == "https",
 		req:    out,
 		all:    raw,
 		head:   raw[:end-burstHeldBack],

@@ -334,18 +334,23 @@ const tlsPrefix = "tls "
 // port when u names none, with tlsPrefix for https (the idle connections
 // of the two are kept apart).
 func destination(u *url.URL) string {
+	if u.Scheme == "https" {
+		return tlsPrefix + Address(u)
+	}
+	return Address(u)
+}
+
+// Address is the host:port an http:// or https:// URL names: its port,
+// or the scheme's (80, 443) when it names none.
+func Address(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
 	port := "80"
 	if u.Scheme == "https" {
 		port = "443"
 	}
-	addr := u.Host
-	if u.Port() == "" {
-		addr = net.JoinHostPort(u.Hostname(), port)
-	}
-	if u.Scheme == "https" {
-		return tlsPrefix + addr
-	}
-	return addr
+	return net.JoinHostPort(u.Hostname(), port)
 }
 
 // TLSConfig is base (nil: the system's roots) for a connection to addr

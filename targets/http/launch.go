@@ -146,14 +146,7 @@ func reachable(ctx context.Context, base string) error {
 	if err != nil || u.Host == "" {
 		return nil // New reports a bad URL
 	}
-	addr := u.Host
-	if u.Port() == "" {
-		port := "80"
-		if u.Scheme == "https" {
-			port = "443"
-		}
-		addr = net.JoinHostPort(u.Hostname(), port)
-	}
+	addr := oncehttp.Address(u)
 	d := net.Dialer{Timeout: reachTimeout}
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
