@@ -3,10 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"math/big"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -29,13 +38,28 @@ func TestRunOverHTTPS(t *testing.T) {
 		name      string
 		flawed    bool
 		untrusted bool
+		localhost bool
 		want      int
-	}{{"correct", false, false, exitOK}, {"forgets its keys", true, false, exitBelow}, {"not trusted", false, true, exitHarness}} {
+	}{
+		{"correct", false, false, false, exitOK},
+		{"forgets its keys", true, false, false, exitBelow},
+		{"not trusted", false, true, false, exitHarness},
+		// A development certificate names "localhost" only: the name is
+		// what the certificate is checked against, so it stays the name.
+		{"certificate for localhost", false, false, true, exitOK},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			api := newCountingAPI()
 			api.forgetKeys = tc.flawed
-			srv := httptest.NewTLSServer(api)
+			var srv *httptest.Server
+			var url string
+			if tc.localhost {
+				srv, url = localhostTLSServer(t, api)
+			} else {
+				srv = httptest.NewTLSServer(api)
+				url = srv.URL
+			}
 			defer srv.Close()
 			dir := t.TempDir()
 			roots := filepath.Join(dir, "roots.pem")
@@ -51,7 +75,7 @@ targets:
       - {name: api, http: {path: "/v1/orders?search={{marker}}", items: data}}
     operations:
       - {name: create-order, mutating: true, method: POST, path: /v1/orders, body: '{"note":"order {{marker}} {{input.n}}"}', inputs: {n: {int: [1, 9]}}}
-`, srv.URL)), 0o644))
+`, url)), 0o644))
 
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -94,4 +118,32 @@ targets:
 			assert.Contains(t, checks, "concurrent.duplicates", "the burst went over TLS too")
 		})
 	}
+}
+
+// localhostTLSServer serves h over TLS with a self-signed certificate
+// that names "localhost" and nothing else, as a development certificate
+// does, and returns the server and its https://localhost:PORT URL.
+func localhostTLSServer(t *testing.T, h http.Handler) (*httptest.Server, string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "localhost"},
+		DNSNames:              []string{"localhost"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	srv := httptest.NewUnstartedServer(h)
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	srv.StartTLS()
+	_, port, err := net.SplitHostPort(srv.Listener.Addr().String())
+	require.NoError(t, err)
+	return srv, "https://localhost:" + port
 }

@@ -397,10 +397,12 @@ func tlsHint(err string) string {
 
 // loopbackURL writes a "localhost" host as 127.0.0.1, so that it is never
 // looked up: without an /etc/hosts entry the resolver would ask DNS, which
-// may answer with anything, or slowly.
+// may answer with anything, or slowly. An https URL keeps its name: the
+// server's certificate is checked against it, and a development
+// certificate names "localhost", not the address.
 func loopbackURL(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil || !strings.EqualFold(u.Hostname(), "localhost") {
+	if err != nil || u.Scheme == "https" || !strings.EqualFold(u.Hostname(), "localhost") {
 		return raw
 	}
 	host := "127.0.0.1"
