@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// notesServer is an MCP server that keeps orders in memory: create_order
+// makes one (once per idempotency key, unless it forgets keys) and
+// list_orders finds them by a search string.
+type notesServer struct {
+	forgetKeys bool
+
+	mu     sync.Mutex
+	orders []map[string]string
+	byKey  map[string]string
+}
+
+type createOrderIn struct {
+	Note           string `json:"note"`
+	IdempotencyKey string `json:"idempotency_key"`
+}
+
+type createOrderOut struct {
+	ID     string `json:"id"`
+	Effect string `json:"effect"`
+}
+
+type listOrdersIn struct {
+	Search string `json:"search"`
+}
+
+type listOrdersOut struct {
+	Orders []map[string]string `json:"orders"`
+}
+
+func (n *notesServer) handler() http.Handler {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "orders", Version: "1"}, nil)
+	no := false
+	sdk.AddTool(srv, &sdk.Tool{Name: "create_order", Description: "Creates an order; a retry with the same idempotency_key makes none.",
+		Annotations: &sdk.ToolAnnotations{IdempotentHint: true, DestructiveHint: &no}},
+		func(_ context.Context, _ *sdk.CallToolRequest, in createOrderIn) (*sdk.CallToolResult, createOrderOut, error) {
+			if in.IdempotencyKey == "" {
+				return nil, createOrderOut{}, errors.New("idempotency_key is required")
+			}
+			n.mu.Lock()
+			defer n.mu.Unlock()
+			if id, ok := n.byKey[in.IdempotencyKey]; ok && !n.forgetKeys {
+				return nil, createOrderOut{ID: id, Effect: "noop"}, nil
+			}
+			id := fmt.Sprintf("ord_%d", len(n.orders)+1)
+			n.orders = append(n.orders, map[string]string{"id": id, "note": in.Note})
+			n.byKey[in.IdempotencyKey] = id
+			return nil, createOrderOut{ID: id, Effect: "created"}, nil
+		})
+	sdk.AddTool(srv, &sdk.Tool{Name: "list_orders", Description: "Lists the orders whose note holds search.",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, _ *sdk.CallToolRequest, in listOrdersIn) (*sdk.CallToolResult, listOrdersOut, error) {
+			n.mu.Lock()
+			defer n.mu.Unlock()
+			out := listOrdersOut{Orders: []map[string]string{}}
+			for _, o := range n.orders {
+				if strings.Contains(o["note"], in.Search) {
+					out.Orders = append(out.Orders, o)
+				}
+			}
+			return nil, out, nil
+		})
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+}
+
+// TestMCPOverHTTPS: an MCP server at an https:// URL (a certificate for
+// "localhost", trusted through SSL_CERT_FILE) is tested over TLS, its
+// calls through the fault proxy and its orders read back by a session
+// of the observer's own: a server that keeps its keys has no finding but
+// the dry run it does not offer, one that forgets them is caught by the
+// same probes.
+func TestMCPOverHTTPS(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		forget bool
+	}{{"keeps its keys", false}, {"forgets its keys", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ns := &notesServer{forgetKeys: tc.forget, byKey: map[string]string{}}
+			srv, base := localhostTLSServer(t, ns.handler())
+			defer srv.Close()
+			dir := t.TempDir()
+			roots := filepath.Join(dir, "roots.pem")
+			require.NoError(t, os.WriteFile(roots, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644))
+			cfg := filepath.Join(dir, "idemcheck.yaml")
+			require.NoError(t, os.WriteFile(cfg, []byte(fmt.Sprintf(`version: 1
+targets:
+  - name: orders-mcp
+    kind: mcp
+    url: %q
+    observe:
+      - name: orders
+        mcp: {url: %q, tool: list_orders, arguments: {search: "{{marker}}"}, items: orders, id: id}
+    tools:
+      - name: create_order
+        marker: note
+      - name: list_orders
+`, base+"/mcp", base+"/mcp")), 0o644))
+
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, os.Args[0], "run", "-c", cfg, "--trials", "5", "--seed", "7", "--format", "json")
+			cmd.Env = append(os.Environ(), "IDEMCHECK_TEST_MAIN=1", "SSL_CERT_FILE="+roots)
+			cmd.WaitDelay = 10 * time.Second
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			var exit *exec.ExitError
+			if err != nil && !errors.As(err, &exit) {
+				require.NoError(t, err)
+			}
+			var rep map[string]any
+			require.NoError(t, json.Unmarshal(out, &rep), "%s\n%s", out, stderr.String())
+			tr := targetReport(t, rep)
+			require.Empty(t, tr["error"], "the server is reached over TLS; %s", stderr.String())
+			failing := map[string]bool{}
+			fs, _ := tr["findings"].([]any)
+			for _, f := range fs {
+				failing[f.(map[string]any)["check"].(string)] = true
+			}
+			if !tc.forget {
+				// It offers no dry run, and says so by its schema: that
+				// is all.
+				assert.Equal(t, map[string]bool{"dryrun": true}, failing, "findings %v", fs)
+			} else {
+				assert.True(t, failing["retry.sequential"], "findings %v", fs)
+				assert.True(t, failing["concurrent.duplicates"], "findings %v", fs)
+			}
+			assert.Contains(t, fmt.Sprint(tr["observers"]), "orders (mcp)")
+			ns.mu.Lock()
+			defer ns.mu.Unlock()
+			assert.NotEmpty(t, ns.orders, "the calls reached the server")
+		})
+	}
+}
