@@ -51,30 +51,67 @@ func duplicateCause(r *record.Record, in *record.Intent) string {
 		return ""
 	}
 	concurrent := overlapping(causers)
-	if names := distinct(causers, func(a *record.Attempt) string { return a.Instance }); len(names) > 1 {
-		if concurrent && sharedAcross(r, in.Operation, func(a *record.Attempt) string { return a.Instance }) {
+	if servedApart(causers) && ignoredAlone(r, in.Operation) {
+		// Neither instances, sessions nor a restart are needed to
+		// duplicate: the key is not honoured where all of them are one.
+		return causeIgnored
+	}
+	if names := distinct(causers, instanceOf); len(names) > 1 {
+		if concurrent && sharedAcross(r, in.Operation, instanceOf) {
 			return causeAtomic + " (the instances share one store, and one burst spread over " + strings.Join(names, ", ") + " went through twice)"
 		}
 		return fmt.Sprintf("the attempts were served by different instances (%s), and each keeps its own keys: one store per instance; keep the keys in a store every instance shares", strings.Join(names, ", "))
 	}
-	if names := distinct(causers, func(a *record.Attempt) string { return a.Session }); len(names) > 1 {
-		if concurrent && sharedAcross(r, in.Operation, func(a *record.Attempt) string { return a.Session }) {
+	if names := distinct(causers, sessionOf); len(names) > 1 {
+		if concurrent && sharedAcross(r, in.Operation, sessionOf) {
 			return causeAtomic
 		}
 		return fmt.Sprintf("the attempts came in different sessions (%s), and the keys are kept per session; keep them for the whole server, whatever the session", strings.Join(names, ", "))
 	}
-	if gens := distinct(causers, func(a *record.Attempt) string {
-		if a.Incarnation == 0 {
-			return ""
-		}
-		return fmt.Sprint(a.Incarnation)
-	}); len(gens) > 1 && !concurrent {
+	if gens := distinct(causers, incarnationOf); len(gens) > 1 && !concurrent {
 		return fmt.Sprintf("the target restarted between the attempts (incarnations %s), and the key store did not survive the restart; keep keys in durable storage", strings.Join(gens, " and "))
 	}
 	if concurrent {
 		return atomicOr(r, in.Operation)
 	}
 	return ""
+}
+
+// The names the attempts that caused a duplicate are told apart by: who
+// served each one, and when.
+func instanceOf(a *record.Attempt) string { return a.Instance }
+func sessionOf(a *record.Attempt) string  { return a.Session }
+func incarnationOf(a *record.Attempt) string {
+	if a.Incarnation == 0 {
+		return ""
+	}
+	return fmt.Sprint(a.Incarnation)
+}
+
+// servedApart reports whether as came from more than one instance, session or
+// incarnation.
+func servedApart(as []*record.Attempt) bool {
+	return len(distinct(as, instanceOf)) > 1 || len(distinct(as, sessionOf)) > 1 || len(distinct(as, incarnationOf)) > 1
+}
+
+// ignoredAlone reports whether a retry of op one at a time (retry.sequential's)
+// acted again with every attempt that acted served by one instance, in one
+// session, with no restart between them: then a duplicate spread over
+// instances, sessions or a restart is not explained by them.
+func ignoredAlone(r *record.Record, op string) bool {
+	for i := range r.Intents {
+		in := &r.Intents[i]
+		if in.Operation != op || !in.Mutating || in.Key == "" || in.Role == record.RoleBurst || owner(in) != CheckRetrySequential || len(in.Attempts) < 2 {
+			continue
+		}
+		if slices.ContainsFunc(in.Attempts, func(a record.Attempt) bool { return a.Burst }) || repeated(r.EffectsOf(in)) < 2 {
+			continue
+		}
+		if causers := effectAttempts(r, in); len(causers) > 1 && !servedApart(causers) && !overlapping(causers) {
+			return true
+		}
+	}
+	return false
 }
 
 // effectKind is one kind of effect of one fake or observer.

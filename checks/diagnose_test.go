@@ -102,3 +102,44 @@ func onlyFinding(t *testing.T, rec *record.Record, check string) record.Finding 
 	require.Len(t, fs, 1, describe(fs))
 	return fs[0]
 }
+
+// inSession is a with its reply served in session s.
+func inSession(a record.Attempt, s string) record.Attempt {
+	a.Session = s
+	return a
+}
+
+// A target that ignores its keys duplicates a burst whose copies came in
+// different sessions, but the sessions do not explain it: a retry one at a
+// time in one session acted again too. Only when no such retry did is the
+// burst's spread over sessions the cause.
+func TestBurstOverSessionsBlamesTheSessionsOnlyWhenOneSessionKeepsKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// second is the sequential retry's second attempt, and its session.
+		second  record.Attempt
+		session string
+		want    string
+		not     string
+	}{
+		{"ignored in one session", ok(201, "created", "ord_2"), "session 1", "a retry one at a time acted again too: the key is not honoured at all", "per session"},
+		{"replayed in one session", ok(201, "noop", "ord_1"), "session 1", "the keys are kept per session", "not honoured"},
+		{"the retry in another session", ok(201, "created", "ord_2"), "session 2", "the keys are kept per session", "not honoured"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newRec()
+			s := b.intent(plain, opCharge)
+			b.try(s, inSession(ok(201, "created", "ord_1"), "session 1"), mine())
+			if tc.second.Effect == "noop" {
+				b.try(s, inSession(tc.second, tc.session))
+			} else {
+				b.try(s, inSession(tc.second, tc.session), mine())
+			}
+			i := b.intent(burstR, opCharge)
+			b.burst(i, []record.Attempt{inSession(ok(201, "created", "ord_3"), "session 3"), inSession(ok(201, "created", "ord_4"), "session 4")}, mine(), mine())
+			f := onlyFinding(t, b.done(), checks.CheckConcurrentDuplicates)
+			assert.Contains(t, f.Message, tc.want)
+			assert.NotContains(t, f.Message, tc.not)
+		})
+	}
+}

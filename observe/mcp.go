@@ -2,6 +2,7 @@ package observe
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,8 +43,11 @@ type MCP struct {
 	// structuredContent, else its first text content read as JSON); ""
 	// when the result is the list.
 	Items string `json:"items,omitempty"`
-	// ID is the JSON path of an item's identity; "" gives its place in
-	// the list.
+	// ID is the JSON path of an item's identity; "" takes an item's "id"
+	// when it has one, else its place: in the whole list when the
+	// arguments do not hold the marker, else in the list the server chose
+	// for the marker, written after it ("idem-…[0]"), since each marker's
+	// list has its own first item.
 	ID string `json:"id,omitempty"`
 	// Command, Env and Dir start a stdio server; they may use
 	// {{state_dir}}, {{fakes.NAME.url}} and {{env.NAME}}.
@@ -257,13 +261,16 @@ func (f *mcpFinder) Find(ctx context.Context, marker string) (Found, error) {
 		if filter && !bytes.Contains(raw, []byte(marker)) {
 			continue
 		}
-		id := fmt.Sprintf("[%d]", i)
-		if f.m.ID != "" {
-			v, ok := identityAt(it, f.m.ID)
-			if !ok {
-				return Found{}, fmt.Errorf("tool %s: item %d has no %q: %s", f.m.Tool, i, f.m.ID, head(raw))
-			}
+		var id string
+		switch v, ok := identityAt(it, cmp.Or(f.m.ID, "id")); {
+		case ok:
 			id = v
+		case f.m.ID != "":
+			return Found{}, fmt.Errorf("tool %s: item %d has no %q: %s", f.m.Tool, i, f.m.ID, head(raw))
+		case filter:
+			id = fmt.Sprintf("[%d]", i) // a place in the whole list
+		default:
+			id = fmt.Sprintf("%s[%d]", marker, i)
 		}
 		out = append(out, Row{ID: id})
 	}

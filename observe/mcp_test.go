@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -165,4 +166,63 @@ func TestMCPReadBackOverStreamableHTTP(t *testing.T) {
 		Tool: "list_orders", Arguments: map[string]any{"search": "{{marker}}"}, Items: "orders", ID: "id", URL: h.URL,
 	}}, "")
 	assert.Equal(t, []string{"ord_1", "ord_3"}, ids(t, o, m1))
+}
+
+// A list the server selects by the marker has places of its own for each
+// marker: the first item of one marker is not the first of another. Items
+// are identified by their "id" when they carry one, else by their place
+// in the marker's list, so two intents' orders are two effects, and a
+// second order of one intent is a new one.
+func TestMCPReadBackIdentitiesAcrossMarkers(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		withID bool
+		want   [][]string // per observation: m1, m2, m1 again after a second order
+	}{
+		{"items with an id", true, [][]string{{"ord_1"}, {"ord_2"}, {"ord_1", "ord_3"}}},
+		{"items without one", false, [][]string{{m1 + "[0]"}, {m2 + "[0]"}, {m1 + "[0]", m1 + "[1]"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			notes := []string{"a " + m1, "b " + m2}
+			srv := sdk.NewServer(&sdk.Implementation{Name: "s", Version: "1"}, nil)
+			sdk.AddTool(srv, &sdk.Tool{Name: "list_orders", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+				func(_ context.Context, _ *sdk.CallToolRequest, in struct {
+					Search string `json:"search"`
+				}) (*sdk.CallToolResult, any, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					var out []map[string]string
+					for i, note := range notes {
+						if strings.Contains(note, in.Search) {
+							item := map[string]string{"note": note}
+							if tc.withID {
+								item["id"] = fmt.Sprintf("ord_%d", i+1)
+							}
+							out = append(out, item)
+						}
+					}
+					return nil, map[string]any{"orders": out}, nil
+				})
+			o := open(t, observe.Spec{Name: "orders-tool", Settle: quick, Source: observe.MCP{
+				Tool: "list_orders", Arguments: map[string]any{"search": "{{marker}}"}, Items: "orders", Server: srv,
+			}}, "")
+			ledger := fakes.NewLedger()
+			seen := func(marker string) []string {
+				require.NoError(t, o.Observe(context.Background(), ledger, marker))
+				var got []string
+				for _, e := range ledger.ByMarker(marker) {
+					got = append(got, e.ID)
+				}
+				return got
+			}
+			assert.Equal(t, tc.want[0], seen(m1))
+			assert.Equal(t, tc.want[1], seen(m2), "another marker's first item is another effect")
+			mu.Lock()
+			notes = append(notes, "c "+m1)
+			mu.Unlock()
+			assert.Equal(t, tc.want[2], seen(m1), "a second order of the first marker is a new effect")
+			assert.Len(t, ledger.Effects(), 3)
+		})
+	}
 }
