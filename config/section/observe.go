@@ -130,8 +130,9 @@ type ObserveMCP struct {
 	// Items is the dotted JSON path of the list in the result ("" when
 	// the result is the list).
 	Items string `yaml:"items,omitempty"`
-	// ID is the dotted JSON path of an item's identity; empty gives its
-	// place in the list.
+	// ID is the dotted JSON path of an item's identity; empty takes the
+	// item's "id" when it has one, else its place in the list (after the
+	// marker when the arguments hold it: the server chose the list).
 	ID string `yaml:"id,omitempty"`
 	// Command starts a stdio server of the observer's own, which reads
 	// the same state as the target (a file, a database); it may use
