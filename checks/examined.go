@@ -19,9 +19,16 @@ import (
 // record.Record.Unexamined (record.CauseUnfired).
 func examine(rec *record.Record, results []record.CheckResult, findings []record.Finding) ([]record.CheckResult, []record.Finding) {
 	unfired := map[string][]*record.Intent{} // by owner check
+	// blocking are those of unfired whose faults could have acted: a fault
+	// the target gave nothing to act on (listed as unsupported) leaves the
+	// check judged on the rest, as a fault never armed does.
+	blocking := map[string][]*record.Intent{}
 	for i := range rec.Intents {
 		if in := &rec.Intents[i]; in.Unfired() {
 			unfired[owner(in)] = append(unfired[owner(in)], in)
+			if !unfiredUnsupported(rec, in) {
+				blocking[owner(in)] = append(blocking[owner(in)], in)
+			}
 		}
 	}
 	if len(unfired) == 0 {
@@ -37,8 +44,7 @@ func examine(rec *record.Record, results []record.CheckResult, findings []record
 		kept = append(kept, f)
 	}
 	for i, c := range results {
-		ins := unfired[c.ID]
-		if len(ins) == 0 {
+		if len(unfired[c.ID]) == 0 {
 			continue
 		}
 		switch c.Status {
@@ -50,9 +56,37 @@ func examine(rec *record.Record, results []record.CheckResult, findings []record
 		case record.StatusSkip:
 			continue // not applicable, or disabled
 		}
+		ins := blocking[c.ID]
+		if len(ins) == 0 {
+			// Its findings all blamed faults that had nothing to act on:
+			// what was examined passed.
+			results[i] = record.CheckResult{ID: c.ID, Status: record.StatusPass}
+			continue
+		}
 		results[i] = record.CheckResult{ID: c.ID, Status: record.StatusSkip, Note: unfiredNote(rec, c.ID, ins)}
 	}
 	return results, kept
+}
+
+// unfiredUnsupported says whether every fault armed for in that never
+// acted is listed in rec.Unexamined as unsupported at its operation: the
+// target gave it nothing to act on.
+func unfiredUnsupported(rec *record.Record, in *record.Intent) bool {
+	for _, a := range in.Attempts {
+		if !a.NotFired || a.Fault == "" {
+			continue
+		}
+		f := a.Fault
+		if a.Point != nil {
+			f += " at " + a.Point.String()
+		}
+		if !slices.ContainsFunc(rec.Unexamined, func(u record.Unexamined) bool {
+			return u.Cause == record.CauseUnsupported && u.Operation == in.Operation && u.Fault == f
+		}) {
+			return false
+		}
+	}
+	return true
 }
 
 // notExaminedNote starts the note of a check skipped because a fault

@@ -98,3 +98,28 @@ func TestUnfiredNoteGivesTheReason(t *testing.T) {
 	assert.Contains(t, n, "the target made no call or effect")
 	assert.NotContains(t, n, why)
 }
+
+// TestUnfiredFaultWithNothingToActOnLeavesTheCheckJudged: the same
+// downstream fault that never acted, listed by the run as unsupported
+// (the target called no fake in the whole run), is left out as a fault
+// never armed would be: its finding is still dropped, and the check is
+// judged on the rest, here a pass, not held back as not examined.
+func TestUnfiredFaultWithNothingToActOnLeavesTheCheckJudged(t *testing.T) {
+	b := newRec()
+	i := b.intent(plain, opCharge)
+	a := under(faults.NameDownstreamFailBefore, unknown(503))
+	a.NotFired = true
+	b.try(i, a, mine()).try(i, ok(201, "created", "ord_2"), mine())
+	rec := b.done()
+	rec.Unexamined = append(rec.Unexamined, record.Unexamined{Check: checks.CheckRetryAfterFault, Operation: opCharge,
+		Fault: faults.NameDownstreamFailBefore, Cause: record.CauseUnsupported, Reason: "the target made no call to the payments fake in the whole run"})
+	cs, fs := checks.Evaluate(rec)
+	for _, c := range cs {
+		if c.ID == checks.CheckRetryAfterFault {
+			assert.Equal(t, record.StatusPass, c.Status, c.Note)
+		}
+	}
+	for _, f := range fs {
+		assert.NotEqual(t, checks.CheckRetryAfterFault, f.Check, "a finding blames a fault that had nothing to act on: %s", f.Message)
+	}
+}

@@ -95,7 +95,10 @@ func TestMCPOverHTTPS(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		forget bool
-	}{{"keeps its keys", false}, {"forgets its keys", true}} {
+		// fake declares a payments fake the server never calls: its
+		// downstream faults have nothing to act on, as with no fake.
+		fake bool
+	}{{"keeps its keys", false, false}, {"forgets its keys", true, false}, {"keeps its keys, a fake it never calls", false, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ns := &notesServer{forgetKeys: tc.forget, byKey: map[string]string{}}
@@ -105,8 +108,12 @@ func TestMCPOverHTTPS(t *testing.T) {
 			roots := filepath.Join(dir, "roots.pem")
 			require.NoError(t, os.WriteFile(roots, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644))
 			cfg := filepath.Join(dir, "idemcheck.yaml")
+			fakes := ""
+			if tc.fake {
+				fakes = "fakes: {payments: {}}\n"
+			}
 			require.NoError(t, os.WriteFile(cfg, []byte(fmt.Sprintf(`version: 1
-targets:
+%stargets:
   - name: orders-mcp
     kind: mcp
     url: %q
@@ -117,7 +124,7 @@ targets:
       - name: create_order
         marker: note
       - name: list_orders
-`, base+"/mcp", base+"/mcp")), 0o644))
+`, fakes, base+"/mcp", base+"/mcp")), 0o644))
 
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -148,6 +155,10 @@ targets:
 				// It offers no dry run, and says so by its schema: that
 				// is all.
 				assert.Equal(t, map[string]bool{"dryrun": true}, failing, "findings %v", fs)
+				assert.Equal(t, float64(2), tr["score"], "held back by the dry run alone: %v", tr["score_reason"])
+				if tc.fake {
+					assert.Contains(t, fmt.Sprint(tr["not_examined"]), "made no call to the payments fake in the whole run")
+				}
 			} else {
 				assert.True(t, failing["retry.sequential"], "findings %v", fs)
 				assert.True(t, failing["concurrent.duplicates"], "findings %v", fs)

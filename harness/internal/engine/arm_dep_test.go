@@ -70,7 +70,7 @@ func TestDepArmSaysWhetherItFired(t *testing.T) {
 		{N: 1, Fault: faults.NameDepError, FaultClass: string(faults.ClassDependency), NotFired: true}, {N: 2}}}}}
 	f := &depFlight{}
 	f.noteUnfired(3, 1, unfiredByMarker)
-	noteUnfired(rec, f.unfiredWhy)
+	noteUnfired(rec, f.unfiredWhy, func(string) string { return "" })
 	require.Len(t, rec.Unexamined, 1)
 	assert.Equal(t, record.Unexamined{Check: "dependency.recovery", Operation: "pay", Fault: faults.NameDepError,
 		Cause: record.CauseUnfired, Reason: unfiredByMarker}, rec.Unexamined[0])

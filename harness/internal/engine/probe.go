@@ -174,13 +174,14 @@ func (r *runner) run() *record.Record {
 	if r.fatal == nil {
 		r.settleBackground()
 	}
-	late := lateWhy(r.rec, r.ledger.Effects(), r.inst.Fakes)
+	effects := r.ledger.Effects()
+	late := lateWhy(r.rec, effects, r.inst.Fakes)
 	noteUnfired(r.rec, func(id, n int) string {
 		if why := r.deps.unfiredWhy(id, n); why != "" {
 			return why
 		}
 		return late(id, n)
-	})
+	}, fakesUnused(effects, r.inst.Fakes, r.needsFake))
 	r.notePointsUnarmed()
 	return r.rec
 }
@@ -222,6 +223,17 @@ func (r *runner) capabilities(info record.TargetInfo) *record.Capabilities {
 func (r *runner) canCrash() bool {
 	_, ok := r.target().(Crasher)
 	return ok && r.target().Supports(&faults.Crash{Point: faults.AfterEffect})
+}
+
+// needsFake says whether the fault named name acts on the target's calls
+// to the fakes.
+func (r *runner) needsFake(name string) bool {
+	for _, f := range r.s.cfg.Faults {
+		if f.Name() == name {
+			return needsFake(f)
+		}
+	}
+	return false
 }
 
 // supports says whether f can be injected into the target: crash faults

@@ -1,6 +1,10 @@
 package engine
 
 import (
+	"fmt"
+	"sort"
+	"strings"
+
 	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
@@ -14,9 +18,27 @@ import (
 // record is whole, never beside the attempts. why says, by intent and
 // attempt, why an armer knows its fault may not have acted, or "" (the
 // reason is then checks.UnfiredReason).
-func noteUnfired(rec *record.Record, why func(intent, attempt int) string) {
+//
+// A fault that could not act because the target never calls the fakes
+// it acts in (unused says so, by fault name, or "") is listed as
+// unsupported instead: the check was not lacking an examination the
+// target could have had, as when no fake is declared at all.
+func noteUnfired(rec *record.Record, why func(intent, attempt int) string, unused func(fault string) string) {
 	seen := map[[3]string]bool{}
 	for _, u := range rec.Unfired() {
+		if reason := unused(u.Fault); reason != "" {
+			check := checks.FaultOwner(faults.Class(u.FaultClass))
+			if u.Point != nil {
+				u.Fault += " at " + u.Point.String()
+			}
+			k := [3]string{check, u.Operation, u.Fault}
+			if !seen[k] {
+				seen[k] = true
+				rec.Unexamined = append(rec.Unexamined, record.Unexamined{Check: check, Operation: u.Operation, Fault: u.Fault,
+					Cause: record.CauseUnsupported, Reason: reason})
+			}
+			continue
+		}
 		check := checks.FaultOwner(faults.Class(u.FaultClass))
 		if u.Point != nil {
 			u.Fault += " at " + u.Point.String()
@@ -83,6 +105,34 @@ func lateWhy(rec *record.Record, effects []fakes.Effect, fks map[string]fakes.Fa
 				return unfiredLate
 			}
 			return ""
+		}
+		return ""
+	}
+}
+
+// fakesUnused returns, for a fault's name, why it could not act when it
+// acts on the target's calls to the fakes (needs) and no fake of fks
+// recorded an effect in the whole run (effects, the ledger's): the target
+// does not call them. "" otherwise.
+func fakesUnused(effects []fakes.Effect, fks map[string]fakes.Fake, needs func(fault string) bool) func(fault string) string {
+	if len(fks) == 0 {
+		return func(string) string { return "" }
+	}
+	for _, e := range effects {
+		if _, ok := fks[e.Fake]; ok {
+			return func(string) string { return "" }
+		}
+	}
+	names := make([]string, 0, len(fks))
+	for n := range fks {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	why := fmt.Sprintf("the target made no call to the %s fake%s in the whole run, so this fault, which acts on those calls, had nothing to act on (leave out a fake the target does not call, or point the target at it: {{fakes.%s.url}})",
+		strings.Join(names, ", "), map[bool]string{true: "s", false: ""}[len(names) > 1], names[0])
+	return func(fault string) string {
+		if needs(fault) {
+			return why
 		}
 		return ""
 	}

@@ -101,3 +101,36 @@ func TestActedFor(t *testing.T) {
 	ledger.Record(fakes.Effect{Fake: "payments", Markers: []string{"m3"}})
 	assert.Nil(t, r.actedFor(charge, crash, &armed{fired: fired}), "acted on before: a duplicate may make no call")
 }
+
+// A downstream fault that never acted because the target calls none of
+// the declared fakes in the whole run is unsupported, as if no fake were
+// declared, with how to fix the configuration; once a fake recorded an
+// effect, it is unfired, as before. A fault that does not act at the
+// fakes is never concerned.
+func TestFakesUnusedMakesDownstreamFaultsUnsupported(t *testing.T) {
+	downstream := func(name string) bool { return name == faults.NameDownstreamFailBefore }
+	rec := func() *record.Record {
+		return &record.Record{Intents: []record.Intent{{ID: 1, Operation: "create", Attempts: []record.Attempt{
+			{N: 1, Fault: faults.NameDownstreamFailBefore, FaultClass: string(faults.ClassDownstream), NotFired: true}, {N: 2}}}}}
+	}
+	fks := map[string]fakes.Fake{"payments": nil}
+	none := func(int, int) string { return "" }
+
+	unused := rec()
+	noteUnfired(unused, none, fakesUnused([]fakes.Effect{{Seq: 1, Fake: "orders", Markers: []string{"m"}}}, fks, downstream))
+	if assert.Len(t, unused.Unexamined, 1) {
+		u := unused.Unexamined[0]
+		assert.Equal(t, record.CauseUnsupported, u.Cause, "an observer's effect is not a call to a fake")
+		assert.Contains(t, u.Reason, "made no call to the payments fake in the whole run")
+		assert.Contains(t, u.Reason, "{{fakes.payments.url}}")
+	}
+
+	used := rec()
+	noteUnfired(used, none, fakesUnused([]fakes.Effect{{Seq: 1, Fake: "payments", Markers: []string{"m"}}}, fks, downstream))
+	if assert.Len(t, used.Unexamined, 1) {
+		assert.Equal(t, record.CauseUnfired, used.Unexamined[0].Cause)
+	}
+
+	assert.Empty(t, fakesUnused(nil, fks, downstream)(faults.NameReset), "a proxy fault does not act at the fakes")
+	assert.Empty(t, fakesUnused(nil, nil, downstream)(faults.NameDownstreamFailBefore), "no fake declared: said before the run")
+}
