@@ -30,7 +30,7 @@ func (f *Latency) Intercept(ex Exchange) {
 	up, err := ex.Forward()
 	if err != nil {
 		h := http.Header{}
-		h.Set("Idemcheck-Proxy-Error", "1")
+		h.Set(ProxyErrorHeader, "1")
 		ex.Respond(http.StatusBadGateway, h, []byte("idemcheck proxy: "+err.Error()))
 		return
 	}

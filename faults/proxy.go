@@ -49,6 +49,12 @@ const (
 // body bytes that arrived from the target.
 const CutHeader = "Idemcheck-Reply-Cut"
 
+// ProxyErrorHeader is set on the 502 the proxy answers when it could not
+// forward a request (nothing answered, the TLS handshake failed): its
+// body, "idemcheck proxy: " and the reason, is the proxy's, not the
+// target's.
+const ProxyErrorHeader = "Idemcheck-Proxy-Error"
+
 // Report says what the proxy did with one attempt.
 type Report struct {
 	// Forwarded is true when the request was sent on to the target.
@@ -286,7 +292,7 @@ func passThrough(ex *exchange) {
 	if err != nil {
 		h := http.Header{}
 		h.Set("Content-Type", "text/plain; charset=utf-8")
-		h.Set("Idemcheck-Proxy-Error", "1")
+		h.Set(ProxyErrorHeader, "1")
 		ex.Respond(http.StatusBadGateway, h, []byte("idemcheck proxy: "+err.Error()))
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/idemcheck/idemcheck/config"
+	"github.com/idemcheck/idemcheck/internal/oncehttp"
 	"github.com/idemcheck/idemcheck/keys"
 	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
@@ -70,8 +71,11 @@ func cmdInitMCP(ctx context.Context, name, out string, command []string, url str
 	defer cancel()
 	tools, err := mcptarget.List(lctx, cfg)
 	if err != nil {
-		return &exitError{code: exitHarness, err: fmt.Errorf("init: cannot list the server's tools: %w", err),
-			hint: "check that the command starts an MCP server on stdio (or that the URL is its streamable HTTP endpoint)"}
+		hint := "check that the command starts an MCP server on stdio"
+		if url != "" {
+			hint = "check that the server runs and that the URL is its streamable HTTP endpoint" + oncehttp.TLSHint(err.Error())
+		}
+		return &exitError{code: exitHarness, err: fmt.Errorf("init: cannot list the server's tools: %w", err), hint: hint}
 	}
 	doc := mcpStarter(name, command, url, tools)
 	if err := writeStarter(out, doc, stdout); err != nil {
@@ -90,8 +94,14 @@ func mcpStarter(name string, command []string, url string, tools []*sdk.Tool) st
 	w("# Every tool is listed with its annotations as comments; mutating follows readOnlyHint,")
 	w("# the key and dry-run arguments and the inputs follow each input schema. Check the guesses.")
 	w("version: 1")
-	w("fakes:")
-	w("  payments: {}   # a Stripe-like fake; point the server's payment calls at {{fakes.payments.url}}")
+	if len(command) > 0 {
+		w("fakes:")
+		w("  payments: {}   # a Stripe-like fake; point the server's payment calls at {{fakes.payments.url}}")
+	} else {
+		// A running server cannot be pointed at a fake idemcheck starts.
+		w("# fakes:            # for a server idemcheck starts (start:), pointed at {{fakes.payments.url}}")
+		w("#   payments: {}   # a Stripe-like fake")
+	}
 	w("targets:")
 	w("  - name: %s", name)
 	w("    kind: mcp")

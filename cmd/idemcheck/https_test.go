@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,6 +48,9 @@ func TestRunOverHTTPS(t *testing.T) {
 		// A development certificate names "localhost" only: the name is
 		// what the certificate is checked against, so it stays the name.
 		{"certificate for localhost", false, false, true, exitOK},
+		// The same certificate at https://127.0.0.1: it is trusted, but
+		// does not name the address, and the hint says so.
+		{"certificate for localhost, URL by address", false, true, true, exitHarness},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -56,6 +60,9 @@ func TestRunOverHTTPS(t *testing.T) {
 			var url string
 			if tc.localhost {
 				srv, url = localhostTLSServer(t, api)
+				if tc.untrusted {
+					url = strings.Replace(url, "localhost", "127.0.0.1", 1)
+				}
 			} else {
 				srv = httptest.NewTLSServer(api)
 				url = srv.URL
@@ -81,7 +88,7 @@ targets:
 			defer cancel()
 			cmd := exec.CommandContext(ctx, os.Args[0], "run", "-c", cfg, "--trials", "5", "--seed", "7", "--format", "json")
 			cmd.Env = append(os.Environ(), "IDEMCHECK_TEST_MAIN=1", "SSL_CERT_FILE="+roots)
-			if tc.untrusted {
+			if tc.untrusted && !tc.localhost {
 				cmd.Env = append(os.Environ(), "IDEMCHECK_TEST_MAIN=1")
 			}
 			cmd.WaitDelay = 10 * time.Second
@@ -101,6 +108,10 @@ targets:
 			if tc.untrusted {
 				assert.Equal(t, tc.want, code)
 				assert.Contains(t, tr["error"], "TLS handshake", "said before the run, as what it is")
+				if tc.localhost {
+					assert.Contains(t, tr["error"], "does not name the URL's host", "with what to change")
+					return
+				}
 				assert.Contains(t, tr["error"], "SSL_CERT_FILE", "with how to trust it")
 				return
 			}

@@ -98,7 +98,14 @@ func TestMCPOverHTTPS(t *testing.T) {
 		// fake declares a payments fake the server never calls: its
 		// downstream faults have nothing to act on, as with no fake.
 		fake bool
-	}{{"keeps its keys", false, false}, {"forgets its keys", true, false}, {"keeps its keys, a fake it never calls", false, true}} {
+		// untrusted runs without the certificate in SSL_CERT_FILE.
+		untrusted bool
+	}{
+		{"keeps its keys", false, false, false},
+		{"forgets its keys", true, false, false},
+		{"keeps its keys, a fake it never calls", false, true, false},
+		{"not trusted", false, false, true},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ns := &notesServer{forgetKeys: tc.forget, byKey: map[string]string{}}
@@ -130,6 +137,9 @@ func TestMCPOverHTTPS(t *testing.T) {
 			defer cancel()
 			cmd := exec.CommandContext(ctx, os.Args[0], "run", "-c", cfg, "--trials", "5", "--seed", "7", "--format", "json")
 			cmd.Env = append(os.Environ(), "IDEMCHECK_TEST_MAIN=1", "SSL_CERT_FILE="+roots)
+			if tc.untrusted {
+				cmd.Env = append(os.Environ(), "IDEMCHECK_TEST_MAIN=1")
+			}
 			cmd.WaitDelay = 10 * time.Second
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
@@ -141,6 +151,14 @@ func TestMCPOverHTTPS(t *testing.T) {
 			var rep map[string]any
 			require.NoError(t, json.Unmarshal(out, &rep), "%s\n%s", out, stderr.String())
 			tr := targetReport(t, rep)
+			if tc.untrusted {
+				// The proxy's reason, not the SDK's "Bad Gateway".
+				require.NotNil(t, exit)
+				assert.Equal(t, exitHarness, exit.ExitCode())
+				assert.Contains(t, tr["error"], "TLS handshake")
+				assert.Contains(t, tr["error"], "SSL_CERT_FILE")
+				return
+			}
 			require.Empty(t, tr["error"], "the server is reached over TLS; %s", stderr.String())
 			failing := map[string]bool{}
 			fs, _ := tr["findings"].([]any)

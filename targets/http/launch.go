@@ -169,7 +169,7 @@ func reachable(ctx context.Context, base string) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("the TLS handshake with %s failed: %w%s", base, err, tlsHint(err.Error()))
+		return fmt.Errorf("the TLS handshake with %s failed: %w%s", base, err, oncehttp.TLSHint(err.Error()))
 	}
 	_ = tc.Close()
 	return nil

@@ -328,7 +328,7 @@ func (t *Target) call(ctx context.Context, c harness.Call, proxy *faults.Proxy) 
 		out.Outcome = harness.Fail
 		out.Error = "the target refused the connection: " + rep.UpstreamError
 		if strings.Contains(rep.UpstreamError, "TLS handshake") {
-			out.Error = "the TLS handshake with the target failed, before the request: " + rep.UpstreamError + tlsHint(rep.UpstreamError)
+			out.Error = "the TLS handshake with the target failed, before the request: " + rep.UpstreamError + oncehttp.TLSHint(rep.UpstreamError)
 		}
 		return out
 	}
@@ -384,15 +384,6 @@ func (t *Target) call(ctx context.Context, c harness.Call, proxy *faults.Proxy) 
 func readReply(resp *nethttp.Response) ([]byte, error) {
 	defer resp.Body.Close()
 	return oncehttp.ReadAll(resp.Body, resp.ContentLength, maxReply)
-}
-
-// tlsHint says how to trust a certificate the system's roots do not
-// vouch for, when err says that is what failed.
-func tlsHint(err string) string {
-	if strings.Contains(err, "x509:") {
-		return " (a certificate of a private authority is trusted by naming that authority's certificate in SSL_CERT_FILE, or a directory of them in SSL_CERT_DIR)"
-	}
-	return ""
 }
 
 // loopbackURL writes a "localhost" host as 127.0.0.1, so that it is never

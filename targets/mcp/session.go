@@ -8,6 +8,7 @@ import (
 	nethttp "net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -15,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/internal/oncehttp"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
 
@@ -213,7 +215,7 @@ func (t *Target) connect(ctx context.Context) (*session, error) {
 		if s.ss != nil {
 			_ = s.ss.Close()
 		}
-		return nil, fmt.Errorf("the server did not complete the MCP handshake: %w", err)
+		return nil, fmt.Errorf("the server did not complete the MCP handshake: %w%s", err, oncehttp.TLSHint(err.Error()))
 	}
 	s.cs = cs
 	go func() {
@@ -277,11 +279,22 @@ type attemptKey struct{}
 type attemptTransport struct{ base nethttp.RoundTripper }
 
 func (a attemptTransport) RoundTrip(r *nethttp.Request) (*nethttp.Response, error) {
-	if id, ok := r.Context().Value(attemptKey{}).(string); ok && id != "" {
+	id, _ := r.Context().Value(attemptKey{}).(string)
+	if id != "" {
 		r = r.Clone(r.Context())
 		r.Header.Set(faults.AttemptHeader, id)
 	}
-	return a.base.RoundTrip(r)
+	resp, err := a.base.RoundTrip(r)
+	if err != nil || id != "" || resp.Header.Get(faults.ProxyErrorHeader) == "" {
+		return resp, err
+	}
+	// Outside an attempt (the session's handshake, a listing), the
+	// proxy's own failure to reach the server is the error, in its words
+	// (nothing answers, the certificate does not verify), not the SDK's
+	// "Bad Gateway".
+	defer resp.Body.Close()
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 2048))
+	return nil, errors.New(strings.TrimSpace(string(msg)))
 }
 
 // tailBuffer keeps the last max bytes written to it.

@@ -1,0 +1,31 @@
+package oncehttp
+
+import (
+	"bytes"
+	"os"
+	"strings"
+)
+
+// TLSHint says what to do about a TLS handshake that failed with err (its
+// text): a certificate issued for other names than the URL's host, a
+// roots file (SSL_CERT_FILE) that cannot be read or holds no certificate,
+// or a certificate the system's roots do not vouch for. It is "" for any
+// other error, and otherwise starts with a space, to follow the error.
+func TLSHint(err string) string {
+	switch {
+	case strings.Contains(err, "x509: cannot validate certificate for") || strings.Contains(err, "x509: certificate is valid for"):
+		return " (the certificate does not name the URL's host: write the URL with a name it was issued for, such as https://localhost:PORT for a development certificate issued for localhost)"
+	case !strings.Contains(err, "x509:"):
+		return ""
+	}
+	if f := os.Getenv("SSL_CERT_FILE"); f != "" {
+		b, rerr := os.ReadFile(f)
+		switch {
+		case rerr != nil:
+			return " (SSL_CERT_FILE names " + f + ", which cannot be read: " + rerr.Error() + ")"
+		case !bytes.Contains(b, []byte("-----BEGIN CERTIFICATE-----")):
+			return " (SSL_CERT_FILE names " + f + ", which holds no PEM certificate: name the certificate, or its authority's, not a key)"
+		}
+	}
+	return " (a certificate of a private authority is trusted by naming that authority's certificate in SSL_CERT_FILE, or a directory of them in SSL_CERT_DIR)"
+}
