@@ -96,7 +96,7 @@ func newTarget(cfg Config) (*Target, error) {
 	t := &Target{
 		cfg:    cfg,
 		client: sdk.NewClient(&sdk.Implementation{Name: "idemcheck", Version: "1"}, &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}}),
-		info:   harness.TargetInfo{Name: cfg.Name, Kind: Kind},
+		info:   harness.TargetInfo{Name: cfg.Name, Kind: Kind, Request: "arguments"},
 		open:   map[*session]struct{}{},
 	}
 	switch {

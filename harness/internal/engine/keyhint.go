@@ -14,7 +14,7 @@ import (
 // prefix), which idemcheck's default keys do not have. It returns "" when
 // a keyed request was accepted or none was refused.
 func keyFormatHint(rec *record.Record, format keys.Format) string {
-	refused, status, example, meta, said := 0, "", "", "", ""
+	refused, status, example, meta, said, last := 0, "", "", "", "", ""
 	for i := range rec.Intents {
 		in := &rec.Intents[i]
 		if !in.Mutating || in.Key == "" || in.Role != record.RolePlain {
@@ -27,7 +27,7 @@ func keyFormatHint(rec *record.Record, format keys.Format) string {
 				return ""
 			case a.Status >= 400 || strings.HasPrefix(a.Error, "isError") || strings.HasPrefix(a.Error, "JSON-RPC error"):
 				refused++
-				status, example = answered(a), in.Key
+				status, example, last = answered(a), in.Key, strings.TrimSpace(a.Error+" "+a.Body)
 				if f, ok := keys.MetaField(a.Error + " " + a.Body); ok && meta == "" {
 					meta, said = f, strings.TrimSpace(a.Error)
 				}
@@ -40,12 +40,24 @@ func keyFormatHint(rec *record.Record, format keys.Format) string {
 		return fmt.Sprintf("; the refusal names _meta (%q): the server takes its idempotency key in the call's _meta, where none was sent: set key_meta: %s",
 			clip(said, 160), meta)
 	}
-	if refused == 0 {
+	if refused == 0 || !mayBeTheKey(last) {
 		return ""
 	}
 	return fmt.Sprintf("; every request with an idempotency key was refused (last: %s for key %q, key_format %s): "+
 		"if the target checks the shape of its keys, set key_format to what it accepts: uuid, token, or a template such as \"prefix-{{hex 16}}\"",
 		status, example, format)
+}
+
+// mayBeTheKey says whether a refusal that reads text may be of the key's
+// shape: it says nothing, or it names a key (or a UUID). One that gives
+// another reason (an argument the schema does not allow) is not, and
+// advice on keys would send the reader the wrong way.
+func mayBeTheKey(text string) bool {
+	if text == "" || text == "isError" {
+		return true
+	}
+	t := strings.ToLower(text)
+	return strings.Contains(t, "key") || strings.Contains(t, "uuid")
 }
 
 // answered says how a refusal came: "isError", "JSON-RPC error -32602",

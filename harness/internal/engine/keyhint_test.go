@@ -38,3 +38,14 @@ func TestKeyFormatHint(t *testing.T) {
 	rec.Intents[0].Attempts = append(rec.Intents[0].Attempts, ok)
 	assert.Empty(t, keyFormatHint(rec, keys.Format{}), "a keyed call was accepted")
 }
+
+// A refusal that gives another reason than the key (an argument the
+// tool's schema does not allow) gets no advice on keys; one that says
+// nothing may still be of the key, and gets it.
+func TestKeyFormatHintOnlyWhereTheKeyMayBeTheCause(t *testing.T) {
+	schema := record.Attempt{Reply: record.Reply{Outcome: record.Fail, Status: 400, Forwarded: true,
+		Error: `isError: validating "arguments": validating root: unexpected additional properties ["qty"]`}}
+	assert.Empty(t, keyFormatHint(refusedRecord(schema), keys.Format{}))
+	bare := record.Attempt{Reply: record.Reply{Outcome: record.Fail, Status: 400, Forwarded: true}}
+	assert.Contains(t, keyFormatHint(refusedRecord(bare), keys.Format{}), "set key_format")
+}
