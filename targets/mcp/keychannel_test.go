@@ -6,6 +6,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/idemcheck/idemcheck/harness"
 )
 
 // With the key in _meta, a key-like argument of the tool's schema is no
@@ -96,4 +98,32 @@ func TestNumbersOnlyToolNeedsDelta(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, p.marker)
 	assert.Contains(t, p.inputs, "amount")
+}
+
+// An input the tool's schema has no argument for, used by a fixed
+// argument's {{input.NAME}}, is a template value only: it fills the text
+// and is not sent as an argument the server would refuse. An input the
+// schema has is still an argument.
+func TestInputOnlyInATemplateIsNoArgument(t *testing.T) {
+	t.Parallel()
+	tool := &sdk.Tool{Name: "create_order", InputSchema: map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"note":            map[string]any{"type": "string"},
+			"count":           map[string]any{"type": "integer"},
+			"idempotency_key": map[string]any{"type": "string"},
+		},
+	}}
+	p, _, err := newPlan(Config{}, Tool{Name: "create_order", Marker: "note",
+		Arguments: map[string]any{"note": "order {{marker}} qty {{input.qty}} of {{input.count}}"},
+		Inputs:    map[string]harness.Input{"qty": {Kind: "int", Min: 1, Max: 9}, "count": {Kind: "int", Min: 1, Max: 9}},
+	}, tool)
+	require.NoError(t, err)
+	params, err := p.params(harness.Call{Operation: "create_order", Marker: "idem-00000000000000aa",
+		Inputs: map[string]string{"qty": "7", "count": "3"}})
+	require.NoError(t, err)
+	args := params.Arguments.(map[string]any)
+	assert.NotContains(t, args, "qty", "no argument of that name: a template value only")
+	assert.EqualValues(t, 3, args["count"], "an argument of the schema is still sent")
+	assert.Equal(t, "order idem-00000000000000aa qty 7 of 3", args["note"])
 }

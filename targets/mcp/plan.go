@@ -204,33 +204,46 @@ func contains(xs []string, s string) bool {
 
 // fixedUsesMarker reports whether {{marker}} is in a fixed argument: in a
 // string at any depth (inside arrays and objects, inside a longer text).
-func fixedUsesMarker(args map[string]any) bool {
+func fixedUsesMarker(args map[string]any) bool { return fixedUses(args, "{{marker}}") }
+
+// fixedUses reports whether placeholder is in a fixed argument, at any
+// depth.
+func fixedUses(args map[string]any, placeholder string) bool {
 	for _, v := range args {
-		if usesMarker(v) {
+		if uses(v, placeholder) {
 			return true
 		}
 	}
 	return false
 }
 
-func usesMarker(v any) bool {
+func uses(v any, placeholder string) bool {
 	switch x := v.(type) {
 	case string:
-		return strings.Contains(x, "{{marker}}")
+		return strings.Contains(x, placeholder)
 	case map[string]any:
 		for _, e := range x {
-			if usesMarker(e) {
+			if uses(e, placeholder) {
 				return true
 			}
 		}
 	case []any:
 		for _, e := range x {
-			if usesMarker(e) {
+			if uses(e, placeholder) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// templateOnly reports whether input name is only a value for the
+// {{input.NAME}} of a fixed argument: the tool's input schema has no
+// argument of that name, so it is not sent as one (the server would
+// refuse an argument its schema does not allow).
+func (p *plan) templateOnly(name string) bool {
+	return p.schema != nil && len(p.schema.Properties) > 0 && p.schema.At(name) == nil &&
+		fixedUses(p.fixed, "{{input."+name+"}}")
 }
 
 // underFixed reports whether a fixed argument sets path or a value that
@@ -326,6 +339,9 @@ func (p *plan) params(c harness.Call) (*sdk.CallToolParams, error) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
+		if p.templateOnly(n) {
+			continue
+		}
 		setPath(args, p.schema, n, typed(p.schema.At(n), c.Inputs[n]))
 	}
 	if p.marker != "" {
