@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/idemcheck/idemcheck/internal/oncehttp"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -52,7 +53,7 @@ func Untestable(rec *record.Record) string {
 			}
 		}
 		if tried > 0 && !ok {
-			what := fmt.Sprintf("answered %d %s", last.Status, short(strings.TrimSpace(last.Body), 120))
+			what := fmt.Sprintf("answered %d %s%s", last.Status, short(strings.TrimSpace(last.Body), 120), oncehttp.PlainToTLSHint(last.Body))
 			if last.Error != "" {
 				what = last.Error
 			}

@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/idemcheck/idemcheck/internal/oncehttp"
 )
 
 // HTTP describes a read-back request to the target's own API that lists
@@ -299,7 +301,7 @@ func (f *httpFinder) get(ctx context.Context, u, marker string) (any, *http.Resp
 		return nil, nil, fmt.Errorf("read-back %s: reading the reply: %w", req.URL.Redacted(), err)
 	}
 	if resp.StatusCode/100 != 2 {
-		return nil, nil, fmt.Errorf("read-back %s %s answered %d: %s", f.h.Method, req.URL.Redacted(), resp.StatusCode, head(body))
+		return nil, nil, fmt.Errorf("read-back %s %s answered %d: %s%s", f.h.Method, req.URL.Redacted(), resp.StatusCode, head(body), oncehttp.PlainToTLSHint(string(body)))
 	}
 	doc, err := decodeJSON(body)
 	if err != nil {

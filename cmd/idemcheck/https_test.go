@@ -40,17 +40,22 @@ func TestRunOverHTTPS(t *testing.T) {
 		flawed    bool
 		untrusted bool
 		localhost bool
-		want      int
+		// plain writes the URL with http://, to the TLS port.
+		plain bool
+		want  int
 	}{
-		{"correct", false, false, false, exitOK},
-		{"forgets its keys", true, false, false, exitBelow},
-		{"not trusted", false, true, false, exitHarness},
+		{"correct", false, false, false, false, exitOK},
+		{"forgets its keys", true, false, false, false, exitBelow},
+		{"not trusted", false, true, false, false, exitHarness},
 		// A development certificate names "localhost" only: the name is
 		// what the certificate is checked against, so it stays the name.
-		{"certificate for localhost", false, false, true, exitOK},
+		{"certificate for localhost", false, false, true, false, exitOK},
 		// The same certificate at https://127.0.0.1: it is trusted, but
 		// does not name the address, and the hint says so.
-		{"certificate for localhost, URL by address", false, true, true, exitHarness},
+		{"certificate for localhost, URL by address", false, true, true, false, exitHarness},
+		// http:// to the TLS port: the server's refusal of plain HTTP
+		// is told as what it is.
+		{"plain http to the TLS port", false, true, false, true, exitHarness},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -66,6 +71,9 @@ func TestRunOverHTTPS(t *testing.T) {
 			} else {
 				srv = httptest.NewTLSServer(api)
 				url = srv.URL
+				if tc.plain {
+					url = strings.Replace(url, "https://", "http://", 1)
+				}
 			}
 			defer srv.Close()
 			dir := t.TempDir()
@@ -107,6 +115,10 @@ targets:
 			tr := targetReport(t, rep)
 			if tc.untrusted {
 				assert.Equal(t, tc.want, code)
+				if tc.plain {
+					assert.Contains(t, tr["error"], "write the URL with https://")
+					return
+				}
 				assert.Contains(t, tr["error"], "TLS handshake", "said before the run, as what it is")
 				if tc.localhost {
 					assert.Contains(t, tr["error"], "does not name the URL's host", "with what to change")

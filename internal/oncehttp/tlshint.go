@@ -29,3 +29,19 @@ func TLSHint(err string) string {
 	}
 	return " (a certificate of a private authority is trusted by naming that authority's certificate in SSL_CERT_FILE, or a directory of them in SSL_CERT_DIR)"
 }
+
+// PlainToTLSHint says, when a reply's body (body) is a server's refusal
+// of plain HTTP on a port that speaks TLS, to write the URL with
+// https://; "" otherwise. It starts with a space, to follow the error.
+func PlainToTLSHint(body string) string {
+	for _, said := range []string{
+		"Client sent an HTTP request to an HTTPS server", // Go's net/http
+		"The plain HTTP request was sent to HTTPS port",  // nginx
+		"speaking plain HTTP to an SSL-enabled server",   // Apache
+	} {
+		if strings.Contains(body, said) {
+			return " (the server speaks TLS on that port: write the URL with https://)"
+		}
+	}
+	return ""
+}

@@ -30,3 +30,11 @@ func TestTLSHint(t *testing.T) {
 	t.Setenv("SSL_CERT_FILE", key)
 	assert.Contains(t, oncehttp.TLSHint(unknown), "key.pem, which holds no PEM certificate")
 }
+
+// A server's refusal of plain HTTP on its TLS port is told apart from any
+// other 400.
+func TestPlainToTLSHint(t *testing.T) {
+	assert.Contains(t, oncehttp.PlainToTLSHint("Client sent an HTTP request to an HTTPS server.\n"), "https://")
+	assert.Contains(t, oncehttp.PlainToTLSHint("<center>The plain HTTP request was sent to HTTPS port</center>"), "https://")
+	assert.Empty(t, oncehttp.PlainToTLSHint(`{"error":"bad request"}`))
+}

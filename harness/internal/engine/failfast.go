@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/idemcheck/idemcheck/internal/oncehttp"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -94,7 +95,7 @@ func (r *runner) noteWay(in *record.Intent, a record.Attempt) {
 	if len(ff.first[in.Operation]) < failFastAttempts {
 		return
 	}
-	what := fmt.Sprintf("answered %d %s", a.Status, shortText(strings.TrimSpace(a.Body), 120))
+	what := fmt.Sprintf("answered %d %s%s", a.Status, shortText(strings.TrimSpace(a.Body), 120), oncehttp.PlainToTLSHint(a.Body))
 	if a.Error != "" {
 		what = a.Error
 	}
