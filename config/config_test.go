@@ -480,6 +480,16 @@ targets:
 			want: []want{{7, 9, "targets[0].operations[0]", `mutating operation "charge" does not use {{marker}}`}},
 		},
 		{
+			why: "an empty path (a starter's TODO) and no marker anywhere are said at once",
+			yaml: strings.Replace(strings.Replace(minimal, `'{"description": "{{marker}}"}'`, `'{"description": "x"}'`, 1),
+				"path: /charges", `path: ""`, 1),
+			want: []want{
+				{7, 9, "targets[0].operations[0]", `mutating operation "charge" does not use {{marker}}`},
+				{10, 15, "targets[0].operations[0].path", "must not be empty"},
+				{10, 15, "targets[0].operations[0].path", `must start with "/"`},
+			},
+		},
+		{
 			why:  "so must a safe operation, so that an accidental effect is caught",
 			yaml: minimal + "      - name: list\n        mutating: false\n        method: GET\n        path: /charges\n",
 			want: []want{{12, 9, "targets[0].operations[1]", `safe operation "list" does not use {{marker}}`}},
