@@ -685,7 +685,7 @@ func TestVerifyProgress(t *testing.T) {
 	spec, _ := shopSpec("shop", shopConfig{})
 	verifyOne(t, spec, harness.WithProgress(&buf), harness.WithChecks(quickOKChecksOnly...))
 	out := buf.String()
-	assert.Contains(t, out, "shop: started\n")
+	assert.Contains(t, out, "shop: started testing\n")
 	assert.Contains(t, out, "shop: score 1, 0 findings (", "level 1 needs only the two enabled checks")
 }
 

@@ -68,7 +68,7 @@ func verify(ctx context.Context, specs []Spec, opts []Option) (*record.Result, [
 			}
 			place := &slot{s: places, index: i, held: true}
 			defer place.Leave()
-			progress("%s: started", spec.Name)
+			progress("%s: started testing", spec.Name)
 			res.Targets[i], trialsFailed[i] = runTarget(ctx, spec, o, place, func(line string) { progress("%s", line) })
 			tr := &res.Targets[i]
 			if tr.Error != "" {
