@@ -110,7 +110,21 @@ func (s *Schema) Validate(v any, unknown Explain) []Problem {
 		}
 	}
 	s.walk(ve, v, unknown, add)
-	return out
+	// A value that is empty where one is required is said so; what else
+	// it fails (a pattern) follows from it, and is left out.
+	empty := map[string]bool{}
+	for _, p := range out {
+		if strings.HasPrefix(p.Msg, "must not be empty") {
+			empty[strings.Join(p.At, "\x00")] = true
+		}
+	}
+	kept := out[:0]
+	for _, p := range out {
+		if !empty[strings.Join(p.At, "\x00")] || strings.HasPrefix(p.Msg, "must not be empty") {
+			kept = append(kept, p)
+		}
+	}
+	return kept
 }
 
 // walk turns the error tree into problems: an error whose keyword has a
