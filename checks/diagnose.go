@@ -25,7 +25,7 @@ const (
 func atomicOr(r *record.Record, op string) string {
 	for i := range r.Intents {
 		in := &r.Intents[i]
-		if in.Operation != op || !in.Mutating || in.Role == record.RoleBurst || owner(in) != CheckRetrySequential || len(in.Attempts) < 2 {
+		if in.Operation != op || !in.Mutating || in.Role != record.RolePlain || owner(in) != CheckRetrySequential || len(in.Attempts) < 2 {
 			continue
 		}
 		if !slices.ContainsFunc(in.Attempts, func(a record.Attempt) bool { return a.Burst }) && repeated(r.EffectsOf(in)) > 1 {
@@ -94,14 +94,15 @@ func servedApart(as []*record.Attempt) bool {
 	return len(distinct(as, instanceOf)) > 1 || len(distinct(as, sessionOf)) > 1 || len(distinct(as, incarnationOf)) > 1
 }
 
-// ignoredAlone reports whether a retry of op one at a time (retry.sequential's)
+// ignoredAlone reports whether a retry of op one at a time (retry.sequential's,
+// not a late one: a store that forgets keys soon also acts again late)
 // acted again with every attempt that acted served by one instance, in one
 // session, with no restart between them: then a duplicate spread over
 // instances, sessions or a restart is not explained by them.
 func ignoredAlone(r *record.Record, op string) bool {
 	for i := range r.Intents {
 		in := &r.Intents[i]
-		if in.Operation != op || !in.Mutating || in.Key == "" || in.Role == record.RoleBurst || owner(in) != CheckRetrySequential || len(in.Attempts) < 2 {
+		if in.Operation != op || !in.Mutating || in.Key == "" || in.Role != record.RolePlain || owner(in) != CheckRetrySequential || len(in.Attempts) < 2 {
 			continue
 		}
 		if slices.ContainsFunc(in.Attempts, func(a record.Attempt) bool { return a.Burst }) || repeated(r.EffectsOf(in)) < 2 {

@@ -143,3 +143,30 @@ func TestBurstOverSessionsBlamesTheSessionsOnlyWhenOneSessionKeepsKeys(t *testin
 		})
 	}
 }
+
+// A store kept per session that also forgets keys soon acts again on a
+// late retry in one session: that says the store is short-lived, not
+// that the key is ignored, and the burst spread over sessions is still
+// blamed on the sessions.
+func TestLateRetryInOneSessionDoesNotSayTheKeyIsIgnored(t *testing.T) {
+	b := newRec()
+	s := b.intent(plain, opCharge)
+	b.try(s, inSession(ok(201, "created", "ord_1"), "session 1"), mine())
+	b.try(s, inSession(ok(201, "noop", "ord_1"), "session 1"))
+	l := b.intent(record.RoleLate, opCharge)
+	b.try(l, inSession(ok(201, "created", "ord_2"), "session 1"), mine())
+	b.try(l, inSession(ok(201, "created", "ord_3"), "session 1"), mine())
+	i := b.intent(burstR, opCharge)
+	b.burst(i, []record.Attempt{inSession(ok(201, "created", "ord_4"), "session 3"), inSession(ok(201, "created", "ord_5"), "session 4")}, mine(), mine())
+	fs := findingsOf(t, b.done(), checks.CheckConcurrentDuplicates)
+	require.Len(t, fs, 1)
+	assert.Contains(t, fs[0].Message, "the keys are kept per session")
+	assert.NotContains(t, fs[0].Message, "not honoured")
+}
+
+// findingsOf evaluates rec and returns check's findings.
+func findingsOf(t *testing.T, rec *record.Record, check string) []record.Finding {
+	t.Helper()
+	_, found := verdicts(t, rec)
+	return found[check]
+}

@@ -58,14 +58,43 @@ func examine(rec *record.Record, results []record.CheckResult, findings []record
 		}
 		ins := blocking[c.ID]
 		if len(ins) == 0 {
-			// Its findings all blamed faults that had nothing to act on:
-			// what was examined passed.
-			results[i] = record.CheckResult{ID: c.ID, Status: record.StatusPass}
+			if !examinedAny(rec, c.ID) {
+				// Every fault it was to be judged under had nothing to act
+				// on: nothing was examined, nothing passed.
+				results[i] = record.CheckResult{ID: c.ID, Status: record.StatusSkip, Note: unsupportedNote(rec, c.ID)}
+			} else if c.Status == record.StatusFail {
+				// Its findings all blamed faults that had nothing to act
+				// on: what was examined passed.
+				results[i] = record.CheckResult{ID: c.ID, Status: record.StatusPass}
+			}
 			continue
 		}
 		results[i] = record.CheckResult{ID: c.ID, Status: record.StatusSkip, Note: unfiredNote(rec, c.ID, ins)}
 	}
 	return results, kept
+}
+
+// examinedAny says whether an intent check id judges (its owner) met no
+// fault that never acted.
+func examinedAny(rec *record.Record, id string) bool {
+	for i := range rec.Intents {
+		if in := &rec.Intents[i]; owner(in) == id && !in.Unfired() {
+			return true
+		}
+	}
+	return false
+}
+
+// unsupportedNote says why check id examined nothing: the reasons rec
+// lists for its faults that had nothing to act on.
+func unsupportedNote(rec *record.Record, id string) string {
+	var why []string
+	for _, u := range rec.Unexamined {
+		if u.Cause == record.CauseUnsupported && u.Check == id && u.Operation != "" && !slices.Contains(why, u.Reason) {
+			why = append(why, u.Reason)
+		}
+	}
+	return "nothing examined: " + strings.Join(why, "; ")
 }
 
 // unfiredUnsupported says whether every fault armed for in that never

@@ -103,23 +103,39 @@ func TestUnfiredNoteGivesTheReason(t *testing.T) {
 // downstream fault that never acted, listed by the run as unsupported
 // (the target called no fake in the whole run), is left out as a fault
 // never armed would be: its finding is still dropped, and the check is
-// judged on the rest, here a pass, not held back as not examined.
+// judged on the rest: a pass when another fault acted and showed nothing
+// wrong, skipped (never passed) when nothing else was examined.
 func TestUnfiredFaultWithNothingToActOnLeavesTheCheckJudged(t *testing.T) {
-	b := newRec()
-	i := b.intent(plain, opCharge)
-	a := under(faults.NameDownstreamFailBefore, unknown(503))
-	a.NotFired = true
-	b.try(i, a, mine()).try(i, ok(201, "created", "ord_2"), mine())
-	rec := b.done()
-	rec.Unexamined = append(rec.Unexamined, record.Unexamined{Check: checks.CheckRetryAfterFault, Operation: opCharge,
-		Fault: faults.NameDownstreamFailBefore, Cause: record.CauseUnsupported, Reason: "the target made no call to the payments fake in the whole run"})
-	cs, fs := checks.Evaluate(rec)
-	for _, c := range cs {
-		if c.ID == checks.CheckRetryAfterFault {
-			assert.Equal(t, record.StatusPass, c.Status, c.Note)
-		}
-	}
-	for _, f := range fs {
-		assert.NotEqual(t, checks.CheckRetryAfterFault, f.Check, "a finding blames a fault that had nothing to act on: %s", f.Message)
+	for _, tc := range []struct {
+		name  string
+		other bool // a retry after a reset that acted, and replayed
+		want  record.Status
+	}{{"another fault examined", true, record.StatusPass}, {"nothing else examined", false, record.StatusSkip}} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newRec()
+			i := b.intent(plain, opCharge)
+			a := under(faults.NameDownstreamFailBefore, unknown(503))
+			a.NotFired = true
+			b.try(i, a, mine()).try(i, ok(201, "created", "ord_2"), mine())
+			if tc.other {
+				j := b.intent(plain, opCharge)
+				b.try(j, under(faults.NameReset, unknown(0)), mine()).try(j, ok(201, "noop", "ord_3"))
+			}
+			rec := b.done()
+			rec.Unexamined = append(rec.Unexamined, record.Unexamined{Check: checks.CheckRetryAfterFault, Operation: opCharge,
+				Fault: faults.NameDownstreamFailBefore, Cause: record.CauseUnsupported, Reason: "the target made no call to the payments fake in the whole run"})
+			cs, fs := checks.Evaluate(rec)
+			for _, c := range cs {
+				if c.ID == checks.CheckRetryAfterFault {
+					assert.Equal(t, tc.want, c.Status, c.Note)
+					if tc.want == record.StatusSkip {
+						assert.Contains(t, c.Note, "made no call to the payments fake")
+					}
+				}
+			}
+			for _, f := range fs {
+				assert.NotEqual(t, checks.CheckRetryAfterFault, f.Check, "a finding blames a fault that had nothing to act on: %s", f.Message)
+			}
+		})
 	}
 }

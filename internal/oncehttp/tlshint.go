@@ -7,14 +7,19 @@ import (
 )
 
 // TLSHint says what to do about a TLS handshake that failed with err (its
-// text): a certificate issued for other names than the URL's host, a
-// roots file (SSL_CERT_FILE) that cannot be read or holds no certificate,
+// text): a certificate issued for other names than the URL's host, or
+// out of its dates, a roots file (SSL_CERT_FILE) that cannot be read or holds no certificate,
 // or a certificate the system's roots do not vouch for. It is "" for any
 // other error, and otherwise starts with a space, to follow the error.
 func TLSHint(err string) string {
 	switch {
-	case strings.Contains(err, "x509: cannot validate certificate for") || strings.Contains(err, "x509: certificate is valid for"):
+	case strings.Contains(err, "x509: cannot validate certificate for") || strings.Contains(err, "x509: certificate is valid for") ||
+		strings.Contains(err, "x509: certificate is not valid for any names"):
 		return " (the certificate does not name the URL's host: write the URL with a name it was issued for, such as https://localhost:PORT for a development certificate issued for localhost)"
+	case strings.Contains(err, "legacy Common Name field"):
+		return " (the certificate names its host only in its Common Name, which is no longer read: issue it with the name in its subject alternative names)"
+	case strings.Contains(err, "x509: certificate has expired or is not yet valid"):
+		return " (the certificate has expired, or is not valid yet: renew it, or check the machine's clock)"
 	case !strings.Contains(err, "x509:"):
 		return ""
 	}

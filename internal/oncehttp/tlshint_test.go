@@ -21,6 +21,9 @@ func TestTLSHint(t *testing.T) {
 	assert.Contains(t, oncehttp.TLSHint("x509: certificate is valid for localhost, not api.test"), "does not name the URL's host")
 	assert.Contains(t, oncehttp.TLSHint(unknown), "trusted by naming that authority's certificate in SSL_CERT_FILE")
 	assert.Empty(t, oncehttp.TLSHint("connection refused"))
+	assert.Contains(t, oncehttp.TLSHint("x509: certificate is not valid for any names, but wanted to match localhost"), "does not name the URL's host")
+	assert.Contains(t, oncehttp.TLSHint("x509: certificate relies on legacy Common Name field, use SANs instead"), "subject alternative names")
+	assert.Contains(t, oncehttp.TLSHint("x509: certificate has expired or is not yet valid: current time …"), "renew it")
 
 	dir := t.TempDir()
 	t.Setenv("SSL_CERT_FILE", filepath.Join(dir, "missing.pem"))

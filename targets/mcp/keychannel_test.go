@@ -115,7 +115,7 @@ func TestInputOnlyInATemplateIsNoArgument(t *testing.T) {
 		},
 	}}
 	p, _, err := newPlan(Config{}, Tool{Name: "create_order", Marker: "note",
-		Arguments: map[string]any{"note": "order {{marker}} qty {{input.qty}} of {{input.count}}"},
+		Arguments: map[string]any{"note": "order {{marker}} qty {{ input.qty }} of {{input.count}}"},
 		Inputs:    map[string]harness.Input{"qty": {Kind: "int", Min: 1, Max: 9}, "count": {Kind: "int", Min: 1, Max: 9}},
 	}, tool)
 	require.NoError(t, err)

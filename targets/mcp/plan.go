@@ -3,6 +3,7 @@ package mcp
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -204,32 +205,34 @@ func contains(xs []string, s string) bool {
 
 // fixedUsesMarker reports whether {{marker}} is in a fixed argument: in a
 // string at any depth (inside arrays and objects, inside a longer text).
-func fixedUsesMarker(args map[string]any) bool { return fixedUses(args, "{{marker}}") }
+func fixedUsesMarker(args map[string]any) bool {
+	return fixedUses(args, func(s string) bool { return strings.Contains(s, "{{marker}}") })
+}
 
-// fixedUses reports whether placeholder is in a fixed argument, at any
-// depth.
-func fixedUses(args map[string]any, placeholder string) bool {
+// fixedUses reports whether a string of a fixed argument, at any depth,
+// is one that has says holds what it looks for.
+func fixedUses(args map[string]any, has func(string) bool) bool {
 	for _, v := range args {
-		if uses(v, placeholder) {
+		if uses(v, has) {
 			return true
 		}
 	}
 	return false
 }
 
-func uses(v any, placeholder string) bool {
+func uses(v any, has func(string) bool) bool {
 	switch x := v.(type) {
 	case string:
-		return strings.Contains(x, placeholder)
+		return has(x)
 	case map[string]any:
 		for _, e := range x {
-			if uses(e, placeholder) {
+			if uses(e, has) {
 				return true
 			}
 		}
 	case []any:
 		for _, e := range x {
-			if uses(e, placeholder) {
+			if uses(e, has) {
 				return true
 			}
 		}
@@ -242,8 +245,12 @@ func uses(v any, placeholder string) bool {
 // argument of that name, so it is not sent as one (the server would
 // refuse an argument its schema does not allow).
 func (p *plan) templateOnly(name string) bool {
-	return p.schema != nil && len(p.schema.Properties) > 0 && p.schema.At(name) == nil &&
-		fixedUses(p.fixed, "{{input."+name+"}}")
+	if p.schema == nil || len(p.schema.Properties) == 0 || p.schema.At(name) != nil {
+		return false
+	}
+	// Written as harness.Expand reads it: blanks allowed inside the braces.
+	re := regexp.MustCompile(`\{\{\s*input\.` + regexp.QuoteMeta(name) + `\s*\}\}`)
+	return fixedUses(p.fixed, re.MatchString)
 }
 
 // underFixed reports whether a fixed argument sets path or a value that

@@ -49,15 +49,20 @@ func keyFormatHint(rec *record.Record, format keys.Format) string {
 }
 
 // mayBeTheKey says whether a refusal that reads text may be of the key's
-// shape: it says nothing, or it names a key (or a UUID). One that gives
-// another reason (an argument the schema does not allow) is not, and
+// shape: any refusal may, but one that names another field its schema
+// does not allow (an argument it does not take), and no key, is not, and
 // advice on keys would send the reader the wrong way.
 func mayBeTheKey(text string) bool {
-	if text == "" || text == "isError" {
+	t := strings.ToLower(text)
+	if strings.Contains(t, "key") || strings.Contains(t, "uuid") {
 		return true
 	}
-	t := strings.ToLower(text)
-	return strings.Contains(t, "key") || strings.Contains(t, "uuid")
+	for _, other := range []string{"additional propert", "unknown field", "unknown argument", "unexpected argument", "unexpected field"} {
+		if strings.Contains(t, other) {
+			return false
+		}
+	}
+	return true
 }
 
 // answered says how a refusal came: "isError", "JSON-RPC error -32602",

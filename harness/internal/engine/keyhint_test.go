@@ -41,11 +41,16 @@ func TestKeyFormatHint(t *testing.T) {
 
 // A refusal that gives another reason than the key (an argument the
 // tool's schema does not allow) gets no advice on keys; one that says
-// nothing may still be of the key, and gets it.
+// nothing, or nothing that rules the key out, may still be of the key,
+// and gets it.
 func TestKeyFormatHintOnlyWhereTheKeyMayBeTheCause(t *testing.T) {
 	schema := record.Attempt{Reply: record.Reply{Outcome: record.Fail, Status: 400, Forwarded: true,
 		Error: `isError: validating "arguments": validating root: unexpected additional properties ["qty"]`}}
 	assert.Empty(t, keyFormatHint(refusedRecord(schema), keys.Format{}))
 	bare := record.Attempt{Reply: record.Reply{Outcome: record.Fail, Status: 400, Forwarded: true}}
 	assert.Contains(t, keyFormatHint(refusedRecord(bare), keys.Format{}), "set key_format")
+	generic := record.Attempt{Reply: record.Reply{Outcome: record.Fail, Status: 400, Forwarded: true, Body: `{"error":"bad request"}`}}
+	assert.Contains(t, keyFormatHint(refusedRecord(generic), keys.Format{}), "set key_format", "a refusal that says no more may be of the key")
+	params := record.Attempt{Reply: record.Reply{Outcome: record.Fail, Forwarded: true, Error: "JSON-RPC error -32602: Invalid params"}}
+	assert.Contains(t, keyFormatHint(refusedRecord(params), keys.Format{}), "set key_format", "the key is one of the params")
 }

@@ -181,7 +181,7 @@ func (r *runner) run() *record.Record {
 			return why
 		}
 		return late(id, n)
-	}, fakesUnused(effects, r.inst.Fakes, r.needsFake))
+	}, r.fakesUnused(effects))
 	r.notePointsUnarmed()
 	return r.rec
 }
@@ -223,6 +223,15 @@ func (r *runner) capabilities(info record.TargetInfo) *record.Capabilities {
 func (r *runner) canCrash() bool {
 	_, ok := r.target().(Crasher)
 	return ok && r.target().Supports(&faults.Crash{Point: faults.AfterEffect})
+}
+
+// fakesUnused is fakesUnused for the run's fakes and faults; a shard,
+// which sees some of the run only, never judges the whole run's calls.
+func (r *runner) fakesUnused(effects []fakes.Effect) func(string) string {
+	if r.s.cfg.Shards > 1 {
+		return func(string) string { return "" }
+	}
+	return fakesUnused(effects, r.inst.Fakes, r.needsFake)
 }
 
 // needsFake says whether the fault named name acts on the target's calls
