@@ -44,6 +44,9 @@ func evalExactlyOnce(r *record.Record) ([]record.Finding, bool) {
 				continue // merged: key.distinct reports it
 			}
 		}
+		if answeredForAnother(r, in) {
+			continue // a reused key's other payload was accepted: key.mismatch reports it
+		}
 		ok := in.FirstOK()
 		msg := fmt.Sprintf("%s: acknowledged (%d", in.Operation, ok.Status)
 		if ok.HasEffect {
@@ -62,6 +65,29 @@ func evalExactlyOnce(r *record.Record) ([]record.Finding, bool) {
 		fs = append(fs, record.Finding{Check: CheckExactlyOnce, Severity: record.Critical, Operation: in.Operation, Fault: firstFault(in), Message: msg, Evidence: evidence(r, in)})
 	}
 	return fs, applicable
+}
+
+// answeredForAnother says whether in was first acknowledged only after
+// another payload sent with its key (a mismatch intent of in) had been:
+// the target held the key for that payload, and answered in with its
+// result. That in made no effect of its own then follows from the
+// reused key being accepted with another payload, which key.mismatch
+// judges, not from a lost intent.
+func answeredForAnother(r *record.Record, in *record.Intent) bool {
+	ok := in.FirstOK()
+	if ok == nil {
+		return false
+	}
+	for i := range r.Intents {
+		m := &r.Intents[i]
+		if m.Role != record.RoleMismatch || m.Related != in.ID || m.Key != in.Key {
+			continue
+		}
+		if mok := m.FirstOK(); mok != nil && mok.End.Before(ok.Start) {
+			return true
+		}
+	}
+	return false
 }
 
 // actedTwice returns how many of the intent's effects one call caused, and

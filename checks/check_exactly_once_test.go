@@ -1,0 +1,54 @@
+package checks_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/record"
+)
+
+// at is a with its start and end at t (its end a millisecond later).
+func at(a record.Attempt, t time.Time) record.Attempt {
+	a.Start, a.End = t, t.Add(time.Millisecond)
+	return a
+}
+
+// An intent whose first attempt never reached the target, whose key
+// another payload then took (accepted, as a target without a fingerprint
+// does), and whose retry was answered with that payload's result made no
+// effect of its own: the reused key's acceptance is key.mismatch's
+// finding, not a lost intent. An intent acknowledged with no effect
+// before the other payload came was lost all the same.
+func TestKeyTakenByAnotherPayloadIsNoLostIntent(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		// ackFirst acknowledges the intent, without an effect, before the
+		// other payload comes.
+		ackFirst bool
+		lost     bool
+	}{{"answered with the other payload's result", false, false}, {"lost before the other payload came", true, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newRec()
+			i := b.intent(plain, opCharge)
+			if tc.ackFirst {
+				b.try(i, at(ok(200, "created", "ord_1"), t0))
+			} else {
+				b.try(i, at(under(faults.NameUnavailableBefore, failed(503)), t0))
+			}
+			m := b.intent(mismatch, opCharge, i)
+			b.try(m, at(ok(201, "created", "ord_2"), t0.Add(time.Second)), mine())
+			b.try(i, at(ok(200, "noop", "ord_2"), t0.Add(2*time.Second)))
+			_, found := verdicts(t, b.done())
+			if tc.lost {
+				assert.Len(t, found[checks.CheckExactlyOnce], 1)
+				return
+			}
+			assert.Empty(t, found[checks.CheckExactlyOnce], describe(found[checks.CheckExactlyOnce]))
+		})
+	}
+}
