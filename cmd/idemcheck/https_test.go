@@ -31,31 +31,38 @@ import (
 // TestRunOverHTTPS: a target served over TLS is tested at its https://
 // URL, every call, burst and read-back verified against the system's
 // roots (here the test server's certificate, named by SSL_CERT_FILE): a
-// correct API passes, one that forgets its keys is caught, and one whose
-// certificate is not trusted is untestable, with how to trust it.
+// correct API passes, one that forgets its keys is caught, and one that
+// cannot be reached over TLS is untestable, with what to do: trust its
+// certificate, write the name the certificate was issued for, or write
+// the URL with https://.
 func TestRunOverHTTPS(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name      string
-		flawed    bool
-		untrusted bool
-		localhost bool
+		name    string
+		flawed  bool
+		trusted bool // the certificate named by SSL_CERT_FILE
+		// localhost serves a certificate that names "localhost" only;
+		// byAddress then writes the URL with 127.0.0.1.
+		localhost, byAddress bool
 		// plain writes the URL with http://, to the TLS port.
 		plain bool
 		want  int
+		// wantErr is what the error of an untestable target says.
+		wantErr []string
 	}{
-		{"correct", false, false, false, false, exitOK},
-		{"forgets its keys", true, false, false, false, exitBelow},
-		{"not trusted", false, true, false, false, exitHarness},
+		{name: "correct", trusted: true, want: exitOK},
+		{name: "forgets its keys", flawed: true, trusted: true, want: exitBelow},
+		{name: "not trusted", want: exitHarness, wantErr: []string{"TLS handshake", "SSL_CERT_FILE"}},
 		// A development certificate names "localhost" only: the name is
 		// what the certificate is checked against, so it stays the name.
-		{"certificate for localhost", false, false, true, false, exitOK},
+		{name: "certificate for localhost", trusted: true, localhost: true, want: exitOK},
 		// The same certificate at https://127.0.0.1: it is trusted, but
 		// does not name the address, and the hint says so.
-		{"certificate for localhost, URL by address", false, true, true, false, exitHarness},
+		{name: "certificate for localhost, URL by address", trusted: true, localhost: true, byAddress: true, want: exitHarness,
+			wantErr: []string{"TLS handshake", "does not name the URL's host"}},
 		// http:// to the TLS port: the server's refusal of plain HTTP
 		// is told as what it is.
-		{"plain http to the TLS port", false, true, false, true, exitHarness},
+		{name: "plain http to the TLS port", trusted: true, plain: true, want: exitHarness, wantErr: []string{"write the URL with https://"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -65,21 +72,18 @@ func TestRunOverHTTPS(t *testing.T) {
 			var url string
 			if tc.localhost {
 				srv, url = localhostTLSServer(t, api)
-				if tc.untrusted {
-					url = strings.Replace(url, "localhost", "127.0.0.1", 1)
-				}
 			} else {
 				srv = httptest.NewTLSServer(api)
 				url = srv.URL
-				if tc.plain {
-					url = strings.Replace(url, "https://", "http://", 1)
-				}
 			}
 			defer srv.Close()
-			dir := t.TempDir()
-			roots := filepath.Join(dir, "roots.pem")
-			require.NoError(t, os.WriteFile(roots, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644))
-			cfg := filepath.Join(dir, "idemcheck.yaml")
+			if tc.byAddress {
+				url = strings.Replace(url, "localhost", "127.0.0.1", 1)
+			}
+			if tc.plain {
+				url = strings.Replace(url, "https://", "http://", 1)
+			}
+			cfg := filepath.Join(t.TempDir(), "idemcheck.yaml")
 			require.NoError(t, os.WriteFile(cfg, []byte(fmt.Sprintf(`version: 1
 targets:
   - name: tls-api
@@ -92,39 +96,12 @@ targets:
       - {name: create-order, mutating: true, method: POST, path: /v1/orders, body: '{"note":"order {{marker}} {{input.n}}"}', inputs: {n: {int: [1, 9]}}}
 `, url)), 0o644))
 
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, os.Args[0], "run", "-c", cfg, "--trials", "5", "--seed", "7", "--format", "json")
-			cmd.Env = append(os.Environ(), "IDEMCHECK_TEST_MAIN=1", "SSL_CERT_FILE="+roots)
-			if tc.untrusted && !tc.localhost {
-				cmd.Env = append(os.Environ(), "IDEMCHECK_TEST_MAIN=1")
-			}
-			cmd.WaitDelay = 10 * time.Second
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
-			code := 0
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				code = exit.ExitCode()
-			} else {
-				require.NoError(t, err)
-			}
-			var rep map[string]any
-			require.NoError(t, json.Unmarshal(out, &rep), "%s\n%s", out, stderr.String())
-			tr := targetReport(t, rep)
-			if tc.untrusted {
+			code, tr, _ := runOverTLS(t, srv, cfg, tc.trusted)
+			if len(tc.wantErr) > 0 {
 				assert.Equal(t, tc.want, code)
-				if tc.plain {
-					assert.Contains(t, tr["error"], "write the URL with https://")
-					return
+				for _, w := range tc.wantErr {
+					assert.Contains(t, tr["error"], w, "said before the run, as what it is, with what to do")
 				}
-				assert.Contains(t, tr["error"], "TLS handshake", "said before the run, as what it is")
-				if tc.localhost {
-					assert.Contains(t, tr["error"], "does not name the URL's host", "with what to change")
-					return
-				}
-				assert.Contains(t, tr["error"], "SSL_CERT_FILE", "with how to trust it")
 				return
 			}
 			require.Empty(t, tr["error"], "the target is reached over TLS")
@@ -141,6 +118,37 @@ targets:
 			assert.Contains(t, checks, "concurrent.duplicates", "the burst went over TLS too")
 		})
 	}
+}
+
+// runOverTLS runs the program on cfg (five trials, seed 7), with srv's
+// certificate named by SSL_CERT_FILE when trusted, and returns its exit
+// code, its one target's JSON report, and what it printed on stderr.
+func runOverTLS(t *testing.T, srv *httptest.Server, cfg string, trusted bool) (int, map[string]any, string) {
+	t.Helper()
+	env := append(os.Environ(), "IDEMCHECK_TEST_MAIN=1")
+	if trusted {
+		roots := filepath.Join(t.TempDir(), "roots.pem")
+		require.NoError(t, os.WriteFile(roots, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644))
+		env = append(env, "SSL_CERT_FILE="+roots)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "run", "-c", cfg, "--trials", "5", "--seed", "7", "--format", "json")
+	cmd.Env = env
+	cmd.WaitDelay = 10 * time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	var rep map[string]any
+	require.NoError(t, json.Unmarshal(out, &rep), "%s\n%s", out, stderr.String())
+	return code, targetReport(t, rep), stderr.String()
 }
 
 // localhostTLSServer serves h over TLS with a self-signed certificate

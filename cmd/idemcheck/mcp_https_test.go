@@ -2,18 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -111,10 +107,7 @@ func TestMCPOverHTTPS(t *testing.T) {
 			ns := &notesServer{forgetKeys: tc.forget, byKey: map[string]string{}}
 			srv, base := localhostTLSServer(t, ns.handler())
 			defer srv.Close()
-			dir := t.TempDir()
-			roots := filepath.Join(dir, "roots.pem")
-			require.NoError(t, os.WriteFile(roots, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644))
-			cfg := filepath.Join(dir, "idemcheck.yaml")
+			cfg := filepath.Join(t.TempDir(), "idemcheck.yaml")
 			fakes := ""
 			if tc.fake {
 				fakes = "fakes: {payments: {}}\n"
@@ -133,33 +126,15 @@ func TestMCPOverHTTPS(t *testing.T) {
       - name: list_orders
 `, fakes, base+"/mcp", base+"/mcp")), 0o644))
 
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, os.Args[0], "run", "-c", cfg, "--trials", "5", "--seed", "7", "--format", "json")
-			cmd.Env = append(os.Environ(), "IDEMCHECK_TEST_MAIN=1", "SSL_CERT_FILE="+roots)
-			if tc.untrusted {
-				cmd.Env = append(os.Environ(), "IDEMCHECK_TEST_MAIN=1")
-			}
-			cmd.WaitDelay = 10 * time.Second
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
-			var exit *exec.ExitError
-			if err != nil && !errors.As(err, &exit) {
-				require.NoError(t, err)
-			}
-			var rep map[string]any
-			require.NoError(t, json.Unmarshal(out, &rep), "%s\n%s", out, stderr.String())
-			tr := targetReport(t, rep)
+			code, tr, stderr := runOverTLS(t, srv, cfg, !tc.untrusted)
 			if tc.untrusted {
 				// The proxy's reason, not the SDK's "Bad Gateway".
-				require.NotNil(t, exit)
-				assert.Equal(t, exitHarness, exit.ExitCode())
+				assert.Equal(t, exitHarness, code)
 				assert.Contains(t, tr["error"], "TLS handshake")
 				assert.Contains(t, tr["error"], "SSL_CERT_FILE")
 				return
 			}
-			require.Empty(t, tr["error"], "the server is reached over TLS; %s", stderr.String())
+			require.Empty(t, tr["error"], "the server is reached over TLS; %s", stderr)
 			failing := map[string]bool{}
 			fs, _ := tr["findings"].([]any)
 			for _, f := range fs {

@@ -26,19 +26,7 @@ import (
 func noteUnfired(rec *record.Record, why func(intent, attempt int) string, unused func(fault string) string) {
 	seen := map[[3]string]bool{}
 	for _, u := range rec.Unfired() {
-		if reason := unused(u.Fault); reason != "" {
-			check := checks.FaultOwner(faults.Class(u.FaultClass))
-			if u.Point != nil {
-				u.Fault += " at " + u.Point.String()
-			}
-			k := [3]string{check, u.Operation, u.Fault}
-			if !seen[k] {
-				seen[k] = true
-				rec.Unexamined = append(rec.Unexamined, record.Unexamined{Check: check, Operation: u.Operation, Fault: u.Fault,
-					Cause: record.CauseUnsupported, Reason: reason})
-			}
-			continue
-		}
+		name := u.Fault
 		check := checks.FaultOwner(faults.Class(u.FaultClass))
 		if u.Point != nil {
 			u.Fault += " at " + u.Point.String()
@@ -48,12 +36,15 @@ func noteUnfired(rec *record.Record, why func(intent, attempt int) string, unuse
 			continue
 		}
 		seen[k] = true
-		reason := why(u.Intent, u.Attempt)
+		cause, reason := record.CauseUnsupported, unused(name)
+		if reason == "" {
+			cause, reason = record.CauseUnfired, why(u.Intent, u.Attempt)
+		}
 		if reason == "" {
 			reason = checks.UnfiredReason
 		}
 		rec.Unexamined = append(rec.Unexamined, record.Unexamined{Check: check, Operation: u.Operation, Fault: u.Fault,
-			Cause: record.CauseUnfired, Reason: reason})
+			Cause: cause, Reason: reason})
 	}
 }
 
