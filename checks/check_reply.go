@@ -41,7 +41,8 @@ var honestRoles = []record.Role{
 func evalReplyHonest(r *record.Record) ([]record.Finding, bool) {
 	var fs []record.Finding
 	applicable := false
-	keyless := !r.Target.Caps().Keys
+	caps := r.Target.Caps()
+	keyless := !caps.Keys && !caps.EventKeys
 	for _, in := range intentsByRole(r, honestRoles...) {
 		if !in.Mutating {
 			continue

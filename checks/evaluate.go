@@ -29,6 +29,9 @@ func evaluate(checks []Invariant, rec *record.Record) ([]record.CheckResult, []r
 			if keyed := caps; !caps.Keys {
 				if keyed.Keys = true; c.applies(keyed) {
 					note = keylessNote
+					if caps.EventKeys {
+						note = eventKeyNote
+					}
 				}
 			}
 			results = append(results, record.CheckResult{ID: c.ID, Status: record.StatusSkip, Note: note})

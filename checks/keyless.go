@@ -108,3 +108,6 @@ func withoutKeylessOps(rec *record.Record, fs []record.Finding) []record.Finding
 // keylessNote is the skip note of a check that applies only to targets
 // that take idempotency keys, on one that takes none.
 const keylessNote = "not applicable: no mutating operation takes an idempotency key; such operations are judged by what calling them again does, against what their annotations promise"
+
+// eventKeyNote is that note on a target whose key is the event's own id.
+const eventKeyNote = "not applicable: the key is the event's own id, which every delivery of the event carries and its sender chooses: the caller can neither leave it out, nor send it with another payload, nor choose its form"

@@ -55,3 +55,39 @@ func TestKeylessWordingIsPerOperation(t *testing.T) {
 		assert.NotEqual(t, "post_ticket", f.Operation, "no key was sent to it: %s", f.Message)
 	}
 }
+
+// A webhook receiver or a queue consumer takes no key beside the
+// payload, but every delivery carries the event's id, its key: a
+// duplicate is judged as a key not honoured, worded with keys, never as
+// a keyless tool's (annotations, "the same arguments"); the checks of
+// keys a caller chooses are skipped with that said. The same record on a
+// target without such ids keeps the keyless wording.
+func TestEventIDIsTheKey(t *testing.T) {
+	build := func(caps record.Capabilities) *record.Record {
+		charge := recordOps()[0]
+		charge.DryRun = false
+		b := newRec(charge)
+		b.rec.Target.Kind = "webhook"
+		b.rec.Target.Capabilities = &caps
+		i := b.intent(plain, opCharge)
+		b.try(i, ok(200, "", ""), mine()).try(i, ok(200, "", ""), mine())
+		return b.done()
+	}
+	results, found := verdicts(t, build(record.Capabilities{EventKeys: true}))
+	require.Len(t, found[checks.CheckRetrySequential], 1)
+	msg := found[checks.CheckRetrySequential][0].Message
+	assert.Contains(t, msg, "the same key sent 2 times")
+	assert.Contains(t, msg, "the key is not honoured")
+	assert.NotContains(t, msg, "annotations")
+	assert.NotContains(t, msg, "takes no key")
+	for _, id := range []string{checks.CheckKeyRequired, checks.CheckKeyMismatch} {
+		assert.Equal(t, record.StatusSkip, results[id].Status, id)
+		assert.Contains(t, results[id].Note, "the event's own id", id)
+		assert.NotContains(t, results[id].Note, "annotations", id)
+	}
+
+	results, found = verdicts(t, build(record.Capabilities{}))
+	require.Len(t, found[checks.CheckRetrySequential], 1)
+	assert.Contains(t, found[checks.CheckRetrySequential][0].Message, "it takes no key and has no annotations")
+	assert.Contains(t, results[checks.CheckKeyRequired].Note, "annotations")
+}

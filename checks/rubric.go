@@ -143,7 +143,29 @@ func score(checks []record.CheckResult, findings []record.Finding, notApplicable
 		}
 		level = l.Level
 	}
-	return record.ScoreResult{Level: 3, Reason: "every condition of level 3 holds: " + Rubric()[2].Condition}
+	why := "every condition of level 3 holds: " + Rubric()[2].Condition
+	if ids := conditionsNotApplicable(na); len(ids) > 0 {
+		// The conditions name what this kind of target cannot be asked
+		// (a webhook's sender chooses its key): say it was not shown.
+		why += "; not checked, as they do not apply to this kind of target: " + strings.Join(ids, ", ")
+	}
+	return record.ScoreResult{Level: 3, Reason: why}
+}
+
+// conditionChecks are the checks of what the rubric's conditions name
+// (an effect field, a key required, a reused key rejected, a dry run).
+var conditionChecks = []string{CheckDryRun, CheckEffectField, CheckKeyMismatch, CheckKeyRequired}
+
+// conditionsNotApplicable lists the conditionChecks that do not apply to
+// the target.
+func conditionsNotApplicable(na map[string]bool) []string {
+	var ids []string
+	for _, id := range conditionChecks {
+		if na[id] {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // LimitsLead opens the part of a score's reason that names what the run

@@ -428,3 +428,19 @@ func TestScoreReasonNamesEveryBlockingCheck(t *testing.T) {
 	one := scored(t, cleanRecord().done())
 	assert.NotContains(t, one.Score.Reason, "also by", "a target at 3 has nothing in its way")
 }
+
+// A level 3 reached by a target to which some of its conditions do not
+// apply (a webhook: no key beside the payload, no dry run) says which
+// were not checked; a target to which all apply says nothing of it.
+func TestScoreReasonNamesWhatDidNotApply(t *testing.T) {
+	tr := scored(t, cleanRecord().done())
+	require.Equal(t, 3, tr.Score.Level)
+	assert.NotContains(t, tr.Score.Reason, "not checked")
+
+	rec := cleanRecord().done()
+	rec.Target.Kind = "webhook"
+	rec.Target.Capabilities = &record.Capabilities{EventKeys: true}
+	tr = scored(t, rec)
+	require.Equal(t, 3, tr.Score.Level, tr.Score.Reason)
+	assert.Contains(t, tr.Score.Reason, "; not checked, as they do not apply to this kind of target: dryrun, effect.field, key.mismatch, key.required")
+}

@@ -25,9 +25,10 @@ type Operation struct {
 }
 
 // Keyless reports whether the operation called name takes no
-// idempotency key: the target takes none, or the operation says so.
+// idempotency key: the target takes none (neither beside the payload nor
+// as the event's own id), or the operation says so.
 func (t TargetInfo) Keyless(name string) bool {
-	if !t.Caps().Keys {
+	if c := t.Caps(); !c.Keys && !c.EventKeys {
 		return true
 	}
 	op, ok := t.Operation(name)
@@ -97,6 +98,12 @@ type Capabilities struct {
 	// header, a flag), so it may leave it out or reuse it with another
 	// payload (key.required, key.mismatch).
 	Keys bool `json:"keys,omitempty"`
+	// EventKeys: every call carries its own key, which a retry or a
+	// redelivery repeats (a webhook's event id, a message's id): the
+	// target has a key to honour, although the caller can neither leave
+	// it out nor send it with another payload (Keys is false, and
+	// key.required and key.mismatch do not apply).
+	EventKeys bool `json:"event_keys,omitempty"`
 	// EffectField: successful replies say what they did (effect.field).
 	EffectField bool `json:"effect_field,omitempty"`
 	// DryRun: the target's kind has a dry-run convention (dryrun);

@@ -254,7 +254,7 @@ func start(ctx context.Context, cfg Config, launch Launch, env *harness.Env) (ha
 	}
 	t := &Target{cfg: cfg, broker: b, env: env, events: map[string]Event{}, log: b.Log(),
 		state: map[string]*eventState{}, seqs: map[string]int64{}, dead: make(chan struct{}), exited: make(chan struct{}), launch: launch}
-	t.info = harness.TargetInfo{Name: cfg.Name, Kind: Kind, Capabilities: &harness.Capabilities{Redelivery: true}}
+	t.info = harness.TargetInfo{Name: cfg.Name, Kind: Kind, Capabilities: &harness.Capabilities{Redelivery: true, EventKeys: true}}
 	for _, ev := range cfg.Events {
 		t.events[ev.Name] = ev
 		t.info.Operations = append(t.info.Operations, harness.Operation{Name: ev.Name, Mutating: !ev.Safe, Inputs: ev.Inputs})

@@ -178,7 +178,7 @@ func wrap(cfg Config, inner harness.Target) *Target {
 	// A handler has none of the conventions of a keyed API: no key header
 	// (the event id is in the payload), no effect field, no dry run. It is
 	// a Signer and a Reorderer, which the harness sees for itself.
-	t.info = harness.TargetInfo{Name: cfg.Name, Kind: Kind, Capabilities: &harness.Capabilities{}}
+	t.info = harness.TargetInfo{Name: cfg.Name, Kind: Kind, Capabilities: &harness.Capabilities{EventKeys: true}}
 	for _, ev := range cfg.Events {
 		t.events[ev.Name] = ev
 		t.info.Operations = append(t.info.Operations, harness.Operation{Name: ev.Name, Mutating: !ev.Safe, Inputs: ev.Inputs})

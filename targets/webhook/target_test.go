@@ -163,7 +163,7 @@ func TestInfo(t *testing.T) {
 	rc := newReceiver(t)
 	info := mustNew(t, config(rc.srv.URL)).Info()
 	assert.Equal(t, "webhook", info.Kind)
-	assert.Equal(t, &harness.Capabilities{}, info.Capabilities, "no key header, effect field or dry run")
+	assert.Equal(t, &harness.Capabilities{EventKeys: true}, info.Capabilities, "the event id is the key; no key header, effect field or dry run")
 	require.Len(t, info.Operations, 2)
 	assert.True(t, info.Operations[0].Mutating)
 	assert.False(t, info.Operations[0].DryRun)
