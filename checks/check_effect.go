@@ -45,6 +45,14 @@ func expectedEffect(r *record.Record, in *record.Intent, j int) string {
 		}
 		return "act"
 	case during > 0:
+		for _, prev := range in.Attempts[:j] {
+			if mayStillAct(prev) {
+				// What was recorded during this attempt may be the rest of
+				// the earlier one's work (its second call, after a first
+				// recorded before): a replay is as honest as an execution.
+				return ""
+			}
+		}
 		return "act" // it acted again: honest, and a duplicate reported elsewhere
 	case before > 0:
 		// A replay is due once the caller has seen the success; before
@@ -56,6 +64,14 @@ func expectedEffect(r *record.Record, in *record.Intent, j int) string {
 		}
 	}
 	return ""
+}
+
+// mayStillAct says whether the target may still have been working on
+// attempt a after the caller stopped waiting for it: it reached the
+// target and no reply of the target's came back (a timeout, a client
+// that left, a reset; not a reply a fault withheld).
+func mayStillAct(a record.Attempt) bool {
+	return a.Forwarded && a.Outcome != record.OK && !a.Withheld && (a.TimedOut || a.Error != "")
 }
 
 type effectTally struct {

@@ -445,6 +445,30 @@ func concurrentCases() []checkCase {
 			pass: []string{checks.CheckConcurrentDuplicates, checks.CheckEffectField, checks.CheckExactlyOnce},
 		},
 		{
+			why: "an attempt the caller stopped waiting for may still be acting: its second effect (an email after the row) recorded during the retry that says noop is no effect.field finding",
+			rec: func() *record.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				gone := unknown(0)
+				gone.Fault, gone.FaultClass = "client-disconnect", string(faults.ClassProxy)
+				b.try(i, gone, mine())
+				b.try(i, ok(200, "noop", "ord_1"), emailed(""))
+				return b.done()
+			}(),
+			pass: []string{checks.CheckEffectField},
+		},
+		{
+			why: "once the earlier attempt was answered, an effect recorded during a retry that says noop is the retry's own: effect.field's finding",
+			rec: func() *record.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, ok(201, "created", "ord_1"), mine())
+				b.try(i, ok(201, "noop", "ord_1"), emailed(""))
+				return b.done()
+			}(),
+			fail: map[string][]record.Severity{checks.CheckEffectField: {major}},
+		},
+		{
 			why: "a retry after the burst that says created when the burst already acted is still wrong",
 			rec: func() *record.Record {
 				b := newRec()
