@@ -62,6 +62,11 @@ func evalCrashRecovery(r *record.Record) ([]record.Finding, bool) {
 				// told of: the crash's, not a fault before it.
 				cause := effectCause(in, effs)
 				fault, after = faultName(cause), faultPoint(cause)+" and a restart"
+				if fault == faults.NameCrashAfterCommit && downstreamCause(effs) == "" {
+					// The commit that carried the write was made: the key
+					// was not in it.
+					why = ": " + keyNotCommitted
+				}
 			}
 			fs = append(fs, record.Finding{
 				Check: CheckCrashRecovery, Severity: record.Critical, Operation: in.Operation, Fault: fault,

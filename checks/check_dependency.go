@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
 )
@@ -39,7 +40,7 @@ func evalDependencyRecovery(r *record.Record) ([]record.Finding, bool) {
 			fs = append(fs, record.Finding{
 				Check: CheckDependencyRecovery, Severity: record.Critical, Operation: in.Operation, Fault: fault,
 				Message: fmt.Sprintf("%s: after %s, retrying with the same key caused %s (%s): %s; attempts: %s",
-					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), depDiagnosis(fault), statuses(in)),
+					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), depDiagnosis(fault, effs), statuses(in)),
 				Evidence: evidence(r, in),
 			})
 		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in) && len(in.Attempts) > 1:
@@ -72,13 +73,22 @@ func neverCompleted(in *record.Intent, fault string) string {
 		in.Operation, fault, plural(len(retries), "retry", "retries"), span, statuses(in))
 }
 
-// depDiagnosis says what a duplicate after a dependency fault shows.
-func depDiagnosis(fault string) string {
+// keyNotCommitted is the cause of a duplicate after the target's commit
+// was made but its answer lost (the connection reset, the target crashed).
+const keyNotCommitted = "the effect was committed but the retry did not find the key: the key and its reply are not written in the transaction that writes the effect"
+
+// depDiagnosis says what a duplicate after a dependency fault shows: a
+// downstream call repeated without the key, when its other effects were
+// made once (the database kept the key), else what the fault points at.
+func depDiagnosis(fault string, effs []fakes.Effect) string {
+	if c := downstreamCause(effs); c != "" {
+		return c
+	}
 	switch fault {
 	case faults.NameDepStall:
 		return "the retry ran the intent again while the first attempt's statements were still held by the stalled database: the key's lifetime (its in-progress lease) is shorter than a stalled request, or the key is not held until the first attempt ends"
 	case faults.NameDepResetAfterCommit:
-		return "the effect was committed but the retry did not find the key: the key and its reply are not written in the transaction that writes the effect"
+		return keyNotCommitted
 	}
 	return "the failed attempt's effect was not seen by the retry under the same key"
 }

@@ -141,10 +141,15 @@ func downstreamCause(effs []fakes.Effect) string {
 	for _, k := range order {
 		es := byKind[k]
 		if len(es) == 1 {
-			if es[0].Key != "" {
+			// A keyed call made once, or the target's own record of the
+			// intent (an observer's): the intent itself was not repeated.
+			if es[0].Key != "" || es[0].Observed {
 				once = append(once, "the "+k.fake+" "+k.kind+" was "+madeVerb(k)+" once")
 			}
 			continue
+		}
+		if es[0].Observed {
+			continue // the target's own data, not a call given a key
 		}
 		keys := map[string]bool{}
 		for _, e := range es {

@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -169,4 +171,58 @@ func findingsOf(t *testing.T, rec *record.Record, check string) []record.Finding
 	t.Helper()
 	_, found := verdicts(t, rec)
 	return found[check]
+}
+
+// rowed is a row an observer found in the target's own database for the
+// intent: its own record of the intent, no call given a key.
+func rowed() fakes.Effect {
+	return fakes.Effect{Fake: "ledger-db", Kind: "transfer", Observed: true}
+}
+
+// A target's own row, found by an observer, is no downstream call: made
+// once, it shows the intent itself was not repeated, so an email sent
+// again without a key is the cause; repeated, it is the target's own
+// store at fault, never a call "given no idempotency key".
+func TestObservedRowsAreTheTargetsOwnRecordNotADownstreamCall(t *testing.T) {
+	t.Run("row once, email repeated without a key", func(t *testing.T) {
+		b := newRec()
+		i := b.intent(burstR, opCharge)
+		b.burst(i, []record.Attempt{ok(201, "created", "ord_1"), ok(201, "created", "ord_1"), ok(201, "created", "ord_1")},
+			rowed(), emailed(""), emailed(""), emailed(""))
+		f := onlyFinding(t, b.done(), checks.CheckConcurrentDuplicates)
+		assert.Contains(t, f.Message, "the ledger-db transfer was recorded once but the email message was sent 3 times: the email send was given no idempotency key")
+		assert.NotContains(t, f.Message, "atomically")
+	})
+	t.Run("row repeated, email once under a key", func(t *testing.T) {
+		b := newRec()
+		i := b.intent(burstR, opCharge)
+		b.burst(i, []record.Attempt{ok(201, "created", "ord_1"), ok(201, "created", "ord_2"), ok(201, "created", "ord_3")},
+			rowed(), rowed(), rowed(), emailed("receipt:idk-0001"))
+		f := onlyFinding(t, b.done(), checks.CheckConcurrentDuplicates)
+		assert.Contains(t, f.Message, "the key is checked and claimed in two steps; claim it atomically")
+		assert.NotContains(t, f.Message, "ledger-db call")
+		assert.NotContains(t, f.Message, "given no idempotency key")
+	})
+	t.Run("after a stalled database, only the email repeated", func(t *testing.T) {
+		b := newRec()
+		i := b.intent(plain, opCharge)
+		b.try(i, under(faults.NameDepStall, unknown(0)), rowed(), emailed(""))
+		b.try(i, ok(201, "noop", "ord_1"), emailed(""))
+		f := onlyFinding(t, b.done(), checks.CheckDependencyRecovery)
+		assert.Contains(t, f.Message, "the ledger-db transfer was recorded once but the email message was sent 2 times: the email send was given no idempotency key")
+		assert.NotContains(t, f.Message, "lease")
+	})
+}
+
+// A crash right after the target's database committed its write, whose
+// retry wrote the row again, shows that commit did not carry the key:
+// that is the cause given, not the key store's loss in the crash.
+func TestCrashAfterCommitThatWritesAgainBlamesTheTransaction(t *testing.T) {
+	b := newRec()
+	i := b.intent(plain, opCharge)
+	b.try(i, under(faults.NameCrashAfterCommit, unknown(0)), rowed(), emailed("receipt:idk-0001"))
+	b.try(i, ok(201, "created", "ord_2"), rowed())
+	f := onlyFinding(t, b.done(), checks.CheckCrashRecovery)
+	assert.Contains(t, f.Message, "the key and its reply are not written in the transaction that writes the effect")
+	assert.NotContains(t, f.Message, "did not survive the crash")
 }

@@ -55,6 +55,10 @@ type Effect struct {
 	At time.Time `json:"at"`
 	// Detail holds a few fake-specific fields (amount, recipient, …).
 	Detail map[string]string `json:"detail,omitempty"`
+	// Observed is true for an effect an observer found in the target's
+	// own data (a row, a file), not a call the target made to a fake:
+	// no fault acts at it, and it carries no key passed on.
+	Observed bool `json:"observed,omitempty"`
 }
 
 // HasMarker reports whether the effect was attributed to marker m.

@@ -150,7 +150,7 @@ func TestCreatingObserversExample(t *testing.T) {
 	assert.Len(t, ledger.ByMarker(m2), 2, "sent twice: the duplicate is seen")
 	e := ledger.ByMarker(m2)[1]
 	assert.Equal(t, fakes.Effect{Seq: e.Seq, Fake: "spool", Kind: "line", ID: "3", Markers: []string{m2}, At: e.At,
-		Detail: map[string]string{"source": "lines", "object": "spool"}}, e)
+		Detail: map[string]string{"source": "lines", "object": "spool"}, Observed: true}, e)
 
 	// Counted by delta through the same source.
 	counted := open(t, observe.Spec{Name: "spool-count", Settle: quick, Source: observe.Count{From: Lines{Path: log}}}, dir)

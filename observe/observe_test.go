@@ -54,7 +54,7 @@ func TestSQLObserverRecordsEachRowOnce(t *testing.T) {
 	effs := ledger.Effects()
 	require.Len(t, effs, 1, "a row is one effect, however often it is seen; the other marker's row is not this intent's")
 	assert.Equal(t, fakes.Effect{Seq: 1, Fake: "orders-db", Kind: "order", ID: "1", Markers: []string{m1}, At: effs[0].At,
-		Detail: map[string]string{"source": "sql", "object": "orders-db", "amount": "100"}}, effs[0])
+		Detail: map[string]string{"source": "sql", "object": "orders-db", "amount": "100"}, Observed: true}, effs[0])
 
 	_, err = db.Exec(`INSERT INTO orders (amount, note) VALUES (100, ?)`, "again "+m1)
 	require.NoError(t, err)

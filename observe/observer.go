@@ -174,7 +174,7 @@ func (o *Observer) Observe(ctx context.Context, ledger *fakes.Ledger, marker str
 		if found.Partial != "" {
 			detail[DetailPartial] = found.Partial
 		}
-		ledger.Record(fakes.Effect{Fake: o.name, Kind: o.kind, ID: r.ID, Markers: []string{marker}, Detail: detail})
+		ledger.Record(fakes.Effect{Fake: o.name, Kind: o.kind, ID: r.ID, Markers: []string{marker}, Detail: detail, Observed: true})
 	}
 	o.note(marker, found, err)
 	if err != nil {

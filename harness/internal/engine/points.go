@@ -52,8 +52,8 @@ func (r *runner) effectPoints(op string) []record.EffectPoint {
 		var ps []record.EffectPoint
 		per := map[string]int{}
 		for _, e := range r.ledger.Effects() {
-			if e.Seq <= a.LedgerBefore || e.Seq > a.LedgerAfter || !e.HasMarker(in.Marker) {
-				continue
+			if e.Seq <= a.LedgerBefore || e.Seq > a.LedgerAfter || !e.HasMarker(in.Marker) || e.Observed {
+				continue // an observer's find is no call a fault can act at
 			}
 			per[e.Fake]++
 			ps = append(ps, record.EffectPoint{Index: len(ps) + 1, Fake: e.Fake, N: per[e.Fake]})

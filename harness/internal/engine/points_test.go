@@ -100,3 +100,18 @@ func TestEffectPointsFromACleanRun(t *testing.T) {
 	assert.Empty(t, r.laterPoints(probe("many", faults.NameCrashAfterReply)), "a crash after the reply acts at no call")
 	assert.Empty(t, r.laterPoints(probe("many", faults.NameLostResponse)))
 }
+
+// TestObservedEffectsAreNoPoints: a row an observer found in the target's
+// own database is no downstream call a fault can act at: an operation
+// that writes a row and sends one email has one point, hence none listed.
+func TestObservedEffectsAreNoPoints(t *testing.T) {
+	ledger := fakes.NewLedger()
+	r := &runner{ledger: ledger, rec: &record.Record{}}
+	before := ledger.LastSeq()
+	ledger.Record(fakes.Effect{Fake: "email", Markers: []string{"idem-a"}})
+	ledger.Record(fakes.Effect{Fake: "ledger-db", Markers: []string{"idem-a"}, Observed: true})
+	r.rec.Intents = append(r.rec.Intents, record.Intent{Operation: "transfer", Marker: "idem-a",
+		Attempts: []record.Attempt{{Reply: record.Reply{Outcome: record.OK}, LedgerBefore: before, LedgerAfter: ledger.LastSeq()}}})
+	assert.Nil(t, r.effectPoints("transfer"))
+	assert.Empty(t, r.rec.EffectPoints)
+}
