@@ -758,3 +758,38 @@ func allChecks() []string {
 	}
 	return ids
 }
+
+// TestPlannedForMakesTheIntentAgain: every probe's intent names the checks
+// that planned it, and a run of the first of them alone, with the same
+// seed, makes that intent again: the same probe, operation, role, inputs
+// and fault. A finding's replay command (--only) relies on it.
+func TestPlannedForMakesTheIntentAgain(t *testing.T) {
+	t.Parallel()
+	spec, _ := shopSpec("shop", shopConfig{markFirst: true})
+	whole := verifyOne(t, spec, harness.WithSeed(5), harness.WithTrials(0))
+	require.NotNil(t, whole.Record)
+	var faulted *record.Intent
+	for i := range whole.Record.Intents {
+		in := &whole.Record.Intents[i]
+		require.NotEmpty(t, in.PlannedFor, "intent %d (%s)", in.ID, in.Probe)
+		if faulted == nil && len(in.Attempts) > 0 && in.Attempts[0].FaultClass == "proxy" {
+			faulted = in
+		}
+	}
+	require.NotNil(t, faulted, "a probe under a proxy fault")
+	assert.NotContains(t, faulted.PlannedFor, harness.CheckEffectField, "effect.field's own probes are not the faults'")
+
+	spec, _ = shopSpec("shop", shopConfig{markFirst: true})
+	alone := verifyOne(t, spec, harness.WithSeed(5), harness.WithTrials(0), harness.WithChecks(faulted.PlannedFor[0]))
+	require.NotNil(t, alone.Record)
+	var again *record.Intent
+	for i := range alone.Record.Intents {
+		if in := &alone.Record.Intents[i]; in.Probe == faulted.Probe && in.Operation == faulted.Operation && in.Role == faulted.Role {
+			again = in
+			break
+		}
+	}
+	require.NotNil(t, again, "%q made again by --only %s", faulted.Probe, faulted.PlannedFor[0])
+	assert.Equal(t, faulted.Inputs, again.Inputs)
+	assert.Equal(t, faulted.Attempts[0].Fault, again.Attempts[0].Fault)
+}

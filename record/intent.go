@@ -58,14 +58,18 @@ const (
 
 // Intent is one logical request and every attempt made at it.
 type Intent struct {
-	ID        int               `json:"id"`
-	Operation string            `json:"operation"`
-	Mutating  bool              `json:"mutating"`
-	Role      Role              `json:"role"`
-	Probe     string            `json:"probe"`
-	Key       string            `json:"key,omitempty"`
-	Marker    string            `json:"marker"`
-	Inputs    map[string]string `json:"inputs,omitempty"`
+	ID        int    `json:"id"`
+	Operation string `json:"operation"`
+	Mutating  bool   `json:"mutating"`
+	Role      Role   `json:"role"`
+	Probe     string `json:"probe"`
+	// PlannedFor are the checks whose probe made the intent (none for an
+	// intent of a generated trial): running those checks alone (--only)
+	// makes it again.
+	PlannedFor []string          `json:"planned_for,omitempty"`
+	Key        string            `json:"key,omitempty"`
+	Marker     string            `json:"marker"`
+	Inputs     map[string]string `json:"inputs,omitempty"`
 	// Related is the intent this one is defined against (0 for none).
 	Related int `json:"related,omitempty"`
 	// Caller is which of the target's callers sends the intent (0 for the

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/record"
@@ -22,15 +23,32 @@ func RunCommand(res *record.Result) string {
 }
 
 // ReplayCommand returns the command that replays f: the run's command,
-// with the seed, restricted to f's check (--only), or "" when the run was
-// not made by the idemcheck command. The demo has no --only: its replay is
-// the whole demo.
+// with the seed, restricted (--only) to f's check and to the checks whose
+// probes made its evidence, or "" when the run was not made by the
+// idemcheck command. effect.field's finding on an intent a fault's probe
+// made is replayed with that fault's check too: effect.field's own
+// probes would not make that intent. The demo has no --only: its replay
+// is the whole demo.
 func ReplayCommand(res *record.Result, f record.Finding) string {
 	cmd := RunCommand(res)
 	if cmd == "" || res.Meta.Command == "demo" {
 		return cmd
 	}
-	return cmd + " --only " + ShellQuote(f.Check)
+	return cmd + " --only " + ShellQuote(strings.Join(replayChecks(f), ","))
+}
+
+// replayChecks are f's check, then, for each intent of its evidence that
+// a probe of other checks made, the first of those checks, unless one of
+// them is named already.
+func replayChecks(f record.Finding) []string {
+	only := []string{f.Check}
+	for _, in := range f.Evidence.Intents {
+		if len(in.PlannedFor) == 0 || slices.ContainsFunc(in.PlannedFor, func(id string) bool { return slices.Contains(only, id) }) {
+			continue
+		}
+		only = append(only, in.PlannedFor[0])
+	}
+	return only
 }
 
 // ShellQuote quotes s for a POSIX shell when it needs it: a word of

@@ -251,3 +251,17 @@ func TestEveryFormatSaysHowEffectsWereAttributed(t *testing.T) {
 	assert.Len(t, rep.NotRun, 3)
 	assert.Len(t, rep.Observers, 1)
 }
+
+// A finding whose evidence a probe of another check made (effect.field on
+// an intent retried after a fault) replays with that check too; evidence
+// its own check planned needs nothing more.
+func TestReplayCommandNamesTheChecksThatMadeTheEvidence(t *testing.T) {
+	res := &record.Result{Seed: 1, Meta: record.Meta{Command: "run", Config: "idemcheck.yaml"}}
+	byFault := record.Intent{ID: 21, Probe: "retry after client-disconnect", PlannedFor: []string{"retry.after-fault"}}
+	own := record.Intent{ID: 2, Probe: "sequential retry", PlannedFor: []string{"retry.sequential", "effect.field"}}
+	trial := record.Intent{ID: 900, Probe: "trial 3"}
+	f := record.Finding{Check: "effect.field", Evidence: record.Evidence{Intents: []record.Intent{byFault, own, trial, byFault}}}
+	assert.Equal(t, "idemcheck run -c idemcheck.yaml --seed 1 --only effect.field,retry.after-fault", reports.ReplayCommand(res, f))
+	f.Evidence.Intents = []record.Intent{own}
+	assert.Equal(t, "idemcheck run -c idemcheck.yaml --seed 1 --only effect.field", reports.ReplayCommand(res, f))
+}

@@ -45,6 +45,7 @@ func Text(w io.Writer, res *record.Result, o Options) error {
 			b.WriteString(Wrap(fmt.Sprintf("%d findings; %d shown, the worst of each failing check first (all are in the JSON and HTML reports):", len(fs), n), "  ", "    ", TextWidth))
 			fs = fs[:n]
 		}
+		replays := map[string]bool{}
 		for i, f := range fs {
 			head := f.Check
 			if f.Fault != "" {
@@ -62,6 +63,17 @@ func Text(w io.Writer, res *record.Result, o Options) error {
 			sev := string(f.Severity)
 			line := Wrap(sev+" "+head+": "+Summarise(f.Message), "  ", "    ", TextWidth)
 			b.WriteString(strings.Replace(line, sev, o.paintSeverity(f.Severity, sev), 1))
+			if cmd := ReplayCommand(res, f); cmd != "" && !f.Trial && res.Meta.Command != "demo" && !replays[cmd] {
+				// Never wrapped, so that it can be copied whole; said
+				// once, under the first finding it replays; a trial's is
+				// under its counterexample, the demo's is the whole demo.
+				replays[cmd] = true
+				if line := "    replay: " + cmd; width(line) <= TextWidth {
+					b.WriteString(line + "\n")
+				} else {
+					b.WriteString("    replay:\n      " + cmd + "\n")
+				}
+			}
 		}
 		for _, g := range notExamined(t) {
 			b.WriteString(Wrap(g.String(), "  ", "    ", TextWidth))

@@ -172,6 +172,9 @@ func TestTextColoursOnlyWhenAsked(t *testing.T) {
 func assertFits(t *testing.T, text string) {
 	t.Helper()
 	for i, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "idemcheck ") && strings.HasPrefix(l, "      ") {
+			continue // a command on a line of its own is never wrapped, so that it can be copied whole
+		}
 		assert.LessOrEqual(t, utf8.RuneCountInString(l), reports.TextWidth, "line %d: %q", i+1, l)
 	}
 }

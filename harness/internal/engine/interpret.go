@@ -19,8 +19,10 @@ import (
 
 // probeRun is a probe being run: the intents its steps made so far.
 type probeRun struct {
-	p     checks.Probe
-	first int
+	p checks.Probe
+	// serves are the checks that planned the probe (Intent.PlannedFor).
+	serves []string
+	first  int
 	// made are the steps' intents (as they were when made), at their
 	// indices in the record; a pause makes none (nil, -1).
 	made []*record.Intent
@@ -53,8 +55,8 @@ func (pr *probeRun) label(s checks.Step) string {
 
 // runProbe runs the steps of p, its tail excepted, and returns the probe
 // run when a tail (Probe.Tail) is left to run after the other probes.
-func (r *runner) runProbe(info record.TargetInfo, p checks.Probe, firstID int) *probeRun {
-	pr := &probeRun{p: p, first: firstID, made: make([]*record.Intent, 0, len(p.Steps)), at: make([]int, 0, len(p.Steps)),
+func (r *runner) runProbe(info record.TargetInfo, p checks.Probe, serves []string, firstID int) *probeRun {
+	pr := &probeRun{p: p, serves: serves, first: firstID, made: make([]*record.Intent, 0, len(p.Steps)), at: make([]int, 0, len(p.Steps)),
 		pausedAt: map[int]time.Duration{}, retried: map[int]bool{}}
 	tail := min(max(p.Tail, 0), len(p.Steps))
 	r.runSteps(info, pr, 0, len(p.Steps)-tail)
@@ -136,13 +138,14 @@ func (r *runner) stepIntent(info record.TargetInfo, pr *probeRun, i int) (in rec
 	}
 	op, _ := info.Operation(s.Op)
 	in = record.Intent{
-		ID:        pr.first + i,
-		Operation: s.Op,
-		Mutating:  op.Mutating,
-		Role:      s.Role,
-		Probe:     pr.label(s),
-		Marker:    r.newMarker(),
-		Caller:    s.Caller,
+		ID:         pr.first + i,
+		Operation:  s.Op,
+		Mutating:   op.Mutating,
+		Role:       s.Role,
+		Probe:      pr.label(s),
+		PlannedFor: pr.serves,
+		Marker:     r.newMarker(),
+		Caller:     s.Caller,
 	}
 	switch {
 	case s.NoKey:
@@ -370,7 +373,7 @@ func (r *runner) runFillers(info record.TargetInfo, pr *probeRun, from, to int) 
 	for i := from; i < to; i++ {
 		s := pr.p.Steps[i]
 		op, _ := info.Operation(s.Op)
-		in := record.Intent{ID: pr.first + i, Operation: s.Op, Mutating: op.Mutating, Role: s.Role, Probe: pr.label(s), Marker: r.newMarker()}
+		in := record.Intent{ID: pr.first + i, Operation: s.Op, Mutating: op.Mutating, Role: s.Role, Probe: pr.label(s), PlannedFor: pr.serves, Marker: r.newMarker()}
 		in.Key = r.newKey()
 		in.Inputs = r.genInputs(op)
 		r.rec.Intents = append(r.rec.Intents, in)

@@ -114,7 +114,7 @@ func (r *runner) run() *record.Record {
 		}
 		r.rng = rand.New(rand.NewPCG(r.seed, probeStream(p.Probe)))
 		r.probing(probeLabel(p.Probe))
-		pr := r.runProbe(info, r.atFirstPoint(p.Probe), first)
+		pr := r.runProbe(info, r.atFirstPoint(p.Probe), p.Serves, first)
 		if pr == nil {
 			r.probed()
 		}
@@ -141,7 +141,7 @@ func (r *runner) run() *record.Record {
 		for j, q := range later {
 			r.rng = rand.New(rand.NewPCG(r.seed, probeStream(q)))
 			r.probing(probeLabel(q))
-			r.runProbe(info, q, nextID+k*(maxPoints-1)+j)
+			r.runProbe(info, q, p.Serves, nextID+k*(maxPoints-1)+j)
 			r.probed()
 		}
 	}

@@ -81,7 +81,7 @@ func (h *trialHost) run(nonce, seed uint64, tr scenarios.Trial, solo bool) (*rec
 	if p, err := compileTrial(info, tr, byName, burster, whole); err != nil {
 		r.fatal = err
 	} else {
-		r.runProbe(info, p, 1)
+		r.runProbe(info, p, nil, 1)
 		if r.fatal == nil && r.s.background != nil && r.s.background.Load() {
 			r.settleBackground()
 		}
