@@ -254,3 +254,25 @@ func vmHWM(pid int) int64 {
 	}
 	return 0
 }
+
+// TestMissingSignatureHintSurvivesRedaction: the example a missing
+// webhook signature's error gives can be read whole: the redaction of
+// secrets in everything the command prints leaves it alone.
+func TestMissingSignatureHintSurvivesRedaction(t *testing.T) {
+	cfg := `version: 1
+fakes:
+  payments: {}
+targets:
+  - name: hooks
+    kind: webhook
+    url: "http://127.0.0.1:9"
+    events:
+      - {name: invoice.due, path: /hooks, body: '{"id":"{{key}}","memo":"{{marker}}"}'}
+`
+	path := filepath.Join(t.TempDir(), "idemcheck.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
+	code, _, errs := runCLI(t, t.Context(), "run", "-c", path)
+	assert.Equal(t, exitUsage, code, errs)
+	assert.Contains(t, errs, "targets[0].signature: missing: say how deliveries are signed, such as signature: {secret: …} with the sender's signing secret in place of …")
+	assert.NotContains(t, errs, "[redacted]")
+}

@@ -103,7 +103,7 @@ type EventSection struct {
 // Rules implements schema.Ruler.
 func (Section) Rules(r *schema.Rules) {
 	r.Field("url").Required(`the target's base URL, such as "http://127.0.0.1:{{port}}"`)
-	r.Field("signature").Required("say how deliveries are signed, such as signature: {secret: whsec_…} (HMAC-SHA256, scheme stripe), or signature: {scheme: none} for a handler that checks no signature")
+	r.Field("signature").Required("say how deliveries are signed, such as signature: {secret: …} with the sender's signing secret in place of … (signed with HMAC-SHA256 as Stripe does, scheme stripe), or signature: {scheme: none} for a handler that checks no signature")
 	r.Field("id_header").Pattern(section.HeaderName, section.BadHeader)
 	r.Field("events").Required(`list at least one event the handler receives, with its name, path and body, such as {name: invoice.paid, path: /webhooks, body: '{"id":"{{key}}","memo":"{{marker}}"}'}`)
 }
