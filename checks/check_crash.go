@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/fakes"
@@ -103,10 +104,14 @@ func evalDownstream(r *record.Record) ([]record.Finding, bool) {
 		switch {
 		case repeated(effs) > 1:
 			cause := effectCause(in, effs)
+			who := "the downstream recorded"
+			if slices.ContainsFunc(effs, func(e fakes.Effect) bool { return e.Observed }) {
+				who = "the intent caused" // the target's own data counted too
+			}
 			fs = append(fs, record.Finding{
 				Check: CheckDownstream, Severity: record.Critical, Operation: in.Operation, Fault: faultName(cause),
-				Message: fmt.Sprintf("%s: after %s the downstream recorded %s (%s): %s; attempts: %s",
-					in.Operation, faultPoint(cause), plural(len(effs), "effect", "effects"), effectIDs(effs), keyDiagnosis(effs), statuses(in)),
+				Message: fmt.Sprintf("%s: after %s %s %s (%s): %s; attempts: %s",
+					in.Operation, faultPoint(cause), who, plural(len(effs), "effect", "effects"), effectIDs(effs), keyDiagnosis(effs), statuses(in)),
 				Evidence: evidence(r, in),
 			})
 		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in):

@@ -226,3 +226,15 @@ func TestCrashAfterCommitThatWritesAgainBlamesTheTransaction(t *testing.T) {
 	assert.Contains(t, f.Message, "the key and its reply are not written in the transaction that writes the effect")
 	assert.NotContains(t, f.Message, "did not survive the crash")
 }
+
+// After a downstream fault, a duplicate whose effects include the
+// target's own row is not said to be all the downstream's.
+func TestDownstreamFindingCountsTheOwnRowAsTheIntents(t *testing.T) {
+	b := newRec()
+	i := b.intent(plain, opCharge)
+	b.try(i, under(faults.NameDownstreamFailAfter, unknown(502)), rowed(), emailed(""))
+	b.try(i, ok(201, "created", "ord_1"), emailed(""))
+	f := onlyFinding(t, b.done(), checks.CheckDownstream)
+	assert.Contains(t, f.Message, "after downstream-503-after the intent caused 3 effects")
+	assert.Contains(t, f.Message, "the ledger-db transfer was recorded once but the email message was sent 2 times")
+}
