@@ -57,6 +57,9 @@ func initHTTP(name, base, out string, command []string, stdout, stderr io.Writer
 		p("      command: %s", quotedFlow(command))
 		p("      ready: {path: /healthz}   # a path that answers 200 once the server can serve: yours, if it differs")
 		p(`      # env: {DATABASE_PATH: "{{state_dir}}/app.db"}   # keep its data in the state directory idemcheck gives it`)
+		p(`      #   or, with dependencies: below, env: {DATABASE_URL: "{{deps.db.url}}"}`)
+		p("    # dependencies: {db: {protocol: postgres}}   # a PostgreSQL (or redis) idemcheck starts for the server and")
+		p("    #   faults inside its connection (docs/guides/dependencies.md); observe it with dsn: \"{{deps.db.direct_url}}\"")
 	} else {
 		p("    # no start: the server must be running at the url before the run;")
 		p("    # start: {command: [./server, --port, \"{{port}}\"], ready: {path: /healthz}}   # to have idemcheck start (and crash) it, with url: http://127.0.0.1:{{port}} (or https://)")
