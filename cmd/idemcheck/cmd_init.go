@@ -41,6 +41,7 @@ func cmdInit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	broker := flags.String("broker", consumer.Brokers[0], "with --consumer: the `BROKER` idemcheck starts: "+strings.Join(consumer.Brokers, ", "))
 	topic := flags.String("topic", brokers.DefaultTopic, "with --consumer: the `TOPIC` (stream, queue) the consumer reads")
 	httpURL := flags.String("http", "", "write a starter for the HTTP API at base `URL` that has no OpenAPI description (COMMAND, if given, starts it), with what to fill in")
+	webhookURL := flags.String("webhook", "", "write a starter for the webhook handler at base `URL` (COMMAND, if given, starts it), with what to fill in")
 	var spec string
 	flags.StringVar(&spec, "openapi", "", "write the configuration of an HTTP API from its OpenAPI 3.0/3.1 description `SPEC` (YAML or JSON)")
 	if err := flags.Parse(args); err != nil {
@@ -50,7 +51,7 @@ func cmdInit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	for _, m := range []struct {
 		on   bool
 		flag string
-	}{{spec != "", "--openapi"}, {*httpURL != "", "--http"}, {*isConsumer, "--consumer"}, {*mcp, "--mcp"}, {*mcpURL != "", "--mcp-url"}} {
+	}{{spec != "", "--openapi"}, {*httpURL != "", "--http"}, {*webhookURL != "", "--webhook"}, {*isConsumer, "--consumer"}, {*mcp, "--mcp"}, {*mcpURL != "", "--mcp-url"}} {
 		if m.on {
 			modes = append(modes, m.flag)
 		}
@@ -64,6 +65,9 @@ func cmdInit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	command := flags.Args()
 	if *httpURL != "" {
 		return initHTTP(name, *httpURL, out, command, stdout, stderr)
+	}
+	if *webhookURL != "" {
+		return initWebhook(name, *webhookURL, out, command, stdout, stderr)
 	}
 	if *isConsumer {
 		return initConsumer(name, *broker, *topic, out, command, stdout, stderr)

@@ -44,12 +44,13 @@ Usage:
   idemcheck init   [-o FILE] [--name NAME] --mcp-url URL
   idemcheck init   [-o FILE] [--name NAME] --openapi SPEC
   idemcheck init   [-o FILE] [--name NAME] --http URL [-- COMMAND [ARG…]]
+  idemcheck init   [-o FILE] [--name NAME] --webhook URL [-- COMMAND [ARG…]]
   idemcheck init   [-o FILE] [--name NAME] --consumer [--broker BROKER]
                    [--topic TOPIC] [-- COMMAND [ARG…]]
         write a starter configuration: for a command-line tool, from its
         help; for an MCP server, from its tools; for an HTTP API, from its
         OpenAPI description, or without one with what to fill in; for a
-        queue consumer, with what to fill in
+        webhook handler or a queue consumer, with what to fill in
   idemcheck cleanup
         kill the processes and remove the temporary files that idemcheck
         runs which no longer exist left behind (e.g. after a SIGKILL)
