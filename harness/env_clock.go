@@ -10,7 +10,9 @@ import "time"
 // wait: the store sees the delay pass all the same, and one that forgets
 // a key after it is found as surely, in a fraction of the time. Once the
 // instance has read Now, the probes take it that its store does; a
-// handler that reads the time from both has its expiries judged by Now's.
+// handler that reads the time from both has its expiries judged by Now's,
+// and the report says beside the score that an expiry kept by time.Now
+// was not examined (record.CauseClock).
 func (e *Env) Now() time.Time {
 	if e.clock == nil {
 		return time.Now()

@@ -20,6 +20,10 @@ const (
 	// CauseDisabled: the configuration or the command line left the check
 	// out.
 	CauseDisabled Cause = "disabled"
+	// CauseClock: the check's waits passed on the target's own clock
+	// (harness.Env.Now, which the target reads), moved on at once: what
+	// the target times by another clock (time.Now) did not see them pass.
+	CauseClock Cause = "clock"
 )
 
 // Unexamined is a check, or the part of one under a fault or at an

@@ -56,6 +56,21 @@ func TestLateRetryOnTheHandlersClock(t *testing.T) {
 	keeps, after := lateRun(t, newShopExpiring(24*time.Hour, true, true), delay)
 	assert.Less(t, after, delay, "the check waited on the wall clock")
 	assert.Empty(t, keeps.Findings, "a key kept a day (by env.Now) is kept a minute later")
+	// What the clock's move could not show is said: a store on time.Now
+	// beside a handler that reads env.Now would not have seen it.
+	clock := func(tr record.TargetResult) []record.Unexamined {
+		var out []record.Unexamined
+		for _, u := range tr.NotExamined {
+			if u.Cause == record.CauseClock {
+				out = append(out, u)
+			}
+		}
+		return out
+	}
+	if moved := clock(keeps); assert.Len(t, moved, 1) {
+		assert.Equal(t, harness.CheckRetryLate, moved[0].Check)
+		assert.Contains(t, moved[0].Reason, "a key store that keeps time by time.Now would not have seen it pass")
+	}
 
 	// On time.Now the store's time is its own: the delay is waited.
 	const short = 300 * time.Millisecond
@@ -63,4 +78,5 @@ func TestLateRetryOnTheHandlersClock(t *testing.T) {
 	assert.GreaterOrEqual(t, after, short, "the delay passed on the wall clock")
 	require.Len(t, wall.Findings, 1, "a key kept 100 ms (by time.Now) is forgotten 300 ms later")
 	assert.Equal(t, harness.CheckRetryLate, wall.Findings[0].Check)
+	assert.Empty(t, clock(wall), "waited on the wall clock: nothing to say")
 }

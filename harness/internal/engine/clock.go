@@ -1,9 +1,14 @@
 package engine
 
 import (
+	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // Clock is the time as an instance of a target served in this process
@@ -67,4 +72,16 @@ func (c *Clock) passSince(since time.Time, d time.Duration) {
 		return
 	}
 	c.moves = append(c.moves, clockMove{at: now, lead: lead})
+}
+
+// noteClockMoved records, once, that a late retry's wait of d passed on
+// the instance's clock instead of the wall clock: a key store of the
+// target that reads time.Now did not see it pass, so its expiry was not
+// examined. The report says so beside the score.
+func (r *runner) noteClockMoved(d time.Duration) {
+	if r.rec == nil || slices.ContainsFunc(r.rec.Unexamined, func(u record.Unexamined) bool { return u.Cause == record.CauseClock }) {
+		return
+	}
+	r.rec.Unexamined = append(r.rec.Unexamined, record.Unexamined{Check: checks.CheckRetryLate, Cause: record.CauseClock,
+		Reason: fmt.Sprintf("expiry by time.Now: the target reads env.Now, so the late retries' %s passed on that clock, moved on at once, not on the wall clock: a key store that keeps time by time.Now would not have seen it pass, and was not examined for expiry (stamp keys with env.Now, or read neither clock there)", d)})
 }
