@@ -58,9 +58,17 @@ func expectedEffect(r *record.Record, in *record.Intent, j int) string {
 		// A replay is due once the caller has seen the success; before
 		// that (a lost reply, a crash) telling it "created" is as honest.
 		for _, prev := range in.Attempts[:j] {
-			if prev.Outcome == record.OK {
-				return "noop"
+			if prev.Outcome != record.OK {
+				continue
 			}
+			if actingEffects[a.Effect] && a.Identity != "" && prev.Identity != "" && a.Identity != prev.Identity {
+				// A new result of its own making, which a downstream that
+				// de-duplicated by the key kept out of the ledger: it
+				// acted, and says so; the key not kept is another
+				// check's finding.
+				return ""
+			}
+			return "noop"
 		}
 	}
 	return ""

@@ -88,6 +88,18 @@ type lateRetry struct {
 	// success and its late retry; after is how long it was.
 	others int
 	after  time.Duration
+	// first and retry are the intent's first success and its late retry.
+	first, retry *record.Attempt
+}
+
+// newResult says whether the late retry was answered as a new result of
+// its own making: it says it acted, and names another result than the
+// intent's first success did. A downstream that de-duplicated by the key
+// passed on hides the duplicate from the ledger; the target's own answer
+// does not.
+func (lr lateRetry) newResult() bool {
+	return lr.retry.Outcome == record.OK && actingEffects[lr.retry.Effect] &&
+		lr.retry.Identity != "" && lr.first.Identity != "" && lr.retry.Identity != lr.first.Identity
 }
 
 func evalRetryLate(r *record.Record) ([]record.Finding, bool) {
@@ -111,7 +123,7 @@ func evalRetryLate(r *record.Record) ([]record.Finding, bool) {
 			continue
 		}
 		applicable = true
-		lr := lateRetry{in: in, others: otherKeys(r, in, ok.End, retry.Start), after: retry.Start.Sub(ok.End)}
+		lr := lateRetry{in: in, others: otherKeys(r, in, ok.End, retry.Start), after: retry.Start.Sub(ok.End), first: ok, retry: retry}
 		if _, seen := forgot[in.Operation]; !seen {
 			if _, seen := kept[in.Operation]; !seen {
 				ops = append(ops, in.Operation)
@@ -123,6 +135,8 @@ func evalRetryLate(r *record.Record) ([]record.Finding, bool) {
 			// Only an effect the late retry caused says the store forgot:
 			// a duplicate of the intent's first attempts, before it
 			// succeeded, is retry.sequential's or a fault check's.
+			forgot[in.Operation] = append(forgot[in.Operation], lr)
+		case lr.newResult():
 			forgot[in.Operation] = append(forgot[in.Operation], lr)
 		case retry.Outcome == record.OK:
 			kept[in.Operation] = append(kept[in.Operation], lr)
@@ -160,12 +174,23 @@ func lateFinding(r *record.Record, op string, forgot, kept []lateRetry) record.F
 	msg := fmt.Sprintf("%s: the retry with the same key after %s%s caused %s (%s): the key store forgot the key",
 		op, plural(first.others, "other key", "other keys"), when,
 		plural(len(effs), "effect", "effects"), effectIDs(effs))
+	again := againPhrase(effs)
+	if repeated(effs) < 2 {
+		// Told by the target's answer, not by the ledger.
+		msg = fmt.Sprintf("%s: the retry with the same key after %s%s was answered as a new result (%s, %q) where the intent's first success was %s: the key store forgot the key, and the target acted again",
+			op, plural(first.others, "other key", "other keys"), when, first.retry.Identity, first.retry.Effect, first.first.Identity)
+		again = "made a new result"
+		if len(effs) > 0 {
+			again += "; its downstream call was not made again, or not acted on: " + effectIDs(effs) + " alone was recorded"
+		}
+		effs = nil
+	}
 	down := downstreamCause(effs)
 	switch cause := duplicateCause(r, first.in); {
 	case down != "":
 		// The fakes' keys say which call repeated: not the key store.
 		msg = withCause(msg, ": the key store forgot the key", down)
-	case cause != "" && cause != causeAtomic:
+	case cause != "" && cause != causeAtomic && effs != nil:
 		// Who served the attempts says why, not how many keys it keeps.
 		msg = withCause(msg, ": the key store forgot the key", cause)
 	case best != nil && best.others+1 == first.others:
@@ -177,7 +202,7 @@ func lateFinding(r *record.Record, op string, forgot, kept []lateRetry) record.F
 	case first.others <= lateDistances[0] && first.in.Waited > 0:
 		msg += fmt.Sprintf(" even after a single other key: it keeps keys for less than %s, or none at all", first.in.Waited)
 	}
-	msg += fmt.Sprintf(" (%d of %d late retries %s)", len(forgot), len(forgot)+len(kept), againPhrase(effs))
+	msg += fmt.Sprintf(" (%d of %d late retries %s)", len(forgot), len(forgot)+len(kept), again)
 	if down == "" {
 		msg += ". Keep every key for as long as clients may retry (a day is usual), in a store that neither evicts nor expires it sooner"
 	}

@@ -1,7 +1,11 @@
 package checks_test
 
 import (
+	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/record"
@@ -123,4 +127,39 @@ func retryLateCases() []checkCase {
 			skip: []string{checks.CheckRetryLate},
 		},
 	}
+}
+
+// A late retry that the target answers as a new result of its own making
+// ("created", another order) forgot the key, even when the downstream,
+// given the same key as before, charged nothing again: retry.late says
+// so, and effect.field, whose "created" was honest, stays quiet. A late
+// retry that replays the first result is no finding.
+func TestLateRetryAnsweredAsANewResultForgotTheKey(t *testing.T) {
+	build := func(late record.Attempt) *record.Record {
+		b := newRec()
+		clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		i := b.intent(record.RoleLate, opCharge)
+		b.try(i, ok(201, "created", "ord_1"), keyed("order:idk-0001"))
+		j := b.intent(record.RoleFiller, opCharge)
+		b.try(j, ok(201, "created", "ord_2"), keyed("order:idk-0002"))
+		b.try(i, late)
+		b.rec.Intent(i).Waited = 2500 * time.Millisecond
+		in, other := b.rec.Intent(i), b.rec.Intent(j)
+		in.Attempts[0].Start, in.Attempts[0].End = clock, clock.Add(time.Millisecond)
+		other.Attempts[0].Start, other.Attempts[0].End = clock.Add(2*time.Millisecond), clock.Add(3*time.Millisecond)
+		in.Attempts[1].Start, in.Attempts[1].End = clock.Add(3*time.Second), clock.Add(3*time.Second+time.Millisecond)
+		return b.done()
+	}
+	results, found := verdicts(t, build(ok(201, "created", "ord_3")))
+	require.Len(t, found[checks.CheckRetryLate], 1)
+	f := found[checks.CheckRetryLate][0]
+	assert.Equal(t, record.Critical, f.Severity)
+	assert.Contains(t, f.Message, `after 1 other key and at least 2.5s was answered as a new result (ord_3, "created") where the intent's first success was ord_1: the key store forgot the key`)
+	assert.Contains(t, f.Message, "(1 of 1 late retries made a new result; its downstream call was not made again, or not acted on: charge ch_000001 alone was recorded)")
+	assert.Empty(t, found[checks.CheckEffectField], "it said created, and made a new result")
+	assert.NotEqual(t, record.StatusFail, results[checks.CheckEffectField].Status)
+
+	_, found = verdicts(t, build(ok(201, "noop", "ord_1")))
+	assert.Empty(t, found[checks.CheckRetryLate])
+	assert.Empty(t, found[checks.CheckEffectField])
 }
