@@ -41,8 +41,8 @@ const DefaultCheckTrials = 100
 // seed that reproduces it (WithSeed fixes every choice, the trials'
 // included). Options are those of Verify; WithTrials(n) sets how many
 // trials are generated (DefaultCheckTrials otherwise, a fifth of it with
-// -short), WithTrials(-1) runs none; a TB that runs no subtests gets none
-// either.
+// -short), WithTrials(-1) runs none; a TB that runs no subtests has its
+// checks and trials reported on itself.
 //
 // The target's score and its reason are logged (go test -v shows them),
 // and the test fails when the score is below DefaultMinScore, or the one
@@ -59,7 +59,7 @@ func Check(t TB, spec Spec, opts ...Option) {
 	st, canRun := t.(subtester)
 	trials := o.Trials
 	switch {
-	case trials < 0 || !canRun:
+	case trials < 0:
 		trials = 0
 	case trials == 0:
 		trials = DefaultCheckTrials
@@ -112,7 +112,7 @@ func Check(t TB, spec Spec, opts ...Option) {
 	if trials == 0 {
 		return
 	}
-	st.Run("trials", func(t *testing.T) {
+	reportTrials := func(t TB) {
 		t.Helper()
 		if trialErr != "" {
 			t.Fatalf("idemcheck could not run a trial: %s", trialErr)
@@ -138,6 +138,14 @@ func Check(t TB, spec Spec, opts ...Option) {
 		}
 		report("idemcheck: a generated trial found what the probes did not (%s); the trial:\n%s\nfindings:%s\nTo reproduce, run with WithSeed(%d), or save it for WithReplay.",
 			sc.Rate(), sc.Counterexample, b.String(), res.Seed)
+	}
+	if !canRun {
+		reportTrials(t) // on the test itself, as the checks are
+		return
+	}
+	st.Run("trials", func(t *testing.T) {
+		t.Helper()
+		reportTrials(t)
 	})
 }
 

@@ -279,3 +279,12 @@ func TestScoreReasonSaysWhatWasNotExaminedAfterTheCause(t *testing.T) {
 			"an in-process handler cannot be crashed: serve it as a process of its own (a start command) to test crash recovery", caveat)
 	}
 }
+
+// A TB that runs no subtests still gets the trials it asks for, reported
+// on it as the checks are.
+func TestCheckHandlerRunsTrialsWithoutSubtests(t *testing.T) {
+	rec := &checkRecorder{}
+	httptarget.CheckHandlerConfig(rec, dryRunConfig, newShop(false), harness.WithSeed(1), harness.WithTrials(20), harness.WithLateRetry(0, -1))
+	assert.False(t, rec.Failed(), "%s", strings.Join(rec.errors, "\n"))
+	assert.Contains(t, strings.Join(rec.logs, "\n"), "idemcheck: 20 generated trials (seed 1)")
+}
