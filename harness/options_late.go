@@ -13,7 +13,9 @@ const (
 )
 
 // WithTrialWaits lets generated trials pause for up to d between steps
-// (see checks.LateOptions.TrialWait).
+// (see checks.LateOptions.TrialWait). A pause passes on the target's own
+// clock, moved on at once, when it reads Env.Now (as a late retry's
+// wait does); on the wall clock otherwise.
 func WithTrialWaits(d time.Duration) Option {
 	return func(o *Options) { o.TrialWait = d }
 }
