@@ -114,7 +114,7 @@ func evalConcurrentDuplicates(r *record.Record) ([]record.Finding, bool) {
 		if len(t.split) > 0 {
 			fs = append(fs, record.Finding{
 				Check: CheckConcurrentDuplicates, Severity: record.Major, Operation: op,
-				Message: fmt.Sprintf("%s: in %s of %d same-key requests released together the copies were answered as different results (e.g. %s)",
+				Message: fmt.Sprintf("%s: in %s of %d same-key requests released together the copies were answered as different results (e.g. %s): a caller that retried cannot tell which is its result; claim the key before acting, and answer every other copy with the first one's result once it is stored (or a 409 while it is in progress)",
 					op, rate(t.split), t.copies, idList(burstIDs(t.split[0]))),
 				Evidence: evidence(r, first3(t.split)...),
 			})
