@@ -52,3 +52,37 @@ func TestKeyTakenByAnotherPayloadIsNoLostIntent(t *testing.T) {
 		})
 	}
 }
+
+// key.distinct: an intent whose key another payload took before it was
+// acknowledged caused nothing because of its key, not its payload: its
+// twin (same inputs, a new key) rightly acted, and nothing was merged. A
+// twin answered without an effect while no other payload took the key is
+// still merged by payload.
+func TestKeyTakenByAnotherPayloadIsNoMergeByPayload(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		name  string
+		taken bool
+	}{{"the key taken by another payload", true}, {"nothing took the key", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newRec()
+			i := b.intent(plain, opCharge)
+			if tc.taken {
+				b.try(i, at(under(faults.NameUnavailableBefore, failed(503)), t0))
+				m := b.intent(mismatch, opCharge, i)
+				b.try(m, at(ok(201, "created", "ord_2"), t0.Add(time.Second)), mine())
+				b.try(i, at(ok(200, "noop", "ord_2"), t0.Add(2*time.Second)))
+			} else {
+				b.try(i, at(ok(200, "noop", "ord_2"), t0.Add(2*time.Second)))
+			}
+			tw := b.intent(twin, opCharge, i)
+			b.try(tw, at(ok(201, "created", "ord_3"), t0.Add(3*time.Second)), mine())
+			_, found := verdicts(t, b.done())
+			if tc.taken {
+				assert.Empty(t, found[checks.CheckKeyDistinct], describe(found[checks.CheckKeyDistinct]))
+				return
+			}
+			assert.Len(t, found[checks.CheckKeyDistinct], 1)
+		})
+	}
+}

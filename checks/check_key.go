@@ -132,10 +132,11 @@ func evalKeyDistinct(r *record.Record) ([]record.Finding, bool) {
 		if (a == 0) == (b == 0) {
 			continue
 		}
-		if a == 0 && keyUsedBefore(r, origin) {
+		if a == 0 && (keyUsedBefore(r, origin) || answeredForAnother(r, origin)) {
 			// The origin reused an earlier intent's key (a changed
-			// payload, a retry): its key, not its payload, explains why it
-			// caused nothing, and the twin's new key rightly acted.
+			// payload, a retry), or another payload took its key before
+			// it was acknowledged: its key, not its payload, explains why
+			// it caused nothing, and the twin's new key rightly acted.
 			continue
 		}
 		msg := fmt.Sprintf("%s: two intents with distinct keys and identical inputs were merged into one effect", in.Operation)
