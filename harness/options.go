@@ -332,3 +332,22 @@ func (o *Options) gate() (int, bool) {
 	}
 	return DefaultMinScore, true
 }
+
+// TrialLimits are what a saved trial of the target spec starts may ask
+// for in a run with opts: its largest burst, and the faults the target is
+// tried with, the configuration's and its kind's own (a consumer's broker
+// faults, a declared database's). A trial file is input: a run refuses a
+// trial that asks for more (scenarios.Trial.Within).
+func TrialLimits(spec Spec, opts ...Option) scenarios.Limits {
+	var o Options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	o.fill()
+	o = o.forTarget(spec)
+	l := scenarios.Limits{Burst: o.Burst}
+	for _, f := range o.Faults {
+		l.Faults = append(l.Faults, f.Name())
+	}
+	return l
+}

@@ -80,7 +80,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	secrets := configSecrets(file)
 	c.redactWith(secrets)
 	opts = append(opts, harness.WithSeed(seed), harness.WithTrials(0), harness.WithReplay(saved...), progressTo(c.quiet, stderr, secrets...))
-	if err := checkSavedTrials(opts); err != nil {
+	if err := checkSavedTrials(opts, keep); err != nil {
 		return err
 	}
 	res, err := harness.Verify(ctx, keep, opts...)

@@ -97,7 +97,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		meta.Shard = fmt.Sprintf("%d/%d", si, sn)
 	}
 	opts = append(opts, trialOpts...)
-	if err := checkSavedTrials(opts); err != nil {
+	if err := checkSavedTrials(opts, specs); err != nil {
 		return err
 	}
 	secrets := configSecrets(file)

@@ -119,26 +119,23 @@ func trialNote(w io.Writer, res *record.Result) {
 }
 
 // checkSavedTrials checks the saved trials among opts against the limits
-// the other options (from the configuration) set: a trial file is input,
+// the other options (from the configuration) set for each trial's target
+// among specs (its kind's own faults included): a trial file is input,
 // and is refused before the run if it asks for more than the
 // configuration allows.
-func checkSavedTrials(opts []harness.Option) error {
+func checkSavedTrials(opts []harness.Option, specs []harness.Spec) error {
 	var o harness.Options
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.Burst <= 0 {
-		o.Burst = harness.DefaultBurst
-	}
-	if o.Faults == nil {
-		o.Faults = harness.DefaultFaults()
-	}
-	l := scenarios.Limits{Burst: o.Burst}
-	for _, f := range o.Faults {
-		l.Faults = append(l.Faults, f.Name())
-	}
 	for i, s := range o.Replay {
-		if err := s.Trial.Within(l); err != nil {
+		spec := harness.Spec{Name: s.Target}
+		for _, sp := range specs {
+			if sp.Name == s.Target {
+				spec = sp
+			}
+		}
+		if err := s.Trial.Within(harness.TrialLimits(spec, opts...)); err != nil {
 			return usageErr("saved trial %d (target %s): %v (delete the trials file, or run it with the configuration it was saved under)", i+1, s.Target, err)
 		}
 	}
