@@ -195,3 +195,35 @@ func TestNoKeylessStepWhereEveryCallHasAKey(t *testing.T) {
 		t.Fatalf("only %d keyless steps of the other operation: the generator no longer makes them", keyless["refund"])
 	}
 }
+
+// TestGeneratedEventKeysAreNeverReusedWithAnotherPayload: an operation
+// whose key is the event's own id (a webhook, a queue consumer) is never
+// sent with that id and another payload, nor without an id; retries and
+// twins are still generated. The same space with a key beside the
+// payload generates both.
+func TestGeneratedEventKeysAreNeverReusedWithAnotherPayload(t *testing.T) {
+	count := func(op scenarios.Op) (changed, none, again int) {
+		gen := scenarios.Gen(scenarios.Space{Ops: []scenarios.Op{op}, Faults: []string{"reset"}, Restart: true})
+		for i := 0; i < 2000; i++ {
+			for _, s := range gen.Example(i).Steps {
+				switch s.Key {
+				case scenarios.Changed:
+					changed++
+				case scenarios.None:
+					none++
+				case scenarios.Again:
+					again++
+				}
+			}
+		}
+		return changed, none, again
+	}
+	changed, none, again := count(scenarios.Op{Name: "invoice.due", Mutating: true, Inputs: true, KeyAlways: true, EventKey: true})
+	if changed != 0 || none != 0 || again < 100 {
+		t.Fatalf("event ids: %d steps with a changed payload, %d without an id (want 0, 0), %d retries", changed, none, again)
+	}
+	changed, none, _ = count(scenarios.Op{Name: "charge", Mutating: true, Inputs: true})
+	if changed < 100 || none < 100 {
+		t.Fatalf("keys beside the payload: %d changed payloads, %d keyless steps: too few", changed, none)
+	}
+}

@@ -309,7 +309,7 @@ func (r *runner) space() scenarios.Space {
 	s := scenarios.Space{Restart: caps.Restart, Burst: burst, Overlap: caps.Burst && !r.serial()}
 	for _, op := range info.Operations {
 		s.Ops = append(s.Ops, scenarios.Op{Name: op.Name, Mutating: op.Mutating, DryRun: op.DryRun, Inputs: len(op.Inputs) > 0,
-			KeyAlways: caps.Redelivery})
+			KeyAlways: caps.Redelivery || caps.EventKeys, EventKey: caps.EventKeys})
 	}
 	for _, f := range r.s.cfg.Faults {
 		if r.supports(f) {
