@@ -13,24 +13,37 @@ import (
 	"github.com/idemcheck/idemcheck/reports"
 )
 
+// starterURL checks the base URL given to init's flag (what names the
+// server: "the API's") and returns it parsed, with the target's name:
+// name, else the command's base name, else fallback. {{port}} in it is
+// the port idemcheck picks for a server it starts, so it needs a command
+// (such as example).
+func starterURL(flag, what, example, base, name, fallback string, command []string) (*url.URL, string, error) {
+	u, err := url.Parse(strings.ReplaceAll(base, "{{port}}", "1")) // the port idemcheck picks
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.ContainsAny(base, "\n\r") {
+		return nil, "", usageErr("init: %s %q: expected %s base URL, such as http://127.0.0.1:8080 (or http://127.0.0.1:{{port}} with a command that starts it)", flag, base, what)
+	}
+	if strings.Contains(base, "{{port}}") && len(command) == 0 {
+		return nil, "", usageErr("init: %s %q: {{port}} is the port idemcheck picks for a server it starts: give the command after --, e.g. idemcheck init %s %s -- %s --port {{port}}", flag, base, flag, base, example)
+	}
+	if name == "" {
+		name = fallback
+		if len(command) > 0 {
+			name = config.TargetName(command[0])
+		}
+	}
+	return u, name, nil
+}
+
 // initHTTP writes a starter configuration for an HTTP API that has no
 // OpenAPI description, served at base (and started by command, if given):
 // what only the user knows (the endpoint, the body and where the marker
 // goes, the list to count effects by) is left as TODOs that `idemcheck
 // run` reports with their line.
 func initHTTP(name, base, out string, command []string, stdout, stderr io.Writer) error {
-	u, err := url.Parse(strings.ReplaceAll(base, "{{port}}", "1")) // the port idemcheck picks
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.ContainsAny(base, "\n\r") {
-		return usageErr("init: --http %q: expected the API's base URL, such as http://127.0.0.1:8080 (or http://127.0.0.1:{{port}} with a command that starts it)", base)
-	}
-	if strings.Contains(base, "{{port}}") && len(command) == 0 {
-		return usageErr("init: --http %q: {{port}} is the port idemcheck picks for a server it starts: give the command after --, e.g. idemcheck init --http %s -- ./server --port {{port}}", base, base)
-	}
-	if name == "" {
-		name = "api"
-		if len(command) > 0 {
-			name = config.TargetName(command[0])
-		}
+	u, name, err := starterURL("--http", "the API's", "./server", base, name, "api", command)
+	if err != nil {
+		return err
 	}
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }

@@ -3,11 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"net/url"
 	"strconv"
 	"strings"
 
-	"github.com/idemcheck/idemcheck/config"
 	"github.com/idemcheck/idemcheck/config/section"
 	"github.com/idemcheck/idemcheck/reports"
 )
@@ -18,18 +16,9 @@ import (
 // marker go, the signing secret) is left as TODOs that `idemcheck run`
 // reports with their line.
 func initWebhook(name, base, out string, command []string, stdout, stderr io.Writer) error {
-	u, err := url.Parse(strings.ReplaceAll(base, "{{port}}", "1")) // the port idemcheck picks
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.ContainsAny(base, "\n\r") {
-		return usageErr("init: --webhook %q: expected the handler's base URL, such as http://127.0.0.1:8080 (or http://127.0.0.1:{{port}} with a command that starts it)", base)
-	}
-	if strings.Contains(base, "{{port}}") && len(command) == 0 {
-		return usageErr("init: --webhook %q: {{port}} is the port idemcheck picks for a handler it starts: give the command after --, e.g. idemcheck init --webhook %s -- ./handler --port {{port}}", base, base)
-	}
-	if name == "" {
-		name = "webhooks"
-		if len(command) > 0 {
-			name = config.TargetName(command[0])
-		}
+	u, name, err := starterURL("--webhook", "the handler's", "./handler", base, name, "webhooks", command)
+	if err != nil {
+		return err
 	}
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
