@@ -66,6 +66,9 @@ func duplicateCause(r *record.Record, in *record.Intent) string {
 		if concurrent && sharedAcross(r, in.Operation, sessionOf) {
 			return causeAtomic
 		}
+		if r.Target.Caps().SessionProcess {
+			return fmt.Sprintf("the attempts came in different sessions (%s), each a server process of its own, and the keys are kept in the process's memory: keep them in durable storage that every process of the server reads (a file, a database)", strings.Join(names, ", "))
+		}
 		return fmt.Sprintf("the attempts came in different sessions (%s), and the keys are kept per session; keep them for the whole server, whatever the session", strings.Join(names, ", "))
 	}
 	if gens := distinct(causers, incarnationOf); len(gens) > 1 && !concurrent {

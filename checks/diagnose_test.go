@@ -238,3 +238,27 @@ func TestDownstreamFindingCountsTheOwnRowAsTheIntents(t *testing.T) {
 	assert.Contains(t, f.Message, "after downstream-503-after the intent caused 3 effects")
 	assert.Contains(t, f.Message, "the ledger-db transfer was recorded once but the email message was sent 2 times")
 }
+
+// Over stdio every session is a server process of its own: keys kept in
+// the process's memory are lost to the next session, and the finding
+// says to keep them durably, not "for the whole server, whatever the
+// session", which the server already does.
+func TestSessionsThatAreProcessesBlameTheProcessMemory(t *testing.T) {
+	for _, processes := range []bool{true, false} {
+		b := newRec()
+		b.rec.Target.Capabilities = &record.Capabilities{Keys: true, EffectField: true, DryRun: true, SessionProcess: processes}
+		s := b.intent(plain, opCharge)
+		b.try(s, inSession(ok(201, "created", "ord_1"), "session 1"), mine())
+		b.try(s, inSession(ok(201, "noop", "ord_1"), "session 1"))
+		i := b.intent(plain, opCharge)
+		b.try(i, inSession(ok(201, "created", "ord_2"), "session 2"), mine())
+		b.try(i, inSession(ok(201, "created", "ord_3"), "session 3"), mine())
+		f := onlyFinding(t, b.done(), checks.CheckRetrySequential)
+		if processes {
+			assert.Contains(t, f.Message, "each a server process of its own, and the keys are kept in the process's memory: keep them in durable storage")
+			assert.NotContains(t, f.Message, "whatever the session")
+			continue
+		}
+		assert.Contains(t, f.Message, "the keys are kept per session; keep them for the whole server, whatever the session")
+	}
+}

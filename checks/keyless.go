@@ -33,6 +33,10 @@ var keyWording = []struct {
 	{lazyregexp.New(`with the same key`), "with the same arguments"},
 	{lazyregexp.New(`: the key is not honoured|: the key store forgot the key|: the key is checked and claimed in two steps; claim it atomically|: a retry one at a time acted again too: the key is not honoured at all, with or without a race|: the key store did not survive the crash, or the key was not passed downstream`), ""},
 	{lazyregexp.New(`\. Keep every key for as long as clients may retry.*$`), ""},
+	{lazyregexp.New(` even after a single other key: it keeps keys for less than [^,(]+, or none at all`), ""},
+	{lazyregexp.New(`; a retry after \d+ other keys? still replayed: it keeps [^(]*[^ (]`), ""},
+	{lazyregexp.New(`after 1 other key\b`), "after 1 other call"},
+	{lazyregexp.New(`after (\d+) other keys\b`), "after $1 other calls"},
 }
 
 // keylessFindings words the findings of keylessChecks on an operation

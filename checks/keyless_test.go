@@ -1,6 +1,9 @@
 package checks_test
 
 import (
+	"strings"
+	"time"
+
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -90,4 +93,20 @@ func TestEventIDIsTheKey(t *testing.T) {
 	require.Len(t, found[checks.CheckRetrySequential], 1)
 	assert.Contains(t, found[checks.CheckRetrySequential][0].Message, "it takes no key and has no annotations")
 	assert.Contains(t, results[checks.CheckKeyRequired].Note, "annotations")
+}
+
+// retry.late on a tool that takes no key is worded without keys: how
+// many other calls came between, never how many keys it keeps.
+func TestLateRetryOfAKeylessToolSaysNothingOfKeys(t *testing.T) {
+	rec := lateRecord(16, []int{1, 2, 4, 8}, 3*time.Second, func(int, time.Duration) bool { return true })
+	rec.Target.Kind = "mcp"
+	rec.Target.Capabilities = &record.Capabilities{Annotations: true}
+	_, found := verdicts(t, rec)
+	require.Len(t, found[checks.CheckRetryLate], 1)
+	msg := found[checks.CheckRetryLate][0].Message
+	assert.Contains(t, msg, "the same call again after 1 other call and at least 3s caused 2 effects")
+	said, promise, ok := strings.Cut(msg, "; it takes no key")
+	require.True(t, ok, msg)
+	assert.NotContains(t, said, "key", "what it did is told without keys")
+	assert.NotContains(t, promise, "keys")
 }

@@ -104,6 +104,10 @@ type Capabilities struct {
 	// it out nor send it with another payload (Keys is false, and
 	// key.required and key.mismatch do not apply).
 	EventKeys bool `json:"event_keys,omitempty"`
+	// SessionProcess: every protocol session is a process of its own (an
+	// MCP server over stdio): what a session keeps in memory, its process
+	// keeps, and a key kept there is lost to the next session.
+	SessionProcess bool `json:"session_process,omitempty"`
 	// EffectField: successful replies say what they did (effect.field).
 	EffectField bool `json:"effect_field,omitempty"`
 	// DryRun: the target's kind has a dry-run convention (dryrun);

@@ -165,7 +165,8 @@ func (t *Target) discover(ctx context.Context) error {
 // mutating tool takes one (a tool with none is judged by what its
 // annotations promise); an effect field and dry runs as the other kinds.
 func (t *Target) capabilities() *harness.Capabilities {
-	c := &harness.Capabilities{EffectField: true, DryRun: true, Annotations: true}
+	// Over stdio every session is a server process of its own.
+	c := &harness.Capabilities{EffectField: true, DryRun: true, Annotations: true, SessionProcess: len(t.cfg.Command) > 0}
 	for _, p := range t.plans {
 		if p.mutating && (p.key.In == InArgument || p.key.In == InMeta) {
 			c.Keys = true
