@@ -116,6 +116,10 @@ func mcpStarter(name string, command []string, url string, tools []*sdk.Tool) st
 	}
 	w("    # effect: {json: effect}      # default: where a result says created / noop, in structuredContent")
 	w("    # identity: {json: data.id}   # default")
+	w("    # observe:   # a server that keeps its effects in its own data (and calls no fake): where idemcheck counts them,")
+	w("    #            # by the marker the server stores with each (docs/guides/observers.md)")
+	w("    #   - name: store")
+	w(`    #     file: {path: "{{state_dir}}/data.json", items: items}   # or sql: {dsn: ..., query: ...}, or mcp: {tool: a read-only tool}`)
 	w("    tools:")
 	for _, t := range tools {
 		writeTool(w, t)
