@@ -77,6 +77,9 @@ func (p *parser) kindAt(i string) string {
 // explain says what a field the schema does not know is: a field of
 // another kind of target, or a typo.
 func (p *parser) explain(at []string, key string, known []string) (string, bool) {
+	if len(at) == 2 && at[0] == "targets" && hasField(reflect.TypeOf(File{}), []string{key}) && key != "version" {
+		return fmt.Sprintf("%s is a setting of the whole file, not of one target: move it to the top level, beside targets:", key), true
+	}
 	if len(at) >= 2 && at[0] == "targets" {
 		if k, ok := p.reg.kind(p.kindAt(at[1])); ok {
 			var rel []string

@@ -341,6 +341,19 @@ targets:
 				`unknown field "methdo" (did you mean "method"? known fields: name, mutating, method, path, headers, body, inputs, dry_run, effect, identity)`}},
 		},
 		{
+			why: "a setting of the whole file written under a target says to move it up",
+			yaml: `version: 1
+targets:
+  - name: shop
+    kind: http
+    url: http://127.0.0.1:8080
+    bursts: {count: 40}
+    operations:
+      - {name: charge, mutating: true, method: POST, path: "/charges/{{marker}}"}
+`,
+			want: []want{{6, 5, "targets[0].bursts", "bursts is a setting of the whole file, not of one target: move it to the top level, beside targets:"}},
+		},
+		{
 			why: "a value of the wrong type says what was expected and what was seen",
 			yaml: minimal + `retry:
   max_attempts: abc

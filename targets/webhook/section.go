@@ -21,6 +21,7 @@ var ConfigKind = section.Kind{
 		"command":    "to have idemcheck start a webhook handler, write start: {command: [...]}",
 		"operations": "a webhook target lists events, each with name, path and body",
 		"ready":      "a webhook handler's readiness goes under start: {command: [...], ready: {path: /healthz}}",
+		"replicas":   "to see whether several instances of a handler share what they have seen, describe it as an http target whose body carries {{key}} (docs/guides/webhook.md)",
 	},
 }
 
