@@ -13,9 +13,10 @@ const (
 )
 
 // WithTrialWaits lets generated trials pause for up to d between steps
-// (see checks.LateOptions.TrialWait). A pause passes on the target's own
-// clock, moved on at once, when it reads Env.Now (as a late retry's
-// wait does); on the wall clock otherwise.
+// (see checks.LateOptions.TrialWait). Pauses pass on the wall clock, even
+// for a target that reads Env.Now: the trials that share a target run
+// side by side, and moving its clock for one trial's pause would age the
+// keys and leases of the others, and of work still in flight.
 func WithTrialWaits(d time.Duration) Option {
 	return func(o *Options) { o.TrialWait = d }
 }

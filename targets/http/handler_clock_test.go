@@ -80,23 +80,3 @@ func TestLateRetryOnTheHandlersClock(t *testing.T) {
 	assert.Equal(t, harness.CheckRetryLate, wall.Findings[0].Check)
 	assert.Empty(t, clock(wall), "waited on the wall clock: nothing to say")
 }
-
-// TestTrialPausesOnTheHandlersClock: a trial's pause passes on env.Now
-// for a handler that reads it, as a late retry's wait does: trials that
-// may pause up to a minute between steps end long before a minute, and a
-// store that forgets keys after 30 s of that clock is still found by
-// them.
-func TestTrialPausesOnTheHandlersClock(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	spec := httptarget.HandlerSpec(dryRunConfig, newShopExpiring(30*time.Second, true, true), payments.Starter(payments.Options{}))
-	start := time.Now()
-	res, err := harness.Verify(ctx, []harness.Spec{spec}, harness.WithSeed(3), harness.WithTrials(200),
-		harness.WithTrialWaits(time.Minute), harness.WithLateRetry(0, -1))
-	require.NoError(t, err)
-	assert.Less(t, time.Since(start), time.Minute, "the trials' pauses were waited on the wall clock")
-	tr := res.Targets[0]
-	require.Empty(t, tr.Error)
-	require.NotNil(t, tr.Scenario)
-	require.NotNil(t, tr.Scenario.Counterexample, "a pause of more than 30 s on the handler's clock makes it forget a key")
-}

@@ -88,11 +88,9 @@ func (r *runner) runSteps(info record.TargetInfo, pr *probeRun, from, to int) {
 		}
 		if s.Pause > 0 {
 			pr.add(nil, -1)
-			// On the target's clock, as a late retry's wait: moved on at
-			// once when the target reads it.
 			start := time.Now()
-			ok := r.passOnTargetClock(start, s.Pause)
-			pr.paused += max(time.Since(start), s.Pause)
+			ok := r.waitUntil(start.Add(s.Pause))
+			pr.paused += time.Since(start)
 			if !ok {
 				return
 			}
@@ -451,16 +449,9 @@ func (r *runner) waitUntil(t time.Time) bool {
 // time there (Clock), else on the wall clock. It reports false if the
 // run ended first.
 func (r *runner) waitSince(t time.Time, d time.Duration) bool {
-	if r.inst.Clock.Read() {
-		r.noteClockMoved(d)
-	}
-	return r.passOnTargetClock(t, d)
-}
-
-// passOnTargetClock is waitSince without the note: a trial's pause.
-func (r *runner) passOnTargetClock(t time.Time, d time.Duration) bool {
 	if c := r.inst.Clock; c.Read() {
 		c.passSince(t, d)
+		r.noteClockMoved(d)
 		return r.s.ctx.Err() == nil
 	}
 	return r.waitUntil(t.Add(d))
