@@ -26,12 +26,16 @@ var actingEffects = map[string]bool{"created": true, "updated": true, "deleted":
 func expectedEffect(r *record.Record, in *record.Intent, j int) string {
 	a := &in.Attempts[j]
 	before, during := 0, 0
+	kindsBefore := map[effectKind]bool{}
+	repeatsKind := false // an effect during the attempt of a kind made before it
 	for _, e := range r.EffectsOf(in) {
 		switch {
 		case e.Seq <= a.LedgerBefore:
 			before++
+			kindsBefore[effectKind{e.Fake, e.Kind}] = true
 		case e.Seq <= a.LedgerAfter:
 			during++
+			repeatsKind = repeatsKind || kindsBefore[effectKind{e.Fake, e.Kind}]
 		}
 	}
 	switch {
@@ -46,7 +50,7 @@ func expectedEffect(r *record.Record, in *record.Intent, j int) string {
 		return "act"
 	case during > 0:
 		for _, prev := range in.Attempts[:j] {
-			if mayStillAct(prev) {
+			if !repeatsKind && mayStillAct(r, prev) {
 				// What was recorded during this attempt may be the rest of
 				// the earlier one's work (its second call, after a first
 				// recorded before): a replay is as honest as an execution.
@@ -76,10 +80,13 @@ func expectedEffect(r *record.Record, in *record.Intent, j int) string {
 
 // mayStillAct says whether the target may still have been working on
 // attempt a after the caller stopped waiting for it: it reached the
-// target and no reply of the target's came back (a timeout, a client
-// that left, a reset; not a reply a fault withheld).
-func mayStillAct(a record.Attempt) bool {
-	return a.Forwarded && a.Outcome != record.OK && !a.Withheld && (a.TimedOut || a.Error != "")
+// target and no answer of the target's came back (a timeout, a client
+// that left, a reset; not a reply a fault withheld, nor a failure the
+// target answered), and its process was not ended with it (a crash; a
+// command, whose process is the call).
+func mayStillAct(r *record.Record, a record.Attempt) bool {
+	return a.Forwarded && a.Outcome != record.OK && !a.Withheld && !a.Crashed && r.Target.Kind != "cli" &&
+		failedAnswer(a) == "" && (a.TimedOut || a.Error != "")
 }
 
 type effectTally struct {

@@ -97,9 +97,26 @@ type lateRetry struct {
 // intent's first success did. A downstream that de-duplicated by the key
 // passed on hides the duplicate from the ledger; the target's own answer
 // does not.
-func (lr lateRetry) newResult() bool {
-	return lr.retry.Outcome == record.OK && actingEffects[lr.retry.Effect] &&
-		lr.retry.Identity != "" && lr.first.Identity != "" && lr.retry.Identity != lr.first.Identity
+//
+// It is not one when another payload took the key in between (the target
+// replays what the key now holds: key.mismatch's finding), nor when an
+// observer found the target's own record of the intent once, nor for an
+// answer that says it updated or deleted (an upsert run again duplicates
+// nothing).
+func (lr lateRetry) newResult(r *record.Record) bool {
+	if lr.retry.Outcome != record.OK || lr.retry.Effect != "created" ||
+		lr.retry.Identity == "" || lr.first.Identity == "" || lr.retry.Identity == lr.first.Identity {
+		return false
+	}
+	if keyTakenByAnother(r, lr.in) {
+		return false
+	}
+	for _, e := range r.EffectsOf(lr.in) {
+		if e.Observed {
+			return false // the target's own data says how often it acted
+		}
+	}
+	return true
 }
 
 func evalRetryLate(r *record.Record) ([]record.Finding, bool) {
@@ -136,7 +153,7 @@ func evalRetryLate(r *record.Record) ([]record.Finding, bool) {
 			// a duplicate of the intent's first attempts, before it
 			// succeeded, is retry.sequential's or a fault check's.
 			forgot[in.Operation] = append(forgot[in.Operation], lr)
-		case lr.newResult():
+		case lr.newResult(r):
 			forgot[in.Operation] = append(forgot[in.Operation], lr)
 		case retry.Outcome == record.OK:
 			kept[in.Operation] = append(kept[in.Operation], lr)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -162,4 +163,22 @@ func TestLateRetryAnsweredAsANewResultForgotTheKey(t *testing.T) {
 	_, found = verdicts(t, build(ok(201, "noop", "ord_1")))
 	assert.Empty(t, found[checks.CheckRetryLate])
 	assert.Empty(t, found[checks.CheckEffectField])
+
+	// Another payload took the key in between: the late retry replays
+	// what the key now holds, key.mismatch's finding, no forgotten key.
+	rec := build(ok(201, "created", "ord_m"))
+	b := &recBuilder{rec: *rec}
+	m := b.intent(mismatch, opCharge, 1)
+	b.try(m, ok(201, "created", "ord_m"), mine())
+	_, found = verdicts(t, b.done())
+	assert.Empty(t, found[checks.CheckRetryLate], "the key was taken by another payload")
+
+	// The target's own data, read by an observer, says it acted once.
+	b = newRec()
+	i := b.intent(record.RoleLate, opCharge)
+	b.try(i, ok(201, "created", "ord_1"), fakes.Effect{Fake: "orders-db", Kind: "order", Observed: true})
+	b.try(b.intent(record.RoleFiller, opCharge), ok(201, "created", "ord_2"), fakes.Effect{Fake: "orders-db", Kind: "order", Observed: true})
+	b.try(i, ok(201, "created", "ord_3"))
+	_, found = verdicts(t, b.done())
+	assert.Empty(t, found[checks.CheckRetryLate], "one row: an identity that changes is not a second order")
 }

@@ -458,6 +458,33 @@ func concurrentCases() []checkCase {
 			pass: []string{checks.CheckEffectField},
 		},
 		{
+			why: "a failure the target answered (exit 1) is no attempt still acting: the email recorded during the retry that says noop is the retry's own",
+			rec: func() *record.Record {
+				b := newRec()
+				b.rec.Target.Kind = "cli"
+				i := b.intent(plain, opCharge)
+				exited := failed(1)
+				exited.Outcome, exited.Error = record.Info, "exit 1: email refused"
+				b.try(i, exited, mine())
+				b.try(i, ok(200, "noop", "ord_1"), emailed(""))
+				return b.done()
+			}(),
+			fail: map[string][]record.Severity{checks.CheckEffectField: {major}, checks.CheckReplyHonest: {major}},
+		},
+		{
+			why: "after a timeout, an effect of a kind already made before the retry is a duplicate the retry made: its noop is still wrong",
+			rec: func() *record.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				gone := unknown(0)
+				gone.Fault, gone.FaultClass, gone.TimedOut = "client-timeout", string(faults.ClassClient), true
+				b.try(i, gone, mine())
+				b.try(i, ok(200, "noop", "ord_1"), mine())
+				return b.done()
+			}(),
+			fail: map[string][]record.Severity{checks.CheckEffectField: {major}, checks.CheckRetryAfterFault: {critical}},
+		},
+		{
 			why: "once the earlier attempt was answered, an effect recorded during a retry that says noop is the retry's own: effect.field's finding",
 			rec: func() *record.Record {
 				b := newRec()

@@ -152,7 +152,9 @@ func downstreamCause(effs []fakes.Effect) string {
 			continue
 		}
 		if es[0].Observed {
-			continue // the target's own data, not a call given a key
+			// The target's own record repeated: the intent itself ran
+			// again, whatever its downstream calls were given.
+			return ""
 		}
 		keys := map[string]bool{}
 		for _, e := range es {

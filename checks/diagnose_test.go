@@ -262,3 +262,16 @@ func TestSessionsThatAreProcessesBlameTheProcessMemory(t *testing.T) {
 		assert.Contains(t, f.Message, "the keys are kept per session; keep them for the whole server, whatever the session")
 	}
 }
+
+// The target's own row written twice means the intent itself ran again:
+// an email repeated without a key beside it is not the cause given, nor
+// is a charge made once "under a key" evidence that the key was kept.
+func TestRepeatedOwnRowIsNotExplainedByTheEmail(t *testing.T) {
+	b := newRec()
+	i := b.intent(plain, opCharge)
+	b.try(i, under(faults.NameCrashAfterCommit, unknown(0)), rowed(), keyed("charge:idk-0001"), emailed(""))
+	b.try(i, ok(201, "created", "ord_2"), rowed(), emailed(""))
+	f := onlyFinding(t, b.done(), checks.CheckCrashRecovery)
+	assert.Contains(t, f.Message, "the key and its reply are not written in the transaction that writes the effect")
+	assert.NotContains(t, f.Message, "the email send was given no idempotency key")
+}
