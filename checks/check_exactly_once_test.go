@@ -86,3 +86,20 @@ func TestKeyTakenByAnotherPayloadIsNoMergeByPayload(t *testing.T) {
 		})
 	}
 }
+
+// The same when the two went at once (a trial's joined steps): the intent
+// waited on the key the other payload held, and was answered with its
+// result; nothing was merged by payload.
+func TestKeyTakenAtOnceByAnotherPayloadIsNoMergeByPayload(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	b := newRec()
+	i := b.intent(plain, opCharge)
+	m := b.intent(mismatch, opCharge, i)
+	b.try(m, at(ok(201, "created", "ord_2"), t0.Add(time.Millisecond)), mine())
+	b.try(i, at(ok(200, "noop", "ord_2"), t0))
+	b.rec.Intent(i).Attempts[0].End = t0.Add(5 * time.Millisecond) // it waited for the other
+	tw := b.intent(twin, opCharge, i)
+	b.try(tw, at(ok(201, "created", "ord_3"), t0.Add(time.Second)), mine())
+	_, found := verdicts(t, b.done())
+	assert.Empty(t, found[checks.CheckKeyDistinct], describe(found[checks.CheckKeyDistinct]))
+}

@@ -132,7 +132,7 @@ func evalKeyDistinct(r *record.Record) ([]record.Finding, bool) {
 		if (a == 0) == (b == 0) {
 			continue
 		}
-		if a == 0 && (keyUsedBefore(r, origin) || answeredForAnother(r, origin)) {
+		if a == 0 && (keyUsedBefore(r, origin) || answeredForAnother(r, origin) || answeredWithAMismatchsResult(r, origin)) {
 			// The origin reused an earlier intent's key (a changed
 			// payload, a retry), or another payload took its key before
 			// it was acknowledged: its key, not its payload, explains why
@@ -147,6 +147,26 @@ func evalKeyDistinct(r *record.Record) ([]record.Finding, bool) {
 		fs = append(fs, record.Finding{Check: CheckKeyDistinct, Severity: record.Critical, Operation: in.Operation, Message: msg, Evidence: evidence(r, origin, in)})
 	}
 	return fs, len(ins) > 0
+}
+
+// answeredWithAMismatchsResult reports whether in was acknowledged with
+// the result of another payload sent with its key (a mismatch of it):
+// that payload took the key, whichever was sent first.
+func answeredWithAMismatchsResult(r *record.Record, in *record.Intent) bool {
+	ok := in.FirstOK()
+	if ok == nil || ok.Identity == "" {
+		return false
+	}
+	for i := range r.Intents {
+		m := &r.Intents[i]
+		if m.Role != record.RoleMismatch || m.Related != in.ID || m.Key != in.Key {
+			continue
+		}
+		if mok := m.FirstOK(); mok != nil && mok.Identity == ok.Identity {
+			return true
+		}
+	}
+	return false
 }
 
 // keyUsedBefore reports whether an intent made before in sent in's key:

@@ -65,7 +65,9 @@ type Intent struct {
 	Probe     string `json:"probe"`
 	// PlannedFor are the checks whose probe made the intent (none for an
 	// intent of a generated trial): running those checks alone (--only)
-	// makes it again.
+	// makes it again; one whose fault is armed at a later downstream call
+	// of its operation needs a clean run of that operation too, which
+	// retry.sequential's probes make.
 	PlannedFor []string          `json:"planned_for,omitempty"`
 	Key        string            `json:"key,omitempty"`
 	Marker     string            `json:"marker"`

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -39,14 +40,23 @@ func ReplayCommand(res *record.Result, f record.Finding) string {
 
 // replayChecks are f's check, then, for each intent of its evidence that
 // a probe of other checks made, the first of those checks, unless one of
-// them is named already.
+// them is named already; and retry.sequential when a fault was armed at
+// a later downstream call of an operation, whose points only a clean run
+// of it (retry.sequential's probes make one) shows.
 func replayChecks(f record.Finding) []string {
 	only := []string{f.Check}
+	later := false
 	for _, in := range f.Evidence.Intents {
+		for _, a := range in.Attempts {
+			later = later || a.Point != nil && a.Point.Index > 1
+		}
 		if len(in.PlannedFor) == 0 || slices.ContainsFunc(in.PlannedFor, func(id string) bool { return slices.Contains(only, id) }) {
 			continue
 		}
 		only = append(only, in.PlannedFor[0])
+	}
+	if later && !slices.Contains(only, checks.CheckRetrySequential) {
+		only = append(only, checks.CheckRetrySequential)
 	}
 	return only
 }

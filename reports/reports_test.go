@@ -265,3 +265,16 @@ func TestReplayCommandNamesTheChecksThatMadeTheEvidence(t *testing.T) {
 	f.Evidence.Intents = []record.Intent{own}
 	assert.Equal(t, "idemcheck run -c idemcheck.yaml --seed 1 --only effect.field", reports.ReplayCommand(res, f))
 }
+
+// A fault armed at a later downstream call needs a clean run of the
+// operation to know its calls: the replay names retry.sequential too.
+func TestReplayCommandOfALaterPointHasACleanRun(t *testing.T) {
+	res := &record.Result{Seed: 1, Meta: record.Meta{Command: "run", Config: "idemcheck.yaml"}}
+	in := record.Intent{ID: 40, Probe: "retry after downstream-503-after at email #1", PlannedFor: []string{"downstream.propagation"},
+		Attempts: []record.Attempt{{N: 1, Fault: "downstream-503-after", Point: &record.EffectPoint{Index: 2, Fake: "email", N: 1}}}}
+	f := record.Finding{Check: "downstream.propagation", Evidence: record.Evidence{Intents: []record.Intent{in}}}
+	assert.Equal(t, "idemcheck run -c idemcheck.yaml --seed 1 --only downstream.propagation,retry.sequential", reports.ReplayCommand(res, f))
+	in.Attempts[0].Point.Index = 1
+	f.Evidence.Intents = []record.Intent{in}
+	assert.Equal(t, "idemcheck run -c idemcheck.yaml --seed 1 --only downstream.propagation", reports.ReplayCommand(res, f))
+}

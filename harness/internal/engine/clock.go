@@ -58,20 +58,22 @@ func (c *Clock) leadAt(t time.Time) time.Duration {
 }
 
 // passSince moves the clock on, if need be, so that d has passed on it
-// since wall time since (what the instance saw then plus d).
-func (c *Clock) passSince(since time.Time, d time.Duration) {
+// since wall time since (what the instance saw then plus d); it says
+// whether it moved it.
+func (c *Clock) passSince(since time.Time, d time.Duration) bool {
 	want := since.Add(c.leadAt(since)).Add(d)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := time.Now()
 	lead := want.Sub(now)
 	if n := len(c.moves); n > 0 && c.moves[n-1].lead >= lead {
-		return
+		return false
 	}
 	if lead <= 0 {
-		return
+		return false
 	}
 	c.moves = append(c.moves, clockMove{at: now, lead: lead})
+	return true
 }
 
 // noteClockMoved records, once, that a late retry's wait of d passed on

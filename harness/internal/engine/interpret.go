@@ -450,8 +450,9 @@ func (r *runner) waitUntil(t time.Time) bool {
 // run ended first.
 func (r *runner) waitSince(t time.Time, d time.Duration) bool {
 	if c := r.inst.Clock; c.Read() {
-		c.passSince(t, d)
-		r.noteClockMoved(d)
+		if c.passSince(t, d) {
+			r.noteClockMoved(d)
+		}
 		return r.s.ctx.Err() == nil
 	}
 	return r.waitUntil(t.Add(d))
