@@ -186,7 +186,7 @@ var (
 )
 
 func newProxyConn(p *Proxy, c net.Conn) *proxyConn {
-	lr := &limitedReader{r: c, n: -1}
+	lr := &limitedReader{r: c, n: -1, c: c}
 	br, _ := readerPool.Get().(*bufio.Reader)
 	if br == nil {
 		br = bufio.NewReader(lr)
@@ -232,7 +232,9 @@ func (pc *proxyConn) serve() {
 // exchange reads one request and runs it; it says whether the
 // connection may carry another.
 func (pc *proxyConn) exchange() bool {
-	_ = pc.c.SetReadDeadline(time.Now().Add(requestReadTimeout))
+	// The deadline is set by the first read that reaches the connection:
+	// a request that came whole with its first bytes sets none.
+	pc.lr.deadline, pc.lr.armed = true, false
 	pc.lr.n = maxRequestHeader
 	req, err := oncehttp.ReadRequest(pc.br)
 	pc.lr.n = -1
@@ -248,21 +250,31 @@ func (pc *proxyConn) exchange() bool {
 	if err := cs.readBody(); err != nil {
 		return false
 	}
-	_ = pc.c.SetReadDeadline(time.Time{})
+	if pc.lr.deadline = false; pc.lr.armed {
+		_ = pc.c.SetReadDeadline(time.Time{})
+	}
 	pc.p.handle(req, cs)
 	cs.stopWatching()
 	return cs.keep && !cs.resetDone
 }
 
-// limitedReader lets n more bytes through (any number when n < 0).
+// limitedReader lets n more bytes through (any number when n < 0) from
+// the connection c. While deadline is set, the first read puts
+// requestReadTimeout on c (armed says it did).
 type limitedReader struct {
-	r io.Reader
-	n int
+	r               io.Reader
+	n               int
+	c               net.Conn
+	deadline, armed bool
 }
 
 var errRequestHeaderTooLarge = errors.New("the request's header section is over 1 MiB")
 
 func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.deadline && !l.armed {
+		_ = l.c.SetReadDeadline(time.Now().Add(requestReadTimeout))
+		l.armed = true
+	}
 	if l.n < 0 {
 		return l.r.Read(p)
 	}
