@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -155,9 +156,31 @@ func (ff *fileFinder) identity(it fileItem) (string, error) {
 	}
 	id, ok := identityAt(doc, ff.f.ID)
 	if !ok {
-		return "", fmt.Errorf("%s: item %d has no %q: %s", it.where, it.index, ff.f.ID, head(it.raw))
+		err := fmt.Errorf("%s: item %d has no %q: %s", it.where, it.index, ff.f.ID, head(it.raw))
+		if lists := listFields(doc); ff.f.Items == "" && len(lists) > 0 {
+			// The whole document was taken as one item.
+			err = fmt.Errorf("%w; the document is one object holding lists (%s): name the list its items are in with items:, such as items: %s", err, strings.Join(lists, ", "), lists[0])
+		}
+		return "", err
 	}
 	return id, nil
+}
+
+// listFields are the names of doc's fields that hold lists, sorted, when
+// doc is an object.
+func listFields(doc any) []string {
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for k, v := range m {
+		if _, ok := v.([]any); ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func absentPath(absent bool, p string) string {

@@ -74,6 +74,7 @@ func TestFileObserverErrors(t *testing.T) {
 	write(t, filepath.Join(dir, "store.json"), `{"entities": [ {"name": "a"`)
 	write(t, filepath.Join(dir, "store.jsonl"), `{"key":"k1"}`+"\n"+`key=k2`+"\n")
 	write(t, filepath.Join(dir, "keyed.json"), `[{"name":"`+m1+`"}]`)
+	write(t, filepath.Join(dir, "tasks.json"), "{\n  \"tasks\": [{\"id\": 1, \"title\": \""+m1+"\"}],\n  \"events\": []\n}\n")
 	for _, tc := range []struct {
 		why  string
 		file observe.File
@@ -83,6 +84,8 @@ func TestFileObserverErrors(t *testing.T) {
 		{"a line that is not JSON", observe.File{Path: "{{state_dir}}/store.jsonl"}, filepath.Join(dir, "store.jsonl") + " line 2 is not JSON"},
 		{"an item without its identity", observe.File{Path: "{{state_dir}}/keyed.json", ID: "id"}, `item 0 has no "id"`},
 		{"items under a path that is not there", observe.File{Path: "{{state_dir}}/keyed.json", Items: "entities"}, `has no "entities"`},
+		{"a document whose items are in its lists, without items:, is told which lists it has, on one line", observe.File{Path: "{{state_dir}}/tasks.json", ID: "id"},
+			`item 0 has no "id": { "tasks": [{"id": 1, "title": "` + m1 + `"}], "events": [] }; the document is one object holding lists (events, tasks): name the list its items are in with items:, such as items: events`},
 	} {
 		o := open(t, observe.Spec{Name: "store", Settle: failingFile, Source: tc.file}, dir)
 		err := o.Observe(context.Background(), fakes.NewLedger(), m1)

@@ -319,7 +319,7 @@ func redactURL(u string) string {
 }
 
 func head(b []byte) string {
-	s := strings.TrimSpace(string(b))
+	s := strings.Join(strings.Fields(string(b)), " ") // on one line
 	if len(s) > 200 {
 		s = s[:200] + "…"
 	}

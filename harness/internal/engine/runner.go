@@ -119,7 +119,11 @@ func (r *runner) attemptAt(in *record.Intent, f faults.Fault, pt *record.EffectP
 	a.LedgerBefore = r.ledger.LastSeq()
 	a.Start = time.Now()
 	r.attempted()
-	waiting := r.sayWhileWaiting(a.Start)
+	what := in.Operation + " (" + in.Probe
+	if a.Fault != "" {
+		what += ", under " + a.Fault
+	}
+	waiting := r.sayWhileWaiting(a.Start, what+")")
 	a.Reply = r.target().Call(at.ctx, call)
 	waiting.Stop()
 	if at.forwarded.Load() {
@@ -156,8 +160,8 @@ func (r *runner) attemptAt(in *record.Intent, f faults.Fault, pt *record.EffectP
 const waitNotice = 5 * time.Second
 
 // sayWhileWaiting tells the progress, every waitNotice until stopped,
-// that an attempt started at start still waits for its answer.
-func (r *runner) sayWhileWaiting(start time.Time) *waitNotices {
+// that an attempt at what, started at start, still waits for its answer.
+func (r *runner) sayWhileWaiting(start time.Time, what string) *waitNotices {
 	if r.s.progress == nil {
 		return nil
 	}
@@ -170,7 +174,7 @@ func (r *runner) sayWhileWaiting(start time.Time) *waitNotices {
 		if w.stopped {
 			return
 		}
-		r.s.say("%s: waiting for an answer, %d s", r.s.spec.Name, int(time.Since(start).Round(time.Second)/time.Second))
+		r.s.say("%s: waiting for an answer to %s, %d s", r.s.spec.Name, what, int(time.Since(start).Round(time.Second)/time.Second))
 		w.t.Reset(waitNotice)
 	})
 	return w
