@@ -119,6 +119,23 @@ func envGuess(name string) string {
 
 var nameRE = lazyregexp.New(`[^a-z0-9._-]+`)
 
+// CommandName is TargetName for a command line: the program's name, or,
+// when the program is an interpreter (python3, node, bash …) given a
+// script, the script's without its extension.
+func CommandName(command []string) string {
+	if len(command) == 0 {
+		return TargetName("")
+	}
+	if interpreter.MatchString(filepath.Base(command[0])) && len(command) > 1 && !strings.HasPrefix(command[1], "-") {
+		script := filepath.Base(command[1])
+		return TargetName(strings.TrimSuffix(script, filepath.Ext(script)))
+	}
+	return TargetName(command[0])
+}
+
+// interpreter matches the programs that run a script named after them.
+var interpreter = lazyregexp.New(`^(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|ruby|perl|php|bash|sh|dash|zsh|lua|Rscript|tclsh)$`)
+
 // TargetName makes a valid target name from a command's path.
 func TargetName(cmd string) string {
 	n := nameRE.ReplaceAllString(strings.ToLower(filepath.Base(cmd)), "-")

@@ -83,7 +83,7 @@ func cmdInit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			hint: "give the tool's path (with a slash, e.g. ./mytool) or put it on PATH"}
 	}
 	if name == "" {
-		name = config.TargetName(command[0])
+		name = config.CommandName(command)
 	}
 	var helps []string
 	for _, extra := range []string{"--help", "help"} {

@@ -32,7 +32,7 @@ func initConsumer(name, broker, topic, out string, command []string, stdout, std
 	if name == "" {
 		name = "consumer"
 		if len(command) > 0 {
-			name = config.TargetName(command[0])
+			name = config.CommandName(command)
 		}
 	}
 	var b strings.Builder

@@ -29,7 +29,7 @@ func starterURL(flag, what, example, base, name, fallback string, command []stri
 	if name == "" {
 		name = fallback
 		if len(command) > 0 {
-			name = config.TargetName(command[0])
+			name = config.CommandName(command)
 		}
 	}
 	return u, name, nil

@@ -62,7 +62,7 @@ func cmdInitMCP(ctx context.Context, name, out string, command []string, url str
 			}
 		}
 		if name == "" {
-			name = config.TargetName(command[0])
+			name = config.CommandName(command)
 		}
 	} else if name == "" {
 		name = "mcp-server"
