@@ -131,6 +131,12 @@ type Target struct {
 	mu      sync.Mutex
 	created map[string]int64 // event id → {{created}}
 	last    int64
+	// inflight counts the deliveries under way (Call); open is the
+	// {{created}} of the events first delivered since none was: events
+	// delivered at once were made together, and share it, as a provider
+	// stamps events made in one second.
+	inflight int
+	open     int64
 }
 
 var (
@@ -226,6 +232,16 @@ func (t *Target) Restart(ctx context.Context) error {
 
 // Call implements harness.Target: one signed delivery of the call's event.
 func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
+	t.mu.Lock()
+	t.inflight++
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		if t.inflight--; t.inflight == 0 {
+			t.open = 0
+		}
+		t.mu.Unlock()
+	}()
 	dc, err := t.render(c, t.cfg.Signature.Secret)
 	if err != nil {
 		return harness.Reply{Outcome: harness.Fail, Error: err.Error()}
@@ -284,14 +300,24 @@ func (t *Target) OutOfOrder(ctx context.Context, calls []harness.Call) []harness
 
 // createdAt returns the {{created}} time of an event id, assigning the next
 // one the first time: the clock's Unix time, kept strictly increasing so
-// that events made in one second still have an order.
+// that events made one after the other in one second still have an
+// order; an event first delivered while another delivery is under way
+// (distinct events sent at once) shares the second of the last one made,
+// as events a provider makes together do.
 func (t *Target) createdAt(key string) int64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if ts, ok := t.created[key]; ok {
 		return ts
 	}
+	if t.inflight > 1 && t.open != 0 {
+		t.created[key] = t.open
+		return t.open
+	}
 	ts := max(t.cfg.Now().Unix(), t.last+1)
+	if t.inflight > 0 && t.open == 0 {
+		t.open = ts
+	}
 	t.last = ts
 	t.created[key] = ts
 	return ts

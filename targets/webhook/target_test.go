@@ -1,13 +1,19 @@
 package webhook_test
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -206,4 +212,51 @@ func TestConfigErrors(t *testing.T) {
 			assert.ErrorContains(t, err, tt.mention, "Spec reports it when started")
 		})
 	}
+}
+
+// Events made one after the other get increasing {{created}} times, even
+// within one second; distinct events delivered at once share one, as a
+// provider stamps events made together: a handler that skips events not
+// newer than the newest it processed loses one of them, whichever comes
+// first.
+func TestCreatedOfEventsDeliveredAtOnce(t *testing.T) {
+	rc := newReceiver(t)
+	tg := mustNew(t, config(rc.srv.URL))
+	createdOf := func(body string) string {
+		_, rest, _ := strings.Cut(body, `"created":`)
+		v, _, _ := strings.Cut(rest, ",")
+		return v
+	}
+	ctx := context.Background()
+	tg.Call(ctx, call("a-1", "invoice.due", "evt_a", "idem-a"))
+	tg.Call(ctx, call("b-1", "invoice.due", "evt_b", "idem-b"))
+	seq := rc.deliveries()
+	require.Len(t, seq, 2)
+	assert.NotEqual(t, createdOf(seq[0].Body), createdOf(seq[1].Body), "one after the other")
+
+	// Two at once: the receiver holds the first until the second came.
+	both := make(chan struct{})
+	var once sync.Once
+	var n atomic.Int32
+	rc.mu.Lock()
+	rc.reply = func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 2 {
+			once.Do(func() { close(both) })
+		}
+		select {
+		case <-both:
+		case <-time.After(10 * time.Second):
+		}
+		_, _ = io.WriteString(w, `{"received":true}`)
+	}
+	rc.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, k := range []string{"evt_c", "evt_d"} {
+		wg.Go(func() { tg.Call(ctx, call(k+"-1", "invoice.due", k, "idem-"+k)) })
+	}
+	wg.Wait()
+	at := rc.deliveries()[2:]
+	require.Len(t, at, 2)
+	assert.Equal(t, createdOf(at[0].Body), createdOf(at[1].Body), "delivered at once: made together")
+	assert.NotEqual(t, createdOf(seq[1].Body), createdOf(at[0].Body))
 }
