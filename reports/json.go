@@ -90,8 +90,9 @@ type Trial struct {
 // Finding is a harness finding with the command that replays it.
 type Finding struct {
 	record.Finding
-	// Replay re-runs the finding's check with the run's seed; "" when the
-	// run was not made by the idemcheck command.
+	// Replay re-runs the finding's check, and the checks whose probes made
+	// its evidence, with the run's seed (ReplayCommand); "" when the run
+	// was not made by the idemcheck command.
 	Replay string `json:"replay"`
 }
 
