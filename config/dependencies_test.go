@@ -154,3 +154,26 @@ func TestDependencyErrors(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `needs a dependency called "db"`)
 }
+
+// TestDependencyURLFromEnv: a dependency's url may be an {{env.NAME}}
+// placeholder, the whole URL included; it is checked once filled in,
+// and its value is never repeated in a message.
+func TestDependencyURLFromEnv(t *testing.T) {
+	deps := "    dependencies:\n      db: {protocol: postgres}\n      cache: {protocol: redis, url: \"{{env.IDEMCHECK_TEST_CACHE}}\"}\n"
+	t.Setenv("IDEMCHECK_TEST_CACHE", "redis://:s3cret@127.0.0.1:6399/0")
+	f, err := config.Parse("idemcheck.yaml", []byte(withDeps(deps, `{}`)))
+	require.NoError(t, err, "a whole URL from the environment")
+	specs, _, err := f.Specs()
+	require.NoError(t, err)
+	require.Len(t, specs[0].Dependencies, 2)
+	assert.Equal(t, "redis://:s3cret@127.0.0.1:6399/0", specs[0].Dependencies[0].URL)
+
+	t.Setenv("IDEMCHECK_TEST_CACHE", "postgres://app:s3cret@127.0.0.1:5432/x")
+	_, err = config.Parse("idemcheck.yaml", []byte(withDeps(deps, `{}`)))
+	require.ErrorContains(t, err, "targets[0].dependencies.cache.url: a redis URL starts with redis://, not postgres://")
+	assert.NotContains(t, err.Error(), "s3cret")
+
+	t.Setenv("IDEMCHECK_TEST_CACHE", "127.0.0.1:6399")
+	_, err = config.Parse("idemcheck.yaml", []byte(withDeps(deps, `{}`)))
+	require.ErrorContains(t, err, "targets[0].dependencies.cache.url: does not parse as scheme://host:port/… (after filling in the environment)")
+}

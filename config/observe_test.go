@@ -220,6 +220,25 @@ func TestObserveEverySource(t *testing.T) {
 	assert.ErrorContains(t, err, "targets[0].observe[2].mcp.arguments.deep[0].x: unknown placeholder {{key}}")
 }
 
+// TestObserveRedisOfADependency: a Redis observer reads a Redis that
+// idemcheck starts for the target through its direct URL, not through
+// the proxy that faults it; the dependency must be declared.
+func TestObserveRedisOfADependency(t *testing.T) {
+	yaml := func(deps string) string {
+		return strings.Replace(withDeps(deps, `{REDIS_URL: "{{deps.cache.url}}"}`),
+			"      - sql: {dsn: \"{{deps.db.direct_url}}\", query: \"SELECT id FROM payments WHERE note LIKE '%' || {{marker}} || '%'\"}\n",
+			"      - redis: {url: \"{{deps.cache.direct_url}}\", stream: payments}\n", 1)
+	}
+	f, err := config.Parse("idemcheck.yaml", []byte(yaml("    dependencies:\n      cache: {protocol: redis}\n")))
+	require.NoError(t, err)
+	specs, _, err := f.Specs()
+	require.NoError(t, err)
+	assert.Len(t, specs[0].Observers, 1)
+
+	_, err = config.Parse("idemcheck.yaml", []byte(yaml("    dependencies:\n      db: {protocol: redis}\n")))
+	assert.ErrorContains(t, err, `targets[0].observe[0].redis.url: {{deps.cache.direct_url}} needs a dependency called "cache"`)
+}
+
 // TestObserveWholeDSNFromEnv: {{env.NAME}} may be the whole DSN; its
 // scheme is checked once it is filled in, never printed.
 func TestObserveWholeDSNFromEnv(t *testing.T) {

@@ -75,15 +75,20 @@ func CheckDependencies(c *Checker, ds map[string]Dependency) {
 			continue
 		}
 		uc := dc.Field("url")
-		raw := uc.EnvRefs(d.URL)
+		uc.EnvRefs(d.URL) // records the variables' values, reports those not set
+		raw := FillEnv(d.URL, c.file.Env())
 		if strings.Contains(raw, "{{") {
-			continue // known once the environment is read
+			continue // a variable not set (reported above), or another placeholder
 		}
 		u, err := url.Parse(raw)
 		switch {
 		case err != nil || u.Host == "":
 			// The URL may hold a password: never repeat it.
-			uc.Errorf("does not parse as scheme://host:port/…")
+			if raw != d.URL {
+				uc.Errorf("does not parse as scheme://host:port/… (after filling in the environment)")
+			} else {
+				uc.Errorf("does not parse as scheme://host:port/…")
+			}
 		case u.Scheme == "rediss":
 			uc.Errorf("rediss:// asks for TLS, and the proxy speaks plain text only: give the plain-text redis:// address for the test")
 		case !slices.Contains(depSchemes[d.Protocol], u.Scheme) && depSchemes[d.Protocol] != nil:

@@ -168,7 +168,8 @@ type ObserveFile struct {
 // only: one of keys, stream and hash.
 type ObserveRedis struct {
 	// URL is redis://[user:password@]host:port[/db]; it may use
-	// {{env.NAME}}, the whole URL included. Required.
+	// {{env.NAME}}, the whole URL included, or be the direct URL of a
+	// dependency idemcheck starts ({{deps.NAME.direct_url}}). Required.
 	URL string `yaml:"url"`
 	// Keys is a SCAN pattern, which may use {{marker}}.
 	Keys string `yaml:"keys,omitempty"`
@@ -289,7 +290,7 @@ func (ObserveFile) Rules(r *schema.Rules) {
 
 // Rules implements schema.Ruler.
 func (ObserveRedis) Rules(r *schema.Rules) {
-	r.Field("url").Required("the Redis the target writes to: redis://host:port[/db], or {{env.REDIS_URL}}")
+	r.Field("url").Required("the Redis the target writes to: redis://host:port[/db], {{env.REDIS_URL}}, or {{deps.NAME.direct_url}} for one idemcheck starts")
 }
 
 // CheckObservers checks a target's observers; reached says whether the
@@ -518,7 +519,9 @@ func (f *ObserveFile) check(c *Checker) {
 func (r *ObserveRedis) check(c *Checker) {
 	uc := c.Field("url")
 	for _, n := range Placeholders(uc.EnvRefs(r.URL)) {
-		uc.Errorf("unknown placeholder {{%s}}: a Redis url may use {{env.NAME}}", n)
+		if !uc.depPlaceholder(n) {
+			uc.Errorf("unknown placeholder {{%s}}: a Redis url may use {{deps.NAME.direct_url}} and {{env.NAME}}", n)
+		}
 	}
 	src := observe.Redis{URL: FillEnv(r.URL, c.file.Env()), Keys: r.Keys, Stream: r.Stream, Hash: r.Hash}
 	if strings.Contains(src.URL, "{{") {
