@@ -38,7 +38,7 @@ func evalCrashRecovery(r *record.Record) ([]record.Finding, bool) {
 	var fs []record.Finding
 	applicable := false
 	for _, in := range intentsByRole(r, keyedRoles...) {
-		if !in.Mutating || owner(in) != CheckCrashRecovery {
+		if !in.Mutating || owner(r, in) != CheckCrashRecovery {
 			continue
 		}
 		applicable = true
@@ -48,7 +48,10 @@ func evalCrashRecovery(r *record.Record) ([]record.Finding, bool) {
 		after, why := faultAt(in)+" and a restart", ": the key store did not survive the crash, or the key was not passed downstream"
 		if fault == RestartCause {
 			after, why = "a restart of the target between its attempts", causeSuffix(r, in)
-			if f := faultAt(in); f != "" {
+			switch f := faultAt(in); {
+			case f != "" && faultBeforeRestart(in):
+				after = f + ", then " + after
+			case f != "":
 				after += " (then " + f + ")"
 			}
 		}
@@ -95,7 +98,7 @@ func evalDownstream(r *record.Record) ([]record.Finding, bool) {
 	var fs []record.Finding
 	applicable := false
 	for _, in := range intentsByRole(r, keyedRoles...) {
-		if !in.Mutating || owner(in) != CheckDownstream {
+		if !in.Mutating || owner(r, in) != CheckDownstream {
 			continue
 		}
 		applicable = true

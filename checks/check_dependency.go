@@ -29,7 +29,7 @@ func evalDependencyRecovery(r *record.Record) ([]record.Finding, bool) {
 	var fs []record.Finding
 	applicable := false
 	for _, in := range intentsByRole(r, keyedRoles...) {
-		if !in.Mutating || owner(in) != CheckDependencyRecovery {
+		if !in.Mutating || owner(r, in) != CheckDependencyRecovery {
 			continue
 		}
 		applicable = true

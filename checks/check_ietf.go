@@ -143,7 +143,7 @@ func evalIETFDraft(r *record.Record) ([]record.Finding, bool) {
 	// (d) A retry with the same key and payload after a success: the first
 	// reply again, its status and its result.
 	for _, in := range intentsByRole(r, record.RolePlain) {
-		if owner(in) != CheckRetrySequential || len(in.Attempts) < 2 || !in.Mutating {
+		if owner(r, in) != CheckRetrySequential || len(in.Attempts) < 2 || !in.Mutating {
 			continue
 		}
 		a0 := in.Attempts[0]

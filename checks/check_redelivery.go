@@ -28,7 +28,7 @@ func evalConsumerRedelivery(r *record.Record) ([]record.Finding, bool) {
 	var fs []record.Finding
 	applicable := false
 	for _, in := range intentsByRole(r, keyedRoles...) {
-		if !in.Mutating || owner(in) != CheckConsumerRedelivery {
+		if !in.Mutating || owner(r, in) != CheckConsumerRedelivery {
 			continue
 		}
 		applicable = true

@@ -31,7 +31,7 @@ func evalRetrySequential(r *record.Record) ([]record.Finding, bool) {
 	var fs []record.Finding
 	applicable := false
 	for _, in := range intentsByRole(r, keyedRoles...) {
-		if owner(in) != CheckRetrySequential || len(in.Attempts) < 2 || !in.Mutating {
+		if owner(r, in) != CheckRetrySequential || len(in.Attempts) < 2 || !in.Mutating {
 			continue
 		}
 		applicable = true
@@ -70,7 +70,7 @@ func evalRetryAfterFault(r *record.Record) ([]record.Finding, bool) {
 	var fs []record.Finding
 	applicable := false
 	for _, in := range intentsByRole(r, keyedRoles...) {
-		if !in.Mutating || owner(in) != CheckRetryAfterFault {
+		if !in.Mutating || owner(r, in) != CheckRetryAfterFault {
 			continue
 		}
 		applicable = true

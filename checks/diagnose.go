@@ -25,7 +25,7 @@ const (
 func atomicOr(r *record.Record, op string) string {
 	for i := range r.Intents {
 		in := &r.Intents[i]
-		if in.Operation != op || !in.Mutating || in.Role != record.RolePlain || owner(in) != CheckRetrySequential || len(in.Attempts) < 2 {
+		if in.Operation != op || !in.Mutating || in.Role != record.RolePlain || owner(r, in) != CheckRetrySequential || len(in.Attempts) < 2 {
 			continue
 		}
 		if !slices.ContainsFunc(in.Attempts, func(a record.Attempt) bool { return a.Burst }) && repeated(r.EffectsOf(in)) > 1 {
@@ -105,7 +105,7 @@ func servedApart(as []*record.Attempt) bool {
 func ignoredAlone(r *record.Record, op string) bool {
 	for i := range r.Intents {
 		in := &r.Intents[i]
-		if in.Operation != op || !in.Mutating || in.Key == "" || in.Role != record.RolePlain || owner(in) != CheckRetrySequential || len(in.Attempts) < 2 {
+		if in.Operation != op || !in.Mutating || in.Key == "" || in.Role != record.RolePlain || owner(r, in) != CheckRetrySequential || len(in.Attempts) < 2 {
 			continue
 		}
 		if slices.ContainsFunc(in.Attempts, func(a record.Attempt) bool { return a.Burst }) || repeated(r.EffectsOf(in)) < 2 {

@@ -25,9 +25,9 @@ func examine(rec *record.Record, results []record.CheckResult, findings []record
 	blocking := map[string][]*record.Intent{}
 	for i := range rec.Intents {
 		if in := &rec.Intents[i]; in.Unfired() {
-			unfired[owner(in)] = append(unfired[owner(in)], in)
+			unfired[owner(rec, in)] = append(unfired[owner(rec, in)], in)
 			if !unfiredUnsupported(rec, in) {
-				blocking[owner(in)] = append(blocking[owner(in)], in)
+				blocking[owner(rec, in)] = append(blocking[owner(rec, in)], in)
 			}
 		}
 	}
@@ -78,7 +78,7 @@ func examine(rec *record.Record, results []record.CheckResult, findings []record
 // fault that never acted.
 func examinedAny(rec *record.Record, id string) bool {
 	for i := range rec.Intents {
-		if in := &rec.Intents[i]; owner(in) == id && !in.Unfired() {
+		if in := &rec.Intents[i]; owner(rec, in) == id && !in.Unfired() {
 			return true
 		}
 	}

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
 )
@@ -12,8 +13,9 @@ import (
 // An intent the target restarted under, between two of its attempts,
 // without a crash fault of its own (a generated trial's restart), is
 // judged as after a crash: crash.recovery owns it, whatever fault met
-// its later attempts.
-func owner(in *record.Intent) string {
+// its later attempts, unless its effect was already repeated before the
+// restart (the fault before it made the duplicate; its owner judges).
+func owner(r *record.Record, in *record.Intent) string {
 	owner, weight := CheckRetrySequential, 0
 	for _, a := range in.Attempts {
 		if a.FaultClass == "" {
@@ -23,7 +25,7 @@ func owner(in *record.Intent) string {
 			owner, weight = faultOwner(faults.Class(a.FaultClass)), w
 		}
 	}
-	if weight < classWeight(faults.ClassCrash) && restartedBetween(in) {
+	if weight < classWeight(faults.ClassCrash) && restartedBetween(in) && !repeatedBeforeRestart(r, in) {
 		return CheckCrashRecovery
 	}
 	return owner
@@ -37,17 +39,56 @@ const RestartCause = "restart"
 // restartedBetween reports whether two of in's attempts were served by
 // different incarnations of the target, with no crash fault among its
 // attempts: the target was restarted between them, from outside.
-func restartedBetween(in *record.Intent) bool {
+func restartedBetween(in *record.Intent) bool { return restartAt(in) > 0 }
+
+// restartAt returns the index of in's first attempt served by another
+// incarnation of the target than the attempts before it, when no crash
+// fault is among its attempts; -1 otherwise.
+func restartAt(in *record.Intent) int {
 	first := 0
-	for _, a := range in.Attempts {
+	at := -1
+	for i, a := range in.Attempts {
 		if a.FaultClass == string(faults.ClassCrash) || a.Crashed {
-			return false
+			return -1
 		}
 		switch {
 		case a.Incarnation == 0:
 		case first == 0:
 			first = a.Incarnation
-		case a.Incarnation != first:
+		case a.Incarnation != first && at < 0:
+			at = i
+		}
+	}
+	return at
+}
+
+// repeatedBeforeRestart reports whether in's effect was already repeated
+// before the attempt that met the restarted target began: the restart
+// did not make that duplicate.
+func repeatedBeforeRestart(r *record.Record, in *record.Intent) bool {
+	at := restartAt(in)
+	if at < 0 {
+		return false
+	}
+	before := in.Attempts[at].LedgerBefore
+	var early []fakes.Effect
+	for _, e := range r.EffectsOf(in) {
+		if e.Seq != 0 && e.Seq <= before {
+			early = append(early, e)
+		}
+	}
+	return repeated(early) > 1
+}
+
+// faultBeforeRestart reports whether in's first faulted attempt came
+// before the restart between its attempts.
+func faultBeforeRestart(in *record.Intent) bool {
+	f, at := firstFaulted(in), restartAt(in)
+	if f == nil || at < 0 {
+		return false
+	}
+	for i := range in.Attempts[:at] {
+		if &in.Attempts[i] == f {
 			return true
 		}
 	}

@@ -63,3 +63,34 @@ func TestACrashFaultKeepsItsName(t *testing.T) {
 	assert.Equal(t, faults.NameCrashAfterEffect, found[checks.CheckCrashRecovery][0].Fault)
 	assert.Contains(t, found[checks.CheckCrashRecovery][0].Message, "after crash-after-effect and a restart, retrying with the same key caused 2 effects")
 }
+
+// A trial that restarts the target after a fault had already made the
+// duplicate: the restart did not make it, and the fault's check judges
+// the intent; a restart that came first and a fault after it is said in
+// that order.
+func TestADuplicateBeforeTheRestartIsTheFaults(t *testing.T) {
+	b := newRec()
+	i := b.intent(plain, opCharge)
+	b.try(i, served(1, under(faults.NameDepStall, unknown(0))), mine())
+	b.try(i, served(1, ok(201, "created", "ord_2")), mine())
+	b.try(i, served(2, ok(201, "noop", "ord_1")))
+	_, found := verdicts(t, b.done())
+	assert.Empty(t, found[checks.CheckCrashRecovery], "the restart came after the duplicate")
+	require.Len(t, found[checks.CheckDependencyRecovery], 1, "the stall's check judges it")
+	f := found[checks.CheckDependencyRecovery][0]
+	assert.Equal(t, record.Critical, f.Severity)
+	assert.Equal(t, faults.NameDepStall, f.Fault)
+	assert.NotContains(t, f.Message, "restart")
+
+	// The stall's first attempt made the effect, the restart came, and
+	// the retry after it made another: the restart's, after the stall.
+	b = newRec()
+	i = b.intent(plain, opCharge)
+	b.try(i, served(1, under(faults.NameDepStall, unknown(0))), mine())
+	b.try(i, served(2, ok(201, "created", "ord_2")), mine())
+	_, found = verdicts(t, b.done())
+	require.Len(t, found[checks.CheckCrashRecovery], 1)
+	f = found[checks.CheckCrashRecovery][0]
+	assert.Equal(t, checks.RestartCause, f.Fault)
+	assert.Contains(t, f.Message, "charge: after dep-stall, then a restart of the target between its attempts, retrying with the same key caused 2 effects")
+}
