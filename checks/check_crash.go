@@ -82,8 +82,10 @@ func evalCrashRecovery(r *record.Record) ([]record.Finding, bool) {
 			last := in.Attempts[len(in.Attempts)-1]
 			msg := fmt.Sprintf("%s: after %s, %s with the same key never succeeded (%s)",
 				in.Operation, after, plural(len(in.Attempts)-1, "retry", "retries"), statuses(in))
-			if busy(last.Status) && len(in.Attempts) > 1 {
-				msg = fmt.Sprintf("%s: stuck in progress: after %s, the key was answered %d for %s (%s): an in-progress record outlived the process that held it; give it a lease",
+			if made := madeButNotAnswered(in, after, effs); made != "" {
+				msg = made
+			} else if busy(last.Status) && len(in.Attempts) > 1 {
+				msg = fmt.Sprintf("%s: stuck in progress: after %s, the key was answered %d for %s (%s): an in-progress record outlived the process that held it: take it over once that process is gone, or give it a lease shorter than a client keeps retrying (retry.stuck_wait)",
 					in.Operation, after, last.Status, last.End.Sub(in.Attempts[1].Start).Round(1e6), plural(len(in.Attempts)-1, "retry", "retries"))
 			}
 			fs = append(fs, record.Finding{Check: CheckCrashRecovery, Severity: record.Major, Operation: in.Operation, Fault: fault, Message: msg, Evidence: evidence(r, in)})

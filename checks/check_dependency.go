@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakes"
@@ -45,7 +46,7 @@ func evalDependencyRecovery(r *record.Record) ([]record.Finding, bool) {
 			})
 		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in) && len(in.Attempts) > 1:
 			fs = append(fs, record.Finding{Check: CheckDependencyRecovery, Severity: record.Major, Operation: in.Operation, Fault: fault,
-				Message: neverCompleted(in, fault), Evidence: evidence(r, in)})
+				Message: neverCompleted(in, fault, effs), Evidence: evidence(r, in)})
 		}
 	}
 	return fs, applicable
@@ -53,24 +54,64 @@ func evalDependencyRecovery(r *record.Record) ([]record.Finding, bool) {
 
 // neverCompleted says how an intent whose database recovered was never
 // completed: the first failure replayed for every retry, or failures of
-// their own.
-func neverCompleted(in *record.Intent, fault string) string {
+// their own; and, when its effect was made all the same, that the caller
+// was told it failed.
+func neverCompleted(in *record.Intent, fault string, effs []fakes.Effect) string {
 	retries := in.Attempts[1:]
 	first, last := retries[0], retries[len(retries)-1]
 	span := last.End.Sub(first.Start).Round(time.Millisecond)
 	failed := in.Attempts[0]
+	// A replay repeats the failure's status, and its body or says it did
+	// nothing ("noop"): a stored reply may be marked as a replay.
 	replayed := failed.Status != 0 && !failed.Withheld
 	for _, a := range retries {
-		if a.Status != failed.Status || a.Body != failed.Body {
+		if a.Status != failed.Status || a.Body != failed.Body && a.Effect != "noop" {
 			replayed = false
 		}
 	}
 	if replayed {
-		return fmt.Sprintf("%s: the failure (%d) that %s caused was replayed under the key for every retry once the database had recovered: %s over %s, and still replayed when the client gave up; the target stores a failure as the key's reply, so the client can never complete the intent: keep only what completed (or a final client error) under the key",
-			in.Operation, failed.Status, fault, plural(len(retries), "retry", "retries"), span)
+		made := ""
+		if len(effs) > 0 {
+			made = fmt.Sprintf(", though its effect was made (%s): the caller is told the intent failed, and will make it again under a new key", effectIDs(effs))
+		}
+		return fmt.Sprintf("%s: the failure (%d) that %s caused was replayed under the key for every retry once the database had recovered: %s over %s, and still replayed when the client gave up%s; the target stores a failure as the key's reply, so the client can never complete the intent: keep only what completed (or a final client error) under the key",
+			in.Operation, failed.Status, fault, plural(len(retries), "retry", "retries"), span, made)
+	}
+	if msg := madeButNotAnswered(in, fault+" and the database's recovery", effs); msg != "" {
+		return msg
+	}
+	if busy(last.Status) && len(effs) == 0 {
+		return fmt.Sprintf("%s: stuck in progress: after %s and the database's recovery, the key was answered %d for %s (%s), and nothing was done: the attempt that failed left its in-progress record behind: release it when an attempt fails, or give it a lease shorter than a client keeps retrying (retry.stuck_wait)",
+			in.Operation, fault, last.Status, span, plural(len(retries), "retry", "retries"))
 	}
 	return fmt.Sprintf("%s: after %s and the database's recovery, %s with the same key over %s never succeeded (%s)",
 		in.Operation, fault, plural(len(retries), "retry", "retries"), span, statuses(in))
+}
+
+// madeButNotAnswered says what an intent shows whose effect was made but
+// whose retries were never answered with it, after what happened to it
+// (after): still in progress, or failures. "" when no effect of it was
+// recorded, or when the retries were kept waiting and the effect is a
+// downstream call's (a lease on the key, with the key passed on, is the
+// fix then). An in-progress record that outlived the attempt which made
+// the target's own record has no reply to give: a lease on it would let
+// a retry act again, so the advice is to store the reply with the effect.
+func madeButNotAnswered(in *record.Intent, after string, effs []fakes.Effect) string {
+	if len(effs) == 0 || len(in.Attempts) < 2 {
+		return ""
+	}
+	retries := in.Attempts[1:]
+	first, last := retries[0], retries[len(retries)-1]
+	span := last.End.Sub(first.Start).Round(time.Millisecond)
+	if busy(last.Status) {
+		if !slices.ContainsFunc(effs, func(e fakes.Effect) bool { return e.Observed }) {
+			return ""
+		}
+		return fmt.Sprintf("%s: stuck in progress: after %s, its effect was made (%s), but the key was answered %d for %s (%s): the effect was committed without the key's reply, so no retry can be answered with it, and once the in-progress record expires or is taken over a retry makes the effect again: write the key's reply in the transaction that writes the effect (a longer retry.stuck_wait shows what a retry does then)",
+			in.Operation, after, effectIDs(effs), last.Status, span, plural(len(retries), "retry", "retries"))
+	}
+	return fmt.Sprintf("%s: after %s, its effect was made (%s), but %s with the same key over %s never succeeded (%s): the caller is told the intent failed though it was done, and will do it again under a new key: answer a retry with the result of what was done",
+		in.Operation, after, effectIDs(effs), plural(len(retries), "retry", "retries"), span, statuses(in))
 }
 
 // keyNotCommitted is the cause of a duplicate after the target's commit

@@ -19,7 +19,7 @@ func replay500() record.Attempt {
 func dependencyCases() []checkCase {
 	return []checkCase{
 		{
-			why: "a duplicate during a stall (critical), a failure replayed under the key after the database recovered (major), retries that failed otherwise (major)",
+			why: "a duplicate during a stall (critical), a failure replayed under the key after the database recovered (major), retries that failed otherwise (major), a key left in progress by a failed attempt (major)",
 			rec: func() *record.Record {
 				b := newRec()
 				i := b.intent(plain, opCharge)
@@ -28,13 +28,16 @@ func dependencyCases() []checkCase {
 				b.try(j, under(faults.NameDepError, replay500())).try(j, replay500()).try(j, replay500())
 				k := b.intent(plain, opCharge)
 				b.try(k, under(faults.NameDepRefuse, unknown(503))).try(k, unknown(503)).try(k, failed(400))
+				l := b.intent(plain, opCharge)
+				b.try(l, under(faults.NameDepError, unknown(503))).try(l, failed(409)).try(l, failed(409))
 				return b.done()
 			}(),
-			fail: map[string][]record.Severity{checks.CheckDependencyRecovery: {record.Critical, record.Major, record.Major}},
+			fail: map[string][]record.Severity{checks.CheckDependencyRecovery: {record.Critical, record.Major, record.Major, record.Major}},
 			msgs: map[string][]string{checks.CheckDependencyRecovery: {
 				"after dep-stall, retrying with the same key caused 2 effects",
 				"the failure (500) that dep-error caused was replayed under the key for every retry once the database had recovered: 2 retries over",
 				"after dep-refuse and the database's recovery, 2 retries with the same key over",
+				"stuck in progress: after dep-error and the database's recovery, the key was answered 409 for 0s (2 retries), and nothing was done: the attempt that failed left its in-progress record behind: release it when an attempt fails",
 			}},
 			skip: []string{checks.CheckRetryAfterFault, checks.CheckCrashRecovery, checks.CheckDownstream},
 			pass: []string{checks.CheckEffectField},
@@ -51,6 +54,36 @@ func dependencyCases() []checkCase {
 			}(),
 			pass: []string{checks.CheckDependencyRecovery, checks.CheckExactlyOnce},
 			skip: []string{checks.CheckRetryAfterFault},
+		},
+		{
+			why: "a commit made but its answer lost: the failure stored under the key and replayed (marked as a replay), or the key left in progress (major, the effect named, no lease advised)",
+			rec: func() *record.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				stored := func() record.Attempt {
+					a := replay500()
+					a.Effect, a.Body = "noop", `{"ok":false,"error":"database unavailable","effect":"noop"}`
+					return a
+				}
+				b.try(i, under(faults.NameDepResetAfterCommit, replay500()), mine()).try(i, stored()).try(i, stored())
+				j := b.intent(plain, opCharge)
+				b.try(j, under(faults.NameDepResetAfterCommit, unknown(503)), rowed()).try(j, failed(409)).try(j, failed(409))
+				// A downstream call's effect, the key kept waiting: a lease
+				// (and the key passed on) is the fix, not said here.
+				l := b.intent(plain, opCharge)
+				b.try(l, under(faults.NameDepResetAfterCommit, unknown(503)), mine()).try(l, failed(409)).try(l, failed(409))
+				k := b.intent(plain, opCharge)
+				b.try(k, under(faults.NameDepResetAfterCommit, unknown(503)), mine()).try(k, unknown(500)).try(k, unknown(500))
+				return b.done()
+			}(),
+			fail: map[string][]record.Severity{checks.CheckDependencyRecovery: {record.Major, record.Major, record.Major, record.Major}},
+			msgs: map[string][]string{checks.CheckDependencyRecovery: {
+				"the failure (500) that dep-reset-after-commit caused was replayed under the key for every retry once the database had recovered: 2 retries over 0s, and still replayed when the client gave up, though its effect was made (charge ch_000001): the caller is told the intent failed",
+				"stuck in progress: after dep-reset-after-commit and the database's recovery, its effect was made (transfer transfer_000002), but the key was answered 409 for 0s (2 retries): the effect was committed without the key's reply",
+				"after dep-reset-after-commit and the database's recovery, 2 retries with the same key over 0s never succeeded (503 (dep-reset-after-commit), 409, 409)",
+				"after dep-reset-after-commit and the database's recovery, its effect was made (charge ch_000004), but 2 retries with the same key over 0s never succeeded (503 (dep-reset-after-commit), 500, 500): the caller is told the intent failed though it was done",
+			}},
+			skip: []string{checks.CheckRetryAfterFault, checks.CheckCrashRecovery, checks.CheckDownstream},
 		},
 		{
 			why:  "no dependency fault was tried",

@@ -545,8 +545,8 @@ func crashCases() []checkCase {
 			fail: map[string][]record.Severity{checks.CheckCrashRecovery: {critical, major, major}},
 			msgs: map[string][]string{checks.CheckCrashRecovery: {
 				"after crash-after-effect and a restart, retrying with the same key caused 2 effects",
-				"stuck in progress",
-				"2 retries with the same key never succeeded",
+				"stuck in progress: after crash-before-effect and a restart, the key was answered 409 for 0s (3 retries): an in-progress record outlived the process that held it: take it over once that process is gone, or give it a lease shorter than a client keeps retrying (retry.stuck_wait)",
+				"after crash-after-reply and a restart, its effect was made (charge ch_000003), but 2 retries with the same key over 0s never succeeded (info (crash-after-reply), 500, 500): the caller is told the intent failed though it was done",
 			}},
 			skip: []string{checks.CheckRetryAfterFault, checks.CheckDownstream},
 			pass: []string{checks.CheckExactlyOnce, checks.CheckEffectField},
