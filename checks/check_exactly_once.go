@@ -40,7 +40,7 @@ func evalExactlyOnce(r *record.Record) ([]record.Finding, bool) {
 			continue
 		}
 		if in.Role == record.RoleTwin {
-			if o := r.Intent(in.Related); o != nil && len(r.EffectsOf(o)) > 0 {
+			if o := r.Intent(in.Related); o != nil && o.Acknowledged() && mergedByPayload(r, o, in) {
 				continue // merged: key.distinct reports it
 			}
 		}

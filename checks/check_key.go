@@ -128,15 +128,7 @@ func evalKeyDistinct(r *record.Record) ([]record.Finding, bool) {
 		if origin == nil || !in.Acknowledged() || !origin.Acknowledged() {
 			continue
 		}
-		a, b := len(r.EffectsOf(origin)), len(r.EffectsOf(in))
-		if (a == 0) == (b == 0) {
-			continue
-		}
-		if a == 0 && (keyUsedBefore(r, origin) || answeredForAnother(r, origin) || answeredWithAMismatchsResult(r, origin)) {
-			// The origin reused an earlier intent's key (a changed
-			// payload, a retry), or another payload took its key before
-			// it was acknowledged: its key, not its payload, explains why
-			// it caused nothing, and the twin's new key rightly acted.
+		if !mergedByPayload(r, origin, in) {
 			continue
 		}
 		msg := fmt.Sprintf("%s: two intents with distinct keys and identical inputs were merged into one effect", in.Operation)
@@ -147,6 +139,46 @@ func evalKeyDistinct(r *record.Record) ([]record.Finding, bool) {
 		fs = append(fs, record.Finding{Check: CheckKeyDistinct, Severity: record.Critical, Operation: in.Operation, Message: msg, Evidence: evidence(r, origin, in)})
 	}
 	return fs, len(ins) > 0
+}
+
+// mergedByPayload reports whether twin and its origin (distinct keys,
+// identical inputs, both acknowledged) show a merge: one of them caused
+// effects and the other none, with nothing else to explain the one that
+// caused none:
+//   - the origin reused an earlier intent's key (a changed payload, a
+//     retry), or another payload took its key before it was acknowledged:
+//     its key, not its payload, explains it, and the twin's new key
+//     rightly acted;
+//   - a fault acted on it, and it was not answered with the other's
+//     result: it was lost to the fault (exactly-once's finding), not
+//     merged.
+func mergedByPayload(r *record.Record, origin, twin *record.Intent) bool {
+	a, b := len(r.EffectsOf(origin)), len(r.EffectsOf(twin))
+	if (a == 0) == (b == 0) {
+		return false
+	}
+	none, other := origin, twin
+	if b == 0 {
+		none, other = twin, origin
+	}
+	if none == origin && (keyUsedBefore(r, origin) || answeredForAnother(r, origin) || answeredWithAMismatchsResult(r, origin)) {
+		return false
+	}
+	if faultActed(none) {
+		x, y := none.FirstOK().Identity, other.FirstOK().Identity
+		return x != "" && x == y
+	}
+	return true
+}
+
+// faultActed reports whether a fault acted on one of in's attempts.
+func faultActed(in *record.Intent) bool {
+	for _, a := range in.Attempts {
+		if a.Fault != "" && !a.NotFired {
+			return true
+		}
+	}
+	return false
 }
 
 // answeredWithAMismatchsResult reports whether in was acknowledged with

@@ -798,6 +798,35 @@ func keyDistinctCases() []checkCase {
 			pass: []string{checks.CheckExactlyOnce},
 		},
 		{
+			why: "regression: a twin lost to its own fault (a consumer acknowledged it, nothing was charged) is exactly-once's loss, not a merge",
+			rec: func() *record.Record {
+				b := newRec()
+				o := b.intent(plain, opCharge)
+				b.try(o, ok(0, "", ""), mine())
+				tw := b.intent(twin, opCharge, o)
+				b.try(tw, under(faults.NameDownstreamFailBefore, unknown(0))).try(tw, ok(0, "", ""))
+				return b.done()
+			}(),
+			// Replies without an effect field, as a consumer's are.
+			fail: map[string][]record.Severity{checks.CheckExactlyOnce: {critical}, checks.CheckEffectField: {major}},
+			msgs: map[string][]string{checks.CheckExactlyOnce: {"no side effect was recorded: the intent was lost after downstream-503"}},
+			pass: []string{checks.CheckKeyDistinct},
+		},
+		{
+			why: "a twin answered with its origin's result under a fault is merged all the same",
+			rec: func() *record.Record {
+				b := newRec()
+				o := b.intent(plain, opCharge)
+				b.try(o, ok(201, "created", "ord_1"), mine())
+				tw := b.intent(twin, opCharge, o)
+				b.try(tw, under(faults.NameDownstreamFailBefore, unknown(503))).try(tw, ok(201, "noop", "ord_1"))
+				return b.done()
+			}(),
+			fail: map[string][]record.Severity{checks.CheckKeyDistinct: {critical}},
+			msgs: map[string][]string{checks.CheckKeyDistinct: {"merged into one effect (both answered with ord_1)"}},
+			pass: []string{checks.CheckExactlyOnce},
+		},
+		{
 			why: "two distinct keys with identical inputs, two effects",
 			rec: func() *record.Record {
 				b := newRec()
