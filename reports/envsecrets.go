@@ -56,6 +56,59 @@ func EnvSecrets(environ []string) []string {
 	return out
 }
 
+// ConfigEnvSecrets returns the values a configuration writes as is into a
+// target's environment (settings, NAME=value) that a report must not
+// hold. Such a value is in the configuration file for anyone to read, and
+// most are settings (a mode, a region, a flag), which redacting would cut
+// out of target names, file names and replay commands; so one is a
+// secret only when its name says it holds one (KEY, TOKEN, SECRET, PASS,
+// PWD, AUTH, CRED, PRIVATE, SESSION, COOKIE, SALT, DSN) or it looks like
+// a random token (16 characters or more, letters and digits, no space),
+// and it is long enough to be one (see EnvSecrets). Names of SafeEnv and
+// of SafeEnvVar (in settings or in idemcheck's own environment) are
+// never secret. Credentials of a known shape are redacted whatever their
+// name (see RedactText).
+func ConfigEnvSecrets(settings []string) []string {
+	safe := slices.Clone(SafeEnv)
+	for _, kv := range append(slices.Clip(settings), SafeEnvVar+"="+os.Getenv(SafeEnvVar)) {
+		if name, v, ok := strings.Cut(kv, "="); ok && name == SafeEnvVar {
+			for _, n := range strings.Split(v, ",") {
+				if n = strings.TrimSpace(n); n != "" {
+					safe = append(safe, n)
+				}
+			}
+		}
+	}
+	var out []string
+	for _, kv := range settings {
+		name, v, ok := strings.Cut(kv, "=")
+		if !ok || name == SafeEnvVar || safeName(name, safe) || !secretLike(v) {
+			continue
+		}
+		if secretName(name) || tokenLike(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// secretWords are the parts of a variable's name that say it holds a
+// secret.
+var secretWords = []string{"KEY", "TOKEN", "SECRET", "PASS", "PWD", "AUTH", "CRED", "PRIVATE", "SESSION", "COOKIE", "SALT", "DSN"}
+
+func secretName(name string) bool {
+	upper := strings.ToUpper(name)
+	return slices.ContainsFunc(secretWords, func(w string) bool { return strings.Contains(upper, w) })
+}
+
+// tokenLike reports whether v looks like a random token: 16 characters
+// or more, without a space, with letters and digits.
+func tokenLike(v string) bool {
+	return len(v) >= 16 && !strings.ContainsAny(v, " \t\n") &&
+		strings.ContainsAny(v, "0123456789") &&
+		strings.ContainsFunc(v, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' })
+}
+
 // OwnEnvSecrets is EnvSecrets of this process's environment.
 func OwnEnvSecrets() []string { return EnvSecrets(os.Environ()) }
 

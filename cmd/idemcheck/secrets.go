@@ -8,12 +8,13 @@ import (
 // configSecrets returns every value the configuration marks secret (see
 // config.File.Secrets: the {{env.NAME}} values it uses, its config.Secret
 // fields, the credentials written in its headers), the values it writes
-// into a target's environment as is (config.File.EnvSettings, judged as
-// idemcheck's own environment is), and every value of idemcheck's own
-// environment that may be one (envSecrets), so that none of them reaches
-// a report or the terminal, even when a target prints it back.
+// into a target's environment as is that are secrets by their name or
+// shape (config.File.EnvSettings, reports.ConfigEnvSecrets), and every
+// value of idemcheck's own environment that may be one (envSecrets), so
+// that none of them reaches a report or the terminal, even when a target
+// prints it back.
 func configSecrets(file *config.File) []string {
-	out := append(file.Secrets(), reports.EnvSecrets(file.EnvSettings())...)
+	out := append(file.Secrets(), reports.ConfigEnvSecrets(file.EnvSettings())...)
 	return append(out, envSecrets()...)
 }
 

@@ -46,8 +46,10 @@ targets:
 }
 
 // A value written as is into a started target's environment (start.env,
-// env) is a secret unless its name is safe or the value too short or
-// common to be one: the target may print it back.
+// env) is a secret when its name or its shape says so, and it is long
+// enough to be one: the target may print it back. A setting (a mode, a
+// region) is not: redacting it would cut it out of target names, file
+// names and replay commands.
 func TestConfigSecretsHoldLiteralEnvValues(t *testing.T) {
 	f, err := config.Parse("idemcheck.yaml", []byte(`version: 1
 fakes: {payments: {}}
@@ -57,16 +59,24 @@ targets:
     url: http://127.0.0.1:{{port}}
     start:
       command: [./shop, --port, "{{port}}"]
-      env: {STRIPE_KEY: rk_live_Zq81mNp0aa, LANG: C.UTF-8, SHOP_MODE: fast, PAYMENTS_URL: "{{fakes.payments.url}}"}
+      env: {STRIPE_KEY: rk_live_Zq81mNp0aa, LANG: C.UTF-8, SHOP_MODE: fast, PAYMENTS_URL: "{{fakes.payments.url}}",
+            MODE: ack-first-then-charge, HOOK_SIGNING_SECRET: plain-words-here, UPSTREAM: a8Fk29sLq0Zm4nB7x}
     operations:
       - {name: charge, mutating: true, method: POST, path: /charges, body: '{"description": "{{marker}}"}'}
 `))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"LANG=C.UTF-8", "SHOP_MODE=fast", "STRIPE_KEY=rk_live_Zq81mNp0aa"}, f.EnvSettings(), "placeholders are filled in at run time, not secrets written in the file")
+	assert.Equal(t, []string{"HOOK_SIGNING_SECRET=plain-words-here", "LANG=C.UTF-8", "MODE=ack-first-then-charge", "SHOP_MODE=fast", "STRIPE_KEY=rk_live_Zq81mNp0aa", "UPSTREAM=a8Fk29sLq0Zm4nB7x"},
+		f.EnvSettings(), "placeholders are filled in at run time, not secrets written in the file")
 	got := configSecrets(f)
-	assert.Contains(t, got, "rk_live_Zq81mNp0aa")
+	assert.Contains(t, got, "rk_live_Zq81mNp0aa", "named a key")
+	assert.Contains(t, got, "plain-words-here", "named a secret")
+	assert.Contains(t, got, "a8Fk29sLq0Zm4nB7x", "shaped like a token")
 	assert.NotContains(t, got, "C.UTF-8", "LANG is safe")
 	assert.NotContains(t, got, "fast", "too short and common to be a secret")
+	assert.NotContains(t, got, "ack-first-then-charge", "a setting, named and shaped as one")
+
+	t.Setenv("IDEMCHECK_SAFE_ENV", "STRIPE_KEY")
+	assert.NotContains(t, configSecrets(f), "rk_live_Zq81mNp0aa", "marked safe in idemcheck's own environment")
 }
 
 // A value taken from the environment with {{env.NAME}} reaches the
