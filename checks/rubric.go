@@ -147,8 +147,8 @@ func score(checks []record.CheckResult, findings []record.Finding, notApplicable
 	if ids := conditionsNotApplicable(na); len(ids) > 0 {
 		// The conditions name what this kind of target cannot be asked
 		// (a webhook's sender chooses its key): say it was not shown.
-		why = "every condition of level 3 that applies to this kind of target holds: " + Rubric()[2].Condition +
-			"; not checked, as they do not apply to it: " + strings.Join(ids, ", ")
+		why = "every condition of level 3 that applies to this kind of target holds: no finding at all; " +
+			"its framework-level conditions (" + Rubric()[2].Condition + ") do not apply to it, and were not checked: " + strings.Join(ids, ", ")
 	}
 	return record.ScoreResult{Level: 3, Reason: why}
 }

@@ -442,6 +442,6 @@ func TestScoreReasonNamesWhatDidNotApply(t *testing.T) {
 	rec.Target.Capabilities = &record.Capabilities{EventKeys: true}
 	tr = scored(t, rec)
 	require.Equal(t, 3, tr.Score.Level, tr.Score.Reason)
-	assert.Contains(t, tr.Score.Reason, "every condition of level 3 that applies to this kind of target holds: ")
-	assert.Contains(t, tr.Score.Reason, "; not checked, as they do not apply to it: dryrun, effect.field, key.mismatch, key.required")
+	assert.Contains(t, tr.Score.Reason, "every condition of level 3 that applies to this kind of target holds: no finding at all; its framework-level conditions (idempotency is enforced")
+	assert.Contains(t, tr.Score.Reason, ") do not apply to it, and were not checked: dryrun, effect.field, key.mismatch, key.required")
 }
