@@ -41,7 +41,7 @@ func TestAttribution(t *testing.T) {
 		b.try(b.intent(plain, opCharge), ok(201, "created", "ord_8"), mine(), unmarked())
 		tr := scored(t, b.done())
 		assert.Empty(t, tr.Error)
-		assert.Contains(t, tr.Score.Reason, "(1 of 7 recorded effects carried no intent marker and could not be attributed)")
+		assert.Contains(t, tr.Score.Reason, ". Note: 1 of 7 recorded effects carried no intent marker and could not be attributed")
 	})
 	t.Run("every effect marked: nothing said", func(t *testing.T) {
 		tr := scored(t, cleanRecord().done())

@@ -96,7 +96,9 @@ func Score(tr *record.TargetResult) {
 		tr.Score.Reason += " — " + LimitsLead + s
 	}
 	if n := unattributed(rec); n > 0 {
-		tr.Score.Reason += fmt.Sprintf(" (%d of %s carried no intent marker and could not be attributed)", n, plural(len(rec.Ledger), "recorded effect", "recorded effects"))
+		// A sentence of its own: after a list of blocking checks, a
+		// parenthesis would read as the last one's reason.
+		tr.Score.Reason += fmt.Sprintf(". Note: %d of %s carried no intent marker and could not be attributed", n, plural(len(rec.Ledger), "recorded effect", "recorded effects"))
 	}
 }
 
