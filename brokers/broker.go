@@ -135,6 +135,17 @@ type Broker interface {
 	Close() error
 }
 
+// CopiesPublisher is a Broker that can store n copies of an event at
+// once, in one write, so that a consumer which reads its deliveries in
+// batches (a Kafka poll) gets the copies in one batch: published one at
+// a time, a consumer waiting for records may get the first alone, and
+// copies processed side by side never meet. The copies carry no
+// de-duplication header.
+type CopiesPublisher interface {
+	Broker
+	PublishCopies(ctx context.Context, ev Event, n int) ([]Receipt, error)
+}
+
 // Options are the settings every broker understands. The zero value is
 // ready to use.
 type Options struct {

@@ -50,3 +50,27 @@ func TestConsumerTargets(t *testing.T) {
 		})
 	}
 }
+
+// TestKafkaPollProcessedSideBySide: a Kafka member that processes the
+// records of a poll side by side races the copies of a burst, which are
+// produced in one write and fetched in one poll: check-then-insert
+// charges twice and concurrent.duplicates reports it; the correct
+// consumer, processing the same way, has no finding.
+func TestKafkaPollProcessedSideBySide(t *testing.T) {
+	t.Parallel()
+	exe := refexe.Path(t)
+	var specs []harness.Spec
+	for _, p := range []string{"check-then-insert", "correct"} {
+		spec := examples.ConsumerSpec(exe, "kafka", p, "--parallel-poll", "--workers", "8")
+		spec.Options = append(spec.Options, harness.WithChecks("concurrent.duplicates", "exactly-once"), harness.WithTrials(0))
+		specs = append(specs, spec)
+	}
+	results := verifyTogether(t, specs, harness.WithSeed(1))
+	racy, correct := results[0], results[1]
+	require.Empty(t, racy.Error)
+	require.Empty(t, correct.Error)
+	assert.Contains(t, failing(racy), "concurrent.duplicates", "the copies met in one poll")
+	for _, f := range correct.Findings {
+		t.Errorf("false finding: %s [%s]: %s", f.Check, f.Fault, f.Message)
+	}
+}

@@ -71,13 +71,14 @@ func ConsumerConfig(name, broker string) consumer.Config {
 const consumerAckWait = 500 * time.Millisecond
 
 // ConsumerSpec is the harness spec of the reference consumer with profile
-// on broker, started from exe.
-func ConsumerSpec(exe, broker, profile string) harness.Spec {
+// on broker, started from exe, with the extra flags after its own.
+func ConsumerSpec(exe, broker, profile string, extra ...string) harness.Spec {
 	launch := &consumer.Launch{
 		Command: []string{exe, Subcommand, ConsumerName, "--profile", profile, "--broker", broker,
 			"--url", "{{broker.url}}", "--topic", "{{broker.topic}}", "--stream", "{{broker.stream}}",
 			"--group", "{{broker.group}}", "--ack-wait", "{{broker.ack_wait}}",
 			"--payments", "{{fakes.payments.url}}", "--state", "{{state_dir}}", "--name", "member-{{replica}}"},
 	}
+	launch.Command = append(launch.Command, extra...)
 	return consumer.Spec(ConsumerConfig("consumer-"+broker+"-"+profile, broker), launch, PaymentsFake)
 }

@@ -41,6 +41,11 @@ type Broker struct {
 	kit.Core
 	cluster *kfake.Cluster
 	client  *kgo.Client
+	// batch produces a burst's copies, flushed by hand so that they go
+	// in one produce request (see PublishCopies); batchMu makes each
+	// flush one burst's.
+	batch   *kgo.Client
+	batchMu sync.Mutex
 	topicID [16]byte
 
 	mu         sync.Mutex
@@ -49,7 +54,10 @@ type Broker struct {
 	rebalEvent string
 }
 
-var _ brokers.Broker = (*Broker)(nil)
+var (
+	_ brokers.Broker          = (*Broker)(nil)
+	_ brokers.CopiesPublisher = (*Broker)(nil)
+)
 
 // Start starts a one-node kfake cluster on a free loopback port with the
 // topic opts.Topic (opts.Partitions partitions, default 1), and installs
@@ -82,6 +90,11 @@ func (b *Broker) start(ctx context.Context) error {
 	var err error
 	b.client, err = kgo.NewClient(kgo.SeedBrokers(b.cluster.ListenAddrs()...), kgo.DefaultProduceTopic(b.Options().Topic),
 		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.ProducerLinger(0))
+	if err != nil {
+		return fmt.Errorf("kafka: producer client: %w", err)
+	}
+	b.batch, err = kgo.NewClient(kgo.SeedBrokers(b.cluster.ListenAddrs()...), kgo.DefaultProduceTopic(b.Options().Topic),
+		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.ManualFlushing())
 	if err != nil {
 		return fmt.Errorf("kafka: producer client: %w", err)
 	}
@@ -125,6 +138,15 @@ func (b *Broker) Placeholders() map[string]string { return b.Core.Placeholders(b
 // unsupported).
 
 func (b *Broker) publishNow(ctx context.Context, ev brokers.Event, _ bool) (brokers.Receipt, error) {
+	rec := record(ev)
+	if err := b.client.ProduceSync(ctx, rec).FirstErr(); err != nil {
+		return brokers.Receipt{}, err
+	}
+	return b.stored(rec, ev.ID), nil
+}
+
+// record is the Kafka record of ev, keyed by its entity.
+func record(ev brokers.Event) *kgo.Record {
 	rec := &kgo.Record{Key: []byte(ev.Entity()), Value: ev.Payload}
 	for k, v := range ev.Headers {
 		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: k, Value: []byte(v)})
@@ -132,23 +154,68 @@ func (b *Broker) publishNow(ctx context.Context, ev brokers.Event, _ bool) (brok
 	rec.Headers = append(rec.Headers,
 		kgo.RecordHeader{Key: brokers.HeaderEventID, Value: []byte(ev.ID)},
 		kgo.RecordHeader{Key: brokers.HeaderEntity, Value: []byte(ev.Entity())})
-	if err := b.client.ProduceSync(ctx, rec).FirstErr(); err != nil {
-		return brokers.Receipt{}, err
-	}
+	return rec
+}
+
+// stored notes rec, produced for event id, in its partition.
+func (b *Broker) stored(rec *kgo.Record, id string) brokers.Receipt {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	pt := b.part(rec.Partition)
-	pt.add(rec.Offset, ev.ID)
+	pt.add(rec.Offset, id)
 	// A fast member may have fetched or committed past the record before
 	// its produce response came back.
 	if rec.Offset < pt.fetched {
-		b.deliveredLocked(pt, rec.Offset, ev.ID, "fetched before the produce response")
+		b.deliveredLocked(pt, rec.Offset, id, "fetched before the produce response")
 	}
 	if rec.Offset < pt.committed {
 		delete(pt.unacked, rec.Offset)
-		b.Record(brokers.Observation{Kind: brokers.Acked, EventID: ev.ID, Detail: "offset commit before the produce response"})
+		b.Record(brokers.Observation{Kind: brokers.Acked, EventID: id, Detail: "offset commit before the produce response"})
 	}
-	b.mu.Unlock()
-	return brokers.Receipt{Position: strconv.Itoa(int(rec.Partition)) + "@" + strconv.FormatInt(rec.Offset, 10)}, nil
+	return brokers.Receipt{Position: strconv.Itoa(int(rec.Partition)) + "@" + strconv.FormatInt(rec.Offset, 10)}
+}
+
+// PublishCopies implements brokers.CopiesPublisher: the n copies go in
+// one produce request, and are stored as one record batch, which a
+// member fetches whole: a consumer that processes the records of a poll
+// side by side gets them all at once, as it would get the copies of a
+// producer's retries that reached the broker together. Published one at
+// a time, the first copy is fetched alone by a member waiting for
+// records, and the copies never meet.
+func (b *Broker) PublishCopies(ctx context.Context, ev brokers.Event, n int) ([]brokers.Receipt, error) {
+	if ev.ID == "" {
+		return nil, fmt.Errorf("publish: the event id is empty; every event needs one")
+	}
+	if n < 1 || n > 1000 {
+		return nil, fmt.Errorf("publish %s: %d copies; expected 1 to 1000", ev.ID, n)
+	}
+	b.batchMu.Lock()
+	defer b.batchMu.Unlock()
+	recs := make([]*kgo.Record, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range recs {
+		recs[i] = record(ev)
+		wg.Add(1)
+		b.batch.Produce(ctx, recs[i], func(_ *kgo.Record, err error) {
+			errs[i] = err
+			wg.Done()
+		})
+	}
+	if err := b.batch.Flush(ctx); err != nil {
+		return nil, fmt.Errorf("publish %s: %w", ev.ID, err)
+	}
+	wg.Wait()
+	out := make([]brokers.Receipt, 0, n)
+	for i, rec := range recs {
+		if errs[i] != nil {
+			return out, fmt.Errorf("publish %s: %w", ev.ID, errs[i])
+		}
+		r := b.stored(rec, ev.ID)
+		b.Record(brokers.Observation{Kind: brokers.Published, EventID: ev.ID, Detail: r.Position})
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // Arm installs f. A Rebalance armed for an event that has already been
@@ -175,6 +242,9 @@ func (b *Broker) Close() error {
 		func() error {
 			if b.client != nil {
 				b.client.Close()
+			}
+			if b.batch != nil {
+				b.batch.Close()
 			}
 			return nil
 		},

@@ -216,3 +216,57 @@ func TestCloseIsNotHeldUpByMembers(t *testing.T) {
 	_, err = b.Publish(ctx, event("evt_2"))
 	assert.ErrorIs(t, err, brokers.ErrClosed)
 }
+
+// TestPublishCopiesComeInOnePoll: a burst's copies, produced in one
+// write, reach a member that is waiting for records in one poll; each
+// is a record of its own, published and observed.
+func TestPublishCopiesComeInOnePoll(t *testing.T) {
+	b := kafka.Must(t, brokers.Options{})
+	ctx := waitCtx(t)
+	ph := b.Placeholders()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(ph[brokers.PlaceholderURL]),
+		kgo.ConsumerGroup(ph[brokers.PlaceholderGroup]), kgo.ConsumeTopics(ph[brokers.PlaceholderTopic]),
+		kgo.DisableAutoCommit(), kgo.SessionTimeout(time.Second), kgo.HeartbeatInterval(50*time.Millisecond),
+		kgo.FetchMaxWait(100*time.Millisecond))
+	require.NoError(t, err)
+	defer cl.Close()
+	polls := make(chan []string, 10)
+	pctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for pctx.Err() == nil {
+			var ids []string
+			cl.PollFetches(pctx).EachRecord(func(r *kgo.Record) { ids = append(ids, eventID(r)) })
+			if len(ids) > 0 {
+				polls <- ids
+			}
+		}
+	}()
+	defer func() { stop(); <-done }()
+
+	// The member is waiting for records once it has had the first.
+	_, err = b.Publish(ctx, event("evt_0"))
+	require.NoError(t, err)
+	select {
+	case ids := <-polls:
+		require.Equal(t, []string{"evt_0"}, ids)
+	case <-ctx.Done():
+		t.Fatal("the first event never came")
+	}
+	recs, err := b.PublishCopies(ctx, event("evt_1"), 4)
+	require.NoError(t, err)
+	var pos []string
+	for _, r := range recs {
+		pos = append(pos, r.Position)
+	}
+	assert.Equal(t, []string{"0@1", "0@2", "0@3", "0@4"}, pos)
+	select {
+	case ids := <-polls:
+		assert.Equal(t, []string{"evt_1", "evt_1", "evt_1", "evt_1"}, ids, "every copy in one poll")
+	case <-ctx.Done():
+		t.Fatal("the copies never came")
+	}
+	require.NoError(t, b.Log().Wait(ctx, brokers.Published, "evt_1", 4))
+	require.NoError(t, b.Log().Wait(ctx, brokers.Delivered, "evt_1", 4))
+}

@@ -79,7 +79,9 @@
 // still being processed. --broker kafka joins the consumer group --group
 // on topic --topic with an eager balancer (a rebalance revokes every
 // partition and reads them again from the committed offsets), session
-// timeout --ack-wait, and commits each record once processed, in order.
+// timeout --ack-wait, and commits each record once processed, in order;
+// with --parallel-poll it processes the records of each poll side by
+// side, up to --workers at once, and commits them once all are done.
 // --broker redis is a member of the Redis Streams group --group on stream
 // --topic, named --name: when it starts it reads its own pending entries
 // again (left by an earlier run under the same name), then in turn claims
@@ -98,7 +100,7 @@
 // It prints "consuming TOPIC from BROKER as GROUP (profile P)" once
 // subscribed and stops on SIGINT or SIGTERM. Flags: --profile, --broker,
 // --url (default $BROKER_URL), --topic, --stream, --group, --ack-wait,
-// --payments (default $PAYMENTS_URL), --state, --name, --workers,
+// --payments (default $PAYMENTS_URL), --state, --name, --workers, --parallel-poll,
 // --charge-delay (a wait before each charge: a slow consumer). Exit
 // status: 0 once stopped, 1 on a failure (the broker unreachable), 2 on
 // bad usage.

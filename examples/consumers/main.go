@@ -44,8 +44,13 @@ type Options struct {
 	StateDir string
 	// Name names this member; empty means consumer-PID.
 	Name string
-	// Workers bounds the deliveries processed at once (NATS).
+	// Workers bounds the deliveries processed at once (NATS, RabbitMQ;
+	// Kafka with ParallelPoll).
 	Workers int
+	// ParallelPoll makes a Kafka member process the records of each poll
+	// side by side, up to Workers at once, and commit them once all are
+	// done, as a consumer that fans a poll out to workers does.
+	ParallelPoll bool
 	// ChargeDelay is how long each charge waits before it is sent: a
 	// slow consumer, whose effect comes well after whatever it did
 	// before (an ack-first consumer's ack).
@@ -99,7 +104,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 		return usageError{fmt.Errorf("--profile %s: %w", opts.Profile, err)}
 	}
 	src := newSource(sourceConfig{url: opts.URL, topic: opts.Topic, stream: opts.Stream, group: opts.Group,
-		name: opts.Name, ackWait: opts.AckWait, workers: opts.Workers, log: stderr})
+		name: opts.Name, ackWait: opts.AckWait, workers: opts.Workers, parallelPoll: opts.ParallelPoll, log: stderr})
 	return src.run(ctx, h, func() {
 		fmt.Fprintf(stdout, "consuming %s from %s as %s (profile %s)\n", opts.Topic, opts.Broker, opts.Group, opts.Profile)
 	})
@@ -127,7 +132,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Payments, "payments", os.Getenv("PAYMENTS_URL"), "payments base URL (default $PAYMENTS_URL)")
 	fs.StringVar(&o.StateDir, "state", "", "state directory that survives restarts")
 	fs.StringVar(&o.Name, "name", "", "member name (default consumer-PID)")
-	fs.IntVar(&o.Workers, "workers", 4, "deliveries processed at once (NATS)")
+	fs.IntVar(&o.Workers, "workers", 4, "deliveries processed at once (NATS, RabbitMQ; Kafka with --parallel-poll)")
+	fs.BoolVar(&o.ParallelPoll, "parallel-poll", false, "Kafka: process each poll's records side by side, up to --workers at once")
 	fs.DurationVar(&o.ChargeDelay, "charge-delay", 0, "wait before each charge (a slow consumer)")
 	if err := fs.Parse(args); err != nil {
 		return 2

@@ -27,6 +27,7 @@ type sourceConfig struct {
 	url, topic, stream, group, name string
 	ackWait                         time.Duration
 	workers                         int
+	parallelPoll                    bool
 	log                             io.Writer
 }
 

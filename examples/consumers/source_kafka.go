@@ -37,9 +37,60 @@ func (s *kafkaSource) run(ctx context.Context, h handler, ready func()) error {
 				s.cfg.logf("fetch %s/%d: %v", t, p, err)
 			}
 		})
-		fs.EachRecord(func(r *kgo.Record) { s.process(ctx, cl, r, h) })
+		if !s.cfg.parallelPoll {
+			fs.EachRecord(func(r *kgo.Record) { s.process(ctx, cl, r, h) })
+			continue
+		}
+		// Side by side, then committed together: a commit of one record
+		// while an earlier one is still being processed would skip it.
+		var recs []*kgo.Record
+		fs.EachRecord(func(r *kgo.Record) { recs = append(recs, r) })
+		done := make([]bool, len(recs))
+		workers := newPool(s.cfg.workers)
+		for i, r := range recs {
+			workers.run(ctx, func() { done[i] = s.processOnly(ctx, r, h) })
+		}
+		workers.wait()
+		var commit []*kgo.Record
+		for i, r := range recs {
+			if !done[i] {
+				break // committed up to the first left unprocessed
+			}
+			commit = append(commit, r)
+		}
+		if len(commit) > 0 {
+			if err := cl.CommitRecords(ctx, commit...); err != nil && ctx.Err() == nil {
+				s.cfg.logf("commit: %v", err)
+			}
+		}
 	}
 	return nil
+}
+
+// processOnly processes r as process does, without committing it: it
+// says whether r may be committed (processed, or given no event id). An
+// ack-first profile's early ack is not taken: the poll is committed at
+// its end.
+func (s *kafkaSource) processOnly(ctx context.Context, r *kgo.Record, h handler) bool {
+	id := header(r, brokers.HeaderEventID)
+	if id == "" {
+		s.cfg.logf("record %d@%d without an %s header: skipped", r.Partition, r.Offset, brokers.HeaderEventID)
+		return true
+	}
+	d := delivery{eventID: id, entity: header(r, brokers.HeaderEntity), seq: parseSeq(header(r, headerSeq)), payload: r.Value,
+		ackNow: func(context.Context) error { return nil }}
+	for attempt := 1; attempt <= maxAttempts && ctx.Err() == nil; attempt++ {
+		switch h(ctx, d) {
+		case ack, acked:
+			return true
+		case retry:
+		}
+		pause(ctx, retryDelay)
+	}
+	if ctx.Err() == nil {
+		s.cfg.logf("event %s: gave up after %d attempts; not committed", id, maxAttempts)
+	}
+	return false
 }
 
 func (s *kafkaSource) process(ctx context.Context, cl *kgo.Client, r *kgo.Record, h handler) {

@@ -370,9 +370,11 @@ func (t *Target) Restart(ctx context.Context) error {
 
 // Burst implements harness.Burster: n copies of the call's event, as n
 // producers retrying together would publish them. The copies are stored
-// one after the other (the first as Call publishes an event, the others
-// as retried publishes without the broker's de-duplication header, so
-// that every broker stores all n), and the consumer's downstream calls
+// in one write where the broker can (brokers.CopiesPublisher: a Kafka
+// member then fetches them in one poll), else one after the other (the
+// first as Call publishes an event, the others as retried publishes
+// without the broker's de-duplication header, so that every broker
+// stores all n); and the consumer's downstream calls
 // for the event are held at the fakes until every copy has reached the
 // downstream or has been given up (see gate): the copies are processed
 // at the same time whenever the consumer processes deliveries
@@ -643,12 +645,19 @@ func (t *Target) call(ctx context.Context, c harness.Call, copies int) harness.R
 			}
 			after = nil
 		}
-		if published {
+		cp, batches := t.broker.(brokers.CopiesPublisher)
+		batched := batches && copies > 1 && !published && rf == nil
+		switch {
+		case batched:
+			// A burst's copies in one write: a consumer that reads its
+			// deliveries in batches gets them in one.
+			_, err = cp.PublishCopies(ctx, ev, copies)
+		case published:
 			_, err = t.broker.PublishAgain(ctx, ev, false)
-		} else {
+		default:
 			_, err = t.broker.Publish(ctx, ev)
 		}
-		for i := 1; i < copies && err == nil; i++ {
+		for i := 1; i < copies && err == nil && !batched; i++ {
 			_, err = t.broker.PublishAgain(ctx, ev, false)
 		}
 		for _, f := range after {
