@@ -96,11 +96,18 @@ func sortedKeys[V any](m map[string]V) []string {
 // progress (409, 425, 429).
 func busy(status int) bool { return status == 409 || status == 425 || status == 429 }
 
+// noAck begins the error of a queue consumer's attempt whose event was
+// not acknowledged in time (targets/consumer).
+const noAck = "the consumer did not acknowledge"
+
 // answerOf says how an attempt was answered, as its kind says it: its
 // status (an HTTP status, an exit code), "isError" for an MCP result
-// that says it failed, "JSON-RPC error N", else its outcome.
+// that says it failed, "JSON-RPC error N", "no ack" for an event a
+// consumer did not acknowledge in time, else its outcome.
 func answerOf(a record.Attempt) string {
 	switch {
+	case strings.HasPrefix(a.Error, noAck):
+		return "no ack"
 	case strings.HasPrefix(a.Error, "isError"):
 		return "isError"
 	case strings.HasPrefix(a.Error, "JSON-RPC error"):

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -109,4 +110,24 @@ func TestLateRetryOfAKeylessToolSaysNothingOfKeys(t *testing.T) {
 	require.True(t, ok, msg)
 	assert.NotContains(t, said, "key", "what it did is told without keys")
 	assert.NotContains(t, promise, "keys")
+}
+
+// An event a consumer never acknowledged is said as such in a finding's
+// list of attempts, not as a bare "info": the reason is in the report,
+// not only in result.json.
+func TestAnUnacknowledgedEventIsSaidSo(t *testing.T) {
+	charge := recordOps()[0]
+	b := newRec(charge)
+	b.rec.Target.Kind = "consumer"
+	b.rec.Target.Capabilities = &record.Capabilities{EventKeys: true}
+	noAck := func() record.Attempt {
+		a := unknown(0)
+		a.Error = "the consumer did not acknowledge event evt_1 within 10s (context deadline exceeded)"
+		return a
+	}
+	i := b.intent(plain, opCharge)
+	b.try(i, under(faults.NameDownstreamFailBefore, noAck())).try(i, noAck()).try(i, noAck())
+	_, found := verdicts(t, b.done())
+	require.Len(t, found[checks.CheckRetryAfterFault], 1)
+	assert.Contains(t, found[checks.CheckRetryAfterFault][0].Message, "(no ack (downstream-503), no ack, no ack)")
 }
