@@ -22,6 +22,9 @@ func TestNotAnMCPServer(t *testing.T) {
 	}{
 		{"garbage on stdout, then exit", []string{"/bin/sh", "-c", "echo 'hello, I am not JSON-RPC'; echo oops >&2"}},
 		{"silent, and never answers the handshake", []string{"/bin/sh", "-c", "exec sleep 600"}},
+		// Held whole, the endless line grew idemcheck's memory by
+		// gigabytes until the handshake's deadline.
+		{"one endless line", []string{"/bin/sh", "-c", "exec cat /dev/zero"}},
 	} {
 		t.Run(tc.why, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -31,6 +34,9 @@ func TestNotAnMCPServer(t *testing.T) {
 				Env: map[string]string{"IDEMCHECK_TEST_TOKEN": w.token}})
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), "did not complete the MCP handshake")
+			if tc.why == "one endless line" {
+				assert.Contains(t, err.Error(), "the server sent a message over 16 MiB (or a line that never ended)")
+			}
 			assert.Empty(t, w.live(), "no process is left behind")
 		})
 	}

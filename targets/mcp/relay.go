@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"sync"
@@ -104,8 +105,8 @@ func idKey(raw json.RawMessage) string {
 func (r *relay) clientLoop(from io.Reader) {
 	br := bufio.NewReaderSize(from, 64<<10)
 	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 && len(line) <= maxLine {
+		line, _, err := readLine(br, maxLine)
+		if len(line) > 0 {
 			r.fromClient(line)
 		}
 		if err != nil {
@@ -162,14 +163,40 @@ func (r *relay) sendClient(line []byte) {
 func (r *relay) serverLoop(from io.Reader) {
 	br := bufio.NewReaderSize(from, 64<<10)
 	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 && len(line) <= maxLine {
+		line, tooLong, err := readLine(br, maxLine)
+		if tooLong {
+			// Read no further: a server that breaks the framing is ended
+			// with the session, and says why.
+			close(r.serverGone)
+			_ = r.toClient.CloseWithError(errTooLong)
+			return
+		}
+		if len(line) > 0 {
 			r.fromServer(line)
 		}
 		if err != nil {
 			close(r.serverGone)
 			_ = r.toClient.CloseWithError(io.EOF)
 			return
+		}
+	}
+}
+
+// errTooLong ends a session whose server sent a message over maxLine.
+var errTooLong = fmt.Errorf("the server sent a message over %d MiB (or a line that never ended): the session was ended", maxLine>>20)
+
+// readLine reads one line of br, its newline included, of at most max
+// bytes. Of a longer line only max bytes are ever held: it is given up
+// once past max, and tooLong says so (line is nil). The error is br's.
+func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(line)+len(frag) > max {
+			return nil, true, err
+		}
+		line = append(line, frag...)
+		if err != bufio.ErrBufferFull {
+			return line, false, err
 		}
 	}
 }
