@@ -43,6 +43,7 @@ func guarded(base string, body func(ctx context.Context) int) int {
 	// one that came before this point cancels ctx at once.
 	ctx, stop := interrupt.Context(context.Background())
 	defer stop()
+	keepPrivate()
 	owner := process.OwnerID()
 	os.Setenv(process.OwnerVar, owner)
 	startTempDir = base
@@ -109,6 +110,7 @@ func startGuard(owner, dir string) (release func()) {
 // its directory.
 func guardMain(args []string) int {
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	keepPrivate()
 	if len(args) != 2 {
 		return exitUsage
 	}

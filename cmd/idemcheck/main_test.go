@@ -50,6 +50,9 @@ func TestMain(m *testing.M) {
 		if len(os.Args) > 1 && os.Args[1] == ordersDBProbe {
 			os.Exit(guarded(os.TempDir(), probeOrdersDB))
 		}
+		if len(os.Args) > 1 && os.Args[1] == privateProbe {
+			os.Exit(guarded(os.TempDir(), probePrivate))
+		}
 		if os.Getenv(signalFirstEnv) == "1" {
 			// As if a signal came while the program initialised: it is
 			// sent once this says so, before programMain starts.
