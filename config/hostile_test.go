@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -46,4 +48,51 @@ func TestLoadRefusesAHugeFile(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "larger than 4 MiB")
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "bytes allocated to refuse the file")
+}
+
+// TestLoadFromAFIFO: a configuration written into a FIFO as it is read
+// (a shell's -c <(…)) loads; a FIFO nobody writes to is read as empty at
+// once instead of blocking the program, signals included, in open.
+func TestLoadFromAFIFO(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	valid, err := os.ReadFile("testdata/valid.yaml")
+	require.NoError(t, err)
+	fifo := filepath.Join(t.TempDir(), "idemcheck.yaml")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := config.Load(fifo)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.Error(t, err, "nothing was written")
+		assert.Contains(t, err.Error(), "idemcheck.yaml")
+	case <-time.After(time.Minute):
+		t.Fatal("Load blocked on a FIFO nobody writes to")
+	}
+
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			_, _ = w.Write(valid)
+			_ = w.Close()
+		}
+	}()
+	// The reader opens first, then the writer fills it: retried while the
+	// writer has not opened its end yet (then the FIFO reads as empty).
+	deadline := time.Now().Add(time.Minute)
+	for {
+		f, err := config.Load(fifo)
+		if err == nil {
+			assert.NotEmpty(t, f.Targets)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never loaded from the FIFO: %v", err)
+		}
+	}
 }

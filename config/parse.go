@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -43,19 +45,32 @@ func (r *Registry) Load(path string) (*File, error) {
 	return r.Parse(path, data)
 }
 
+// readTimeout bounds the reading of a configuration that is not a
+// regular file.
+const readTimeout = 10 * time.Second
+
 // MaxConfigSize bounds the configuration file Load reads: a real one is a
 // few KiB, and a huge one would cost its size many times over to parse.
 const MaxConfigSize = 4 << 20
 
 // readCapped reads path, refusing a file larger than limit without
 // reading more than limit+1 bytes of it.
+//
+// A FIFO (a shell's process substitution, -c <(…)) is read as it is
+// written, for at most readTimeout: opened without waiting for a writer
+// (O_NONBLOCK), so that one nobody writes to reads as empty instead of
+// blocking the program, signals included, before it has started.
 func readCapped(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	_ = f.SetReadDeadline(time.Now().Add(readTimeout)) // a regular file has none
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return nil, fmt.Errorf("not read whole within %s (a FIFO whose writer never finished)", readTimeout)
+	}
 	if err != nil {
 		return nil, err
 	}
