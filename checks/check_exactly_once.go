@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/record"
@@ -64,7 +65,82 @@ func evalExactlyOnce(r *record.Record) ([]record.Finding, bool) {
 		}
 		fs = append(fs, record.Finding{Check: CheckExactlyOnce, Severity: record.Critical, Operation: in.Operation, Fault: firstFault(in), Message: msg, Evidence: evidence(r, in)})
 	}
+	if f, ok := unmarkedEffects(r); ok {
+		fs = append(fs, f)
+	}
 	return fs, applicable
+}
+
+// unmarkedEffects finds the effects the fakes recorded while the target
+// handled one of the record's calls that carry no marker at all: the
+// target did not pass the request's marker on to those calls. No intent
+// can be charged with them, so a duplicate among them, or a call made
+// again on a retry, goes unseen; a target that decides which calls
+// carry the marker would decide its own verdict. It is a major finding,
+// not a critical one: what they duplicate, if anything, is unknown. An
+// effect made by idemcheck's own filler events carries a marker of no
+// intent, and an observer's effect is the target's own record: neither
+// is counted.
+func unmarkedEffects(r *record.Record) (record.Finding, bool) {
+	type window struct {
+		in            *record.Intent
+		before, after int64
+	}
+	var wins, reads []window
+	for i := range r.Intents {
+		in := &r.Intents[i]
+		for _, a := range in.Attempts {
+			if a.LedgerAfter <= a.LedgerBefore {
+				continue
+			}
+			if in.Mutating {
+				wins = append(wins, window{in, a.LedgerBefore, a.LedgerAfter})
+			} else {
+				reads = append(reads, window{in, a.LedgerBefore, a.LedgerAfter})
+			}
+		}
+	}
+	in := func(e fakes.Effect, ws []window) *record.Intent {
+		for _, w := range ws {
+			if e.Seq > w.before && e.Seq <= w.after {
+				return w.in
+			}
+		}
+		return nil
+	}
+	var during *record.Intent
+	var unmarked []fakes.Effect
+	for _, e := range r.Ledger {
+		if len(e.Markers) > 0 || e.Observed || e.Seq == 0 || in(e, reads) != nil {
+			continue // marked, the target's own record, or a read's (safe.readonly's)
+		}
+		if x := in(e, wins); x != nil {
+			if during == nil {
+				during = x
+			}
+			unmarked = append(unmarked, e)
+		}
+	}
+	if len(unmarked) == 0 {
+		return record.Finding{}, false
+	}
+	kinds := map[string]int{}
+	var order []string
+	for _, e := range unmarked {
+		k := e.Fake + " " + e.Kind
+		if kinds[k] == 0 {
+			order = append(order, k)
+		}
+		kinds[k]++
+	}
+	var what []string
+	for _, k := range order {
+		what = append(what, fmt.Sprintf("%s ×%d", k, kinds[k]))
+	}
+	msg := fmt.Sprintf("%d of the %s the fakes recorded while the target handled its calls carried no marker (%s): the target did not pass the request's marker on to those calls, so they cannot be attributed to an intent, and a duplicate among them, or a call made again on a retry, goes unseen; pass what carries the marker (the description, the metadata) to every downstream call",
+		len(unmarked), plural(len(r.Ledger), "effect", "effects"), strings.Join(what, ", "))
+	return record.Finding{Check: CheckExactlyOnce, Severity: record.Major, Operation: during.Operation, Message: during.Operation + ": " + msg,
+		Evidence: evidence(r, during)}, true
 }
 
 // answeredForAnother says whether in was first acknowledged only after

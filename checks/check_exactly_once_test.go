@@ -103,3 +103,31 @@ func TestKeyTakenAtOnceByAnotherPayloadIsNoMergeByPayload(t *testing.T) {
 	_, found := verdicts(t, b.done())
 	assert.Empty(t, found[checks.CheckKeyDistinct], describe(found[checks.CheckKeyDistinct]))
 }
+
+// A target that leaves the marker off the calls its retries make (it
+// answers noop, and charges again without the marker) cannot hide them:
+// the effects that carry no marker at all, recorded while it handled a
+// mutating call, are a major finding. Marked effects, and unmarked ones
+// recorded outside its calls, are not.
+func TestUnmarkedEffectsDuringCallsAreReported(t *testing.T) {
+	b := newRec()
+	i := b.intent(plain, opCharge)
+	b.try(i, ok(201, "created", "ord_1"), mine())
+	b.try(i, ok(200, "noop", "ord_1"), unmarked())
+	b.try(i, ok(200, "noop", "ord_1"), unmarked())
+	b.later(i, unmarked()) // after every call: not the target's doing, as far as anyone can tell
+	_, found := verdicts(t, b.done())
+	if assert.Len(t, found[checks.CheckExactlyOnce], 1) {
+		f := found[checks.CheckExactlyOnce][0]
+		assert.Equal(t, record.Major, f.Severity)
+		assert.Contains(t, f.Message, "charge: 2 of the 4 effects the fakes recorded while the target handled its calls carried no marker (payments charge ×2): the target did not pass the request's marker on")
+	}
+
+	b = newRec()
+	i = b.intent(plain, opCharge)
+	b.try(i, ok(201, "created", "ord_1"), mine())
+	b.try(i, ok(200, "noop", "ord_1"))
+	b.later(i, unmarked())
+	_, found = verdicts(t, b.done())
+	assert.Empty(t, found[checks.CheckExactlyOnce])
+}

@@ -2,6 +2,7 @@ package consumer
 
 import (
 	"context"
+	"hash/fnv"
 	"errors"
 	"fmt"
 	"maps"
@@ -516,7 +517,11 @@ func (t *Target) number(ev *brokers.Event, st *eventState) {
 func (t *Target) filler(c harness.Call, ev brokers.Event, n int) (brokers.Event, error) {
 	fc := c
 	fc.Key = fmt.Sprintf("%s.filler-%d", c.Key, n)
-	fc.Marker = fmt.Sprintf("filler-%d-of-%s", n, strings.TrimPrefix(c.Marker, "idem-"))
+	// A marker of the fakes' shape, of no intent: the filler's effect is
+	// recorded as marked, and is no effect of an intent.
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/filler-%d", c.Marker, n)
+	fc.Marker = fmt.Sprintf("idem-%016x", h.Sum64())
 	fev, err := t.render(fc)
 	if err != nil {
 		return brokers.Event{}, err
