@@ -2,9 +2,9 @@ package consumer
 
 import (
 	"context"
-	"hash/fnv"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"slices"
 	"strconv"
