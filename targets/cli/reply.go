@@ -98,6 +98,14 @@ func (t *Target) reply(res result, timeout time.Duration, fault string, gaveUp t
 	}
 	if res.truncated {
 		out.Error = strings.TrimPrefix(out.Error+"; stdout was longer than 1 MiB and was cut", "; ")
+		if out.Outcome == harness.OK {
+			// The reply is past the cut, or lost in what came before: what
+			// the tool said of its outcome cannot be read, and an exit 0
+			// alone is no clean success (as a cut HTTP reply is not).
+			out.Outcome = harness.Info
+			out.Effect, out.HasEffect, out.Identity = "", false, ""
+			out.Error += ": the reply cannot be read whole, so the outcome is unknown"
+		}
 	}
 	return out
 }
