@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -177,4 +178,73 @@ func guardOf(t *testing.T, parent int) int {
 	}
 	t.Fatal("the program has no guard process")
 	return 0
+}
+
+// TestProgramKillsWhatATargetLeftWithoutItsTag: a server that leaves a
+// process behind in a session of its own, its environment emptied (no
+// tag for a sweep to find), and whose parent then ends: the program, the
+// subreaper its targets' orphans come back to, kills it before it exits.
+func TestProgramKillsWhatATargetLeftWithoutItsTag(t *testing.T) {
+	for _, tool := range []string{"setsid", "env", "sleep"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	// A duration no other process sleeps, to find it by.
+	mark := fmt.Sprintf("86399.%d", time.Now().UnixNano()%1_000_000_000)
+	find := func() []int {
+		var pids []int
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+			if bytes.Contains(cmdline, []byte("sleep\x00"+mark)) {
+				pids = append(pids, pid)
+			}
+		}
+		return pids
+	}
+	t.Cleanup(func() {
+		for _, pid := range find() {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	cfg := fmt.Sprintf(`version: 1
+fakes:
+  payments: {}
+targets:
+  - name: leaver
+    kind: http
+    url: "http://127.0.0.1:{{port}}"
+    start:
+      command: ["sh", "-c", "setsid env -i sleep %s </dev/null >/dev/null 2>&1 & exec \"$0\" __example shop --profile correct --listen \"127.0.0.1:$1\" --state \"$2\"", %q, "{{port}}", "{{state_dir}}"]
+      env: {PAYMENTS_URL: "{{fakes.payments.url}}"}
+      ready: {path: /healthz}
+    operations:
+      - name: create-order
+        mutating: true
+        method: POST
+        path: /orders
+        body: '{"customer":"{{input.customer}}","amount":{{input.amount}},"memo":"{{marker}}"}'
+        inputs:
+          customer: {string: {prefix: cus_}}
+          amount: {int: [100, 999]}
+`, mark, exe)
+	path := filepath.Join(t.TempDir(), "idemcheck.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
+	cmd := exec.Command(os.Args[0], "run", "-c", path, "--only", "retry.sequential", "--quiet")
+	cmd.Env = append(os.Environ(), "IDEMCHECK_TEST_MAIN=1", "TMPDIR="+t.TempDir())
+	cmd.WaitDelay = 10 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	require.NoError(t, cmd.Start())
+	watchdog := time.AfterFunc(3*time.Minute, func() { _ = cmd.Process.Kill() })
+	defer watchdog.Stop()
+	require.NoError(t, cmd.Wait(), out.String())
+	assert.Empty(t, find(), "the process the server left behind outlived the run")
 }

@@ -44,6 +44,9 @@ func guarded(base string, body func(ctx context.Context) int) int {
 	ctx, stop := interrupt.Context(context.Background())
 	defer stop()
 	keepPrivate()
+	// What a target leaves behind comes back here when its parent ends,
+	// whatever it dropped from its environment: killed before the exit.
+	process.BecomeSubreaper()
 	owner := process.OwnerID()
 	os.Setenv(process.OwnerVar, owner)
 	startTempDir = base
@@ -51,7 +54,7 @@ func guarded(base string, body func(ctx context.Context) int) int {
 	if err == nil {
 		os.Setenv("TMPDIR", tmp)
 	}
-	release := startGuard(owner, dir)
+	release, guard := startGuard(owner, dir)
 	code := body(ctx)
 	interrupted := ctx.Err() != nil
 	select {
@@ -66,6 +69,7 @@ func guarded(base string, body func(ctx context.Context) int) int {
 		code = exitInterrupted
 	}
 	process.KillTagged(process.OwnerVar + "=" + owner)
+	process.KillAdopted(guard)
 	if dir != "" {
 		_ = removeRunDir(dir)
 	}
@@ -75,16 +79,17 @@ func guarded(base string, body func(ctx context.Context) int) int {
 
 // startGuard starts the guard (this executable again, in its own process
 // group so that a terminal's Ctrl-C does not reach it) and returns a
-// function that lets it go. If it cannot be started the program runs
-// without it: its own exit still sweeps, only its SIGKILL does not.
-func startGuard(owner, dir string) (release func()) {
+// function that lets it go, and its pid. If it cannot be started the
+// program runs without it (pid 0): its own exit still sweeps, only its
+// SIGKILL does not.
+func startGuard(owner, dir string) (release func(), pid int) {
 	exe, err := os.Executable()
 	if err != nil {
-		return func() {}
+		return func() {}, 0
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
-		return func() {}
+		return func() {}, 0
 	}
 	cmd := exec.Command(exe, guardSubcommand, owner, dir)
 	cmd.Stdin = r
@@ -99,10 +104,10 @@ func startGuard(owner, dir string) (release func()) {
 	r.Close()
 	if err != nil {
 		w.Close()
-		return func() {}
+		return func() {}, 0
 	}
 	go func() { _ = cmd.Wait() }() // reaped if it ends first
-	return func() { w.Close() }
+	return func() { w.Close() }, cmd.Process.Pid
 }
 
 // guardMain is the guard: it waits until the pipe from its idemcheck

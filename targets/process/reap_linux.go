@@ -134,11 +134,11 @@ func findTagged(name, value string, since Since) []Tagged {
 
 // ownChildrenOf is the parent pid whose children findTagged skips as
 // calls and servers of their own: self, except where self is a
-// container's first process (pid 1), which orphans are re-parented to, so
-// that a descendant that left its group would look like a child of its
-// own; there none is skipped (-1).
+// container's first process (pid 1) or a subreaper (BecomeSubreaper),
+// which orphans are re-parented to, so that a descendant that left its
+// group would look like a child of its own; there none is skipped (-1).
 func ownChildrenOf(self int) int {
-	if self == 1 {
+	if self == 1 || subreaper.Load() {
 		return -1
 	}
 	return self
