@@ -32,7 +32,7 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 	}
 	if e.Path != "" {
-		b.WriteString(e.Path)
+		b.WriteString(shortPath(e.Path))
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Msg)
@@ -42,11 +42,31 @@ func (e *Error) Error() string {
 // Errors are all the problems found in one file, sorted by position.
 type Errors []*Error
 
-// Error lists the errors, one per line.
+// maxListed is how many errors Errors.Error lists; the rest are counted.
+const maxListed = 50
+
+// maxPath is the longest field path an error prints whole: a longer one
+// (a file nested thousands of levels deep) keeps its two ends.
+const maxPath = 200
+
+// shortPath is p, its middle left out when it is over maxPath bytes.
+func shortPath(p string) string {
+	if len(p) <= maxPath {
+		return p
+	}
+	return strings.ToValidUTF8(p[:maxPath/2], "") + "…" + strings.ToValidUTF8(p[len(p)-maxPath/2:], "")
+}
+
+// Error lists the errors, one per line: the first maxListed, then how
+// many more there are.
 func (e Errors) Error() string {
-	lines := make([]string, len(e))
+	lines := make([]string, 0, min(len(e), maxListed)+1)
 	for i, err := range e {
-		lines[i] = err.Error()
+		if i == maxListed {
+			lines = append(lines, fmt.Sprintf("… and %d more problems: fix these first", len(e)-maxListed))
+			break
+		}
+		lines = append(lines, err.Error())
 	}
 	return strings.Join(lines, "\n")
 }

@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -94,5 +95,30 @@ func TestLoadFromAFIFO(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("never loaded from the FIFO: %v", err)
 		}
+	}
+}
+
+// TestErrorsOfADeepFileStayShort: a file nested thousands of levels deep,
+// with a thousand errors at the deepest, gives a message of a few KiB: the first
+// errors, their paths cut in the middle, and how many more there are.
+func TestErrorsOfADeepFileStayShort(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("version: 1\nx:\n")
+	for i := range 2000 {
+		b.WriteString(strings.Repeat(" ", i+1) + "k:\n")
+	}
+	for range 1000 { // the same key again and again, at the deepest level
+		b.WriteString(strings.Repeat(" ", 2000) + "k:\n")
+	}
+	_, err := config.Parse("deep.yaml", []byte(b.String()))
+	require.Error(t, err)
+	assert.Less(t, len(err.Error()), 64<<10, "the message of a deep file")
+	var errs config.Errors
+	require.ErrorAs(t, err, &errs)
+	if len(errs) > 50 {
+		assert.Contains(t, err.Error(), fmt.Sprintf("… and %d more problems", len(errs)-50))
+	}
+	for _, line := range strings.Split(err.Error(), "\n") {
+		assert.Less(t, len(line), 2048, "one error's line")
 	}
 }
