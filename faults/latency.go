@@ -31,7 +31,7 @@ func (f *Latency) Intercept(ex Exchange) {
 	if err != nil {
 		h := http.Header{}
 		h.Set(ProxyErrorHeader, "1")
-		ex.Respond(http.StatusBadGateway, h, []byte("idemcheck proxy: "+err.Error()))
+		ex.Respond(http.StatusBadGateway, h, []byte(ProxyErrorPrefix+err.Error()))
 		return
 	}
 	ex.Respond(up.Status, up.Header, up.Body)

@@ -55,6 +55,10 @@ const CutHeader = "Idemcheck-Reply-Cut"
 // target's.
 const ProxyErrorHeader = "Idemcheck-Proxy-Error"
 
+// ProxyErrorPrefix begins the body of the 502 the proxy answers itself
+// (see ProxyErrorHeader).
+const ProxyErrorPrefix = "idemcheck proxy: "
+
 // Report says what the proxy did with one attempt.
 type Report struct {
 	// Forwarded is true when the request was sent on to the target.
@@ -293,7 +297,7 @@ func passThrough(ex *exchange) {
 		h := http.Header{}
 		h.Set("Content-Type", "text/plain; charset=utf-8")
 		h.Set(ProxyErrorHeader, "1")
-		ex.Respond(http.StatusBadGateway, h, []byte("idemcheck proxy: "+err.Error()))
+		ex.Respond(http.StatusBadGateway, h, []byte(ProxyErrorPrefix+err.Error()))
 		return
 	}
 	ex.Respond(up.Status, up.Header, up.Body)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/keys"
 	"github.com/idemcheck/idemcheck/record"
 )
@@ -23,6 +24,9 @@ func keyFormatHint(rec *record.Record, format keys.Format) string {
 		for _, a := range in.Attempts {
 			switch {
 			case a.Fault != "":
+			case strings.HasPrefix(a.Body, faults.ProxyErrorPrefix):
+				// The proxy's own 502: the target's reply never came whole,
+				// and says nothing of its keys.
 			case a.Outcome == record.OK:
 				return ""
 			case a.Status >= 400 || strings.HasPrefix(a.Error, "isError") || strings.HasPrefix(a.Error, "JSON-RPC error"):

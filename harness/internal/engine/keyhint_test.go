@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/keys"
 	"github.com/idemcheck/idemcheck/record"
 )
@@ -53,4 +54,12 @@ func TestKeyFormatHintOnlyWhereTheKeyMayBeTheCause(t *testing.T) {
 	assert.Contains(t, keyFormatHint(refusedRecord(generic), keys.Format{}), "set key_format", "a refusal that says no more may be of the key")
 	params := record.Attempt{Reply: record.Reply{Outcome: record.Fail, Forwarded: true, Error: "JSON-RPC error -32602: Invalid params"}}
 	assert.Contains(t, keyFormatHint(refusedRecord(params), keys.Format{}), "set key_format", "the key is one of the params")
+}
+
+// The proxy's own 502 (the target's reply never came whole: its header
+// was endless) says nothing of the target's keys: no advice on them.
+func TestKeyFormatHintIgnoresTheProxysOwnFailure(t *testing.T) {
+	proxy := record.Attempt{Reply: record.Reply{Outcome: record.Info, Status: 502, Forwarded: true,
+		Body: faults.ProxyErrorPrefix + "reading the reply: the header section is over 64 KiB"}}
+	assert.Empty(t, keyFormatHint(refusedRecord(proxy), keys.Format{}))
 }
