@@ -72,8 +72,9 @@ func evalExactlyOnce(r *record.Record) ([]record.Finding, bool) {
 }
 
 // unmarkedEffects finds the effects the fakes recorded while the target
-// handled one of the record's calls that carry no marker at all: the
-// target did not pass the request's marker on to those calls. No intent
+// handled one of the record's mutating calls that carry no marker at all,
+// of a kind whose other effects carry their intent's: the target left the
+// request's marker off those calls. No intent
 // can be charged with them, so a duplicate among them, or a call made
 // again on a retry, goes unseen; a target that decides which calls
 // carry the marker would decide its own verdict. It is a major finding,
@@ -108,11 +109,24 @@ func unmarkedEffects(r *record.Record) (record.Finding, bool) {
 		}
 		return nil
 	}
+	// The kinds of effect the target marks: an unmarked effect of another
+	// kind (a customer created beside a charge that carries the marker)
+	// is how the target calls that downstream, not a call it hid.
+	markers := map[string]bool{}
+	for _, x := range r.Intents {
+		markers[x.Marker] = true
+	}
+	marks := map[[2]string]bool{}
+	for _, e := range r.Ledger {
+		if explained(e, markers) {
+			marks[[2]string{e.Fake, e.Kind}] = true
+		}
+	}
 	var during *record.Intent
 	var unmarked []fakes.Effect
 	for _, e := range r.Ledger {
-		if len(e.Markers) > 0 || e.Observed || e.Seq == 0 || in(e, reads) != nil {
-			continue // marked, the target's own record, or a read's (safe.readonly's)
+		if len(e.Markers) > 0 || e.Observed || e.Seq == 0 || in(e, reads) != nil || !marks[[2]string{e.Fake, e.Kind}] {
+			continue // marked, the target's own record, a read's (safe.readonly's), or of a kind it never marks
 		}
 		if x := in(e, wins); x != nil {
 			if during == nil {
@@ -137,7 +151,7 @@ func unmarkedEffects(r *record.Record) (record.Finding, bool) {
 	for _, k := range order {
 		what = append(what, fmt.Sprintf("%s ×%d", k, kinds[k]))
 	}
-	msg := fmt.Sprintf("%d of the %s the fakes recorded while the target handled its calls carried no marker (%s): the target did not pass the request's marker on to those calls, so they cannot be attributed to an intent, and a duplicate among them, or a call made again on a retry, goes unseen; pass what carries the marker (the description, the metadata) to every downstream call",
+	msg := fmt.Sprintf("%d of the %s the fakes recorded while the target handled its calls carried no marker (%s), though the target's other effects of that kind carry their request's: it left the marker off those calls, so they cannot be attributed to an intent, and a duplicate among them, or a call made again on a retry, goes unseen; pass what carries the marker (the description, the metadata) on every such call",
 		len(unmarked), plural(len(r.Ledger), "effect", "effects"), strings.Join(what, ", "))
 	return record.Finding{Check: CheckExactlyOnce, Severity: record.Major, Operation: during.Operation, Message: during.Operation + ": " + msg,
 		Evidence: evidence(r, during)}, true

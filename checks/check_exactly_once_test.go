@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
 )
@@ -120,8 +121,18 @@ func TestUnmarkedEffectsDuringCallsAreReported(t *testing.T) {
 	if assert.Len(t, found[checks.CheckExactlyOnce], 1) {
 		f := found[checks.CheckExactlyOnce][0]
 		assert.Equal(t, record.Major, f.Severity)
-		assert.Contains(t, f.Message, "charge: 2 of the 4 effects the fakes recorded while the target handled its calls carried no marker (payments charge ×2): the target did not pass the request's marker on")
+		assert.Contains(t, f.Message, "charge: 2 of the 4 effects the fakes recorded while the target handled its calls carried no marker (payments charge ×2), though the target's other effects of that kind carry their request's")
 	}
+
+	// A kind the target never marks (a customer created beside the
+	// charge) is how it calls that downstream, not a call it hid.
+	customer := func() fakes.Effect { return fakes.Effect{Fake: "payments", Kind: "customer", Markers: []string{}} }
+	b = newRec()
+	i = b.intent(plain, opCharge)
+	b.try(i, ok(201, "created", "ord_1"), mine(), customer())
+	b.try(i, ok(200, "noop", "ord_1"), customer())
+	_, found = verdicts(t, b.done())
+	assert.Empty(t, found[checks.CheckExactlyOnce])
 
 	b = newRec()
 	i = b.intent(plain, opCharge)
