@@ -1,8 +1,10 @@
 package process
 
 import (
+	"bytes"
 	"os"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -51,6 +53,7 @@ func KillAdopted(keep ...int) int {
 				live = append(live, pid)
 			}
 		}
+		reapAdopted(pidWindow{all: true})
 		if len(live) == 0 || time.Now().After(deadline) {
 			return len(killed)
 		}
@@ -63,4 +66,45 @@ func KillAdopted(keep ...int) int {
 		// is no event to wait on.
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// reapAdopted reaps the zombies, among the processes w covers, that this
+// process adopted as a subreaper and that ended on their own (or were
+// killed): without it they would stay until the run ends, one for each
+// background helper a tool leaves on each call. Only a zombie in a
+// process group that is neither its own nor this process's is reaped:
+// every process idemcheck starts itself leads a group of its own or
+// stays in idemcheck's, so its wait (exec.Cmd's) is never taken from it.
+// A zombie that left for a group or session of its own is left for the
+// exit. It returns how many it reaped.
+func reapAdopted(w pidWindow) int {
+	if !subreaper.Load() {
+		return 0
+	}
+	self, own := os.Getpid(), syscall.Getpgrp()
+	n := 0
+	for _, pid := range procPids(w) {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := bytes.Fields(stat[i+1:])
+		if len(f) < 3 || len(f[0]) != 1 || f[0][0] != 'Z' {
+			continue
+		}
+		ppid, err1 := strconv.Atoi(string(f[1]))
+		pgrp, err2 := strconv.Atoi(string(f[2]))
+		if err1 != nil || err2 != nil || ppid != self || pgrp == pid || pgrp == own {
+			continue
+		}
+		var ws syscall.WaitStatus
+		if got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); err == nil && got == pid {
+			n++
+		}
+	}
+	return n
 }

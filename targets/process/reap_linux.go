@@ -223,6 +223,9 @@ func KillTaggedSince(entry string, since Since) int {
 			// environment read above) before it closes its files and
 			// sockets: wait until each one killed is a zombie or gone.
 			if !anyLiving(killed) {
+				if since.Pid > 0 {
+					reapAdopted(windowFrom(since.Pid))
+				}
 				return len(killed)
 			}
 			time.Sleep(delay)
