@@ -45,9 +45,9 @@ func (r *Registry) Load(path string) (*File, error) {
 	return r.Parse(path, data)
 }
 
-// readTimeout bounds the reading of a configuration that is not a
-// regular file.
-const readTimeout = 10 * time.Second
+// readTimeout bounds the wait for a FIFO's writer, and the reading of a
+// configuration that is not a regular file.
+var readTimeout = 10 * time.Second
 
 // MaxConfigSize bounds the configuration file Load reads: a real one is a
 // few KiB, and a huge one would cost its size many times over to parse.
@@ -56,12 +56,12 @@ const MaxConfigSize = 4 << 20
 // readCapped reads path, refusing a file larger than limit without
 // reading more than limit+1 bytes of it.
 //
-// A FIFO (a shell's process substitution, -c <(…)) is read as it is
-// written, for at most readTimeout: opened without waiting for a writer
-// (O_NONBLOCK), so that one nobody writes to reads as empty instead of
-// blocking the program, signals included, before it has started.
+// A FIFO (a shell's process substitution, -c <(…), or one made with
+// mkfifo) is waited on for a writer, and read as it is written, for at
+// most readTimeout each: a blocked open or read would hold the program,
+// deaf to signals, before it has started.
 func readCapped(path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := openReadable(path)
 	if err != nil {
 		return nil, err
 	}
@@ -78,6 +78,42 @@ func readCapped(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("the file is larger than %d MiB, more than any configuration needs: is it the right file?", limit>>20)
 	}
 	return data, nil
+}
+
+// openReadable opens path for reading. A FIFO's open, which waits for a
+// writer, runs aside and is given up after readTimeout: a writer that
+// opens and closes at once then releases it.
+func openReadable(path string) (*os.File, error) {
+	if fi, err := os.Stat(path); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		// O_NONBLOCK: should it have become a FIFO since, its open must
+		// not wait either (it then reads as empty).
+		return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	}
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		ch <- opened{f, err}
+	}()
+	timer := time.NewTimer(readTimeout)
+	defer timer.Stop()
+	select {
+	case o := <-ch:
+		return o.f, o.err
+	case <-timer.C:
+	}
+	if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		_ = w.Close()
+	}
+	go func() { // the open returns once released; what it opened is closed
+		if o := <-ch; o.f != nil {
+			_ = o.f.Close()
+		}
+	}()
+	return nil, fmt.Errorf("a FIFO no writer opened within %s", readTimeout)
 }
 
 // Parse parses, validates and fills in the defaults of a configuration;
