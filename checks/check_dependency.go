@@ -61,11 +61,13 @@ func neverCompleted(in *record.Intent, fault string, effs []fakes.Effect) string
 	first, last := retries[0], retries[len(retries)-1]
 	span := last.End.Sub(first.Start).Round(time.Millisecond)
 	failed := in.Attempts[0]
-	// A replay repeats the failure's status, and its body or says it did
-	// nothing ("noop"): a stored reply may be marked as a replay.
+	// A replay repeats the failure's status, and its body, or one body
+	// for every retry that says it did nothing ("noop"): a stored reply
+	// may be marked as a replay, and is the same each time.
 	replayed := failed.Status != 0 && !failed.Withheld
 	for _, a := range retries {
-		if a.Status != failed.Status || a.Body != failed.Body && a.Effect != "noop" {
+		same := a.Body == failed.Body || (a.Effect == "noop" && a.Body == first.Body)
+		if a.Status != failed.Status || !same {
 			replayed = false
 		}
 	}

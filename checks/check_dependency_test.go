@@ -108,3 +108,23 @@ func TestDependencyClass(t *testing.T) {
 		assert.Equal(t, faults.ClassCrash, faults.ClassOf(f), name)
 	}
 }
+
+// Retries that each fail anew, with a body of their own, are no failure
+// replayed under the key, even when each says it did nothing.
+func TestFreshFailuresAreNoReplay(t *testing.T) {
+	fresh := func(n int) record.Attempt {
+		a := replay500()
+		a.Effect = "noop"
+		a.Body = `{"ok":false,"error":"db unavailable (req ` + string(rune('0'+n)) + `)","effect":"noop"}`
+		return a
+	}
+	b := newRec()
+	i := b.intent(plain, opCharge)
+	b.try(i, under(faults.NameDepError, replay500())).try(i, fresh(1)).try(i, fresh(2))
+	_, found := verdicts(t, b.done())
+	if assert.Len(t, found[checks.CheckDependencyRecovery], 1) {
+		msg := found[checks.CheckDependencyRecovery][0].Message
+		assert.NotContains(t, msg, "replayed under the key")
+		assert.Contains(t, msg, "after dep-error and the database's recovery, 2 retries with the same key")
+	}
+}

@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 
+	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -149,7 +150,10 @@ func evalKeyDistinct(r *record.Record) ([]record.Finding, bool) {
 //     retry), or another payload took its key before it was acknowledged:
 //     its key, not its payload, explains it, and the twin's new key
 //     rightly acted;
-//   - a fault acted on it, and it was not answered with the other's
+//   - the attempt acknowledged without an effect was itself under a
+//     downstream or dependency fault that acted (the downstream call
+//     was made, and failed: a payload seen before would have been
+//     skipped before it), and it was not answered with the other's
 //     result: it was lost to the fault (exactly-once's finding), not
 //     merged.
 func mergedByPayload(r *record.Record, origin, twin *record.Intent) bool {
@@ -164,19 +168,24 @@ func mergedByPayload(r *record.Record, origin, twin *record.Intent) bool {
 	if none == origin && (keyUsedBefore(r, origin) || answeredForAnother(r, origin) || answeredWithAMismatchsResult(r, origin)) {
 		return false
 	}
-	if faultActed(none) {
+	if ackedUnderItsFault(none) {
 		x, y := none.FirstOK().Identity, other.FirstOK().Identity
 		return x != "" && x == y
 	}
 	return true
 }
 
-// faultActed reports whether a fault acted on one of in's attempts.
-func faultActed(in *record.Intent) bool {
-	for _, a := range in.Attempts {
-		if a.Fault != "" && !a.NotFired {
-			return true
-		}
+// ackedUnderItsFault reports whether in's acknowledged attempt was under
+// a downstream or dependency fault that acted: the target acknowledged
+// what the failed downstream call had not done.
+func ackedUnderItsFault(in *record.Intent) bool {
+	ok := in.FirstOK()
+	if ok == nil || ok.Fault == "" || ok.NotFired {
+		return false
+	}
+	switch faults.Class(ok.FaultClass) {
+	case faults.ClassDownstream, faults.ClassDownstreamAmbiguous, faults.ClassDependency:
+		return true
 	}
 	return false
 }

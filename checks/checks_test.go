@@ -804,13 +804,29 @@ func keyDistinctCases() []checkCase {
 				o := b.intent(plain, opCharge)
 				b.try(o, ok(0, "", ""), mine())
 				tw := b.intent(twin, opCharge, o)
-				b.try(tw, under(faults.NameDownstreamFailBefore, unknown(0))).try(tw, ok(0, "", ""))
+				// Acknowledged under the failed downstream call, as an
+				// ack-first consumer does.
+				b.try(tw, under(faults.NameDownstreamFailBefore, ok(0, "", "")))
 				return b.done()
 			}(),
 			// Replies without an effect field, as a consumer's are.
 			fail: map[string][]record.Severity{checks.CheckExactlyOnce: {critical}, checks.CheckEffectField: {major}},
 			msgs: map[string][]string{checks.CheckExactlyOnce: {"no side effect was recorded: the intent was lost after downstream-503"}},
 			pass: []string{checks.CheckKeyDistinct},
+		},
+		{
+			why: "a twin whose reply was lost (the request was handled) and whose retry was acknowledged without an effect, no identity to compare, is merged: the fault explains no missing effect",
+			rec: func() *record.Record {
+				b := newRec()
+				o := b.intent(plain, opCharge)
+				b.try(o, ok(0, "", ""), mine())
+				tw := b.intent(twin, opCharge, o)
+				b.try(tw, under(faults.NameLostResponse, unknown(0))).try(tw, ok(0, "", ""))
+				return b.done()
+			}(),
+			fail: map[string][]record.Severity{checks.CheckKeyDistinct: {critical}, checks.CheckEffectField: {major}},
+			msgs: map[string][]string{checks.CheckKeyDistinct: {"merged into one effect"}},
+			pass: []string{checks.CheckExactlyOnce},
 		},
 		{
 			why: "a twin answered with its origin's result under a fault is merged all the same",
