@@ -122,13 +122,44 @@ func unmarkedEffects(r *record.Record) (record.Finding, bool) {
 			marks[[2]string{e.Fake, e.Kind}] = true
 		}
 	}
+	// alone returns the intent of a mutating call during which e was
+	// recorded, when no such call made a marked effect of e's kind of its
+	// own in that time: an unmarked fee beside each marked charge comes
+	// with the call that acts, not with a retry that says it did nothing.
+	type made struct{ marker, fake, kind string }
+	seqs := map[made][]int64{} // the marked effects of each intent, by kind
+	for _, m := range r.Ledger {
+		for _, mk := range m.Markers {
+			if markers[mk] {
+				k := made{mk, m.Fake, m.Kind}
+				seqs[k] = append(seqs[k], m.Seq)
+			}
+		}
+	}
+	alone := func(e fakes.Effect) *record.Intent {
+		var found *record.Intent
+		for _, w := range wins {
+			if e.Seq <= w.before || e.Seq > w.after {
+				continue
+			}
+			for _, q := range seqs[made{w.in.Marker, e.Fake, e.Kind}] {
+				if q > w.before && q <= w.after {
+					return nil
+				}
+			}
+			if found == nil {
+				found = w.in
+			}
+		}
+		return found
+	}
 	var during *record.Intent
 	var unmarked []fakes.Effect
 	for _, e := range r.Ledger {
 		if len(e.Markers) > 0 || e.Observed || e.Seq == 0 || in(e, reads) != nil || !marks[[2]string{e.Fake, e.Kind}] {
 			continue // marked, the target's own record, a read's (safe.readonly's), or of a kind it never marks
 		}
-		if x := in(e, wins); x != nil {
+		if x := alone(e); x != nil {
 			if during == nil {
 				during = x
 			}

@@ -124,6 +124,16 @@ func TestUnmarkedEffectsDuringCallsAreReported(t *testing.T) {
 		assert.Contains(t, f.Message, "charge: 2 of the 4 effects the fakes recorded while the target handled its calls carried no marker (payments charge ×2), though the target's other effects of that kind carry their request's")
 	}
 
+	// An unmarked fee beside each marked charge comes with the call that
+	// acts: no retry made one.
+	fee := func() fakes.Effect { return fakes.Effect{Markers: []string{}} }
+	b = newRec()
+	i = b.intent(plain, opCharge)
+	b.try(i, ok(201, "created", "ord_1"), mine(), fee())
+	b.try(i, ok(200, "noop", "ord_1"))
+	_, found = verdicts(t, b.done())
+	assert.Empty(t, found[checks.CheckExactlyOnce], "a fee beside the marked charge")
+
 	// A kind the target never marks (a customer created beside the
 	// charge) is how it calls that downstream, not a call it hid.
 	customer := func() fakes.Effect { return fakes.Effect{Fake: "payments", Kind: "customer", Markers: []string{}} }
