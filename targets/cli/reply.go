@@ -98,10 +98,11 @@ func (t *Target) reply(res result, timeout time.Duration, fault string, gaveUp t
 	}
 	if res.truncated {
 		out.Error = strings.TrimPrefix(out.Error+"; stdout was longer than 1 MiB and was cut", "; ")
-		if out.Outcome == harness.OK {
+		if out.Outcome == harness.OK && !res.safe {
 			// The reply is past the cut, or lost in what came before: what
 			// the tool said of its outcome cannot be read, and an exit 0
-			// alone is no clean success (as a cut HTTP reply is not).
+			// alone is no clean success (as a cut HTTP reply is not). A
+			// safe operation's exit 0 stands: no effect is read from it.
 			out.Outcome = harness.Info
 			out.Effect, out.HasEffect, out.Identity = "", false, ""
 			out.Error += ": the reply cannot be read whole, so the outcome is unknown"

@@ -63,6 +63,9 @@ func (in *invocation) kill(why string) {
 type result struct {
 	stdout    []byte
 	truncated bool // stdout was longer than maxStdout
+	// safe: the call was of a safe operation, whose exit 0 stands even
+	// when its reply was cut (no effect is read from it).
+	safe bool
 	stderr    string
 	exitCode  int            // -1 when it did not exit by itself
 	signal    syscall.Signal // the signal that ended it, 0 if none

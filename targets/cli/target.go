@@ -267,6 +267,9 @@ func (t *Target) Call(ctx context.Context, c harness.Call) harness.Reply {
 		return t.notStarted(err)
 	}
 	res := t.wait(ctx, in, cmd, t.cfg.Timeout)
+	if op := t.ops[c.Operation]; op != nil && !op.Mutating {
+		res.safe = true
+	}
 	return t.reply(res, t.cfg.Timeout, faultName(c.Fault), gaveUp)
 }
 

@@ -183,6 +183,16 @@ func TestCallOutcomes(t *testing.T) {
 	}
 }
 
+// A safe operation's exit 0 stands when its stdout was cut: no effect is
+// read from it, and a long listing is no failure.
+func TestCutReplyOfASafeOperationStands(t *testing.T) {
+	rep := call(t, mustNew(t, toolConfig("big")), harness.Call{Operation: "show", Marker: "m"})
+	assert.Equal(t, harness.OK, rep.Outcome, rep.Error)
+	assert.Contains(t, rep.Error, "stdout was longer than 1 MiB and was cut")
+	assert.NotContains(t, rep.Error, "the outcome is unknown")
+	requireNothingLeft(t)
+}
+
 func TestCallLargeIdentityKeepsEveryDigit(t *testing.T) {
 	rep := call(t, mustNew(t, toolConfig("logs")), harness.Call{Marker: "m", Inputs: map[string]string{"amount": "1"}})
 	assert.Equal(t, "12345678901234567890", rep.Identity, "log lines before the reply are forgiven")
