@@ -65,13 +65,13 @@ type result struct {
 	truncated bool // stdout was longer than maxStdout
 	// safe: the call was of a safe operation, whose exit 0 stands even
 	// when its reply was cut (no effect is read from it).
-	safe bool
-	stderr    string
-	exitCode  int            // -1 when it did not exit by itself
-	signal    syscall.Signal // the signal that ended it, 0 if none
-	killedBy  string
-	waitErr   error // set when it could not be waited for
-	elapsed   time.Duration
+	safe     bool
+	stderr   string
+	exitCode int            // -1 when it did not exit by itself
+	signal   syscall.Signal // the signal that ended it, 0 if none
+	killedBy string
+	waitErr  error // set when it could not be waited for
+	elapsed  time.Duration
 }
 
 // command prepares an exec.Cmd for argv: its own process group, killed
