@@ -98,7 +98,7 @@ func busy(status int) bool { return status == 409 || status == 425 || status == 
 
 // noAck begins the error of a queue consumer's attempt whose event was
 // not acknowledged in time (targets/consumer).
-const noAck = "the consumer did not acknowledge"
+const noAck = "the consumer did not acknowledge event "
 
 // answerOf says how an attempt was answered, as its kind says it: its
 // status (an HTTP status, an exit code), "isError" for an MCP result

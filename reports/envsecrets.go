@@ -62,7 +62,7 @@ func EnvSecrets(environ []string) []string {
 // most are settings (a mode, a region, a flag), which redacting would cut
 // out of target names, file names and replay commands; so one is a
 // secret only when its name says it holds one (KEY, TOKEN, SECRET, PASS,
-// PWD, AUTH, CRED, PRIVATE, SESSION, COOKIE, SALT, DSN) or it looks like
+// PW, AUTH, CRED, PRIVATE, SESSION, COOKIE, SALT, DSN) or it looks like
 // a random token (16 characters or more, letters and digits, no space),
 // and it is long enough to be one (see EnvSecrets). Names of SafeEnv and
 // of SafeEnvVar (in settings or in idemcheck's own environment) are
@@ -94,7 +94,7 @@ func ConfigEnvSecrets(settings []string) []string {
 
 // secretWords are the parts of a variable's name that say it holds a
 // secret.
-var secretWords = []string{"KEY", "TOKEN", "SECRET", "PASS", "PWD", "AUTH", "CRED", "PRIVATE", "SESSION", "COOKIE", "SALT", "DSN"}
+var secretWords = []string{"KEY", "TOKEN", "SECRET", "PASS", "PW", "AUTH", "CRED", "PRIVATE", "SESSION", "COOKIE", "SALT", "DSN"}
 
 func secretName(name string) bool {
 	upper := strings.ToUpper(name)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/brokers"
 	"github.com/idemcheck/idemcheck/brokers/internal/kit"
+	"github.com/idemcheck/idemcheck/brokers/internal/reorder"
 )
 
 // Name is the broker's name in configuration and placeholders.
@@ -189,6 +190,14 @@ func (b *Broker) PublishCopies(ctx context.Context, ev brokers.Event, n int) ([]
 	if n < 1 || n > 1000 {
 		return nil, fmt.Errorf("publish %s: %d copies; expected 1 to 1000", ev.ID, n)
 	}
+	if b.Life().Err() != nil {
+		return nil, fmt.Errorf("publish %s: %w", ev.ID, brokers.ErrClosed)
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, reorder.DefaultPublishTimeout)
+		defer cancel()
+	}
 	b.batchMu.Lock()
 	defer b.batchMu.Unlock()
 	recs := make([]*kgo.Record, n)
@@ -203,6 +212,9 @@ func (b *Broker) PublishCopies(ctx context.Context, ev brokers.Event, n int) ([]
 		})
 	}
 	if err := b.batch.Flush(ctx); err != nil {
+		// Failed, not left to be produced later, unknown to the
+		// partitions' bookkeeping.
+		_ = b.batch.AbortBufferedRecords(context.Background())
 		return nil, fmt.Errorf("publish %s: %w", ev.ID, err)
 	}
 	wg.Wait()

@@ -60,16 +60,17 @@ targets:
     start:
       command: [./shop, --port, "{{port}}"]
       env: {STRIPE_KEY: rk_live_Zq81mNp0aa, LANG: C.UTF-8, SHOP_MODE: fast, PAYMENTS_URL: "{{fakes.payments.url}}",
-            MODE: ack-first-then-charge, HOOK_SIGNING_SECRET: plain-words-here, UPSTREAM: a8Fk29sLq0Zm4nB7x}
+            MODE: ack-first-then-charge, HOOK_SIGNING_SECRET: plain-words-here, UPSTREAM: a8Fk29sLq0Zm4nB7x, ADMIN_PW: correcthorsebattery}
     operations:
       - {name: charge, mutating: true, method: POST, path: /charges, body: '{"description": "{{marker}}"}'}
 `))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"HOOK_SIGNING_SECRET=plain-words-here", "LANG=C.UTF-8", "MODE=ack-first-then-charge", "SHOP_MODE=fast", "STRIPE_KEY=rk_live_Zq81mNp0aa", "UPSTREAM=a8Fk29sLq0Zm4nB7x"},
+	assert.Equal(t, []string{"ADMIN_PW=correcthorsebattery", "HOOK_SIGNING_SECRET=plain-words-here", "LANG=C.UTF-8", "MODE=ack-first-then-charge", "SHOP_MODE=fast", "STRIPE_KEY=rk_live_Zq81mNp0aa", "UPSTREAM=a8Fk29sLq0Zm4nB7x"},
 		f.EnvSettings(), "placeholders are filled in at run time, not secrets written in the file")
 	got := configSecrets(f)
 	assert.Contains(t, got, "rk_live_Zq81mNp0aa", "named a key")
 	assert.Contains(t, got, "plain-words-here", "named a secret")
+	assert.Contains(t, got, "correcthorsebattery", "named a password")
 	assert.Contains(t, got, "a8Fk29sLq0Zm4nB7x", "shaped like a token")
 	assert.NotContains(t, got, "C.UTF-8", "LANG is safe")
 	assert.NotContains(t, got, "fast", "too short and common to be a secret")

@@ -48,7 +48,7 @@ func (s *kafkaSource) run(ctx context.Context, h handler, ready func()) error {
 		done := make([]bool, len(recs))
 		workers := newPool(s.cfg.workers)
 		for i, r := range recs {
-			workers.run(ctx, func() { done[i] = s.processOnly(ctx, r, h) })
+			workers.run(ctx, func() { done[i] = s.processOnly(ctx, cl, r, h) })
 		}
 		workers.wait()
 		var commit []*kgo.Record
@@ -69,16 +69,15 @@ func (s *kafkaSource) run(ctx context.Context, h handler, ready func()) error {
 
 // processOnly processes r as process does, without committing it: it
 // says whether r may be committed (processed, or given no event id). An
-// ack-first profile's early ack is not taken: the poll is committed at
-// its end.
-func (s *kafkaSource) processOnly(ctx context.Context, r *kgo.Record, h handler) bool {
+// ack-first profile's early ack commits r at once, as process does.
+func (s *kafkaSource) processOnly(ctx context.Context, cl *kgo.Client, r *kgo.Record, h handler) bool {
 	id := header(r, brokers.HeaderEventID)
 	if id == "" {
 		s.cfg.logf("record %d@%d without an %s header: skipped", r.Partition, r.Offset, brokers.HeaderEventID)
 		return true
 	}
 	d := delivery{eventID: id, entity: header(r, brokers.HeaderEntity), seq: parseSeq(header(r, headerSeq)), payload: r.Value,
-		ackNow: func(context.Context) error { return nil }}
+		ackNow: func(ctx context.Context) error { return cl.CommitRecords(ctx, r) }}
 	for attempt := 1; attempt <= maxAttempts && ctx.Err() == nil; attempt++ {
 		switch h(ctx, d) {
 		case ack, acked:

@@ -105,7 +105,10 @@ func idKey(raw json.RawMessage) string {
 func (r *relay) clientLoop(from io.Reader) {
 	br := bufio.NewReaderSize(from, 64<<10)
 	for {
-		line, _, err := readLine(br, maxLine)
+		line, tooLong, err := readLine(br, maxLine)
+		for tooLong && err == bufio.ErrBufferFull {
+			_, err = br.ReadSlice('\n') // the rest of the line, unkept
+		}
 		if len(line) > 0 {
 			r.fromClient(line)
 		}
