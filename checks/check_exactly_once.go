@@ -123,9 +123,10 @@ func unmarkedEffects(r *record.Record) (record.Finding, bool) {
 		}
 	}
 	// alone returns the intent of a mutating call during which e was
-	// recorded, when no such call made a marked effect of e's kind of its
-	// own in that time: an unmarked fee beside each marked charge comes
-	// with the call that acts, not with a retry that says it did nothing.
+	// recorded, unless a marked effect of e's kind made by such a call in
+	// that time excuses it (see excuses): an unmarked fee beside each
+	// marked charge comes with the call that acts, not with a retry that
+	// says it did nothing.
 	type made struct{ marker, fake, kind string }
 	seqs := map[made][]int64{} // the marked effects of each intent, by kind
 	for _, m := range r.Ledger {
@@ -136,14 +137,23 @@ func unmarkedEffects(r *record.Record) (record.Finding, bool) {
 			}
 		}
 	}
+	// Each marked effect excuses one unmarked effect of its kind recorded
+	// during the same call: a fee beside each charge, not the unmarked
+	// charges of the copies of a burst that overlap the one that acted.
+	excuses := map[made]int{}
+	for k, v := range seqs {
+		excuses[k] = len(v)
+	}
 	alone := func(e fakes.Effect) *record.Intent {
 		var found *record.Intent
 		for _, w := range wins {
 			if e.Seq <= w.before || e.Seq > w.after {
 				continue
 			}
-			for _, q := range seqs[made{w.in.Marker, e.Fake, e.Kind}] {
-				if q > w.before && q <= w.after {
+			k := made{w.in.Marker, e.Fake, e.Kind}
+			for _, q := range seqs[k] {
+				if q > w.before && q <= w.after && excuses[k] > 0 {
+					excuses[k]--
 					return nil
 				}
 			}

@@ -134,6 +134,17 @@ func TestUnmarkedEffectsDuringCallsAreReported(t *testing.T) {
 	_, found = verdicts(t, b.done())
 	assert.Empty(t, found[checks.CheckExactlyOnce], "a fee beside the marked charge")
 
+	// The copies of a burst overlap the one that acted: its marked charge
+	// excuses one unmarked charge, not the unmarked charges of the others.
+	b = newRec()
+	i = b.intent(plain, opCharge)
+	b.burst(i, []record.Attempt{ok(201, "created", "ord_1"), ok(200, "noop", "ord_1"), ok(200, "noop", "ord_1"), ok(200, "noop", "ord_1")},
+		mine(), unmarked(), unmarked(), unmarked())
+	_, found = verdicts(t, b.done())
+	if assert.Len(t, found[checks.CheckExactlyOnce], 1, "a burst's hidden charges") {
+		assert.Contains(t, found[checks.CheckExactlyOnce][0].Message, "charge: 2 of the 4 effects")
+	}
+
 	// A kind the target never marks (a customer created beside the
 	// charge) is how it calls that downstream, not a call it hid.
 	customer := func() fakes.Effect { return fakes.Effect{Fake: "payments", Kind: "customer", Markers: []string{}} }
