@@ -35,6 +35,11 @@ var commonValues = []string{"localhost", "production", "development", "staging",
 // commonValues). A target inherits idemcheck's environment: whatever it
 // prints of it (a CI token, a cloud key) stays out of the reports.
 func EnvSecrets(environ []string) []string {
+	return candidates(environ, safeNames(environ), func(string, string) bool { return true })
+}
+
+// safeNames are SafeEnv and the names SafeEnvVar lists in environ.
+func safeNames(environ []string) []string {
 	safe := slices.Clone(SafeEnv)
 	for _, kv := range environ {
 		if name, v, ok := strings.Cut(kv, "="); ok && name == SafeEnvVar {
@@ -45,10 +50,17 @@ func EnvSecrets(environ []string) []string {
 			}
 		}
 	}
+	return safe
+}
+
+// candidates returns the values of environ that could be secrets (not
+// of a safe name, long and varied enough: secretLike) and that secret
+// says are.
+func candidates(environ, safe []string, secret func(name, value string) bool) []string {
 	var out []string
 	for _, kv := range environ {
 		name, v, ok := strings.Cut(kv, "=")
-		if !ok || name == SafeEnvVar || safeName(name, safe) || !secretLike(v) {
+		if !ok || name == SafeEnvVar || safeName(name, safe) || !secretLike(v) || !secret(name, v) {
 			continue
 		}
 		out = append(out, v)
@@ -69,27 +81,8 @@ func EnvSecrets(environ []string) []string {
 // never secret. Credentials of a known shape are redacted whatever their
 // name (see RedactText).
 func ConfigEnvSecrets(settings []string) []string {
-	safe := slices.Clone(SafeEnv)
-	for _, kv := range append(slices.Clip(settings), SafeEnvVar+"="+os.Getenv(SafeEnvVar)) {
-		if name, v, ok := strings.Cut(kv, "="); ok && name == SafeEnvVar {
-			for _, n := range strings.Split(v, ",") {
-				if n = strings.TrimSpace(n); n != "" {
-					safe = append(safe, n)
-				}
-			}
-		}
-	}
-	var out []string
-	for _, kv := range settings {
-		name, v, ok := strings.Cut(kv, "=")
-		if !ok || name == SafeEnvVar || safeName(name, safe) || !secretLike(v) {
-			continue
-		}
-		if secretName(name) || tokenLike(v) {
-			out = append(out, v)
-		}
-	}
-	return out
+	safe := safeNames(append(slices.Clip(settings), SafeEnvVar+"="+os.Getenv(SafeEnvVar)))
+	return candidates(settings, safe, func(name, v string) bool { return secretName(name) || tokenLike(v) })
 }
 
 // secretWords are the parts of a variable's name that say it holds a

@@ -28,17 +28,25 @@ func writeEscapingConfig(t *testing.T) string {
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("setsid(1) is not installed (util-linux)")
 	}
+	return writeShopConfig(t, "escaping", `setsid "$0" __example shop --profile correct --listen "127.0.0.1:$1" --state "$2" >/dev/null 2>&1 & wait`)
+}
+
+// writeShopConfig writes a configuration whose target, name, is the
+// reference shop started by the shell script script ($0 is this
+// executable, $1 the port, $2 the state directory).
+func writeShopConfig(t *testing.T, name, script string) string {
+	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	cfg := fmt.Sprintf(`version: 1
 fakes:
   payments: {}
 targets:
-  - name: escaping
+  - name: %s
     kind: http
     url: "http://127.0.0.1:{{port}}"
     start:
-      command: ["sh", "-c", "setsid \"$0\" __example shop --profile correct --listen \"127.0.0.1:$1\" --state \"$2\" >/dev/null 2>&1 & wait", %q, "{{port}}", "{{state_dir}}"]
+      command: ["sh", "-c", %q, %q, "{{port}}", "{{state_dir}}"]
       env: {PAYMENTS_URL: "{{fakes.payments.url}}"}
       ready: {path: /healthz}
     operations:
@@ -50,7 +58,7 @@ targets:
         inputs:
           customer: {string: {prefix: cus_}}
           amount: {int: [100, 999]}
-`, exe)
+`, name, script, exe)
 	path := filepath.Join(t.TempDir(), "idemcheck.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
 	return path
@@ -190,8 +198,6 @@ func TestProgramKillsWhatATargetLeftWithoutItsTag(t *testing.T) {
 			t.Skipf("%s is not installed", tool)
 		}
 	}
-	exe, err := os.Executable()
-	require.NoError(t, err)
 	// A duration no other process sleeps, to find it by.
 	mark := fmt.Sprintf("86399.%d", time.Now().UnixNano()%1_000_000_000)
 	find := func() []int {
@@ -214,29 +220,7 @@ func TestProgramKillsWhatATargetLeftWithoutItsTag(t *testing.T) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
-	cfg := fmt.Sprintf(`version: 1
-fakes:
-  payments: {}
-targets:
-  - name: leaver
-    kind: http
-    url: "http://127.0.0.1:{{port}}"
-    start:
-      command: ["sh", "-c", "setsid env -i sleep %s </dev/null >/dev/null 2>&1 & exec \"$0\" __example shop --profile correct --listen \"127.0.0.1:$1\" --state \"$2\"", %q, "{{port}}", "{{state_dir}}"]
-      env: {PAYMENTS_URL: "{{fakes.payments.url}}"}
-      ready: {path: /healthz}
-    operations:
-      - name: create-order
-        mutating: true
-        method: POST
-        path: /orders
-        body: '{"customer":"{{input.customer}}","amount":{{input.amount}},"memo":"{{marker}}"}'
-        inputs:
-          customer: {string: {prefix: cus_}}
-          amount: {int: [100, 999]}
-`, mark, exe)
-	path := filepath.Join(t.TempDir(), "idemcheck.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
+	path := writeShopConfig(t, "leaver", "setsid env -i sleep "+mark+` </dev/null >/dev/null 2>&1 & exec "$0" __example shop --profile correct --listen "127.0.0.1:$1" --state "$2"`)
 	cmd := exec.Command(os.Args[0], "run", "-c", path, "--only", "retry.sequential", "--quiet")
 	cmd.Env = append(os.Environ(), "IDEMCHECK_TEST_MAIN=1", "TMPDIR="+t.TempDir())
 	cmd.WaitDelay = 10 * time.Second
