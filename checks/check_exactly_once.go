@@ -74,10 +74,10 @@ func evalExactlyOnce(r *record.Record) ([]record.Finding, bool) {
 // unmarkedEffects finds the effects the fakes recorded while the target
 // handled one of the record's mutating calls that carry no marker at all,
 // of a kind whose other effects carry their intent's: the target left the
-// request's marker off those calls. No intent
-// can be charged with them, so a duplicate among them, or a call made
-// again on a retry, goes unseen; a target that decides which calls
-// carry the marker would decide its own verdict. It is a major finding,
+// request's marker off those calls. No intent can be charged with them,
+// so a duplicate among them, or a call made again on a retry, goes
+// unseen; a target that decides which calls carry the marker would
+// decide its own verdict. It is a major finding,
 // not a critical one: what they duplicate, if anything, is unknown. An
 // effect made by idemcheck's own filler events carries a marker of no
 // intent, and an observer's effect is the target's own record: neither
