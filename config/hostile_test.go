@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,6 +97,52 @@ func TestLoadFromAFIFO(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("Load blocked on a FIFO nobody writes to")
 	}
+}
+
+// TestLoadFromAFIFOEndsWithItsContext: a signal (a cancelled context)
+// ends the wait for a FIFO's writer, and for the rest of what a writer
+// that never finishes writes, at once, not after the read timeout.
+func TestLoadFromAFIFOEndsWithItsContext(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	fifo := filepath.Join(t.TempDir(), "idemcheck.yaml")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	load := func(ctx context.Context) <-chan error {
+		loaded := make(chan error, 1)
+		go func() {
+			_, err := config.LoadContext(ctx, fifo)
+			loaded <- err
+		}()
+		return loaded
+	}
+	wait := func(loaded <-chan error, what string) {
+		t.Helper()
+		select {
+		case err := <-loaded:
+			require.ErrorIs(t, err, context.Canceled, what)
+		case <-time.After(5 * time.Second): // the read timeout is 10 s
+			t.Fatalf("%s: Load did not end with its context", what)
+		}
+	}
+
+	// No writer: the open waits.
+	ctx, cancel := context.WithCancel(context.Background())
+	loaded := load(ctx)
+	cancel()
+	wait(loaded, "no writer")
+
+	// A writer that opened, wrote a line and holds the FIFO open.
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	loaded = load(ctx)
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0) // returns once the reader has opened its end
+	require.NoError(t, err)
+	defer w.Close()
+	_, err = w.Write([]byte("version: 1\n"))
+	require.NoError(t, err)
+	cancel()
+	wait(loaded, "a writer that never finishes")
 }
 
 // TestErrorsOfADeepFileStayShort: a file nested thousands of levels deep,

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -26,6 +27,11 @@ import (
 // registry; see Registry.Load.
 func Load(path string) (*File, error) { return Builtin().Load(path) }
 
+// LoadContext is Load, given up when ctx is done; see Registry.LoadContext.
+func LoadContext(ctx context.Context, path string) (*File, error) {
+	return Builtin().LoadContext(ctx, path)
+}
+
 // Parse parses a configuration with the builtin registry; see
 // Registry.Parse.
 func Parse(name string, data []byte) (*File, error) { return Builtin().Parse(name, data) }
@@ -34,7 +40,14 @@ func Parse(name string, data []byte) (*File, error) { return Builtin().Parse(nam
 // error reading the file names the file and wraps the cause, so that
 // errors.Is(err, fs.ErrNotExist) works.
 func (r *Registry) Load(path string) (*File, error) {
-	data, err := readCapped(path, MaxConfigSize)
+	return r.LoadContext(context.Background(), path)
+}
+
+// LoadContext is Load, given up when ctx is done: the wait for a FIFO's
+// writer, or for the rest of what it writes, ends then with ctx's error
+// (a signal that cancels ctx is not held for readTimeout).
+func (r *Registry) LoadContext(ctx context.Context, path string) (*File, error) {
+	data, err := readCapped(ctx, path, MaxConfigSize)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -60,14 +73,20 @@ const MaxConfigSize = 4 << 20
 // mkfifo) is waited on for a writer, and read as it is written, for at
 // most readTimeout each: a blocked open or read would hold the program,
 // deaf to signals, before it has started.
-func readCapped(path string, limit int64) ([]byte, error) {
-	f, err := openReadable(path)
+func readCapped(ctx context.Context, path string, limit int64) ([]byte, error) {
+	f, err := openReadable(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	_ = f.SetReadDeadline(time.Now().Add(readTimeout)) // a regular file has none
+	// ctx done: the read ends at once (a deadline in the past).
+	stop := context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Unix(1, 0)) })
+	defer stop()
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return nil, fmt.Errorf("not read whole within %s (a FIFO whose writer never finished)", readTimeout)
 	}
@@ -81,9 +100,9 @@ func readCapped(path string, limit int64) ([]byte, error) {
 }
 
 // openReadable opens path for reading. A FIFO's open, which waits for a
-// writer, runs aside and is given up after readTimeout: a writer that
-// opens and closes at once then releases it.
-func openReadable(path string) (*os.File, error) {
+// writer, runs aside and is given up after readTimeout, or when ctx is
+// done: a writer that opens and closes at once then releases it.
+func openReadable(ctx context.Context, path string) (*os.File, error) {
 	if fi, err := os.Stat(path); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
 		// O_NONBLOCK: should it have become a FIFO since, its open must
 		// not wait either (it then reads as empty).
@@ -100,10 +119,14 @@ func openReadable(path string) (*os.File, error) {
 	}()
 	timer := time.NewTimer(readTimeout)
 	defer timer.Stop()
+	var gaveUp error
 	select {
 	case o := <-ch:
 		return o.f, o.err
 	case <-timer.C:
+		gaveUp = fmt.Errorf("a FIFO no writer opened within %s", readTimeout)
+	case <-ctx.Done():
+		gaveUp = ctx.Err()
 	}
 	if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 		_ = w.Close()
@@ -113,7 +136,7 @@ func openReadable(path string) (*os.File, error) {
 			_ = o.f.Close()
 		}
 	}()
-	return nil, fmt.Errorf("a FIFO no writer opened within %s", readTimeout)
+	return nil, gaveUp
 }
 
 // Parse parses, validates and fills in the defaults of a configuration;

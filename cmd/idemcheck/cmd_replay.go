@@ -52,7 +52,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return usageErr("replay: %v", err)
 	}
-	file, specs, opts, err := loadConfig(path)
+	file, specs, opts, err := loadConfig(ctx, path)
 	if err != nil {
 		return err
 	}

@@ -68,7 +68,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 	}
-	file, specs, opts, err := loadConfig(path)
+	file, specs, opts, err := loadConfig(ctx, path)
 	if err != nil {
 		return err
 	}

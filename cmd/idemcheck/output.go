@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -135,9 +136,10 @@ func colorFor(w io.Writer) bool {
 
 // loadConfig loads the configuration file at path and builds what the
 // harness runs from it; a file that cannot be used is a usage error (exit
-// 2) that names the file, line and field.
-func loadConfig(path string) (*config.File, []harness.Spec, []harness.Option, error) {
-	file, err := config.Load(path)
+// 2) that names the file, line and field. A signal that cancels ctx
+// while a FIFO is waited on ends the wait.
+func loadConfig(ctx context.Context, path string) (*config.File, []harness.Spec, []harness.Option, error) {
+	file, err := config.LoadContext(ctx, path)
 	if err != nil {
 		return nil, nil, nil, &exitError{code: exitUsage, err: err, hint: configHint}
 	}
