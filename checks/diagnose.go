@@ -57,12 +57,18 @@ func duplicateCause(r *record.Record, in *record.Intent) string {
 		return causeIgnored
 	}
 	if names := distinct(causers, instanceOf); len(names) > 1 {
+		if within := raceWithin(in, instanceOf); within != "" {
+			return atomicOr(r, in.Operation) + " (" + within + " alone answered copies sent at the same time as different results)"
+		}
 		if concurrent && sharedAcross(r, in.Operation, instanceOf) {
 			return causeAtomic + " (the instances share one store, and one burst spread over " + strings.Join(names, ", ") + " went through twice)"
 		}
 		return fmt.Sprintf("the attempts were served by different instances (%s), and each keeps its own keys: one store per instance; keep the keys in a store every instance shares", strings.Join(names, ", "))
 	}
 	if names := distinct(causers, sessionOf); len(names) > 1 {
+		if within := raceWithin(in, sessionOf); within != "" {
+			return atomicOr(r, in.Operation) + " (" + within + " alone answered copies sent at the same time as different results)"
+		}
 		if concurrent && sharedAcross(r, in.Operation, sessionOf) {
 			return causeAtomic
 		}
@@ -89,6 +95,31 @@ func incarnationOf(a *record.Attempt) string {
 		return ""
 	}
 	return fmt.Sprint(a.Incarnation)
+}
+
+// raceWithin names one of what name tells apart (an instance, a
+// session) whose attempts at in, made at the same time (a burst's copies,
+// or overlapping), were answered as different results: a store kept per
+// instance or per session does not explain that, a claim in two steps
+// does. "" when there is none.
+func raceWithin(in *record.Intent, name func(*record.Attempt) string) string {
+	var as []*record.Attempt
+	for i := range in.Attempts {
+		if a := &in.Attempts[i]; a.Outcome == record.OK && a.Identity != "" && name(a) != "" && !a.DryRun {
+			as = append(as, a)
+		}
+	}
+	together := func(a, b *record.Attempt) bool {
+		return (a.Burst && b.Burst) || (a.Start.Before(b.End) && b.Start.Before(a.End))
+	}
+	for i, a := range as {
+		for _, b := range as[i+1:] {
+			if name(a) == name(b) && a.Identity != b.Identity && together(a, b) {
+				return name(a)
+			}
+		}
+	}
+	return ""
 }
 
 // servedApart reports whether as came from more than one instance, session or

@@ -111,6 +111,12 @@ func inSession(a record.Attempt, s string) record.Attempt {
 	return a
 }
 
+// onInstance is a with its reply served by instance n.
+func onInstance(a record.Attempt, n string) record.Attempt {
+	a.Instance = n
+	return a
+}
+
 // A target that ignores its keys duplicates a burst whose copies came in
 // different sessions, but the sessions do not explain it: a retry one at a
 // time in one session acted again too. Only when no such retry did is the
@@ -164,6 +170,33 @@ func TestLateRetryInOneSessionDoesNotSayTheKeyIsIgnored(t *testing.T) {
 	require.Len(t, fs, 1)
 	assert.Contains(t, fs[0].Message, "the keys are kept per session")
 	assert.NotContains(t, fs[0].Message, "not honoured")
+}
+
+// A burst spread over sessions or instances whose copies in one session
+// (instance) alone acted more than once is a claim in two steps, not a
+// store per session (instance): one session's copies would otherwise
+// have shared their key.
+func TestARaceWithinOneSessionIsNotBlamedOnSessions(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		by   func(record.Attempt, string) record.Attempt
+		// one, two are what tells the copies apart.
+		one, two string
+		not      string
+	}{
+		{"sessions", inSession, "session 1", "session 2", "kept per session"},
+		{"instances", onInstance, "instance 1", "instance 2", "one store per instance"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newRec()
+			i := b.intent(burstR, opCharge)
+			b.burst(i, []record.Attempt{tc.by(ok(201, "created", "ord_1"), tc.one), tc.by(ok(201, "created", "ord_2"), tc.one),
+				tc.by(ok(201, "created", "ord_3"), tc.two)}, mine(), mine(), mine())
+			f := onlyFinding(t, b.done(), checks.CheckConcurrentDuplicates)
+			assert.Contains(t, f.Message, "claim it atomically ("+tc.one+" alone answered copies sent at the same time as different results)")
+			assert.NotContains(t, f.Message, tc.not)
+		})
+	}
 }
 
 // findingsOf evaluates rec and returns check's findings.
