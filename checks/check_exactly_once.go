@@ -49,11 +49,20 @@ func evalExactlyOnce(r *record.Record) ([]record.Finding, bool) {
 			continue // a reused key's other payload was accepted: key.mismatch reports it
 		}
 		ok := in.FirstOK()
-		msg := fmt.Sprintf("%s: acknowledged (%d", in.Operation, ok.Status)
-		if ok.HasEffect {
-			msg += fmt.Sprintf(", effect %q", ok.Effect)
+		// What acknowledged it: a status and an effect field, where the
+		// reply had them (a consumer's ack has neither).
+		var said []string
+		if ok.Status != 0 {
+			said = append(said, fmt.Sprint(ok.Status))
 		}
-		msg += ") but no side effect was recorded: the intent was lost"
+		if ok.HasEffect {
+			said = append(said, fmt.Sprintf("effect %q", ok.Effect))
+		}
+		msg := in.Operation + ": acknowledged"
+		if len(said) > 0 {
+			msg += " (" + strings.Join(said, ", ") + ")"
+		}
+		msg += " but no side effect was recorded: the intent was lost"
 		if in.Faulted() {
 			msg += fmt.Sprintf(" after %s (attempts: %s)", firstFault(in), statuses(in))
 		}

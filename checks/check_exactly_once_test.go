@@ -163,3 +163,16 @@ func TestUnmarkedEffectsDuringCallsAreReported(t *testing.T) {
 	_, found = verdicts(t, b.done())
 	assert.Empty(t, found[checks.CheckExactlyOnce])
 }
+
+// A consumer's ack has no status: a lost event's finding says it was
+// acknowledged, with no "(0)" that reads as an HTTP status.
+func TestALostAckedEventShowsNoStatus(t *testing.T) {
+	b := newRec()
+	i := b.intent(plain, opCharge)
+	acked := ok(0, "", "")
+	acked.Body = "acknowledged"
+	b.try(i, acked)
+	b.rec.Ledger = append(b.rec.Ledger, fakes.Effect{Seq: 99, Fake: "payments", Kind: "charge", Markers: []string{"someone else"}})
+	f := onlyFinding(t, b.done(), checks.CheckExactlyOnce)
+	assert.Contains(t, f.Message, "charge: acknowledged but no side effect was recorded: the intent was lost")
+}

@@ -114,13 +114,13 @@ func (m *member) awaitReady(ctx context.Context, nth int, timeout time.Duration)
 		select {
 		case <-ch:
 		case <-exited:
-			return &process.StartError{Name: m.name, Reason: fmt.Sprintf("it exited before printing %q (ready.output)", m.cfg.ReadyOutput), ExitCode: -1, Output: m.proc.Output()}
+			return &process.StartError{Name: m.name, Reason: fmt.Sprintf("it exited before printing %q (ready_output)", m.cfg.ReadyOutput), ExitCode: -1, Output: m.proc.Output()}
 		case <-wctx.Done():
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			_ = m.proc.Kill()
-			return &process.StartError{Name: m.name, Reason: fmt.Sprintf("it did not print %q (ready.output) within %s: check that it subscribes to topic %q at %s ({{broker.topic}}, {{broker.url}}) and prints that line once it does", m.cfg.ReadyOutput, timeout, m.topic, m.url), ExitCode: -1, Output: m.proc.Output()}
+			return &process.StartError{Name: m.name, Reason: fmt.Sprintf("it did not print %q (ready_output) within %s: check that it subscribes to topic %q at %s ({{broker.topic}}, {{broker.url}}) and prints that line once it does", m.cfg.ReadyOutput, timeout, m.topic, m.url), ExitCode: -1, Output: m.proc.Output()}
 		}
 	}
 }
