@@ -968,7 +968,10 @@ func (t *Target) awaitSettled(ctx context.Context, dead <-chan struct{}, s settl
 		}
 		select {
 		case <-dead:
-			if settled {
+			// Read afresh: an ack made before the kill (a consumer that
+			// acknowledges first) may have come since the last look, and
+			// the attempt's outcome must not depend on which was seen first.
+			if done(t.log.Observations()) && (!s.effect || t.effectSince(s.marker, s.ledgerMark)) {
 				return t.quiet(ctx, s.id, s.marker)
 			}
 			return errKilled
