@@ -1,6 +1,11 @@
 package checks_test
 
 import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/record"
 )
@@ -101,4 +106,38 @@ func keylessRecord() *record.Record {
 		b.try(i, ok(200, "", "t_1"), mine()).try(i, ok(200, "", "t_2"), mine())
 	}
 	return b.done()
+}
+
+// A webhook's sender reads only whether a delivery succeeded: a
+// redelivery answered 200 after a first 201, with another body, is the
+// same answer to it; a 3xx after a 2xx is not. An API's caller reads the
+// status and the identity.
+func TestReplayConsistentForEventSenders(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		events bool
+		replay record.Attempt
+		want   string
+	}{
+		{"webhook 201 then 200", true, ok(200, "", "evt-other"), ""},
+		{"webhook 201 then 302", true, ok(302, "", ""), "a replay answered 302, the first reply 201"},
+		{"api 201 then 200", false, ok(200, "noop", "ord_1"), "a replay answered 200, the first reply 201"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newRec()
+			if tc.events {
+				b.rec.Target.Capabilities = &record.Capabilities{EventKeys: true}
+			}
+			i := b.intent(plain, opCharge)
+			b.try(i, ok(201, "created", "ord_1"), mine())
+			b.try(i, tc.replay)
+			fs := findingsOf(t, b.done(), checks.CheckReplayConsistent)
+			if tc.want == "" {
+				assert.Empty(t, fs, describe(fs))
+				return
+			}
+			require.Len(t, fs, 1, describe(fs))
+			assert.Contains(t, fs[0].Message, tc.want)
+		})
+	}
 }
