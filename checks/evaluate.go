@@ -63,7 +63,8 @@ func evaluate(checks []Invariant, rec *record.Record) ([]record.CheckResult, []r
 			results = append(results, record.CheckResult{ID: c.ID, Status: record.StatusPass})
 		}
 	}
-	return examine(rec, results, findings)
+	results, findings = examine(rec, results, findings)
+	return noteUnretried(rec, results), findings
 }
 
 // faultSkipFor is the skip note of check id, which judges intents

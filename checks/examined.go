@@ -198,3 +198,65 @@ func unfiredGeneric(rec *record.Record, id string) bool {
 	}
 	return false
 }
+
+// retriedAfterFault are the checks whose probes retry an intent with the
+// same key after the fault of its first attempt, and judge the retries.
+var retriedAfterFault = []string{CheckRetryAfterFault, CheckCrashRecovery, CheckDownstream, CheckDependencyRecovery}
+
+// unretried says whether in's last attempt met a fault that acted and
+// was answered with a final refusal (record.Reply.Retryable: a 4xx, a
+// tool's isError that says no status), so that no retry followed it:
+// what the fault was to show of a retry was not shown.
+func unretried(in *record.Intent) bool {
+	if len(in.Attempts) == 0 {
+		return false
+	}
+	a := in.Attempts[len(in.Attempts)-1]
+	return a.Fault != "" && !a.NotFired && !a.Burst && !a.DryRun && a.Outcome == record.Fail && !a.Reply.Retryable()
+}
+
+// noteUnretried says, on each check of retriedAfterFault that passed,
+// which of its faults were met by a final refusal and so never followed
+// by a retry (see unretried): one that examined nothing else is skipped
+// as not examined, never passed; one that judged other retries keeps its
+// pass, with the note of what it did not examine.
+func noteUnretried(rec *record.Record, results []record.CheckResult) []record.CheckResult {
+	for i, c := range results {
+		if c.Status != record.StatusPass || !slices.Contains(retriedAfterFault, c.ID) {
+			continue
+		}
+		var what []string
+		examined := false
+		n := 0
+		for j := range rec.Intents {
+			in := &rec.Intents[j]
+			if !in.Faulted() || owner(rec, in) != c.ID || in.Unfired() {
+				continue
+			}
+			if !unretried(in) {
+				examined = true
+				continue
+			}
+			n++
+			a := in.Attempts[len(in.Attempts)-1]
+			answer := fmt.Sprintf("%d", a.Status)
+			if a.Error != "" {
+				answer = short(a.Error, 80)
+			}
+			if w := fmt.Sprintf("%s on %s (answered %s)", a.Fault, in.Operation, answer); !slices.Contains(what, w) {
+				what = append(what, w)
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		note := fmt.Sprintf("%s: %s met a final refusal, so no retry with the same key followed it, and whether a retry is safe was not shown: %s; a target that wants a retry after such a failure answers 503 (409 while the first attempt is still in progress; a tool's result says \"status\": 503)",
+			notExaminedNote, plural(n, "faulted intent", "faulted intents"), strings.Join(what, "; "))
+		if examined {
+			results[i].Note = "passed on the rest; " + note
+			continue
+		}
+		results[i] = record.CheckResult{ID: c.ID, Status: record.StatusSkip, Note: note}
+	}
+	return results
+}

@@ -139,3 +139,47 @@ func TestUnfiredFaultWithNothingToActOnLeavesTheCheckJudged(t *testing.T) {
 		})
 	}
 }
+
+// A fault whose attempt was answered with a final refusal (a 4xx, a
+// tool's isError that says no status) is followed by no retry: the
+// check that judges retries after it did not see one, and says so,
+// rather than passing on nothing.
+func TestAFaultMetByAFinalRefusalIsNotExamined(t *testing.T) {
+	refused := func(b *recBuilder) {
+		i := b.intent(plain, opCharge)
+		a := under(faults.NameDepError, failed(400))
+		a.Error = "isError: commit failed, retry with the same key"
+		b.try(i, a)
+	}
+	t.Run("alone", func(t *testing.T) {
+		b := newRec()
+		refused(b)
+		results, found := verdicts(t, b.done())
+		assert.Empty(t, found[checks.CheckDependencyRecovery])
+		c := results[checks.CheckDependencyRecovery]
+		assert.Equal(t, record.StatusSkip, c.Status, "nothing was retried, nothing passed")
+		assert.Contains(t, c.Note, "not examined: 1 faulted intent met a final refusal, so no retry with the same key followed it")
+		assert.Contains(t, c.Note, "dep-error on charge (answered isError: commit failed, retry with the same key)")
+	})
+	t.Run("beside a retried one", func(t *testing.T) {
+		b := newRec()
+		refused(b)
+		i := b.intent(plain, opCharge)
+		b.try(i, under(faults.NameDepError, unknown(503)))
+		b.try(i, ok(201, "created", "ord_1"), mine())
+		results, _ := verdicts(t, b.done())
+		c := results[checks.CheckDependencyRecovery]
+		assert.Equal(t, record.StatusPass, c.Status, "what was retried passed")
+		assert.Contains(t, c.Note, "passed on the rest; not examined: 1 faulted intent met a final refusal")
+	})
+	t.Run("a retry followed", func(t *testing.T) {
+		b := newRec()
+		i := b.intent(plain, opCharge)
+		b.try(i, under(faults.NameDepError, unknown(503)))
+		b.try(i, ok(201, "created", "ord_1"), mine())
+		results, _ := verdicts(t, b.done())
+		c := results[checks.CheckDependencyRecovery]
+		assert.Equal(t, record.StatusPass, c.Status)
+		assert.Empty(t, c.Note)
+	})
+}

@@ -154,3 +154,20 @@ type Attempt struct {
 	LedgerAfter  int64 `json:"ledger_after"`
 	Reply
 }
+
+// Retryable says whether a client that follows the usual conventions
+// would retry after rep with the same key: an unknown outcome, a call
+// that never reached the target, a timeout, "in progress" (409, 425,
+// 429) or a server's failure (500, 502, 503, 504). Any other answer is
+// final: a success, or a refusal such as a 4xx, a tool's isError that
+// says no status, or a command's failure.
+func (rep Reply) Retryable() bool {
+	if rep.Outcome == Info || !rep.Forwarded {
+		return true
+	}
+	switch rep.Status {
+	case 408, 409, 425, 429, 500, 502, 503, 504:
+		return true
+	}
+	return false
+}

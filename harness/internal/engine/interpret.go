@@ -629,17 +629,8 @@ const maxAttemptsPerIntent = 200
 func busy(status int) bool { return status == 409 || status == 425 || status == 429 }
 
 // retryable says whether a client that follows the usual conventions would
-// retry with the same key.
-func retryable(rep record.Reply) bool {
-	if rep.Outcome == record.Info || !rep.Forwarded {
-		return true
-	}
-	switch rep.Status {
-	case 408, 409, 425, 429, 500, 502, 503, 504:
-		return true
-	}
-	return false
-}
+// retry with the same key (record.Reply.Retryable).
+func retryable(rep record.Reply) bool { return rep.Retryable() }
 
 func sortedInputNames(op record.Operation) []string {
 	names := make([]string, 0, len(op.Inputs))
