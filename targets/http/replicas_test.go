@@ -121,6 +121,22 @@ func TestBurstReplyCutIsNotClean(t *testing.T) {
 	}
 }
 
+// TestBurstToNothingSentNothing: a burst that could not open a single
+// connection (the target stopped listening) sent nothing: its copies
+// are failures that never reached the target, not unknown outcomes, and
+// say so once.
+func TestBurstToNothingSentNothing(t *testing.T) {
+	srv := newServer(t, replyWith(http.StatusOK, "{}"), nil)
+	tg := mustNew(t, oneOp(srv.srv.URL, httptarget.Operation{Path: "/x"}))
+	srv.srv.Close()
+	for _, rep := range tg.Burst(context.Background(), harness.Call{ID: "r-1-burst", Operation: "create", Key: "k"}, 2) {
+		assert.Equal(t, harness.Fail, rep.Outcome)
+		assert.False(t, rep.Forwarded)
+		assert.True(t, strings.HasPrefix(rep.Error, "burst: could not open a single connection"), rep.Error)
+		assert.NotContains(t, rep.Error, "burst: burst:")
+	}
+}
+
 // TestReplyBodyThatStallsIsUnfinished: a target that sends its status
 // and the start of a body, then nothing more, has its reply recorded as
 // unfinished (info), through the fault proxy and in a burst's copies

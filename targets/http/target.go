@@ -494,8 +494,14 @@ func (t *Target) Burst(ctx context.Context, c harness.Call, n int) []harness.Rep
 			return out
 		}
 	}
+	// Nothing was sent: the request could not be made, or not one
+	// connection opened (faults.Burst.Fire writes nothing before then).
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "burst: ") {
+		msg = "burst: " + msg
+	}
 	for i := range out {
-		out[i] = harness.Reply{Outcome: harness.Info, Error: "burst: " + err.Error()}
+		out[i] = harness.Reply{Outcome: harness.Fail, Error: msg}
 	}
 	return out
 }
