@@ -98,7 +98,17 @@ func TestContainerParseErrors(t *testing.T) {
 		{
 			why:  "a misspelt target field lists the fields of its kind",
 			yaml: strings.Replace(minimalContainer, "    image: shop:1.4\n", "    imgae: shop:1.4\n    image: shop:1.4\n", 1),
-			want: []want{{6, 5, "targets[0].imgae", `unknown field "imgae" (did you mean "image"? known fields: name, kind, key_format, timeout, identity, fresh_trials, trial_workers, observe, dependencies, url, key_header, effect, dry_run, operations, callers, profile, image, build, cmd, env, port, user, ready)`}},
+			want: []want{{6, 5, "targets[0].imgae", `unknown field "imgae" (did you mean "image"? known fields: name, kind, key_format, timeout, identity, fresh_trials, trial_workers, observe, dependencies, url, key_header, effect, dry_run, operations, callers, profile, image, build, cmd, env, port, user, ready, replicas)`}},
+		},
+		{
+			why:  "replicas share the host's network: a fixed port serves one",
+			yaml: strings.Replace(minimalContainer, "    image: shop:1.4\n", "    image: shop:1.4\n    port: \"8080\"\n    replicas: 2\n", 1),
+			want: []want{{8, 15, "targets[0].replicas", "replicas need {{port}} in cmd or env, not a fixed port"}},
+		},
+		{
+			why:  "replicas are bounded as an http target's",
+			yaml: strings.Replace(minimalContainer, "    image: shop:1.4\n", "    image: shop:1.4\n    replicas: 9\n", 1),
+			want: []want{{7, 15, "targets[0].replicas", "9 replicas is out of range; want 1 to 8"}},
 		},
 		{
 			why:  "a build's name and tag are an image's",

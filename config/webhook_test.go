@@ -100,7 +100,7 @@ func TestWebhookParseErrors(t *testing.T) {
 		{
 			why:  "replicas are an http target's: the way to several instances of a handler is said",
 			yaml: strings.Replace(minimalWebhook, "    signature: {secret: whsec_minimal}\n", "    signature: {secret: whsec_minimal}\n    replicas: 2\n", 1),
-			want: []want{{8, 15, "targets[0].replicas", "replicas is for an http target; this is a webhook target (see kind); to see whether several instances of a handler share what they have seen, describe it as an http target whose body carries {{key}}"}},
+			want: []want{{8, 15, "targets[0].replicas", "replicas is for http and container targets; this is a webhook target (see kind); to see whether several instances of a handler share what they have seen, describe it as an http target whose body carries {{key}}"}},
 		},
 		{
 			why:  "the signature section itself is required: idemcheck signs as a provider does",

@@ -59,7 +59,9 @@ func (img Image) Ref() string {
 //	ENTRYPOINT ["/bin/target"]
 //
 // It is idempotent: an image of that name built from the same binary and
-// entrypoint (BuildLabel) is kept unless img.Force. Nothing is pulled.
+// entrypoint (BuildLabel) is kept unless img.Force. An image the name
+// held that Build made from another binary is removed once the name has
+// moved, unless a container or another name uses it. Nothing is pulled.
 func Build(ctx context.Context, pool *dockertest.Pool, img Image) error {
 	if img.Name == "" || img.Binary == "" {
 		return fmt.Errorf("container: image %q: Name and Binary are required", img.Ref())
@@ -89,14 +91,17 @@ func Build(ctx context.Context, pool *dockertest.Pool, img Image) error {
 	if err := ping(ctx, pool); err != nil {
 		return err
 	}
-	if !img.Force {
-		got, err := pool.Client.InspectImage(img.Ref())
-		switch {
-		case err == nil && got.Config != nil && got.Config.Labels[BuildLabel] == digest:
-			return nil
-		case err != nil && !errors.Is(err, dc.ErrNoSuchImage):
-			return fmt.Errorf("container: image %s: inspect: %w", img.Ref(), err)
-		}
+	// superseded is the image the name held, when this build made it
+	// from another binary: once the name has moved, it is removed.
+	superseded := ""
+	got, err := pool.Client.InspectImage(img.Ref())
+	switch {
+	case err == nil && got.Config != nil && got.Config.Labels[BuildLabel] == digest && !img.Force:
+		return nil
+	case err == nil && got.Config != nil && got.Config.Labels[BuildLabel] != "" && got.Config.Labels[BuildLabel] != digest:
+		superseded = got.ID
+	case err != nil && !errors.Is(err, dc.ErrNoSuchImage):
+		return fmt.Errorf("container: image %s: inspect: %w", img.Ref(), err)
 	}
 
 	tarball, err := buildContext(dockerfile, bin)
@@ -119,6 +124,12 @@ func Build(ctx context.Context, pool *dockertest.Pool, img Image) error {
 			msg = "…" + msg[len(msg)-buildTail:]
 		}
 		return fmt.Errorf("container: image %s: docker build: %w; build output:\n%s", img.Ref(), err, strings.TrimSpace(msg))
+	}
+	if superseded != "" {
+		// Left untagged, it would pile up with every new binary. Not
+		// forced: an image a container still uses, or that another name
+		// holds, stays.
+		_ = pool.Client.RemoveImageExtended(superseded, dc.RemoveImageOptions{Context: ctx})
 	}
 	return nil
 }

@@ -81,3 +81,33 @@ func TestBuildIdempotent(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEqual(t, got.ID, forced.ID, "without the build cache")
 }
+
+// TestRebuildRemovesTheImageItReplaced: a build from a new binary moves
+// the name to the new image and removes the one it held, which would
+// otherwise be left untagged at every change of the binary; an image
+// that another name still holds stays.
+func TestRebuildRemovesTheImageItReplaced(t *testing.T) {
+	pool := mustDocker(t)
+	mustShopImages(t, pool)
+	ctx := context.Background()
+	moved := container.Image{Name: "idemcheck-test/shop-moved", Tag: "test", Binary: imageOf("memory-cache").Binary, Force: true}
+	t.Cleanup(func() { _ = pool.Client.RemoveImage(moved.Ref()) })
+	require.NoError(t, container.Build(ctx, pool, moved))
+	old, err := pool.Client.InspectImage(moved.Ref())
+	require.NoError(t, err)
+
+	moved.Binary, moved.Force = imageOf("correct").Binary, false
+	require.NoError(t, container.Build(ctx, pool, moved))
+	now, err := pool.Client.InspectImage(moved.Ref())
+	require.NoError(t, err)
+	require.NotEqual(t, old.ID, now.ID)
+	_, err = pool.Client.InspectImage(old.ID)
+	assert.ErrorIs(t, err, dc.ErrNoSuchImage, "the image the name held is removed")
+
+	// The name moves back onto an image another name holds: that one
+	// stays.
+	moved.Binary = imageOf("memory-cache").Binary
+	require.NoError(t, container.Build(ctx, pool, moved))
+	_, err = pool.Client.InspectImage(imageOf("correct").Ref())
+	assert.NoError(t, err, "an image another name holds is kept")
+}

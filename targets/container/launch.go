@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ory/dockertest/v3"
+
 	"github.com/idemcheck/idemcheck/harness"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
 	"github.com/idemcheck/idemcheck/targets/process"
@@ -61,6 +63,13 @@ type Launch struct {
 	// the harness, which removes it. Set "0:0" for rootless Docker, where the
 	// container's root is the harness's user.
 	User string
+	// Replicas is how many containers serve the target (0 or 1 for one),
+	// as an http target's replicas (see targets/http.Launch): each on a
+	// {{port}} of its own, {{replica}} and IDEMCHECK_REPLICA set to its
+	// number from 0, all with the same state directory and fakes.
+	// Sequential calls go to each in turn, a burst's copies are split
+	// among them; a crash kills and restarts them all.
+	Replicas int
 }
 
 // Spec returns a harness.Spec (kind "container") that starts the fakes,
@@ -126,24 +135,67 @@ func start(ctx context.Context, cfg httptarget.Config, launch Launch, env *harne
 	if launch.Image == "" {
 		return nil, fmt.Errorf("target %s: container image is empty; build one with container.Build and give its name:tag", cfg.Name)
 	}
-	port, err := pickPort(launch.Port)
+	n := max(1, launch.Replicas)
+	if n > 1 && launch.Port != "" {
+		return nil, fmt.Errorf("target %s: %d replicas cannot all listen on port %s of the host's network: tell each container its port with {{port}} in Cmd or Env", cfg.Name, n, launch.Port)
+	}
+	pool, err := Connect(ctx, "")
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
 	}
-	vars := env.Vars()
-	vars["state_dir"], vars["port"] = StateDir, strconv.Itoa(port)
-	base, err := harness.Expand(cfg.BaseURL, vars)
-	if err != nil {
-		return nil, fmt.Errorf("target %s: url: %w", cfg.Name, err)
+	var cs []*instance
+	closeAll := func(err error) error {
+		for _, c := range cs {
+			err = errors.Join(err, c.close())
+		}
+		release(pool)
+		return err
 	}
-	cfg.BaseURL = base
+	urlTmpl := cfg.BaseURL
+	for i := range n {
+		base, c, err := startOne(ctx, pool, cfg.Name, urlTmpl, launch, env, i, n)
+		if err != nil {
+			return nil, closeAll(err)
+		}
+		cs = append(cs, c)
+		if i == 0 {
+			cfg.BaseURL = base
+		} else {
+			cfg.ReplicaURLs = append(cfg.ReplicaURLs, base)
+		}
+	}
+	ht, err := httptarget.New(cfg)
+	if err != nil {
+		return nil, closeAll(fmt.Errorf("target %s: %w", cfg.Name, err))
+	}
+	info := ht.Info()
+	info.Kind = Kind
+	return &Target{http: ht, cs: cs, info: info}, nil
+}
+
+// startOne runs container i of n: the target's URL, Cmd and Env expanded
+// with a port of its own, created, started and ready.
+func startOne(ctx context.Context, pool *dockertest.Pool, name, urlTmpl string, launch Launch, env *harness.Env, i, n int) (string, *instance, error) {
+	port, err := pickPort(launch.Port)
+	if err != nil {
+		return "", nil, fmt.Errorf("target %s: %w", name, err)
+	}
+	vars := env.Vars()
+	vars["state_dir"], vars["port"], vars["replica"] = StateDir, strconv.Itoa(port), strconv.Itoa(i)
+	base, err := harness.Expand(urlTmpl, vars)
+	if err != nil {
+		return "", nil, fmt.Errorf("target %s: url: %w", name, err)
+	}
 	spec := runSpec{
-		target:       cfg.Name,
+		target:       name,
 		image:        launch.Image,
 		runID:        env.RunID,
 		stateDir:     env.StateDir,
 		user:         launch.User,
 		readyTimeout: launch.ReadyTimeout,
+	}
+	if n > 1 {
+		spec.target = fmt.Sprintf("%s#%d", name, i)
 	}
 	if spec.user == "" {
 		spec.user = fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
@@ -158,31 +210,21 @@ func start(ctx context.Context, cfg httptarget.Config, launch Launch, env *harne
 	spec.readyURL = strings.TrimSuffix(base, "/") + ready
 	expand := func(s string) (string, error) { return harness.Expand(s, vars) }
 	if spec.cmd, err = process.ExpandArgs("container cmd", launch.Cmd, expand); err != nil {
-		return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
+		return "", nil, fmt.Errorf("target %s: %w", name, err)
 	}
 	envs, err := process.ExpandMap("container env", launch.Env, expand)
 	if err != nil {
-		return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
+		return "", nil, fmt.Errorf("target %s: %w", name, err)
 	}
 	spec.env = process.EnvList(envs, env.RunID)
-
-	pool, err := Connect(ctx, "")
-	if err != nil {
-		return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
+	if n > 1 {
+		spec.env = append(spec.env, "IDEMCHECK_REPLICA="+strconv.Itoa(i))
 	}
 	c, err := run(ctx, pool, spec)
 	if err != nil {
-		release(pool)
-		return nil, err
+		return "", nil, err
 	}
-	ht, err := httptarget.New(cfg)
-	if err != nil {
-		err = fmt.Errorf("target %s: %w", cfg.Name, err)
-		return nil, errors.Join(err, c.close())
-	}
-	info := ht.Info()
-	info.Kind = Kind
-	return &Target{http: ht, c: c, info: info}, nil
+	return base, c, nil
 }
 
 // pickPort returns the port Launch.Port names, or a free one.

@@ -59,7 +59,7 @@ func mustDocker(t testing.TB) *dockertest.Pool {
 }
 
 // The reference shop profiles the tests run in containers.
-var profiles = []string{"correct", "memory-cache"}
+var profiles = []string{"correct", "memory-cache", "redis-correct"}
 
 var (
 	binariesOnce sync.Once

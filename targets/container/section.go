@@ -2,6 +2,7 @@ package container
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"strconv"
@@ -41,7 +42,8 @@ const (
 
 // Section is a container target's section of the configuration file. Its
 // url (DefaultURL when left out; always loopback), key_header, effect,
-// dry_run, operations, callers and profile are an http target's.
+// dry_run, operations, callers and profile are an http target's, and so
+// are its replicas, containers here.
 type Section struct {
 	section.Common    `yaml:",inline"`
 	httptarget.Fields `yaml:",inline"`
@@ -70,6 +72,11 @@ type Section struct {
 	// Ready is how the harness knows that the container is up: a GET
 	// under the target's URL that must answer 2xx.
 	Ready *section.Ready `yaml:"ready,omitempty"`
+	// Replicas is how many containers of the image idemcheck runs, as an
+	// http target's replicas: each on a {{port}} of its own ({{replica}}
+	// and IDEMCHECK_REPLICA are 0, 1, …), all with one state directory
+	// and the same fakes. 0 or 1 means one.
+	Replicas int `yaml:"replicas,omitempty"`
 }
 
 // BuildSection says how to build a container target's image FROM
@@ -104,6 +111,7 @@ func (Section) Rules(r *schema.Rules) {
 	r.Field("image").Pattern(`^(`+refName+`(?::`+refTag+`)?(?:@`+refDigest+`)?)?$`, schema.Sprintf(`invalid image reference %q: write NAME:TAG, such as "shop:1.4", with the name in lower case`))
 	r.Field("env").Keys().Pattern(section.EnvName, section.BadEnvName)
 	r.Field("user").Pattern(`^[A-Za-z0-9_.-]+(?::[A-Za-z0-9_.-]+)?$`, schema.Sprintf(`invalid user %q: write uid:gid, such as "1000:1000", or a user name the image knows`))
+	r.Field("replicas").Range(0, httptarget.MaxReplicas, schema.Sprintf(fmt.Sprintf("%%v replicas is out of range; want 1 to %d", httptarget.MaxReplicas)))
 }
 
 // Rules implements schema.Ruler.
@@ -145,6 +153,8 @@ func (s *Section) Check(c *section.Checker) {
 	}
 	usesPort = section.CheckEnv(env, s.Env) || usesPort
 	switch {
+	case s.Port != "" && s.Replicas > 1:
+		c.Field("replicas").Errorf("replicas need {{port}} in cmd or env, not a fixed port: the containers share the host's network, so each listens on a port of its own")
 	case s.Port != "":
 		if msg := checkPort(s.Port); msg != "" {
 			c.Field("port").Errorf("%s", msg)
@@ -197,7 +207,7 @@ func (s *Section) Defaults() {
 // target says how. A binary that is not there is reported before
 // anything runs: a mistake in the file, not the target's.
 func (s *Section) Spec(b *section.Builder) harness.Spec {
-	l := Launch{Image: s.Image, Cmd: s.Cmd, Env: b.EnvMap(s.Env), Port: s.Port, User: s.User}
+	l := Launch{Image: s.Image, Cmd: s.Cmd, Env: b.EnvMap(s.Env), Port: s.Port, User: s.User, Replicas: s.Replicas}
 	if r := s.Ready; r != nil {
 		l.ReadyPath, l.ReadyTimeout = r.Path, r.Timeout.Std()
 	}

@@ -3,6 +3,7 @@ package container
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
@@ -12,11 +13,12 @@ import (
 // Kind is the harness kind of container targets.
 const Kind = "container"
 
-// Target is an HTTP target served by a container: calls and bursts go
-// through the HTTP adapter, crashes kill and restart the container.
+// Target is an HTTP target served by a container, or by several of one
+// image (Launch.Replicas): calls and bursts go through the HTTP adapter,
+// crashes kill and restart every container.
 type Target struct {
 	http *httptarget.Target
-	c    *instance
+	cs   []*instance
 	info harness.TargetInfo
 }
 
@@ -49,23 +51,55 @@ func (t *Target) Supports(f faults.Fault) bool {
 	return t.http.Supports(f)
 }
 
-// Kill implements harness.Crasher: docker kill (SIGKILL), returning once
-// the container has stopped. Killing a stopped container does nothing.
-func (t *Target) Kill() error { return t.c.kill() }
-
-// Restart implements harness.Crasher: start the same container again (same
-// command, environment, filesystem and state directory), killing it first
-// if it still runs, and return once it is ready.
-func (t *Target) Restart(ctx context.Context) error { return t.c.restart(ctx) }
-
-// Close stops the proxy and force-removes the container. It reports a
-// container that had exited by itself, with its last output.
-func (t *Target) Close() error {
-	return errors.Join(t.http.Close(), t.c.close())
+// Kill implements harness.Crasher: docker kill (SIGKILL) every container,
+// at once, returning once they have stopped. Killing a stopped container
+// does nothing.
+func (t *Target) Kill() error {
+	return t.each(func(c *instance) error { return c.kill() })
 }
 
-// ContainerID returns the container's id.
-func (t *Target) ContainerID() string { return t.c.id }
+// Restart implements harness.Crasher: start the same containers again
+// (same command, environment, filesystem and state directory), killing
+// them first if they still run, and return once every one is ready.
+func (t *Target) Restart(ctx context.Context) error {
+	return t.each(func(c *instance) error { return c.restart(ctx) })
+}
 
-// Logs returns the last lines of the container's output.
-func (t *Target) Logs(ctx context.Context) string { return t.c.logs(ctx) }
+// each runs fn on every container side by side, and joins their errors.
+func (t *Target) each(fn func(*instance) error) error {
+	if len(t.cs) == 1 {
+		return fn(t.cs[0])
+	}
+	errs := make([]error, len(t.cs))
+	var wg sync.WaitGroup
+	for i, c := range t.cs {
+		wg.Go(func() { errs[i] = fn(c) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Close stops the proxy and force-removes the containers. It reports a
+// container that had exited by itself, with its last output.
+func (t *Target) Close() error {
+	err := t.http.Close()
+	for _, c := range t.cs {
+		err = errors.Join(err, c.close())
+	}
+	return err
+}
+
+// ContainerID returns the id of the first container.
+func (t *Target) ContainerID() string { return t.cs[0].id }
+
+// ContainerIDs returns the id of every container, the first first.
+func (t *Target) ContainerIDs() []string {
+	out := make([]string, len(t.cs))
+	for i, c := range t.cs {
+		out[i] = c.id
+	}
+	return out
+}
+
+// Logs returns the last lines of the first container's output.
+func (t *Target) Logs(ctx context.Context) string { return t.cs[0].logs(ctx) }
