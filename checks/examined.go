@@ -215,48 +215,55 @@ func unretried(in *record.Intent) bool {
 	return a.Fault != "" && !a.NotFired && !a.Burst && !a.DryRun && a.Outcome == record.Fail && !a.Reply.Retryable()
 }
 
-// noteUnretried says, on each check of retriedAfterFault that passed,
-// which of its faults were met by a final refusal and so never followed
-// by a retry (see unretried): one that examined nothing else is skipped
-// as not examined, never passed; one that judged other retries keeps its
-// pass, with the note of what it did not examine.
+// noteUnretried skips, as not examined, each check of retriedAfterFault
+// that passed with every faulted intent it judges met by a final refusal
+// (see unretried): it saw no retry, so nothing passed. One that judged
+// other retries keeps its pass; NotExamined lists the faults it did not
+// examine (record.CauseRefused).
 func noteUnretried(rec *record.Record, results []record.CheckResult) []record.CheckResult {
+	refused := refusedFaults(rec)
 	for i, c := range results {
-		if c.Status != record.StatusPass || !slices.Contains(retriedAfterFault, c.ID) {
+		if c.Status != record.StatusPass || len(refused[c.ID]) == 0 {
 			continue
 		}
-		var what []string
 		examined := false
-		n := 0
 		for j := range rec.Intents {
 			in := &rec.Intents[j]
-			if !in.Faulted() || owner(rec, in) != c.ID || in.Unfired() {
-				continue
-			}
-			if !unretried(in) {
+			if in.Faulted() && owner(rec, in) == c.ID && !in.Unfired() && !unretried(in) {
 				examined = true
-				continue
-			}
-			n++
-			a := in.Attempts[len(in.Attempts)-1]
-			answer := fmt.Sprintf("%d", a.Status)
-			if a.Error != "" {
-				answer = short(a.Error, 80)
-			}
-			if w := fmt.Sprintf("%s on %s (answered %s)", a.Fault, in.Operation, answer); !slices.Contains(what, w) {
-				what = append(what, w)
 			}
 		}
-		if n == 0 {
-			continue
+		if !examined {
+			results[i] = record.CheckResult{ID: c.ID, Status: record.StatusSkip, Note: notExaminedNote + ": " + refused[c.ID][0].Reason}
 		}
-		note := fmt.Sprintf("%s: %s met a final refusal, so no retry with the same key followed it, and whether a retry is safe was not shown: %s; a target that wants a retry after such a failure answers 503 (409 while the first attempt is still in progress; a tool's result says \"status\": 503)",
-			notExaminedNote, plural(n, "faulted intent", "faulted intents"), strings.Join(what, "; "))
-		if examined {
-			results[i].Note = "passed on the rest; " + note
-			continue
-		}
-		results[i] = record.CheckResult{ID: c.ID, Status: record.StatusSkip, Note: note}
 	}
 	return results
+}
+
+// refusedFaults lists, by check of retriedAfterFault, the faults and
+// operations whose faulted attempt was answered with a final refusal and
+// so never retried (see unretried), one entry each, in the order met.
+func refusedFaults(rec *record.Record) map[string][]record.Unexamined {
+	out := map[string][]record.Unexamined{}
+	for j := range rec.Intents {
+		in := &rec.Intents[j]
+		if !in.Faulted() || in.Unfired() || !unretried(in) {
+			continue
+		}
+		id := owner(rec, in)
+		if !slices.Contains(retriedAfterFault, id) {
+			continue
+		}
+		a := in.Attempts[len(in.Attempts)-1]
+		if slices.ContainsFunc(out[id], func(u record.Unexamined) bool { return u.Fault == a.Fault && u.Operation == in.Operation }) {
+			continue
+		}
+		answer := fmt.Sprint(a.Status)
+		if a.Error != "" {
+			answer = short(a.Error, 80)
+		}
+		out[id] = append(out[id], record.Unexamined{Check: id, Operation: in.Operation, Fault: a.Fault, Cause: record.CauseRefused,
+			Reason: fmt.Sprintf("the attempt the fault acted on was answered with a final refusal (%s), so no retry with the same key followed it, and whether a retry is safe was not shown; a target that wants a retry after such a failure answers 503 (409 while the first attempt is still in progress; a tool's result says \"status\": 503)", answer)})
+	}
+	return out
 }

@@ -151,6 +151,24 @@ func TestAFaultMetByAFinalRefusalIsNotExamined(t *testing.T) {
 		a.Error = "isError: commit failed, retry with the same key"
 		b.try(i, a)
 	}
+	listed := func(t *testing.T, rec *record.Record, results map[string]record.CheckResult) {
+		t.Helper()
+		var list []record.CheckResult
+		for _, c := range checks.Checks() {
+			list = append(list, results[c.ID])
+		}
+		var got []record.Unexamined
+		for _, u := range checks.NotExamined(rec, list) {
+			if u.Check == checks.CheckDependencyRecovery {
+				got = append(got, u)
+			}
+		}
+		require.Len(t, got, 1, "%v", got)
+		assert.Equal(t, record.CauseRefused, got[0].Cause)
+		assert.Equal(t, "dependency.recovery at charge under dep-error", got[0].Subject())
+		assert.Contains(t, got[0].Reason, "the attempt the fault acted on was answered with a final refusal (isError: commit failed, retry with the same key), so no retry with the same key followed it")
+		assert.True(t, got[0].Limits(), "what a retry does was not seen: the score cannot claim it")
+	}
 	t.Run("alone", func(t *testing.T) {
 		b := newRec()
 		refused(b)
@@ -158,8 +176,8 @@ func TestAFaultMetByAFinalRefusalIsNotExamined(t *testing.T) {
 		assert.Empty(t, found[checks.CheckDependencyRecovery])
 		c := results[checks.CheckDependencyRecovery]
 		assert.Equal(t, record.StatusSkip, c.Status, "nothing was retried, nothing passed")
-		assert.Contains(t, c.Note, "not examined: 1 faulted intent met a final refusal, so no retry with the same key followed it")
-		assert.Contains(t, c.Note, "dep-error on charge (answered isError: commit failed, retry with the same key)")
+		assert.Contains(t, c.Note, "not examined: the attempt the fault acted on was answered with a final refusal")
+		listed(t, b.done(), results)
 	})
 	t.Run("beside a retried one", func(t *testing.T) {
 		b := newRec()
@@ -168,9 +186,8 @@ func TestAFaultMetByAFinalRefusalIsNotExamined(t *testing.T) {
 		b.try(i, under(faults.NameDepError, unknown(503)))
 		b.try(i, ok(201, "created", "ord_1"), mine())
 		results, _ := verdicts(t, b.done())
-		c := results[checks.CheckDependencyRecovery]
-		assert.Equal(t, record.StatusPass, c.Status, "what was retried passed")
-		assert.Contains(t, c.Note, "passed on the rest; not examined: 1 faulted intent met a final refusal")
+		assert.Equal(t, record.StatusPass, results[checks.CheckDependencyRecovery].Status, "what was retried passed")
+		listed(t, b.done(), results)
 	})
 	t.Run("a retry followed", func(t *testing.T) {
 		b := newRec()
@@ -178,8 +195,13 @@ func TestAFaultMetByAFinalRefusalIsNotExamined(t *testing.T) {
 		b.try(i, under(faults.NameDepError, unknown(503)))
 		b.try(i, ok(201, "created", "ord_1"), mine())
 		results, _ := verdicts(t, b.done())
-		c := results[checks.CheckDependencyRecovery]
-		assert.Equal(t, record.StatusPass, c.Status)
-		assert.Empty(t, c.Note)
+		assert.Equal(t, record.StatusPass, results[checks.CheckDependencyRecovery].Status)
+		var list []record.CheckResult
+		for _, c := range checks.Checks() {
+			list = append(list, results[c.ID])
+		}
+		for _, u := range checks.NotExamined(b.done(), list) {
+			assert.NotEqual(t, record.CauseRefused, u.Cause, u.String())
+		}
 	})
 }

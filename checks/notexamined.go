@@ -25,7 +25,9 @@ var unable = map[string]func(record.Capabilities) string{
 
 // NotExamined returns what the run recorded in rec did not examine, given
 // the verdicts of its checks: what the engine recorded as it ran (faults
-// it could not inject, faults armed that never fired), then every check
+// it could not inject, faults armed that never fired), the faults whose
+// attempt was answered with a final refusal and never retried
+// (record.CauseRefused), then every check
 // that applies to the target but was skipped, with its note as the
 // reason. Checks that do not apply to the target's kind or conventions
 // are not listed: they have nothing to examine in any run.
@@ -34,6 +36,10 @@ func NotExamined(rec *record.Record, results []record.CheckResult) []record.Unex
 		return nil
 	}
 	out := append([]record.Unexamined(nil), rec.Unexamined...)
+	refused := refusedFaults(rec)
+	for _, c := range retriedAfterFault {
+		out = append(out, refused[c]...)
+	}
 	covered := map[string]bool{}
 	for _, u := range out {
 		covered[u.Check] = true

@@ -24,6 +24,11 @@ const (
 	// (harness.Env.Now, which the target reads), moved on at once: what
 	// the target times by another clock (time.Now) did not see them pass.
 	CauseClock Cause = "clock"
+	// CauseRefused: the attempt a fault acted on was answered with a
+	// final refusal (Reply.Retryable is false: a 4xx, a tool's isError
+	// that says no status), so no retry with the same key followed it,
+	// and what a retry after the fault does was not seen.
+	CauseRefused Cause = "refused"
 )
 
 // Unexamined is a check, or the part of one under a fault or at an
@@ -43,7 +48,7 @@ type Unexamined struct {
 // could not examine something the target does, as opposed to a target
 // offering nothing to examine or a check left out on purpose.
 func (u Unexamined) Limits() bool {
-	return u.Cause == CauseUnsupported || u.Cause == CauseUnfired
+	return u.Cause == CauseUnsupported || u.Cause == CauseUnfired || u.Cause == CauseRefused
 }
 
 // Subject is what went unexamined, as "check", "check under fault" or
