@@ -32,6 +32,8 @@ var (
 	_ FaultExplainer        = engine.FaultExplainer(nil)
 	_ engine.Disrupter      = Disrupter(nil)
 	_ Disrupter             = engine.Disrupter(nil)
+	_ engine.Watched        = Watched(nil)
+	_ Watched               = engine.Watched(nil)
 )
 
 // engineSpec is what the engine needs of spec.

@@ -33,6 +33,16 @@ type Crasher interface {
 	Restart(ctx context.Context) error
 }
 
+// Watched is a Target that can tell that what serves it is gone: a
+// process the harness started that exited by itself, which no crash
+// fault killed. Down says how it ended ("" while it runs). After every
+// attempt the harness asks, and a target that is down ends the run of
+// its probes (exit 3, with that reason; in a generated trial, a finding
+// of the trial), instead of having every later call fail and be judged.
+type Watched interface {
+	Down() string
+}
+
 // Signer is a Target that can deliver a call with a wrong signature (a
 // webhook sender), for webhook.signature.
 type Signer interface {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -211,4 +213,49 @@ func TestStartWithoutLaunchChecksTheCertificate(t *testing.T) {
 	require.Error(t, err, "the test server's certificate is its own")
 	assert.Contains(t, err.Error(), "the TLS handshake with "+srv.URL+" failed")
 	assert.Contains(t, err.Error(), "SSL_CERT_FILE")
+}
+
+// TestDownSaysWhenTheServerExitedByItself: a server that exits without
+// being asked is down, saying how it ended and what it printed; one the
+// harness killed is not, nor is it once restarted.
+func TestDownSaysWhenTheServerExitedByItself(t *testing.T) {
+	launch := helperLaunch("die-after")
+	launch.Env["DIE_AFTER"] = "2"
+	tg, err := httptarget.Spec(helperConfig(), launch).Start(startCtx(t), testEnv(t))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = tg.Close() })
+	ht := tg.(*httptarget.Target)
+	assert.Empty(t, ht.Down(), "running")
+	for i := range 2 {
+		_ = tg.Call(context.Background(), harness.Call{ID: fmt.Sprintf("r-%d-1", i), Operation: "create", Key: fmt.Sprint(i)})
+	}
+	deadline := time.Now().Add(waitLimit)
+	for ht.Down() == "" && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond) // polling an exit with a deadline
+	}
+	down := ht.Down()
+	assert.Contains(t, down, "exited by itself (exit status 0)")
+	assert.Contains(t, down, "helper: served my last request")
+
+	require.NoError(t, ht.Restart(startCtx(t)))
+	assert.Empty(t, ht.Down(), "restarted")
+	require.NoError(t, ht.Kill())
+	assert.Empty(t, ht.Down(), "killed by the harness, as a crash fault does")
+}
+
+// TestAServerThatStopsEndsTheRun: a server that exits by itself in the
+// middle of the probes makes the target untestable at once, saying so,
+// instead of every later call failing and being judged as its answer.
+func TestAServerThatStopsEndsTheRun(t *testing.T) {
+	launch := helperLaunch("die-after")
+	launch.Env["DIE_AFTER"] = "30"
+	delete(launch.Env, "PAY_URL") // no fake in this run
+	ctx, cancel := context.WithTimeout(context.Background(), 2*waitLimit)
+	defer cancel()
+	res, err := harness.Verify(ctx, []harness.Spec{httptarget.Spec(helperConfig(), launch)}, harness.WithSeed(3), harness.WithTrials(0))
+	require.NoError(t, err)
+	tr := res.Targets[0]
+	assert.Contains(t, tr.Error, "the target stopped by itself, no fault having killed it")
+	assert.Contains(t, tr.Error, "exited by itself (exit status 0)")
+	assert.Empty(t, tr.Findings, "nothing is judged of a server that is gone")
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ const helperEnv = "HTTPTARGET_TEST_HELPER"
 func TestMain(m *testing.M) {
 	switch os.Getenv(helperEnv) {
 	case "":
-	case "1":
+	case "1", "die-after":
 		os.Exit(serveHelper())
 	case "exit":
 		fmt.Fprintln(os.Stderr, "helper: fatal: no database at $DATABASE_URL")
@@ -39,7 +40,15 @@ func TestMain(m *testing.M) {
 //	GET  /healthz  200 ok
 //	POST /x        201 {"effect":"created","data":{"id":"1"}}
 //	GET  /whoami   the process's pid and the environment the launch set
+//
+// In mode die-after it exits, status 0, once it has answered
+// $DIE_AFTER calls of POST /x: a server that stops by itself.
 func serveHelper() int {
+	left := -1
+	if os.Getenv(helperEnv) == "die-after" {
+		fmt.Sscan(os.Getenv("DIE_AFTER"), &left)
+	}
+	var mu sync.Mutex
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	mux := http.NewServeMux()
@@ -50,6 +59,15 @@ func serveHelper() int {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusCreated)
 		fmt.Fprint(w, `{"effect":"created","data":{"id":"1"}}`)
+		mu.Lock()
+		defer mu.Unlock()
+		if left > 0 {
+			if left--; left == 0 {
+				w.(http.Flusher).Flush()
+				fmt.Fprintln(os.Stderr, "helper: served my last request")
+				os.Exit(0)
+			}
+		}
 	})
 	mux.HandleFunc("GET /whoami", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

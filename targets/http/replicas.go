@@ -111,3 +111,21 @@ func (t *Target) burstHosts() []string {
 // errReplicasNeedPort is returned when replicas would all listen on one
 // fixed address.
 var errReplicasNeedPort = errors.New("replicas need {{port}} in the target's url (and start command): each instance listens on a port of its own")
+
+// Down implements the harness's check that a target it started is still
+// there: how the first instance whose process exited by itself (no crash
+// fault killed it) ended, or "".
+func (t *Target) Down() string {
+	for i, in := range t.insts {
+		if in.proc == nil {
+			continue
+		}
+		if why := in.proc.ExitedByItself(); why != "" {
+			if len(t.insts) > 1 {
+				return instanceName(i) + ": " + why
+			}
+			return why
+		}
+	}
+	return ""
+}

@@ -140,6 +140,28 @@ func (p *Process) Pid() int { return p.current().pid }
 // Call it again after Restart to watch the new incarnation.
 func (p *Process) Exited() <-chan struct{} { return p.current().done }
 
+// ExitedByItself says how the current incarnation ended when it exited
+// without the harness asking (no Stop, Kill or Restart): its exit status
+// and its last lines of output. It is "" while the incarnation runs, and
+// when its end was asked for or already reported.
+func (p *Process) ExitedByItself() string {
+	in := p.current()
+	select {
+	case <-in.done:
+	default:
+		return ""
+	}
+	if in.isAccounted() {
+		return ""
+	}
+	_, status := in.exitStatus()
+	msg := fmt.Sprintf("process %q (pid %d) exited by itself (%s)", p.name, in.pid, status)
+	if lines := lastLines(p.Output(), outputLines); lines != "" {
+		msg += "; last output:\n    | " + strings.ReplaceAll(lines, "\n", "\n    | ")
+	}
+	return msg
+}
+
 // Output returns the last 64 KiB of the combined stdout and stderr of all
 // incarnations so far. Output written just before a call may not be there
 // yet; everything an incarnation wrote is there once Exited is closed.

@@ -354,3 +354,11 @@ func (t *Target) render(c harness.Call, secret string) (harness.Call, error) {
 	c.Key = "" // the event id travels in the payload, not in Idempotency-Key
 	return c, nil
 }
+
+// Down implements harness.Watched: the inner target's, when it can tell.
+func (t *Target) Down() string {
+	if w, ok := t.inner.(harness.Watched); ok {
+		return w.Down()
+	}
+	return ""
+}

@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/faults"
@@ -29,4 +31,36 @@ func TestHangFindingNamesTheFirstFault(t *testing.T) {
 	assert.Equal(t, checks.CheckRetryAfterFault, f.Check)
 	assert.Equal(t, faults.NameDownstreamFailAfter, f.Fault)
 	assert.Equal(t, "pay", f.Operation)
+}
+
+// TestDownFindingNamesTheFirstFaultsCheck: a trial after which the
+// target's process had exited by itself is reported under the check that
+// owns the first fault its intents met, saying how the process ended; a
+// trial with no fault, under retry.sequential.
+func TestDownFindingNamesTheFirstFaultsCheck(t *testing.T) {
+	t.Parallel()
+	down := &downError{msg: `the target stopped by itself, no fault having killed it (by the end of an attempt at pay): process "shop" (pid 7) exited by itself (exit status 2)`}
+	rec := &record.Record{Intents: []record.Intent{{
+		ID: 1, Operation: "pay",
+		Attempts: []record.Attempt{
+			{N: 1, Fault: faults.NameDepError, FaultClass: string(faults.ClassDependency), Reply: record.Reply{Outcome: record.Info, Status: 503}},
+		},
+	}}}
+	f := downFinding(rec, down)
+	assert.Equal(t, checks.CheckDependencyRecovery, f.Check)
+	assert.Equal(t, faults.NameDepError, f.Fault)
+	assert.Equal(t, record.Major, f.Severity)
+	assert.Contains(t, f.Message, `pay: after this trial's steps stopped by itself, no fault having killed it (by the end of an attempt at pay): process "shop" (pid 7) exited by itself (exit status 2)`)
+
+	rec.Intents[0].Attempts[0].Fault, rec.Intents[0].Attempts[0].FaultClass = "", ""
+	f = downFinding(rec, down)
+	assert.Equal(t, checks.CheckRetrySequential, f.Check)
+	assert.Empty(t, f.Fault)
+
+	// trialFindings keeps it as the trial's finding, not an error.
+	s := &Session{ctx: context.Background()}
+	fs, err := s.trialFindings(rec, down)
+	require.NoError(t, err)
+	require.NotEmpty(t, fs)
+	assert.Contains(t, fs[len(fs)-1].Message, "stopped by itself")
 }

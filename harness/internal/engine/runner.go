@@ -151,8 +151,29 @@ func (r *runner) attemptAt(in *record.Intent, f faults.Fault, pt *record.EffectP
 		a.LedgerAfter = r.ledger.LastSeq() // after a crash, read once restarted
 	}
 	in.Attempts = append(in.Attempts, a)
+	r.noteDown(in.Operation)
 	r.noteSilence(a)
 	r.noteFailure(in, a)
+}
+
+// downError is the fatal error of a run whose target's process exited by
+// itself (see Watched): in the probes the target cannot be tested, in a
+// generated trial it is what the trial found (see trialFindings).
+type downError struct{ msg string }
+
+func (e *downError) Error() string { return e.msg }
+
+// noteDown stops the run (r.fatal) when the target says what serves it
+// exited by itself, during or before an attempt at op: every later call
+// would fail, and be judged as the target's answer.
+func (r *runner) noteDown(op string) {
+	w, ok := r.target().(Watched)
+	if !ok || r.fatal != nil || r.s.ctx.Err() != nil {
+		return
+	}
+	if why := w.Down(); why != "" {
+		r.fatal = &downError{fmt.Sprintf("the target stopped by itself, no fault having killed it (by the end of an attempt at %s): %s", op, why)}
+	}
 }
 
 // waitNotice is how long an attempt waits for its answer before the
@@ -298,6 +319,7 @@ func (r *runner) burst(in *record.Intent, n int) {
 		})
 		r.attempted()
 	}
+	r.noteDown(in.Operation)
 	r.noteBurst(in, in.Attempts[base:])
 }
 

@@ -27,6 +27,10 @@ type (
 		Kill() error
 		Restart(ctx context.Context) error
 	}
+	// Watched is a target that can tell that what serves it is gone.
+	Watched interface {
+		Down() string
+	}
 	// Signer is a target that can deliver a call with a wrong signature.
 	Signer interface {
 		BadSignature(ctx context.Context, c record.Call) record.Reply

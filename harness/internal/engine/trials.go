@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/scenarios"
 )
@@ -166,16 +167,50 @@ func trialProgress(name string, done, total int, elapsed, budget time.Duration) 
 // error: the target already scored through the probes, and the trial's
 // steps are the history that makes it hang. Other errors are returned.
 func (s *Session) trialFindings(rec *record.Record, err error) ([]record.Finding, error) {
-	var hang *hangError
-	if err != nil && (!errors.As(err, &hang) || rec == nil || s.ctx.Err() != nil) {
+	var (
+		hang *hangError
+		down *downError
+	)
+	if err != nil && ((!errors.As(err, &hang) && !errors.As(err, &down)) || rec == nil || s.ctx.Err() != nil) {
 		return nil, err
 	}
 	_, fs := checks.Evaluate(rec)
 	fs = checks.Novel(s.known, fs)
-	if hang != nil {
+	switch {
+	case hang != nil:
 		fs = append(fs, hangFinding(rec, hang))
+	case down != nil:
+		fs = append(fs, downFinding(rec, down))
 	}
 	return fs, nil
+}
+
+// downFinding reports a trial after which the target's process exited
+// by itself, under the check that owns the trial's first fault, else
+// retry.sequential: what the steps did ended the server.
+func downFinding(rec *record.Record, down *downError) record.Finding {
+	f := record.Finding{Check: checks.CheckRetrySequential, Severity: record.Major}
+	for _, in := range rec.Intents {
+		if in.Faulted() && f.Fault == "" {
+			for _, a := range in.Attempts {
+				if a.Fault != "" {
+					f.Check, f.Fault = checks.CheckRetryAfterFault, a.Fault
+					if a.FaultClass != "" {
+						f.Check = checks.FaultOwner(faults.Class(a.FaultClass))
+					}
+					break
+				}
+			}
+		}
+	}
+	if n := len(rec.Intents); n > 0 {
+		last := rec.Intents[n-1]
+		f.Operation = last.Operation
+		f.Evidence.Intents = []record.Intent{last}
+	}
+	f.Message = fmt.Sprintf("%s: after this trial's steps %s. A request the target cannot serve, or a failure around it, must be answered with an error, not end the server",
+		f.Operation, strings.TrimPrefix(down.msg, "the target "))
+	return f
 }
 
 // hangFinding reports the intents of a trial that got no reply once the
