@@ -198,6 +198,7 @@ func TestKillRestart(t *testing.T) {
 	down := target.Call(ctx, order("kr-1-2", "key-kr-1", "idem-00000000c0ffee01"))
 	assert.Equal(t, harness.Fail, down.Outcome, "nothing answers while it is down: %+v", down)
 	require.NoError(t, target.Kill(), "killing a stopped container does nothing")
+	assert.Empty(t, target.Down(), "killed by the harness, as a crash fault does: not down")
 
 	require.NoError(t, target.Restart(ctx))
 	c = inspect(t, pool, target.ContainerID())
@@ -210,6 +211,7 @@ func TestKillRestart(t *testing.T) {
 	assert.Len(t, env.Ledger.ByMarker("idem-00000000c0ffee01"), 1, "one charge in all")
 
 	require.NoError(t, target.Restart(ctx), "Restart also works on a running container")
+	assert.Empty(t, target.Down(), "restarted by the harness: not down")
 	id := target.ContainerID()
 	closed = true
 	require.NoError(t, target.Close())
@@ -230,10 +232,15 @@ func TestCloseReportsCrash(t *testing.T) {
 	tg, err := shopSpec("ctr-crashed", "correct").Start(ctx, fakeEnv(t, "crashedbyitself1"))
 	require.NoError(t, err)
 	target := tg.(*container.Target)
+	assert.Empty(t, target.Down(), "running")
 	// Behind the adapter's back, as an OOM kill would.
 	require.NoError(t, pool.Client.KillContainer(dc.KillContainerOptions{ID: target.ContainerID(), Signal: dc.SIGKILL}))
 	_, err = pool.Client.WaitContainerWithContext(target.ContainerID(), ctx)
 	require.NoError(t, err)
+	for target.Down() == "" && ctx.Err() == nil {
+		time.Sleep(5 * time.Millisecond) // polling the watcher's record, with a deadline
+	}
+	assert.Contains(t, target.Down(), "exited by itself (exit code 137)", "the harness sees it gone")
 	err = target.Close()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "had already exited by itself before Close (exit code 137)")

@@ -54,6 +54,12 @@ type instance struct {
 	mu     sync.Mutex // serialises kill, restart and close
 	down   bool       // stopped by the harness, not started since
 	closed bool
+	// gen counts the starts; watch reports the stop of the start it was
+	// begun for only. unasked says how the container stopped when it
+	// stopped by itself (no kill, restart or close asked for it).
+	gen     int
+	unasked string
+	unwatch context.CancelFunc
 }
 
 // run creates the container and starts it. On any error, whatever was
@@ -128,8 +134,63 @@ func containerName(spec runSpec) string {
 
 var unsafeName = lazyregexp.New(`[^a-zA-Z0-9_.-]+`)
 
-// startReady starts the container and waits until it is ready.
+// startReady starts the container and waits until it is ready; then
+// watches it (see watch).
 func (in *instance) startReady(ctx context.Context) error {
+	if err := in.start(ctx); err != nil {
+		return err
+	}
+	in.watch()
+	return nil
+}
+
+// watch waits aside for the container's stop, and records it (unasked)
+// when nothing of the harness asked for it: not a kill, a restart (a
+// later start) or a close.
+func (in *instance) watch() {
+	if in.unwatch != nil {
+		in.unwatch()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	in.unwatch = cancel
+	in.gen++
+	gen := in.gen
+	go func() {
+		code, err := in.pool.Client.WaitContainerWithContext(in.id, ctx)
+		if err != nil {
+			return // no longer watched
+		}
+		in.mu.Lock()
+		asked := in.down || in.closed || in.gen != gen
+		in.mu.Unlock()
+		if asked {
+			return
+		}
+		msg := fmt.Sprintf("container %q (%s) exited by itself (exit code %d)", in.spec.target, shortID(in.id), code)
+		if out := in.logs(ctx); out != "" {
+			msg += "; last output:\n    | " + strings.ReplaceAll(out, "\n", "\n    | ")
+		}
+		in.mu.Lock()
+		if !in.down && !in.closed && in.gen == gen {
+			in.unasked = msg
+		}
+		in.mu.Unlock()
+	}()
+}
+
+// exitedByItself says how the container stopped when it stopped by
+// itself since its last start; "" otherwise.
+func (in *instance) exitedByItself() string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.down || in.closed {
+		return ""
+	}
+	return in.unasked
+}
+
+// start starts the container and waits until it is ready.
+func (in *instance) start(ctx context.Context) error {
 	err := in.pool.Client.StartContainerWithContext(in.id, nil, ctx)
 	var running *dc.ContainerAlreadyRunning
 	if err != nil && !errors.As(err, &running) {
@@ -181,6 +242,7 @@ func (in *instance) restart(ctx context.Context) error {
 		return fmt.Errorf("container %q: not restarted: %w", in.spec.target, err)
 	}
 	in.down = true
+	in.unasked = ""
 	if err := in.stop(); err != nil {
 		return err
 	}
@@ -200,6 +262,9 @@ func (in *instance) close() error {
 		return nil
 	}
 	in.closed = true
+	if in.unwatch != nil {
+		in.unwatch()
+	}
 	defer release(in.pool)
 	var crashed error
 	if !in.down {

@@ -3,6 +3,7 @@ package container
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/idemcheck/idemcheck/faults"
@@ -26,6 +27,7 @@ var (
 	_ harness.Target  = (*Target)(nil)
 	_ harness.Crasher = (*Target)(nil)
 	_ harness.Burster = (*Target)(nil)
+	_ harness.Watched = (*Target)(nil)
 )
 
 // Info implements harness.Target: the HTTP adapter's, with kind "container".
@@ -87,6 +89,20 @@ func (t *Target) Close() error {
 		err = errors.Join(err, c.close())
 	}
 	return err
+}
+
+// Down implements harness.Watched: how the first container that stopped
+// by itself (no crash fault killed it) ended, with its last output; "".
+func (t *Target) Down() string {
+	for i, c := range t.cs {
+		if why := c.exitedByItself(); why != "" {
+			if len(t.cs) > 1 {
+				return fmt.Sprintf("instance %d: %s", i+1, why)
+			}
+			return why
+		}
+	}
+	return ""
 }
 
 // ContainerID returns the id of the first container.
