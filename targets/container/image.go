@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/ory/dockertest/v3"
@@ -126,10 +127,13 @@ func Build(ctx context.Context, pool *dockertest.Pool, img Image) error {
 		return fmt.Errorf("container: image %s: docker build: %w; build output:\n%s", img.Ref(), err, strings.TrimSpace(msg))
 	}
 	if superseded != "" {
-		// Left untagged, it would pile up with every new binary. Not
-		// forced: an image a container still uses, or that another name
-		// holds, stays.
-		_ = pool.Client.RemoveImageExtended(superseded, dc.RemoveImageOptions{Context: ctx})
+		// Left untagged, it would pile up with every new binary. Only
+		// when no name holds it now (removing an image by its id would
+		// take its last name away), and not forced: one a container
+		// still uses stays.
+		if old, err := pool.Client.InspectImage(superseded); err == nil && !slices.ContainsFunc(old.RepoTags, func(t string) bool { return t != "<none>:<none>" }) {
+			_ = pool.Client.RemoveImageExtended(superseded, dc.RemoveImageOptions{Context: ctx})
+		}
 	}
 	return nil
 }
