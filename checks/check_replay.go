@@ -57,3 +57,26 @@ func evalReplayConsistent(r *record.Record) ([]record.Finding, bool) {
 	}
 	return fs, applicable
 }
+
+// replaysRenamed says whether a replay of op one at a time (after the
+// first success, with no new effect) returned another identity than the
+// first reply: replay.consistent's finding. Copies of a burst that name
+// several results are then the same flaw, met by those that came once
+// the first was done, as many as timing let come.
+func replaysRenamed(r *record.Record, op string) bool {
+	for _, in := range intentsByRole(r, append(keyedRoles, record.RoleNoKey)...) {
+		if in.Operation != op || !in.Mutating || repeated(r.EffectsOf(in)) > 1 {
+			continue
+		}
+		first := in.FirstOK()
+		if first == nil || first.Identity == "" {
+			continue
+		}
+		for _, a := range in.Attempts[first.N:] {
+			if a.Outcome == record.OK && !a.Burst && a.Identity != "" && a.Identity != first.Identity {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -416,6 +416,20 @@ func concurrentCases() []checkCase {
 			pass: []string{checks.CheckExactlyOnce, checks.CheckEffectField},
 		},
 		{
+			why: "a burst answered as two results by a target whose replays one at a time name a new result: replay.consistent's finding alone, whatever timing let copies come after the first",
+			rec: func() *record.Record {
+				b := newRec()
+				s := b.intent(plain, opCharge)
+				b.try(s, ok(201, "created", "ord_1"), mine())
+				b.try(s, ok(201, "noop", "ord_2"))
+				j := b.intent(burstR, opCharge)
+				b.burst(j, []record.Attempt{ok(201, "created", "ord_3"), ok(201, "noop", "ord_4"), failed(409)}, mine())
+				return b.done()
+			}(),
+			fail: map[string][]record.Severity{checks.CheckReplayConsistent: {major}},
+			pass: []string{checks.CheckConcurrentDuplicates},
+		},
+		{
 			why: "several bursts of one operation: one finding that gives the rate, the worst burst as the example",
 			rec: func() *record.Record {
 				b := newRec()
