@@ -15,10 +15,19 @@ const ResultFile = "result.json"
 
 // WriteJSON writes r itself, history and ledger included, indented: the
 // raw result that ReadResult reads back and harness.Merge re-scores.
+// A target with no finding has "findings": [], not null.
 func (r *Result) WriteJSON(w io.Writer) error {
+	out := *r
+	out.Targets = make([]TargetResult, len(r.Targets))
+	for i, t := range r.Targets {
+		if t.Findings == nil {
+			t.Findings = []Finding{}
+		}
+		out.Targets[i] = t
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return enc.Encode(&out)
 }
 
 // ReadResultFile reads the raw result at path (see ReadResult); the

@@ -1,10 +1,12 @@
 package record_test
 
 import (
+	"bytes"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/record"
 )
@@ -26,4 +28,16 @@ func TestReadResultSaysWhatIsWrong(t *testing.T) {
 	}
 	_, err := record.ReadResultFile(filepath.Join(t.TempDir(), "nope.json"))
 	assert.EqualError(t, err, "no such file")
+}
+
+// TestWriteJSONListsNoFindingsAsEmpty: a target with no finding has an
+// empty list, which a reader can range over, not null; the result
+// written is not changed.
+func TestWriteJSONListsNoFindingsAsEmpty(t *testing.T) {
+	res := &record.Result{Schema: record.ResultSchema, Targets: []record.TargetResult{{Name: "clean"}}}
+	var b bytes.Buffer
+	require.NoError(t, res.WriteJSON(&b))
+	assert.Contains(t, b.String(), `"findings": []`)
+	assert.NotContains(t, b.String(), `"findings": null`)
+	assert.Nil(t, res.Targets[0].Findings, "the result itself is left as it was")
 }
