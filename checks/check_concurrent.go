@@ -55,6 +55,7 @@ type burstTally struct {
 func evalConcurrentDuplicates(r *record.Record) ([]record.Finding, bool) {
 	ins := intentsByRole(r, record.RoleBurst)
 	tallies := map[string]*burstTally{}
+	eventSender := r.Target.Caps().EventKeys
 	renamedOps := map[string]bool{}
 	renamed := func(op string) bool {
 		v, ok := renamedOps[op]
@@ -95,8 +96,9 @@ func evalConcurrentDuplicates(r *record.Record) ([]record.Finding, bool) {
 				t.dup = append(t.dup, in)
 			}
 			t.dupEffects += len(effs)
-		case len(ids) > 1 && !renamed(in.Operation):
-			// Unless a replay one at a time names another result too:
+		case len(ids) > 1 && !eventSender && !renamed(in.Operation):
+			// Unless the caller reads no identity (a sender of events),
+			// or a replay one at a time names another result too:
 			// replay.consistent's finding, which the copies that came
 			// once the first was done met, as many as timing let come.
 			t.split = append(t.split, in)

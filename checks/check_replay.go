@@ -8,12 +8,14 @@ import (
 
 // replayConsistent: a caller that retried must be able to tell the
 // replay is the first reply's result. A sender of events (a webhook's,
-// record.Capabilities.EventKeys) reads only success, so only a replay
-// answered with another class of status (a 4xx after a 2xx) is one.
+// a broker's: record.Capabilities.EventKeys) reads only whether a
+// delivery succeeded, never a status among the successes or an
+// identity, so the check does not apply to it.
 var replayConsistent = Invariant{
 	ID:       CheckReplayConsistent,
 	Property: "every replay returns the first reply's status and identity",
 	Level:    2,
+	Applies:  func(c record.Capabilities) bool { return !c.EventKeys },
 	Probes:   sequentialProbes,
 	Eval:     evalReplayConsistent,
 }
@@ -21,7 +23,6 @@ var replayConsistent = Invariant{
 func evalReplayConsistent(r *record.Record) ([]record.Finding, bool) {
 	var fs []record.Finding
 	applicable := false
-	eventSender := r.Target.Caps().EventKeys
 	for _, in := range intentsByRole(r, append(keyedRoles, record.RoleNoKey)...) {
 		if !in.Mutating || repeated(r.EffectsOf(in)) > 1 {
 			// Retries that acted again are not replays: the duplicate is
@@ -39,11 +40,6 @@ func evalReplayConsistent(r *record.Record) ([]record.Finding, bool) {
 			applicable = true
 			var msg string
 			switch {
-			case eventSender && a.Status/100 == first.Status/100:
-				// A sender of events (a webhook's) reads only whether
-				// a delivery succeeded: 200 and 201 are one answer, and
-				// it reads no identity.
-				continue
 			case a.Status != first.Status:
 				msg = fmt.Sprintf("%s: a replay answered %d, the first reply %d", in.Operation, a.Status, first.Status)
 			case first.Identity != "" && a.Identity != first.Identity:

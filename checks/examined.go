@@ -199,6 +199,9 @@ func unfiredGeneric(rec *record.Record, id string) bool {
 	return false
 }
 
+// refusedReason begins the reason of a fault met by a final refusal.
+const refusedReason = "the attempt the fault acted on was answered with a final refusal"
+
 // retriedAfterFault are the checks whose probes retry an intent with the
 // same key after the fault of its first attempt, and judge the retries.
 var retriedAfterFault = []string{CheckRetryAfterFault, CheckCrashRecovery, CheckDownstream, CheckDependencyRecovery}
@@ -258,12 +261,18 @@ func refusedFaults(rec *record.Record) map[string][]record.Unexamined {
 		if slices.ContainsFunc(out[id], func(u record.Unexamined) bool { return u.Fault == a.Fault && u.Operation == in.Operation }) {
 			continue
 		}
-		answer := fmt.Sprint(a.Status)
+		answer, ask := fmt.Sprint(a.Status), "a target that wants a retry after such a failure answers 503 (409 while the first attempt is still in progress)"
+		switch rec.Target.Kind {
+		case "cli":
+			answer, ask = fmt.Sprintf("exit %d", a.Status), "a tool that wants a retry after such a failure exits with one of its retry_exit_codes (75 by default)"
+		case "mcp":
+			ask = `a tool that wants a retry after such a failure says "status": 503 in its result (409 while the first attempt is still in progress)`
+		}
 		if a.Error != "" {
 			answer = short(a.Error, 80)
 		}
 		out[id] = append(out[id], record.Unexamined{Check: id, Operation: in.Operation, Fault: a.Fault, Cause: record.CauseRefused,
-			Reason: fmt.Sprintf("the attempt the fault acted on was answered with a final refusal (%s), so no retry with the same key followed it, and whether a retry is safe was not shown; a target that wants a retry after such a failure answers 503 (409 while the first attempt is still in progress; a tool's result says \"status\": 503)", answer)})
+			Reason: fmt.Sprintf("%s (%s), so no retry with the same key followed it, and whether a retry is safe was not shown; %s", refusedReason, answer, ask)})
 	}
 	return out
 }

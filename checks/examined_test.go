@@ -189,6 +189,37 @@ func TestAFaultMetByAFinalRefusalIsNotExamined(t *testing.T) {
 		assert.Equal(t, record.StatusPass, results[checks.CheckDependencyRecovery].Status, "what was retried passed")
 		listed(t, b.done(), results)
 	})
+	t.Run("a check with a finding, or left out, lists nothing refused", func(t *testing.T) {
+		b := newRec()
+		i := b.intent(plain, opCharge)
+		b.try(i, under(faults.NameDownstreamFailBefore, failed(400)))
+		refused(b)
+		results, found := verdicts(t, b.done())
+		require.NotEmpty(t, found[checks.CheckRetryAfterFault], "the refusal under downstream-503 is retry.after-fault's finding")
+		disabled := results[checks.CheckDependencyRecovery]
+		disabled.Status, disabled.Note = record.StatusSkip, "disabled"
+		results[checks.CheckDependencyRecovery] = disabled
+		var list []record.CheckResult
+		for _, c := range checks.Checks() {
+			list = append(list, results[c.ID])
+		}
+		for _, u := range checks.NotExamined(b.done(), list) {
+			assert.NotEqual(t, record.CauseRefused, u.Cause, u.String())
+			if u.Check == checks.CheckDependencyRecovery {
+				assert.Equal(t, record.CauseDisabled, u.Cause)
+			}
+		}
+	})
+	t.Run("a command-line tool is told its exit codes", func(t *testing.T) {
+		b := newRec()
+		b.rec.Target.Kind = "cli"
+		i := b.intent(plain, opCharge)
+		b.try(i, under(faults.NameDepError, failed(1)))
+		results, _ := verdicts(t, b.done())
+		c := results[checks.CheckDependencyRecovery]
+		assert.Contains(t, c.Note, "answered with a final refusal (exit 1)")
+		assert.Contains(t, c.Note, "exits with one of its retry_exit_codes")
+	})
 	t.Run("a retry followed", func(t *testing.T) {
 		b := newRec()
 		i := b.intent(plain, opCharge)

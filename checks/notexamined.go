@@ -36,9 +36,15 @@ func NotExamined(rec *record.Record, results []record.CheckResult) []record.Unex
 		return nil
 	}
 	out := append([]record.Unexamined(nil), rec.Unexamined...)
+	// A fault met by a final refusal is listed for a check that found
+	// nothing: one with a finding has said what the refusal showed (an
+	// intent that never succeeded), one left out was not run at all.
 	refused := refusedFaults(rec)
-	for _, c := range retriedAfterFault {
-		out = append(out, refused[c]...)
+	for _, r := range results {
+		if r.Status == record.StatusFail || r.Note == "disabled" {
+			continue
+		}
+		out = append(out, refused[r.ID]...)
 	}
 	covered := map[string]bool{}
 	for _, u := range out {

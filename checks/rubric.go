@@ -109,8 +109,10 @@ func score(checks []record.CheckResult, findings []record.Finding, notApplicable
 	}
 	status := map[string]record.Status{}
 	unfired := map[string]bool{}
+	notes := map[string]string{}
 	for _, c := range checks {
 		status[c.ID] = c.Status
+		notes[c.ID] = c.Note
 		unfired[c.ID] = c.Status == record.StatusSkip && strings.HasPrefix(c.Note, notExaminedNote)
 	}
 	level := 0
@@ -136,7 +138,11 @@ func score(checks []record.CheckResult, findings []record.Finding, notApplicable
 			if st := status[id]; st != record.StatusPass && st != record.StatusFail {
 				msg := fmt.Sprintf("%s did not run (skipped), so level %d cannot be shown", id, l.Level)
 				if unfired[id] {
-					msg = fmt.Sprintf("%s was not examined (a fault armed for it never acted), so level %d cannot be shown", id, l.Level)
+					why := "a fault armed for it never acted"
+					if strings.Contains(notes[id], refusedReason) {
+						why = "its fault's attempt was answered with a final refusal, so no retry followed it"
+					}
+					msg = fmt.Sprintf("%s was not examined (%s), so level %d cannot be shown", id, why, l.Level)
 				}
 				return record.ScoreResult{Level: level, Reason: reason(level, l), Next: &record.Gap{
 					Level: l.Level, Condition: l.Condition, Check: id, Finding: -1, Message: msg,

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 )
 
@@ -153,4 +154,14 @@ func TestWriteFileInterrupted(t *testing.T) {
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, oldReport, string(got), "the old report is untouched by the killed writer")
+}
+
+// TestResultJSONListsNoFindingsAsEmpty: the result.json a run writes
+// lists a target with no finding as findings: [], not null.
+func TestResultJSONListsNoFindingsAsEmpty(t *testing.T) {
+	res := &record.Result{Schema: record.ResultSchema, Targets: []record.TargetResult{{Name: "clean"}}}
+	var b strings.Builder
+	require.NoError(t, reports.ResultJSON(&b, res))
+	assert.Contains(t, b.String(), `"findings": []`)
+	assert.NotContains(t, b.String(), `"findings": null`)
 }

@@ -209,8 +209,5 @@ func JSON(w io.Writer, res *record.Result, o Options) error {
 // Result.WriteJSON does, cleaned first: nothing a target printed is stored
 // raw, and no secret it printed is stored at all.
 func ResultJSON(w io.Writer, res *record.Result) error {
-	res = cleaned(res) // nothing a target printed is stored raw
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(res)
+	return cleaned(res).WriteJSON(w) // nothing a target printed is stored raw
 }

@@ -92,15 +92,15 @@ func Build(ctx context.Context, pool *dockertest.Pool, img Image) error {
 	if err := ping(ctx, pool); err != nil {
 		return err
 	}
-	// superseded is the image the name held, when this build made it
-	// from another binary: once the name has moved, it is removed.
+	// superseded is the image the name held, one that Build made: once
+	// the name has moved to the new one, it is removed if no name holds it.
 	superseded := ""
 	got, err := pool.Client.InspectImage(img.Ref())
 	switch {
 	case err == nil && got.Config != nil && got.Config.Labels[BuildLabel] == digest && !img.Force:
 		return nil
-	case err == nil && got.Config != nil && got.Config.Labels[BuildLabel] != "" && got.Config.Labels[BuildLabel] != digest:
-		superseded = got.ID
+	case err == nil && got.Config != nil && got.Config.Labels[BuildLabel] != "":
+		superseded = got.ID // another binary's, or this one's rebuilt by force
 	case err != nil && !errors.Is(err, dc.ErrNoSuchImage):
 		return fmt.Errorf("container: image %s: inspect: %w", img.Ref(), err)
 	}
@@ -127,11 +127,12 @@ func Build(ctx context.Context, pool *dockertest.Pool, img Image) error {
 		return fmt.Errorf("container: image %s: docker build: %w; build output:\n%s", img.Ref(), err, strings.TrimSpace(msg))
 	}
 	if superseded != "" {
-		// Left untagged, it would pile up with every new binary. Only
+		// A build that gave the same image (the engine's cache) moved
+		// nothing. Left untagged, it would pile up with every new binary. Only
 		// when no name holds it now (removing an image by its id would
 		// take its last name away), and not forced: one a container
 		// still uses stays.
-		if old, err := pool.Client.InspectImage(superseded); err == nil && !slices.ContainsFunc(old.RepoTags, func(t string) bool { return t != "<none>:<none>" }) {
+		if old, err := pool.Client.InspectImage(superseded); err == nil && old.ID != "" && !slices.ContainsFunc(old.RepoTags, func(t string) bool { return t != "<none>:<none>" }) {
 			_ = pool.Client.RemoveImageExtended(superseded, dc.RemoveImageOptions{Context: ctx})
 		}
 	}

@@ -160,21 +160,23 @@ func (in *instance) watch() {
 		if err != nil {
 			return // no longer watched
 		}
+		msg := fmt.Sprintf("container %q (%s) exited by itself (exit code %d)", in.spec.target, shortID(in.id), code)
 		in.mu.Lock()
 		asked := in.down || in.closed || in.gen != gen
+		if !asked {
+			in.unasked = msg // at once: the output follows
+		}
 		in.mu.Unlock()
 		if asked {
 			return
 		}
-		msg := fmt.Sprintf("container %q (%s) exited by itself (exit code %d)", in.spec.target, shortID(in.id), code)
 		if out := in.logs(ctx); out != "" {
-			msg += "; last output:\n    | " + strings.ReplaceAll(out, "\n", "\n    | ")
+			in.mu.Lock()
+			if in.unasked == msg && in.gen == gen {
+				in.unasked = msg + "; last output:\n    | " + strings.ReplaceAll(out, "\n", "\n    | ")
+			}
+			in.mu.Unlock()
 		}
-		in.mu.Lock()
-		if !in.down && !in.closed && in.gen == gen {
-			in.unasked = msg
-		}
-		in.mu.Unlock()
 	}()
 }
 

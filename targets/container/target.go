@@ -3,7 +3,6 @@ package container
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/idemcheck/idemcheck/faults"
@@ -94,12 +93,9 @@ func (t *Target) Close() error {
 // Down implements harness.Watched: how the first container that stopped
 // by itself (no crash fault killed it) ended, with its last output; "".
 func (t *Target) Down() string {
-	for i, c := range t.cs {
+	for _, c := range t.cs {
 		if why := c.exitedByItself(); why != "" {
-			if len(t.cs) > 1 {
-				return fmt.Sprintf("instance %d: %s", i+1, why)
-			}
-			return why
+			return why // it names the container, NAME#i of several
 		}
 	}
 	return ""

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
@@ -236,6 +237,7 @@ func TestDownSaysWhenTheServerExitedByItself(t *testing.T) {
 	down := ht.Down()
 	assert.Contains(t, down, "exited by itself (exit status 0)")
 	assert.Contains(t, down, "helper: served my last request")
+	assert.Contains(t, down, "nothing accepts connections at 127.0.0.1:", "an exit with success, and nothing listens")
 
 	require.NoError(t, ht.Restart(startCtx(t)))
 	assert.Empty(t, ht.Down(), "restarted")
@@ -255,7 +257,36 @@ func TestAServerThatStopsEndsTheRun(t *testing.T) {
 	res, err := harness.Verify(ctx, []harness.Spec{httptarget.Spec(helperConfig(), launch)}, harness.WithSeed(3), harness.WithTrials(0))
 	require.NoError(t, err)
 	tr := res.Targets[0]
-	assert.Contains(t, tr.Error, "the target stopped by itself, no fault having killed it")
+	assert.Contains(t, tr.Error, "the target stopped by itself")
 	assert.Contains(t, tr.Error, "exited by itself (exit status 0)")
 	assert.Empty(t, tr.Findings, "nothing is judged of a server that is gone")
+}
+
+// TestALauncherThatReturnsIsNotDown: a start command that starts the
+// server outside its process group and returns with success (as docker
+// compose up -d does) leaves a target that answers: its probes all run,
+// and nothing says it stopped.
+func TestALauncherThatReturnsIsNotDown(t *testing.T) {
+	launch := helperLaunch("launch")
+	delete(launch.Env, "PAY_URL")
+	state := t.TempDir()
+	launch.Env["STATE_DIR"] = state
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(filepath.Join(state, "server.pid")); err == nil {
+			if pid, err := strconv.Atoi(string(b)); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*waitLimit)
+	defer cancel()
+	res, err := harness.Verify(ctx, []harness.Spec{httptarget.Spec(helperConfig(), launch)}, harness.WithSeed(3), harness.WithTrials(0))
+	require.NoError(t, err)
+	tr := res.Targets[0]
+	assert.NotContains(t, tr.Error, "stopped by itself")
+	attempts := 0
+	for _, in := range tr.Record.Intents {
+		attempts += len(in.Attempts)
+	}
+	assert.Greater(t, attempts, 50, "the probes ran to their end")
 }

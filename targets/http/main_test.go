@@ -7,7 +7,11 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -25,6 +29,8 @@ func TestMain(m *testing.M) {
 	case "":
 	case "1", "die-after":
 		os.Exit(serveHelper())
+	case "launch":
+		os.Exit(launchHelper())
 	case "exit":
 		fmt.Fprintln(os.Stderr, "helper: fatal: no database at $DATABASE_URL")
 		os.Exit(3)
@@ -33,6 +39,44 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	goleak.VerifyTestMain(m)
+}
+
+// launchHelper starts the helper server (mode 1) outside its own process
+// group and session, without the tags that would make it the harness's,
+// writes its pid to $STATE_DIR/server.pid, waits until it listens on
+// $PORT, and exits 0: a launcher (docker compose up -d, a service
+// manager) that starts the server elsewhere and returns.
+func launchHelper() int {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "IDEMCHECK_SCOPE=") && !strings.HasPrefix(kv, "IDEMCHECK_OWNER=") && !strings.HasPrefix(kv, helperEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	seen := filepath.Join(os.Getenv("STATE_DIR"), "healthz.seen")
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(env, helperEnv+"=1", "HEALTH_SEEN="+seen)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "launcher:", err)
+		return 1
+	}
+	if err := os.WriteFile(filepath.Join(os.Getenv("STATE_DIR"), "server.pid"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, "launcher:", err)
+		return 1
+	}
+	// Returns once the harness has seen the server ready: a launcher
+	// that returns before that is a start that failed.
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(seen); err == nil {
+			fmt.Fprintln(os.Stderr, "launcher: the server is up")
+			return 0
+		}
+		time.Sleep(10 * time.Millisecond) // polling for a file the server writes, with a deadline
+	}
+	fmt.Fprintln(os.Stderr, "launcher: the server was never asked whether it is ready")
+	return 1
 }
 
 // serveHelper serves on 127.0.0.1:$PORT until SIGTERM:
@@ -54,6 +98,9 @@ func serveHelper() int {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprint(w, "ok")
+		if f := os.Getenv("HEALTH_SEEN"); f != "" {
+			_ = os.WriteFile(f, nil, 0o600)
+		}
 	})
 	mux.HandleFunc("POST /x", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

@@ -2,10 +2,13 @@ package http
 
 import (
 	"errors"
+	"net"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/internal/oncehttp"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
 
@@ -112,20 +115,31 @@ func (t *Target) burstHosts() []string {
 // fixed address.
 var errReplicasNeedPort = errors.New("replicas need {{port}} in the target's url (and start command): each instance listens on a port of its own")
 
-// Down implements the harness's check that a target it started is still
-// there: how the first instance whose process exited by itself (no crash
-// fault killed it) ended, or "".
+// Down implements harness.Watched: how the first instance whose process
+// exited by itself (no crash fault killed it) ended, or "". A process
+// that exited with success while something still accepts connections at
+// its instance's address is not down: a launcher that started the server
+// elsewhere (docker compose up -d, a service manager) and returned.
 func (t *Target) Down() string {
-	for i, in := range t.insts {
+	for _, in := range t.insts {
 		if in.proc == nil {
 			continue
 		}
-		if why := in.proc.ExitedByItself(); why != "" {
-			if len(t.insts) > 1 {
-				return instanceName(i) + ": " + why
-			}
-			return why
+		why, success := in.proc.ExitedByItself()
+		if why == "" {
+			continue
 		}
+		if success {
+			if u, err := url.Parse(in.base); err == nil && u.Host != "" {
+				c, err := net.DialTimeout("tcp", oncehttp.Address(u), time.Second)
+				if err == nil {
+					_ = c.Close()
+					continue // the server it started still listens
+				}
+				why += "; nothing accepts connections at " + u.Host + " any more"
+			}
+		}
+		return why
 	}
 	return ""
 }

@@ -142,24 +142,26 @@ func (p *Process) Exited() <-chan struct{} { return p.current().done }
 
 // ExitedByItself says how the current incarnation ended when it exited
 // without the harness asking (no Stop, Kill or Restart): its exit status
-// and its last lines of output. It is "" while the incarnation runs, and
-// when its end was asked for or already reported.
-func (p *Process) ExitedByItself() string {
+// and its last lines of output, and whether that status was success (a
+// launcher that started the server elsewhere and returned, say). why is
+// "" while the incarnation runs, and when its end was asked for or
+// already reported.
+func (p *Process) ExitedByItself() (why string, success bool) {
 	in := p.current()
 	select {
 	case <-in.done:
 	default:
-		return ""
+		return "", false
 	}
 	if in.isAccounted() {
-		return ""
+		return "", false
 	}
-	_, status := in.exitStatus()
-	msg := fmt.Sprintf("process %q (pid %d) exited by itself (%s)", p.name, in.pid, status)
+	code, status := in.exitStatus()
+	why = fmt.Sprintf("process %q (pid %d) exited by itself (%s)", p.name, in.pid, status)
 	if lines := lastLines(p.Output(), outputLines); lines != "" {
-		msg += "; last output:\n    | " + strings.ReplaceAll(lines, "\n", "\n    | ")
+		why += "; last output:\n    | " + strings.ReplaceAll(lines, "\n", "\n    | ")
 	}
-	return msg
+	return why, code == 0
 }
 
 // Output returns the last 64 KiB of the combined stdout and stderr of all

@@ -50,7 +50,7 @@ func TestDownFindingNamesTheFirstFaultsCheck(t *testing.T) {
 	assert.Equal(t, checks.CheckDependencyRecovery, f.Check)
 	assert.Equal(t, faults.NameDepError, f.Fault)
 	assert.Equal(t, record.Major, f.Severity)
-	assert.Contains(t, f.Message, `pay: after this trial's steps stopped by itself, no fault having killed it (by the end of an attempt at pay): process "shop" (pid 7) exited by itself (exit status 2)`)
+	assert.Contains(t, f.Message, `pay: after this trial's steps the target stopped by itself, no fault having killed it (by the end of an attempt at pay): process "shop" (pid 7) exited by itself (exit status 2)`)
 
 	rec.Intents[0].Attempts[0].Fault, rec.Intents[0].Attempts[0].FaultClass = "", ""
 	f = downFinding(rec, down)

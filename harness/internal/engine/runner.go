@@ -151,7 +151,7 @@ func (r *runner) attemptAt(in *record.Intent, f faults.Fault, pt *record.EffectP
 		a.LedgerAfter = r.ledger.LastSeq() // after a crash, read once restarted
 	}
 	in.Attempts = append(in.Attempts, a)
-	r.noteDown(in.Operation)
+	r.noteDown(in.Operation, a.Fault, faults.Class(a.FaultClass))
 	r.noteSilence(a)
 	r.noteFailure(in, a)
 }
@@ -164,16 +164,26 @@ type downError struct{ msg string }
 func (e *downError) Error() string { return e.msg }
 
 // noteDown stops the run (r.fatal) when the target says what serves it
-// exited by itself, during or before an attempt at op: every later call
-// would fail, and be judged as the target's answer.
-func (r *runner) noteDown(op string) {
+// exited by itself, during or before an attempt at op under fault (""
+// for none) of class: every later call would fail, and be judged as the
+// target's answer.
+func (r *runner) noteDown(op, fault string, class faults.Class) {
 	w, ok := r.target().(Watched)
 	if !ok || r.fatal != nil || r.s.ctx.Err() != nil {
 		return
 	}
-	if why := w.Down(); why != "" {
-		r.fatal = &downError{fmt.Sprintf("the target stopped by itself, no fault having killed it (by the end of an attempt at %s): %s", op, why)}
+	why := w.Down()
+	if why == "" {
+		return
 	}
+	msg := fmt.Sprintf("the target stopped by itself, no fault having killed it (by the end of an attempt at %s): %s", op, why)
+	switch {
+	case class == faults.ClassDownstream || class == faults.ClassDependency:
+		msg = fmt.Sprintf("the target stopped by itself by the end of an attempt at %s under %s, which fails a call the target makes and kills nothing: a failure of what it calls must be answered with an error, not end the server: %s", op, fault, why)
+	case fault != "":
+		msg = fmt.Sprintf("the target stopped by itself by the end of an attempt at %s under %s, a fault that kills nothing: %s", op, fault, why)
+	}
+	r.fatal = &downError{msg}
 }
 
 // waitNotice is how long an attempt waits for its answer before the
@@ -319,7 +329,7 @@ func (r *runner) burst(in *record.Intent, n int) {
 		})
 		r.attempted()
 	}
-	r.noteDown(in.Operation)
+	r.noteDown(in.Operation, "", "")
 	r.noteBurst(in, in.Attempts[base:])
 }
 

@@ -208,7 +208,7 @@ func downFinding(rec *record.Record, down *downError) record.Finding {
 		f.Operation = last.Operation
 		f.Evidence.Intents = []record.Intent{last}
 	}
-	f.Message = fmt.Sprintf("%s: after this trial's steps %s. A request the target cannot serve, or a failure around it, must be answered with an error, not end the server",
+	f.Message = fmt.Sprintf("%s: after this trial's steps the target %s. A request the target cannot serve, or a failure around it, must be answered with an error, not end the server",
 		f.Operation, strings.TrimPrefix(down.msg, "the target "))
 	return f
 }
