@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -289,4 +290,39 @@ func TestALauncherThatReturnsIsNotDown(t *testing.T) {
 		attempts += len(in.Attempts)
 	}
 	assert.Greater(t, attempts, 50, "the probes ran to their end")
+}
+
+// TestATargetThatStopsListeningEndsTheRun: a target idemcheck did not
+// start that stops accepting connections once it has answered ends the
+// run of its probes, saying so, instead of every later call being judged
+// as its answer (an intent that "never succeeded", a burst that "never
+// completed").
+func TestATargetThatStopsListeningEndsTheRun(t *testing.T) {
+	var (
+		mu   sync.Mutex
+		n    int
+		srv  *httptest.Server
+		once sync.Once
+	)
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"effect":"created","data":{"id":"1"}}`)
+		mu.Lock()
+		n++
+		stop := n >= 25
+		mu.Unlock()
+		if stop {
+			once.Do(func() { go srv.Close() })
+		}
+	}))
+	t.Cleanup(srv.Close)
+	cfg := helperConfig()
+	cfg.BaseURL = srv.URL
+	ctx, cancel := context.WithTimeout(context.Background(), 2*waitLimit)
+	defer cancel()
+	res, err := harness.Verify(ctx, []harness.Spec{httptarget.Spec(cfg, nil)}, harness.WithSeed(3), harness.WithTrials(0))
+	require.NoError(t, err)
+	tr := res.Targets[0]
+	assert.Contains(t, tr.Error, "the target stopped accepting connections after it had answered")
+	assert.Empty(t, tr.Findings, "nothing is judged of a target that is gone")
 }

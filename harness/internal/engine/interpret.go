@@ -301,6 +301,7 @@ func (r *runner) runGroup(info record.TargetInfo, pr *probeRun, from, to int) {
 			r.answered = true
 		}
 		r.silent, r.silentFor = max(r.silent, sub.silent), max(r.silentFor, sub.silentFor)
+		r.refused = max(r.refused, sub.refused)
 	}
 	if later {
 		for _, m := range ms {

@@ -59,6 +59,9 @@ type runner struct {
 	answered  bool
 	silent    int
 	silentFor time.Duration
+	// refused counts the unfaulted attempts in a row whose connection the
+	// target refused, once it had answered (see noteRefused).
+	refused int
 }
 
 // target is the instance's target.
@@ -152,8 +155,38 @@ func (r *runner) attemptAt(in *record.Intent, f faults.Fault, pt *record.EffectP
 	}
 	in.Attempts = append(in.Attempts, a)
 	r.noteDown(in.Operation, a.Fault, faults.Class(a.FaultClass))
+	r.noteRefused(a)
 	r.noteSilence(a)
 	r.noteFailure(in, a)
+}
+
+// refusedLimit is how many unfaulted attempts in a row, after the target
+// has answered, may find its connection refused before the run says it
+// stopped: a target idemcheck does not start that went away would
+// otherwise have every later probe judged on calls that never reached it.
+const refusedLimit = 3
+
+// refusedConn says whether a reached nothing because the target refused
+// the connection (nothing listens at its address any more).
+func refusedConn(a record.Attempt) bool {
+	return !a.Forwarded && a.Fault == "" && strings.Contains(a.Error, "connection refused")
+}
+
+// noteRefused stops the run (r.fatal) once refusedLimit unfaulted
+// attempts in a row, after the target had answered, found its connection
+// refused: what served it is gone.
+func (r *runner) noteRefused(a record.Attempt) {
+	if a.Fault != "" || r.fatal != nil || r.s.ctx.Err() != nil {
+		return
+	}
+	if !refusedConn(a) || !r.answered {
+		r.refused = 0
+		return
+	}
+	r.refused++
+	if r.refused >= refusedLimit {
+		r.fatal = &downError{fmt.Sprintf("the target stopped accepting connections after it had answered: %d attempts in a row without a fault were refused (last: %s); a target idemcheck does not start must keep running for the whole run", r.refused, a.Error)}
+	}
 }
 
 // downError is the fatal error of a run whose target's process exited by
@@ -330,6 +363,9 @@ func (r *runner) burst(in *record.Intent, n int) {
 		r.attempted()
 	}
 	r.noteDown(in.Operation, "", "")
+	if len(replies) > 0 {
+		r.noteRefused(in.Attempts[base])
+	}
 	r.noteBurst(in, in.Attempts[base:])
 }
 
