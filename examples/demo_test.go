@@ -91,7 +91,7 @@ func TestReferenceTargets(t *testing.T) {
 		{"nodryrun", 2, []string{"dryrun", "key.required"}, "no dry-run, key optional"},
 		{"mismatch", 2, []string{"key.mismatch", "key.scope"}, "reused key with another payload silently replayed"},
 		{"payload-dedup", 0, []string{"key.distinct", "key.mismatch"}, "de-duplicates by payload: distinct intents merged"},
-		{"unstable-replay", 1, []string{"replay.consistent"}, "replays return another identity (burst copies too, when the scheduler lets a copy replay rather than get 409)"},
+		{"unstable-replay", 1, []string{"replay.consistent"}, "replays return another identity (burst copies that replay rather than get 409 are that flaw too, reported once)"},
 		{"mark-first", 0, []string{"exactly-once"}, "acknowledges an intent whose charge failed"},
 		{"read-side-effect", 0, []string{"safe.readonly"}, "a safe operation charges"},
 		{"memory-cache", 0, []string{"crash.recovery", "downstream.propagation"}, "an in-memory cache forgets across a crash, and no key goes downstream"},

@@ -184,8 +184,8 @@ func TestVerifyInProcessHandlers(t *testing.T) {
 	fail, skipped := failing(good)
 	assert.Empty(t, fail)
 	assert.Equal(t, 3, good.Score.Level, good.Score.Reason)
-	assert.Equal(t, []string{"consumer.redelivery", "crash.recovery", "dependency.recovery", "dryrun", "effect.field", "ietf.draft", "key.malformed", "key.mismatch", "key.required", "key.scope", "mcp.annotations", "mcp.idempotent-hint", "mcp.readonly-hint"}, skipped,
-		"the key conventions webhooks lack (an event id is not a caller's key), crashes (the harness did not start this handler), tool annotations, the ietf-draft profile it did not opt into, a broker's redeliveries and a dependency it does not declare")
+	assert.Equal(t, []string{"consumer.redelivery", "crash.recovery", "dependency.recovery", "dryrun", "effect.field", "ietf.draft", "key.malformed", "key.mismatch", "key.required", "key.scope", "mcp.annotations", "mcp.idempotent-hint", "mcp.readonly-hint", "replay.consistent"}, skipped,
+		"the key conventions webhooks lack (an event id is not a caller's key), crashes (the harness did not start this handler), tool annotations, the ietf-draft profile it did not opt into, a broker's redeliveries, a dependency it does not declare, and replies a sender reads only for success")
 	for _, c := range good.Checks {
 		if c.ID == "effect.field" {
 			assert.Equal(t, "not applicable to webhook targets", c.Note)
