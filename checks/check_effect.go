@@ -8,6 +8,11 @@ import (
 	"github.com/idemcheck/idemcheck/record"
 )
 
+// effectField: a caller tells a retry that acted from one that replayed
+// by the reply's effect field, or, for an operation that marks its
+// replays instead (a replayed header such as Idempotent-Replayed: true,
+// a result's "replayed": true), by that mark: present on a replay,
+// absent when the call acted.
 var effectField = Invariant{
 	ID:       CheckEffectField,
 	Property: "every reply of a mutating operation carries an effect: created/updated/deleted when it acted, noop when it replayed; a safe operation's reply never says it acted",
@@ -98,10 +103,9 @@ type effectTally struct {
 	first string
 }
 
-// wrongEffect says what attempt j of in said, and why want was due.
-func wrongEffect(in *record.Intent, j int, want string) string {
-	a := &in.Attempts[j]
-	s := fmt.Sprintf("attempt %d of %d of intent %d said %q", j+1, len(in.Attempts), in.ID, a.Effect)
+// wrongEffect says what attempt j of in said (said), and why want was due.
+func wrongEffect(in *record.Intent, j int, said, want string) string {
+	s := fmt.Sprintf("attempt %d of %d of intent %d said %q", j+1, len(in.Attempts), in.ID, said)
 	switch {
 	case !in.Mutating:
 		return s + ": a safe operation acts on nothing"
@@ -134,6 +138,16 @@ func evalEffectField(r *record.Record) ([]record.Finding, bool) {
 		return t
 	}
 	readJudged := false
+	// replayMarked are the operations some successful reply of which was
+	// marked replayed, with no effect field.
+	replayMarked := map[string]bool{}
+	for i := range r.Intents {
+		for _, a := range r.Intents[i].Attempts {
+			if a.Outcome == record.OK && a.Replayed && !a.HasEffect && r.Intents[i].Mutating {
+				replayMarked[r.Intents[i].Operation] = true
+			}
+		}
+	}
 	for i := range r.Intents {
 		in := &r.Intents[i]
 		if in.Role == record.RoleMismatch || in.Role == record.RoleBadSignature || in.Role == record.RoleOtherOperation || in.Role == record.RoleOtherCaller || len(in.Attempts) == 0 {
@@ -156,14 +170,23 @@ func evalEffectField(r *record.Record) ([]record.Finding, bool) {
 					t.wrongExp["noop"]++
 					t.example(in)
 					if t.first == "" {
-						t.first = wrongEffect(in, j, "noop")
+						t.first = wrongEffect(in, j, a.Effect, "noop")
 					}
 				}
 				continue
 			}
 			t := get(in.Operation)
 			t.ok++
-			if !a.HasEffect {
+			effect, said := a.Effect, a.Effect
+			if !a.HasEffect && replayMarked[in.Operation] {
+				// The operation marks its replays instead (a replayed
+				// header, a result's "replayed": true): the mark is the
+				// effect, "noop" where it is, an act where it is not.
+				effect, said = "created", "no replayed mark"
+				if a.Replayed {
+					effect, said = "noop", "replayed"
+				}
+			} else if !a.HasEffect {
 				t.missing++
 				t.example(in)
 				continue
@@ -177,13 +200,13 @@ func evalEffectField(r *record.Record) ([]record.Finding, bool) {
 			default:
 				want = expectedEffect(r, in, j)
 			}
-			bad := (want == "noop" && a.Effect != "noop") || (want == "act" && !actingEffects[a.Effect])
+			bad := (want == "noop" && effect != "noop") || (want == "act" && !actingEffects[effect])
 			if bad {
 				if t.first == "" {
-					t.first = wrongEffect(in, j, want)
+					t.first = wrongEffect(in, j, said, want)
 				}
 				t.wrong++
-				t.wrongSaid[a.Effect]++
+				t.wrongSaid[said]++
 				t.wrongExp[want]++
 				t.example(in)
 			}

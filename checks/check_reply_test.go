@@ -139,3 +139,49 @@ func TestReplayConsistentForEventSenders(t *testing.T) {
 		assert.Contains(t, found[checks.CheckReplayConsistent][0].Message, "a replay answered 200, the first reply 201")
 	}
 }
+
+// An operation that marks its replays (Idempotent-Replayed: true, a
+// result's "replayed": true) instead of carrying an effect field tells a
+// caller whether a retry acted: the mark is judged as the effect. One
+// that marks nothing carries no effect at all.
+func TestReplayMarkIsTheEffect(t *testing.T) {
+	bare := func(status int, identity string, replayed bool) record.Attempt {
+		a := ok(status, "", identity)
+		a.Replayed = replayed
+		return a
+	}
+	for _, tc := range []struct {
+		name   string
+		replay record.Attempt
+		want   string
+	}{
+		{"a marked replay", bare(201, "inv_1", true), ""},
+		{"an unmarked replay beside marked ones", bare(201, "inv_1", false), `said "no replayed mark"×1 where "noop" was due`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newRec()
+			i := b.intent(plain, opCharge)
+			b.try(i, bare(201, "inv_1", false), mine())
+			b.try(i, tc.replay)
+			j := b.intent(plain, opCharge)
+			b.try(j, bare(201, "inv_2", false), mine())
+			b.try(j, bare(201, "inv_2", true))
+			fs := findingsOf(t, b.done(), checks.CheckEffectField)
+			if tc.want == "" {
+				assert.Empty(t, fs, describe(fs))
+				return
+			}
+			require.Len(t, fs, 1, describe(fs))
+			assert.Contains(t, fs[0].Message, tc.want)
+		})
+	}
+	t.Run("no mark at all", func(t *testing.T) {
+		b := newRec()
+		i := b.intent(plain, opCharge)
+		b.try(i, bare(201, "inv_1", false), mine())
+		b.try(i, bare(201, "inv_1", false))
+		fs := findingsOf(t, b.done(), checks.CheckEffectField)
+		require.Len(t, fs, 1, describe(fs))
+		assert.Contains(t, fs[0].Message, "carry no effect field")
+	})
+}
