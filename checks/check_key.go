@@ -20,7 +20,14 @@ var keyMismatch = Invariant{
 		b.KeyFrom, b.InputsFrom, b.Change, b.RetryFailures = 0, 0, true, true
 		return []Probe{{Name: "key reuse with another payload", Steps: []Step{Fresh(record.RolePlain, pc.Op.Name), b}}}
 	},
-	Skip: func(*record.Record) string { return "no mutating operation has inputs to vary" },
+	Skip: func(r *record.Record) string {
+		for _, in := range intentsByRole(r, record.RoleMismatch) {
+			if origin := r.Intent(in.Related); origin != nil && !origin.Acknowledged() {
+				return "the first request of every reused key failed, so no other payload was ever compared with one the target had accepted"
+			}
+		}
+		return "no mutating operation has inputs to vary"
+	},
 	Eval: evalKeyMismatch,
 }
 
@@ -59,13 +66,16 @@ var keyDistinct = Invariant{
 func evalKeyMismatch(r *record.Record) ([]record.Finding, bool) {
 	var fs []record.Finding
 	ins := intentsByRole(r, record.RoleMismatch)
+	examined := false
 	for _, in := range ins {
 		origin := r.Intent(in.Related)
 		if origin == nil || !origin.Acknowledged() {
 			// The key's first use never completed (refused, never sent,
-			// given up): reusing it is no mismatch the target could know.
+			// given up): reusing it is no mismatch the target could know,
+			// and nothing was examined.
 			continue
 		}
+		examined = true
 		effs := r.EffectsOf(in)
 		a := mismatchVerdict(in)
 		var msg string
@@ -83,7 +93,7 @@ func evalKeyMismatch(r *record.Record) ([]record.Finding, bool) {
 		}
 		fs = append(fs, record.Finding{Check: CheckKeyMismatch, Severity: record.Minor, Operation: in.Operation, Message: msg, Evidence: evidence(r, origin, in)})
 	}
-	return fs, len(ins) > 0
+	return fs, examined
 }
 
 // mismatchVerdict returns the attempt that says how the target answered a

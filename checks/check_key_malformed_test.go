@@ -81,3 +81,18 @@ func TestKeyMalformedBlamesADownstreamOnlyForAGatewayError(t *testing.T) {
 		assert.Equal(t, hint, strings.Contains(msg, "blames a call the target made"), "HTTP %d: %s", status, msg)
 	}
 }
+
+// A reused key whose first request failed compared no payloads:
+// key.mismatch is not examined, saying why, never passed.
+func TestKeyMismatchWithAFailedFirstRequestIsNotExamined(t *testing.T) {
+	b := newRec()
+	first := b.intent(plain, opCharge)
+	b.try(first, unknown(500))
+	m := b.intent(mismatch, opCharge, first)
+	b.try(m, unknown(500))
+	results, found := verdicts(t, b.done())
+	assert.Empty(t, found[checks.CheckKeyMismatch])
+	c := results[checks.CheckKeyMismatch]
+	assert.Equal(t, record.StatusSkip, c.Status)
+	assert.Contains(t, c.Note, "the first request of every reused key failed")
+}
