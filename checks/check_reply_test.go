@@ -1,6 +1,7 @@
 package checks_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -184,4 +185,31 @@ func TestReplayMarkIsTheEffect(t *testing.T) {
 		require.Len(t, fs, 1, describe(fs))
 		assert.Contains(t, fs[0].Message, "carry no effect field")
 	})
+}
+
+// Replies in which the identity locator found nothing were compared by
+// status alone: replay.consistent passes, and the run says what it did
+// not examine.
+func TestReplaysWithNoIdentityAreSaidToBeComparedByStatus(t *testing.T) {
+	for _, withID := range []bool{false, true} {
+		b := newRec()
+		id := ""
+		if withID {
+			id = "ord_1"
+		}
+		i := b.intent(plain, opCharge)
+		b.try(i, ok(201, "created", id), mine())
+		b.try(i, ok(201, "noop", id))
+		rec := b.done()
+		results, _ := verdicts(t, rec)
+		var list []record.CheckResult
+		for _, c := range checks.Checks() {
+			list = append(list, results[c.ID])
+		}
+		said := false
+		for _, u := range checks.NotExamined(rec, list) {
+			said = said || (u.Check == checks.CheckReplayConsistent && strings.Contains(u.Reason, "compared by their status alone"))
+		}
+		assert.Equal(t, !withID, said, "identity %q", id)
+	}
 }

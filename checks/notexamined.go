@@ -46,6 +46,9 @@ func NotExamined(rec *record.Record, results []record.CheckResult) []record.Unex
 		}
 		out = append(out, refused[r.ID]...)
 	}
+	if u, ok := identityUnseen(rec, results); ok {
+		out = append(out, u)
+	}
 	covered := map[string]bool{}
 	for _, u := range out {
 		covered[u.Check] = true
@@ -78,4 +81,43 @@ func NotExamined(rec *record.Record, results []record.CheckResult) []record.Unex
 		out = append(out, u)
 	}
 	return out
+}
+
+// identityUnseen says, when replay.consistent passed, that no successful
+// reply of a mutating operation carried an identity: the replays were
+// compared by their status alone, most likely because the identity
+// locator (identity:) points where the replies keep nothing.
+func identityUnseen(rec *record.Record, results []record.CheckResult) (record.Unexamined, bool) {
+	passed := false
+	for _, r := range results {
+		passed = passed || (r.ID == CheckReplayConsistent && r.Status == record.StatusPass)
+	}
+	if !passed {
+		return record.Unexamined{}, false
+	}
+	replays := 0
+	for i := range rec.Intents {
+		in := &rec.Intents[i]
+		if !in.Mutating {
+			continue
+		}
+		oks := 0
+		for _, a := range in.Attempts {
+			if a.Outcome != record.OK {
+				continue
+			}
+			if a.Identity != "" {
+				return record.Unexamined{}, false
+			}
+			oks++
+		}
+		if oks > 1 {
+			replays++
+		}
+	}
+	if replays == 0 {
+		return record.Unexamined{}, false
+	}
+	return record.Unexamined{Check: CheckReplayConsistent, Cause: record.CauseNothing,
+		Reason: "the identity of a result: no successful reply carried one where the identity locator (identity:) looks, so replays were compared by their status alone; point identity: at the result's id (such as {json: id})"}, true
 }
