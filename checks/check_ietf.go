@@ -26,11 +26,12 @@ var Profiles = []string{ProfileIETFDraft}
 // the status codes (and, for a replay, the result) of their replies. The
 // effects those checks count are theirs to judge.
 var ietfDraft = Invariant{
-	ID:       CheckIETFDraft,
-	Property: "a target on the ietf-draft profile answers as the Idempotency-Key draft says: 400 without a key, 409 for a concurrent copy, 422 for a reused key with another payload, and the first reply on a retry",
-	Level:    3,
-	Optional: true,
-	Applies:  func(c record.Capabilities) bool { return c.Profile == ProfileIETFDraft },
+	ID:        CheckIETFDraft,
+	Property:  "a target on the ietf-draft profile answers as the Idempotency-Key draft says: 400 without a key, 409 for a concurrent copy, 422 for a reused key with another payload, and the first reply on a retry",
+	Level:     3,
+	Optional:  true,
+	Applies:   func(c record.Capabilities) bool { return c.Profile == ProfileIETFDraft },
+	Unapplied: "not applicable: only a target on the ietf-draft profile (profile: ietf-draft) is judged by it",
 	Probes: func(pc ProbeContext) []Probe {
 		if pc.Caps.Profile != ProfileIETFDraft {
 			return nil

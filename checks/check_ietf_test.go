@@ -74,7 +74,7 @@ func ietfDraftCases() []checkCase {
 			rec:   notOptedIn,
 			fail:  map[string][]record.Severity{checks.CheckReplayConsistent: {major}},
 			skip:  []string{checks.CheckIETFDraft},
-			notes: map[string]string{checks.CheckIETFDraft: "not applicable to func targets"},
+			notes: map[string]string{checks.CheckIETFDraft: "not applicable: only a target on the ietf-draft profile (profile: ietf-draft) is judged by it"},
 		},
 	}
 }

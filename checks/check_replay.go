@@ -12,12 +12,13 @@ import (
 // delivery succeeded, never a status among the successes or an
 // identity, so the check does not apply to it.
 var replayConsistent = Invariant{
-	ID:       CheckReplayConsistent,
-	Property: "every replay returns the first reply's status and identity",
-	Level:    2,
-	Applies:  func(c record.Capabilities) bool { return !c.EventKeys },
-	Probes:   sequentialProbes,
-	Eval:     evalReplayConsistent,
+	ID:        CheckReplayConsistent,
+	Property:  "every replay returns the first reply's status and identity",
+	Level:     2,
+	Applies:   func(c record.Capabilities) bool { return !c.EventKeys },
+	Unapplied: "not applicable: a sender of events reads only whether a delivery succeeded, not a status among the successes or an identity",
+	Probes:    sequentialProbes,
+	Eval:      evalReplayConsistent,
 }
 
 func evalReplayConsistent(r *record.Record) ([]record.Finding, bool) {

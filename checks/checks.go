@@ -64,6 +64,10 @@ type Invariant struct {
 	// Applies is the not-applicable rule: false when the target lacks the
 	// convention the check verifies. Nil means it always applies.
 	Applies func(record.Capabilities) bool
+	// Unapplied says why the check does not apply when that is not the
+	// target's kind (a profile it did not opt into, a caller that reads
+	// no reply); "" means NotApplicableNote.
+	Unapplied string
 	// Skip says why the check had nothing to judge in rec; nil means a
 	// generic note.
 	Skip func(rec *record.Record) string

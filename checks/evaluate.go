@@ -26,6 +26,9 @@ func evaluate(checks []Invariant, rec *record.Record) ([]record.CheckResult, []r
 	for _, c := range checks {
 		if !c.applies(caps) {
 			note := NotApplicableNote(rec.Target.Kind)
+			if c.Unapplied != "" {
+				note = c.Unapplied
+			}
 			if keyed := caps; !caps.Keys {
 				if keyed.Keys = true; c.applies(keyed) {
 					note = keylessNote

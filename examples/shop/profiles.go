@@ -94,7 +94,7 @@ var registry = []profile{
 	},
 	{
 		ProfileInfo: ProfileInfo{Name: "noeffect", Score: 1,
-			Flaw: "replies never carry the effect field, so a client cannot tell a replay from a first run"},
+			Flaw: "replies never carry the effect field, nor mark a replay (no Idempotent-Replayed header), so a client cannot tell a replay from a first run"},
 		newGuard: atomicOnly, durable: true, dryRun: true,
 	},
 	{

@@ -52,11 +52,14 @@ type presenter struct {
 
 // send writes rep. A replay keeps the stored status and data, says
 // "effect":"noop" instead of the original effect, and carries the
-// Idempotent-Replayed header.
+// Idempotent-Replayed header. A profile without effects says neither:
+// nothing tells its replay from a first run.
 func (p presenter) send(w http.ResponseWriter, rep reply, replayed bool) {
 	env := rep.body
 	if replayed {
-		w.Header().Set(headerReplayed, "true")
+		if p.effects {
+			w.Header().Set(headerReplayed, "true")
+		}
 		if env.OK {
 			env.Effect = effectNoop
 		}
