@@ -80,6 +80,15 @@ type op struct {
 	rawPath   string
 	listItems *string // for a GET: the JSON path of the listed objects
 	search    string  // for a GET: a query parameter that searches
+	// pathParams are the path's parameters ({id}): generated values name
+	// nothing that exists.
+	pathParams []string
+	// identity is where the operation's success reply names what it
+	// made, when its schema says ("id", "data.id"); "" otherwise.
+	identity string
+	// exactMarker: the marker field holds the marker alone, which a list
+	// filters by whole.
+	exactMarker bool
 }
 
 type input struct {
@@ -102,17 +111,51 @@ func Generate(doc *openapi3.T, opts Options) Config {
 	for _, p := range keys {
 		item := paths[p]
 		byMethod := item.Operations()
+		filter := listFilter(item)
 		for _, m := range methodOrder {
 			o := byMethod[m]
 			if o == nil {
 				continue
 			}
-			g := build(p, m, o, append(append(openapi3.Parameters{}, item.Parameters...), o.Parameters...))
+			g := build(p, m, o, append(append(openapi3.Parameters{}, item.Parameters...), o.Parameters...), filter)
 			g.name = uniqueName(opName(o.OperationID, m, p), used)
 			ops = append(ops, g)
 		}
 	}
 	return render(doc, ops, opts)
+}
+
+// listFilter finds, on a collection whose GET lists objects and has no
+// search parameter, a string query parameter of the GET named as a plain
+// string property of its POST's JSON body (GET /invoices?customer= and
+// POST /invoices {customer}): the POST's marker goes in that property,
+// and the GET finds each intent's objects by it. "" when there is none.
+func listFilter(item *openapi3.PathItem) string {
+	get, post := item.Get, item.Post
+	if get == nil || post == nil || listItems(get) == nil || post.RequestBody == nil || post.RequestBody.Value == nil {
+		return ""
+	}
+	mt := jsonMedia(post.RequestBody.Value.Content)
+	if mt == nil || mt.Schema == nil || mt.Schema.Value == nil || !isType(mt.Schema.Value, "object") {
+		return ""
+	}
+	props := mt.Schema.Value.Properties
+	var names []string
+	for _, pr := range append(append(openapi3.Parameters{}, item.Parameters...), get.Parameters...) {
+		if p := pr.Value; p != nil && p.In == "query" {
+			if searchRE.MatchString(p.Name) {
+				return "" // it searches already
+			}
+			if ref, ok := props[p.Name]; ok && ref.Value != nil && plainString(ref.Value) && (p.Schema == nil || p.Schema.Value == nil || isType(p.Schema.Value, "string")) {
+				names = append(names, p.Name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	sort.Strings(names)
+	return names[0]
 }
 
 var nonName = lazyregexp.New(`[^a-z0-9]+`)
@@ -155,11 +198,15 @@ var (
 	pathParamRE   = lazyregexp.New(`\{([^}]+)\}`)
 )
 
-func build(path, method string, o *openapi3.Operation, params openapi3.Parameters) *op {
+// build makes the operation of method on path; filter, when not "", is
+// the query parameter of the collection's list by which the marker of
+// what its POST creates is found (see listFilter).
+func build(path, method string, o *openapi3.Operation, params openapi3.Parameters, filter string) *op {
 	g := &op{method: method, rawPath: path, mutating: method != "GET" && method != "HEAD", summary: o.Summary}
 	seen := map[string]bool{}
 	g.path = pathParamRE.ReplaceAllStringFunc(path, func(m string) string {
 		name := inputName(m[1 : len(m)-1])
+		g.pathParams = append(g.pathParams, m)
 		var schema *openapi3.Schema
 		for _, p := range params {
 			if p.Value != nil && p.Value.In == "path" && p.Value.Name == m[1:len(m)-1] && p.Value.Schema != nil {
@@ -192,7 +239,7 @@ func build(path, method string, o *openapi3.Operation, params openapi3.Parameter
 			switch {
 			case dryRunRE.MatchString(p.Name):
 				g.dryRun = p.Name
-			case !g.mutating && g.search == "" && searchRE.MatchString(p.Name):
+			case !g.mutating && g.search == "" && (searchRE.MatchString(p.Name) || p.Name == filter):
 				g.search = p.Name
 				query = append(query, url.QueryEscape(p.Name)+"={{marker}}")
 				g.marker = true
@@ -210,11 +257,17 @@ func build(path, method string, o *openapi3.Operation, params openapi3.Parameter
 		if mt := jsonMedia(rb.Value.Content); mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
 			g.headers = append(g.headers, [2]string{"Content-Type", "application/json"})
 			field := freeTextField(mt.Schema.Value)
+			if method == "POST" && filter != "" {
+				field, g.exactMarker = filter, true // what the collection's list finds it by
+			}
 			g.body = g.value(mt.Schema.Value, "", field, seen, 0)
 			if field != "" {
 				g.marker = true
 			}
 		}
+	}
+	if g.mutating {
+		g.identity = identityOf(o)
 	}
 	if !g.mutating {
 		if g.search == "" {
@@ -288,9 +341,12 @@ func (g *op) value(s *openapi3.Schema, prefix, field string, seen map[string]boo
 		parts := make([]string, 0, len(props))
 		for _, p := range props {
 			var v string
-			if depth == 0 && p == field {
+			switch {
+			case depth == 0 && p == field && g.exactMarker:
+				v = `"{{marker}}"` // a list filters by it, whole
+			case depth == 0 && p == field:
 				v = strconv.Quote(g.rawPathWord() + " {{marker}}")
-			} else {
+			default:
 				v = g.value(s.Properties[p].Value, prefix+p+"_", "", seen, depth+1)
 			}
 			parts = append(parts, strconv.Quote(p)+":"+v)
@@ -398,6 +454,35 @@ func prefixFor(name string) string {
 		p = p[:3]
 	}
 	return p + "_"
+}
+
+// identityOf finds where a success reply (201, else 200) of o names what
+// it made: "id" when its JSON object has an id property, "data.id" when
+// its data object has one; "" otherwise.
+func identityOf(o *openapi3.Operation) string {
+	if o.Responses == nil {
+		return ""
+	}
+	for _, code := range []int{201, 200} {
+		r := o.Responses.Status(code)
+		if r == nil || r.Value == nil {
+			continue
+		}
+		mt := jsonMedia(r.Value.Content)
+		if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
+			continue
+		}
+		props := mt.Schema.Value.Properties
+		if _, ok := props["id"]; ok {
+			return "id"
+		}
+		if d, ok := props["data"]; ok && d.Value != nil {
+			if _, ok := d.Value.Properties["id"]; ok {
+				return "data.id"
+			}
+		}
+	}
+	return ""
 }
 
 // listItems finds where a GET's 200 reply lists objects: "" when the reply

@@ -80,7 +80,11 @@ func TestGenerateTODOs(t *testing.T) {
 	c, tg := generate(t, "testdata/payments.json")
 	lines := strings.Split(c.YAML, "\n")
 	want := []string{"url: the spec's server \"/api\" is relative", "key_header: the spec declares no idempotency key header",
-		"observe: no list endpoint", "operation delete-items-item-id: put {{marker}} in a value the API keeps (no JSON request body)",
+		"observe: no list endpoint",
+		"operation delete-items-item-id: {itemId} in its path must name something that exists; a generated value finds nothing (404)",
+		"operation delete-items-item-id: put {{marker}} in a value the API keeps (no JSON request body)",
+		"operation get-items-item-id: {itemId} in its path must name something that exists",
+		"operation head-items-item-id: {itemId} in its path must name something that exists",
 		"operation create-payment: put {{marker}} in a value the API keeps (no free-text field in its request body)"}
 	require.Len(t, c.TODOs, len(want), "%v", c.TODOs)
 	for i, w := range want {
@@ -163,4 +167,24 @@ func TestCommentsHoldOnlyWhatYAMLAllows(t *testing.T) {
 	assert.Contains(t, c.YAML, "# POST /a: Makes a charge éé")
 	assert.True(t, utf8.ValidString(c.YAML))
 	assert.Contains(t, c.YAML, "é…\n", "cut between characters")
+}
+
+// TestGenerateFindsTheListFilterAndTheIdentity: a collection whose list
+// filters by a property of what its POST creates (GET /invoices?customer=,
+// POST /invoices {customer}) gets its marker in that property and the list
+// as its read-back; a create reply whose schema has a top-level id names
+// its identity there; a path parameter of an action is a TODO.
+func TestGenerateFindsTheListFilterAndTheIdentity(t *testing.T) {
+	c, tg := generate(t, "testdata/invoices.yaml")
+	require.Len(t, tg.Observe, 1, c.YAML)
+	assert.Equal(t, "/v1/invoices?customer={{marker}}", tg.Observe[0].HTTP["path"])
+	assert.Equal(t, "data", tg.Observe[0].HTTP["items"])
+	for _, op := range tg.Operations {
+		if op.Name == "create-invoice" {
+			assert.Contains(t, op.Body, `"customer":"{{marker}}"`, "the marker goes where the list finds it")
+		}
+	}
+	assert.Contains(t, c.YAML, "    identity: {json: id}")
+	assert.NotContains(t, strings.Join(c.TODOs, "\n"), "observe:")
+	assert.Contains(t, strings.Join(c.TODOs, "\n"), "operation send-invoice: {id} in its path must name something that exists")
 }

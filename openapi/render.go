@@ -88,7 +88,18 @@ func render(doc *openapi3.T, ops []*op, opts Options) Config {
 		p("    # dry_run: {query: dry_run}   # the spec declares no dry-run parameter")
 	}
 	p("    # effect: {json: effect}      # where a reply says what it did: created, noop (default)")
-	p("    # identity: {json: data.id}   # where it names what it made, to compare replays (default)")
+	identity, identityFrom := "", ""
+	for _, o := range ops {
+		if o.identity != "" {
+			identity, identityFrom = o.identity, o.name
+			break
+		}
+	}
+	if identity != "" && identity != "data.id" {
+		p("    identity: {json: %s}   # where %s's reply names what it made, to compare replays", identity, oneLine(identityFrom))
+	} else {
+		p("    # identity: {json: data.id}   # where it names what it made, to compare replays (default)")
+	}
 	p("    timeout: 10s")
 	renderObserve(p, todo, ops)
 	p("    operations:")
@@ -109,6 +120,10 @@ func render(doc *openapi3.T, ops []*op, opts Options) Config {
 		}
 		if o.body != "" {
 			p("        body: %s", singleQuoted(o.body))
+		}
+		if len(o.pathParams) > 0 && o.method != "PUT" { // a PUT may create what its path names
+			todo(fmt.Sprintf("operation %s: %s in its path must name something that exists; a generated value finds nothing (404)", o.name, strings.Join(o.pathParams, ", ")))
+			p("        # TODO: %s must name something that exists (one you made), such as path: %s; a generated value finds nothing (404)", strings.Join(o.pathParams, ", "), strconv.Quote(exampleExisting(o.rawPath)))
 		}
 		if o.noMarker != "" {
 			todo(fmt.Sprintf("operation %s: put {{marker}} in a value the API keeps (%s)", o.name, o.noMarker))
@@ -163,6 +178,12 @@ func renderObserve(p func(string, ...any), todo func(string), ops []*op) {
 }
 
 var varRE = lazyregexp.New(`\{([^}]+)\}`)
+
+// exampleExisting is path with each parameter replaced by a value one
+// would write for an object that exists.
+func exampleExisting(path string) string {
+	return varRE.ReplaceAllStringFunc(path, func(m string) string { return m[1:len(m)-1] + "_1" })
+}
 
 // serverURL is the spec's first server with its variables at their
 // defaults, or a placeholder and why it is one.
