@@ -95,10 +95,14 @@ func mayStillAct(r *record.Record, a record.Attempt) bool {
 }
 
 type effectTally struct {
-	op                  string
-	ok, missing, wrong  int
-	examples            []*record.Intent
-	wrongSaid, wrongExp map[string]int
+	op                 string
+	ok, missing, wrong int
+	// replayUntold counts the replies without an effect field that were
+	// due to say noop: what shows a caller cannot tell. withField counts
+	// the replies with one: beside them, one without is told nothing.
+	replayUntold, withField int
+	examples                []*record.Intent
+	wrongSaid, wrongExp     map[string]int
 	// first says what the first wrong reply was, and why another was due.
 	first string
 }
@@ -188,8 +192,17 @@ func evalEffectField(r *record.Record) ([]record.Finding, bool) {
 				}
 			} else if !a.HasEffect {
 				t.missing++
-				t.example(in)
+				if !a.DryRun && !a.Burst && expectedEffect(r, in, j) == "noop" {
+					// A replay told as nothing: the caller cannot tell it
+					// from a first run. (Before one, a reply with no field
+					// may yet be told apart by a mark on the replays.)
+					t.replayUntold++
+					t.example(in)
+				}
 				continue
+			}
+			if a.HasEffect {
+				t.withField++
 			}
 			var want string
 			switch {
@@ -220,7 +233,11 @@ func evalEffectField(r *record.Record) ([]record.Finding, bool) {
 		if t.ok > 0 {
 			applicable = true
 		}
-		if t.missing > 0 {
+		// An operation that carries no field and showed no replay may
+		// yet mark its replays (a header): only a replay told as nothing,
+		// or a reply without the field beside others with it, shows that
+		// a caller cannot tell.
+		if t.replayUntold > 0 || (t.missing > 0 && t.withField > 0) {
 			fs = append(fs, record.Finding{
 				Check: CheckEffectField, Severity: record.Major, Operation: op,
 				Message: fmt.Sprintf("%s: %d of %d successful replies carry no effect field: a caller cannot tell whether a retry acted or replayed (expected e.g. {\"effect\":\"created\"} then {\"effect\":\"noop\"})",

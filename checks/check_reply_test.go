@@ -176,6 +176,14 @@ func TestReplayMarkIsTheEffect(t *testing.T) {
 			assert.Contains(t, fs[0].Message, tc.want)
 		})
 	}
+	t.Run("a first reply alone shows nothing", func(t *testing.T) {
+		// A generated trial's one call of an operation that marks its
+		// replays: nothing in it says the caller could not tell.
+		b := newRec()
+		i := b.intent(plain, opCharge)
+		b.try(i, bare(201, "inv_1", false), mine())
+		assert.Empty(t, findingsOf(t, b.done(), checks.CheckEffectField))
+	})
 	t.Run("no mark at all", func(t *testing.T) {
 		b := newRec()
 		i := b.intent(plain, opCharge)

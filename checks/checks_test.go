@@ -824,7 +824,7 @@ func keyDistinctCases() []checkCase {
 				return b.done()
 			}(),
 			// Replies without an effect field, as a consumer's are.
-			fail: map[string][]record.Severity{checks.CheckExactlyOnce: {critical}, checks.CheckEffectField: {major}},
+			fail: map[string][]record.Severity{checks.CheckExactlyOnce: {critical}},
 			msgs: map[string][]string{checks.CheckExactlyOnce: {"no side effect was recorded: the intent was lost after downstream-503"}},
 			pass: []string{checks.CheckKeyDistinct},
 		},
@@ -838,7 +838,7 @@ func keyDistinctCases() []checkCase {
 				b.try(tw, under(faults.NameLostResponse, unknown(0))).try(tw, ok(0, "", ""))
 				return b.done()
 			}(),
-			fail: map[string][]record.Severity{checks.CheckKeyDistinct: {critical}, checks.CheckEffectField: {major}},
+			fail: map[string][]record.Severity{checks.CheckKeyDistinct: {critical}},
 			msgs: map[string][]string{checks.CheckKeyDistinct: {"merged into one effect"}},
 			pass: []string{checks.CheckExactlyOnce},
 		},
