@@ -83,6 +83,17 @@ func expectedEffect(r *record.Record, in *record.Intent, j int) string {
 	return ""
 }
 
+// answeredBefore says whether an attempt of in before attempt j was
+// answered with success: attempt j is a retry after a success.
+func answeredBefore(in *record.Intent, j int) bool {
+	for _, a := range in.Attempts[:j] {
+		if a.Outcome == record.OK && !a.DryRun {
+			return true
+		}
+	}
+	return false
+}
+
 // mayStillAct says whether the target may still have been working on
 // attempt a after the caller stopped waiting for it: it reached the
 // target and no answer of the target's came back (a timeout, a client
@@ -97,9 +108,10 @@ func mayStillAct(r *record.Record, a record.Attempt) bool {
 type effectTally struct {
 	op                 string
 	ok, missing, wrong int
-	// replayUntold counts the replies without an effect field that were
-	// due to say noop: what shows a caller cannot tell. withField counts
-	// the replies with one: beside them, one without is told nothing.
+	// replayUntold counts the replies without an effect field to a retry
+	// (after a success, or due to say noop): what shows a caller cannot
+	// tell. withField counts the replies with one: beside them, one
+	// without is told nothing.
 	replayUntold, withField int
 	examples                []*record.Intent
 	wrongSaid, wrongExp     map[string]int
@@ -192,10 +204,10 @@ func evalEffectField(r *record.Record) ([]record.Finding, bool) {
 				}
 			} else if !a.HasEffect {
 				t.missing++
-				if !a.DryRun && !a.Burst && expectedEffect(r, in, j) == "noop" {
-					// A replay told as nothing: the caller cannot tell it
-					// from a first run. (Before one, a reply with no field
-					// may yet be told apart by a mark on the replays.)
+				if !a.DryRun && !a.Burst && (answeredBefore(in, j) || expectedEffect(r, in, j) == "noop") {
+					// A retry told as nothing: the caller cannot tell
+					// whether it acted or replayed. (A first reply alone
+					// shows nothing: the replays may carry a mark.)
 					t.replayUntold++
 					t.example(in)
 				}
@@ -233,8 +245,8 @@ func evalEffectField(r *record.Record) ([]record.Finding, bool) {
 		if t.ok > 0 {
 			applicable = true
 		}
-		// An operation that carries no field and showed no replay may
-		// yet mark its replays (a header): only a replay told as nothing,
+		// An operation that carries no field and showed no retry may
+		// yet mark its replays (a header): only a retry told as nothing,
 		// or a reply without the field beside others with it, shows that
 		// a caller cannot tell.
 		if t.replayUntold > 0 || (t.missing > 0 && t.withField > 0) {

@@ -184,6 +184,15 @@ func TestReplayMarkIsTheEffect(t *testing.T) {
 		b.try(i, bare(201, "inv_1", false), mine())
 		assert.Empty(t, findingsOf(t, b.done(), checks.CheckEffectField))
 	})
+	t.Run("a retry that acted again, told as nothing", func(t *testing.T) {
+		b := newRec()
+		i := b.intent(plain, opCharge)
+		b.try(i, bare(201, "inv_1", false), mine())
+		b.try(i, bare(201, "inv_2", false), mine())
+		fs := findingsOf(t, b.done(), checks.CheckEffectField)
+		require.Len(t, fs, 1, describe(fs))
+		assert.Contains(t, fs[0].Message, "carry no effect field")
+	})
 	t.Run("no mark at all", func(t *testing.T) {
 		b := newRec()
 		i := b.intent(plain, opCharge)
