@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -53,6 +53,12 @@ func launchHelper() int {
 			env = append(env, kv)
 		}
 	}
+	// Started once: a launcher run again (after a crash fault killed
+	// nothing but it) finds the server up, as docker compose up -d does.
+	if c, err := net.Dial("tcp", "127.0.0.1:"+os.Getenv("PORT")); err == nil {
+		_ = c.Close()
+		return 0
+	}
 	seen := filepath.Join(os.Getenv("STATE_DIR"), "healthz.seen")
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(env, helperEnv+"=1", "HEALTH_SEEN="+seen)
@@ -61,7 +67,12 @@ func launchHelper() int {
 		fmt.Fprintln(os.Stderr, "launcher:", err)
 		return 1
 	}
-	if err := os.WriteFile(filepath.Join(os.Getenv("STATE_DIR"), "server.pid"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o600); err != nil {
+	pids, err := os.OpenFile(filepath.Join(os.Getenv("STATE_DIR"), "server.pid"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err == nil {
+		_, err = fmt.Fprintln(pids, cmd.Process.Pid)
+		err = errors.Join(err, pids.Close())
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "launcher:", err)
 		return 1
 	}
