@@ -43,8 +43,8 @@ func TestMain(m *testing.M) {
 
 // launchHelper starts the helper server (mode 1) outside its own process
 // group and session, without the tags that would make it the harness's,
-// writes its pid to $STATE_DIR/server.pid, waits until it listens on
-// $PORT, and exits 0: a launcher (docker compose up -d, a service
+// adds its pid to $STATE_DIR/server.pid, waits until the harness has
+// called it, and exits 0: a launcher (docker compose up -d, a service
 // manager) that starts the server elsewhere and returns.
 func launchHelper() int {
 	var env []string
@@ -59,9 +59,9 @@ func launchHelper() int {
 		_ = c.Close()
 		return 0
 	}
-	seen := filepath.Join(os.Getenv("STATE_DIR"), "healthz.seen")
+	seen := filepath.Join(os.Getenv("STATE_DIR"), "called.seen")
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(env, helperEnv+"=1", "HEALTH_SEEN="+seen)
+	cmd.Env = append(env, helperEnv+"=1", "CALLED_SEEN="+seen)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "launcher:", err)
@@ -76,8 +76,9 @@ func launchHelper() int {
 		fmt.Fprintln(os.Stderr, "launcher:", err)
 		return 1
 	}
-	// Returns once the harness has seen the server ready: a launcher
-	// that returns before that is a start that failed.
+	// Returns once the harness has made a call: it is past its start, so
+	// the launcher's exit comes while the probes run (one that returns
+	// before the server is seen ready is a start that failed).
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if _, err := os.Stat(seen); err == nil {
@@ -109,11 +110,11 @@ func serveHelper() int {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprint(w, "ok")
-		if f := os.Getenv("HEALTH_SEEN"); f != "" {
-			_ = os.WriteFile(f, nil, 0o600)
-		}
 	})
 	mux.HandleFunc("POST /x", func(w http.ResponseWriter, _ *http.Request) {
+		if f := os.Getenv("CALLED_SEEN"); f != "" {
+			_ = os.WriteFile(f, nil, 0o600) // the harness is past its start
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusCreated)
 		fmt.Fprint(w, `{"effect":"created","data":{"id":"1"}}`)
