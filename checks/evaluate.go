@@ -139,19 +139,28 @@ func triedClass(rec *record.Record, c faults.Class) bool {
 // Novel returns the findings of fs that show something known does
 // not: a trial finding of the same check, operation and fault (the cause)
 // as a probe finding of at least its severity only restates it, and is
-// left out.
+// left out. The checks that judge the retries of a faulted intent
+// (retriedAfterFault) count as one there: which of them owns an intent
+// depends on every fault it met, and a trial's intent may meet more than
+// a probe's, so a duplicate under the same fault is the same finding.
 func Novel(known, fs []record.Finding) []record.Finding {
 	if len(known) == 0 {
 		return fs
 	}
+	id := func(f record.Finding) string {
+		k := f.Key()
+		if f.Fault != "" && slices.Contains(retriedAfterFault, k.Check) {
+			k.Check = "retries after a fault"
+		}
+		return k.ID()
+	}
 	worst := make(map[string]int, len(known))
 	for _, f := range known {
-		id := f.Key().ID()
-		worst[id] = max(worst[id], f.Severity.Rank())
+		worst[id(f)] = max(worst[id(f)], f.Severity.Rank())
 	}
 	var out []record.Finding
 	for _, f := range fs {
-		if r, ok := worst[f.Key().ID()]; !ok || r < f.Severity.Rank() {
+		if r, ok := worst[id(f)]; !ok || r < f.Severity.Rank() {
 			out = append(out, f)
 		}
 	}
