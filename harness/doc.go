@@ -8,7 +8,7 @@
 // its effects in its own data ([EffectObserver]). Adapters (targets/http,
 // targets/cli, …) implement Target and the abilities a target may have
 // besides ([Crasher], [Burster], [Signer], [Reorderer], [Budgeted],
-// [FaultExplainer]), and say what it can do in its
+// [FaultExplainer], [Disrupter], [Watched]), and say what it can do in its
 // [record.TargetInfo.Capabilities]. [Options], set with the With…
 // functions, tune a run.
 //
