@@ -58,6 +58,8 @@ func evalCrashRecovery(r *record.Record) ([]record.Finding, bool) {
 		effs := r.EffectsOf(in)
 		if d := downstreamCause(effs); d != "" && fault != RestartCause {
 			why = ": " + d // the fakes' keys say which of the two
+		} else if d := smtpCause(effs); d != "" && fault != RestartCause {
+			why = ": " + d // neither: the channel keeps no keys
 		}
 		switch {
 		case repeated(effs) > 1:
@@ -66,7 +68,7 @@ func evalCrashRecovery(r *record.Record) ([]record.Finding, bool) {
 				// told of: the crash's, not a fault before it.
 				cause := effectCause(in, effs)
 				fault, after = faultName(cause), faultPoint(cause)+" and a restart"
-				if fault == faults.NameCrashAfterCommit && downstreamCause(effs) == "" {
+				if fault == faults.NameCrashAfterCommit && downstreamCause(effs) == "" && smtpCause(effs) == "" {
 					// The commit that carried the write was made: the key
 					// was not in it.
 					why = ": " + keyNotCommitted
@@ -136,6 +138,9 @@ func evalDownstream(r *record.Record) ([]record.Finding, bool) {
 func keyDiagnosis(effs []fakes.Effect) string {
 	if c := downstreamCause(effs); c != "" {
 		return c // names the call that repeated and the one that did not
+	}
+	if c := smtpCause(effs); c != "" {
+		return c // no key would have stopped it
 	}
 	// Only the effects of the kind that was duplicated: a charge made
 	// twice is not explained by the key its single email was sent with.

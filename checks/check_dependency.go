@@ -41,7 +41,7 @@ func evalDependencyRecovery(r *record.Record) ([]record.Finding, bool) {
 			fs = append(fs, record.Finding{
 				Check: CheckDependencyRecovery, Severity: record.Critical, Operation: in.Operation, Fault: fault,
 				Message: fmt.Sprintf("%s: after %s, retrying with the same key caused %s (%s): %s; attempts: %s",
-					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), depDiagnosis(fault, effs), statuses(in)),
+					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), depDiagnosis(r, in, fault, effs), statuses(in)),
 				Evidence: evidence(r, in),
 			})
 		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in) && len(in.Attempts) > 1:
@@ -120,11 +120,19 @@ func madeButNotAnswered(in *record.Intent, after string, effs []fakes.Effect) st
 // was made but its answer lost (the connection reset, the target crashed).
 const keyNotCommitted = "the effect was committed but the retry did not find the key: the key and its reply are not written in the transaction that writes the effect"
 
-// depDiagnosis says what a duplicate after a dependency fault shows: a
-// downstream call repeated without the key, when its other effects were
-// made once (the database kept the key), else what the fault points at.
-func depDiagnosis(fault string, effs []fakes.Effect) string {
+// depDiagnosis says what a duplicate of in after a dependency fault
+// shows: a downstream call repeated without the key, when its other
+// effects were made once (the database kept the key); a message repeated
+// over SMTP; attempts served by instances or sessions that keep keys
+// apart; else what the fault points at.
+func depDiagnosis(r *record.Record, in *record.Intent, fault string, effs []fakes.Effect) string {
 	if c := downstreamCause(effs); c != "" {
+		return c
+	}
+	if c := smtpCause(effs); c != "" {
+		return c
+	}
+	if c := apartCause(r, in); c != "" {
 		return c
 	}
 	switch fault {

@@ -81,7 +81,7 @@ func evalKeyMismatch(r *record.Record) ([]record.Finding, bool) {
 		var msg string
 		switch {
 		case len(effs) > 0:
-			msg = fmt.Sprintf("%s: a reused key with a different payload was executed (%s): expected a rejection (%s)", in.Operation, effectIDs(effs), refusalOf(r, 422))
+			msg = fmt.Sprintf("%s: a reused key with a different payload was executed (%s): expected a rejection (%s)", in.Operation, effectIDs(effs), refusalOf(r, 422)) + unseenKey(r, origin, in)
 		case a.Outcome == record.OK && origin != nil && origin.FirstOK() != nil && a.Identity != "" && a.Identity == origin.FirstOK().Identity:
 			msg = fmt.Sprintf("%s: a reused key with a different payload silently replayed the first request's result (%s): the caller believes its new request succeeded; expected a rejection (%s)", in.Operation, a.Identity, refusalOf(r, 422))
 		case a.Outcome == record.OK:
@@ -234,4 +234,29 @@ func keyUsedBefore(r *record.Record, in *record.Intent) bool {
 		}
 	}
 	return false
+}
+
+// unseenKey says why a reused key with another payload was executed when
+// the instance or session that executed it was not the one that answered
+// the key first, and the op's retries show that they keep keys apart: it
+// never saw the key. Whether one that holds the key rejects another
+// payload under it is then not shown. "" otherwise.
+func unseenKey(r *record.Record, origin, in *record.Intent) string {
+	first := origin.FirstOK()
+	causers := effectAttempts(r, in)
+	if first == nil || len(causers) == 0 {
+		return ""
+	}
+	for _, n := range []struct {
+		what string
+		name func(*record.Attempt) string
+	}{{"instance", instanceOf}, {"session", sessionOf}} {
+		a, b := n.name(first), n.name(causers[0])
+		if a == "" || b == "" || a == b || !keptApart(r, in.Operation, n.name) {
+			continue
+		}
+		return fmt.Sprintf("; the key was first answered by %s and the other payload executed by %s, which never saw the key: each %s keeps keys of its own; keep them where every %s reads them (whether one that holds the key rejects another payload under it was not shown)",
+			a, b, n.what, n.what)
+	}
+	return ""
 }

@@ -86,6 +86,19 @@ func duplicateCause(r *record.Record, in *record.Intent) string {
 	return ""
 }
 
+// apartCause is duplicateCause when it names who served in's attempts
+// apart (instances or sessions that keep keys of their own, a restart) or
+// a key not honoured at all, and "" when it names a race: a fault that
+// held the first attempt while its retry ran (a stalled database) made
+// the attempts overlap, and its own account of why explains them better
+// than a claim in two steps.
+func apartCause(r *record.Record, in *record.Intent) string {
+	if c := duplicateCause(r, in); !strings.HasPrefix(c, causeAtomic) {
+		return c
+	}
+	return ""
+}
+
 // The names the attempts that caused a duplicate are told apart by: who
 // served each one, and when.
 func instanceOf(a *record.Attempt) string { return a.Instance }
@@ -172,8 +185,16 @@ func downstreamCause(effs []fakes.Effect) string {
 		byKind[k] = append(byKind[k], e)
 	}
 	var once, again []string
+	overSMTP := false
 	for _, k := range order {
 		es := byKind[k]
+		if len(es) > 1 && keyless(es) {
+			// Sent again over a channel that de-duplicates nothing: no
+			// key the target passed on would have stopped it.
+			again = append(again, fmt.Sprintf("the %s %s was %s %d times over SMTP", k.fake, k.kind, madeVerb(k), len(es)))
+			overSMTP = true
+			continue
+		}
 		if len(es) == 1 {
 			// A keyed call made once, or the target's own record of the
 			// intent (an observer's): the intent itself was not repeated.
@@ -204,8 +225,57 @@ func downstreamCause(effs []fakes.Effect) string {
 	if len(once) == 0 || len(again) == 0 {
 		return ""
 	}
-	return strings.Join(once, " and ") + " but " + strings.Join(again, ", and ") +
-		"; pass it a key derived from the request's key"
+	advice := "; pass it a key derived from the request's key"
+	if overSMTP {
+		advice = "; " + causeSMTP
+	}
+	return strings.Join(once, " and ") + " but " + strings.Join(again, ", and ") + advice
+}
+
+// causeSMTP is why a message sent over SMTP repeated, and what stops it.
+const causeSMTP = "SMTP carries no idempotency key and de-duplicates nothing, whatever header a message carries: " +
+	"a retry must skip a message recorded as sent under the request's key, and only a send API that takes an idempotency key " +
+	"closes the gap between sending a message and recording it"
+
+// keyless reports whether every effect in es came over a channel that
+// takes no idempotency key (SMTP): a key it carries, such as a
+// Message-ID, is evidence, not a request to de-duplicate.
+func keyless(es []fakes.Effect) bool {
+	for _, e := range es {
+		if e.Detail["via"] != "smtp" {
+			return false
+		}
+	}
+	return len(es) > 0
+}
+
+// smtpCause explains a duplicate among effs that repeated over SMTP alone:
+// "" when another kind of effect repeated too, or none did.
+func smtpCause(effs []fakes.Effect) string {
+	byKind := map[effectKind][]fakes.Effect{}
+	var order []effectKind
+	for _, e := range effs {
+		k := effectKind{e.Fake, e.Kind}
+		if _, ok := byKind[k]; !ok {
+			order = append(order, k)
+		}
+		byKind[k] = append(byKind[k], e)
+	}
+	var what string
+	for _, k := range order {
+		es := byKind[k]
+		switch {
+		case len(es) < 2:
+		case !keyless(es) || what != "":
+			return ""
+		default:
+			what = fmt.Sprintf("the %s %s was %s %d times over SMTP", k.fake, k.kind, madeVerb(k), len(es))
+		}
+	}
+	if what == "" {
+		return ""
+	}
+	return what + ": " + causeSMTP
 }
 
 // madeVerb says how an effect of kind k comes about: a charge is made, a
@@ -324,7 +394,23 @@ func overlapping(as []*record.Attempt) bool {
 // success, alone, served by another than the success, replayed without a
 // new effect, and none caused one.
 func sharedAcross(r *record.Record, op string, name func(*record.Attempt) string) bool {
-	shared := false
+	shared, _ := across(r, op, name)
+	return shared
+}
+
+// keptApart reports whether the retries of op one at a time show that
+// what name tells apart (instances, sessions) keeps keys apart: a retry
+// served by another than the one that answered the key first acted again.
+func keptApart(r *record.Record, op string, name func(*record.Attempt) string) bool {
+	_, apart := across(r, op, name)
+	return apart
+}
+
+// across reads op's retries one at a time, without a fault, served by
+// another (as name tells them apart) than the attempt that first
+// succeeded under the key: shared, when one was answered without acting
+// again and none acted again; apart, when one acted again.
+func across(r *record.Record, op string, name func(*record.Attempt) string) (shared, apart bool) {
 	for i := range r.Intents {
 		in := &r.Intents[i]
 		if in.Operation != op || in.Key == "" {
@@ -346,14 +432,14 @@ func sharedAcross(r *record.Record, op string, name func(*record.Attempt) string
 				continue
 			}
 			if causedEffect(r, in, a) {
-				return false // another served it, and charged again
+				return false, true // another served it, and charged again
 			}
 			if a.Outcome == record.OK {
 				shared = true
 			}
 		}
 	}
-	return shared
+	return shared, false
 }
 
 // causedEffect reports whether one of in's effects was recorded during a.

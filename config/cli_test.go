@@ -133,7 +133,7 @@ func TestCLIParseErrors(t *testing.T) {
 			why:  "the command takes target placeholders, and a fake's URL needs the fake",
 			yaml: strings.Replace(minimalCLI, "--store, jsonl]", "--store, jsonl, \"{{marker}}\", \"{{fakes.email.url}}\"]", 1),
 			want: []want{
-				{6, 44, "targets[0].command[3]", "unknown placeholder {{marker}} (allowed here: port, state_dir, fakes.payments.url, fakes.email.url, fakes.webhooks.url, fakes.email.smtp)"},
+				{6, 44, "targets[0].command[3]", "unknown placeholder {{marker}} (allowed here: port, state_dir, replica, fakes.payments.url)"},
 				{6, 58, "targets[0].command[4]", "{{fakes.email.url}} needs the email fake, which is not configured: add `fakes: {email: {}}`"},
 			},
 		},

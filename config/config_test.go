@@ -424,7 +424,7 @@ targets:
 		{
 			why:  "operation placeholders are not allowed at target level either",
 			yaml: strings.Replace(minimal, "url: http://127.0.0.1:8080", "url: http://127.0.0.1:8080/{{marker}}", 1),
-			want: []want{{5, 10, "targets[0].url", "unknown placeholder {{marker}} (allowed here: port, state_dir, fakes.payments.url, fakes.email.url, fakes.webhooks.url, fakes.email.smtp)"}},
+			want: []want{{5, 10, "targets[0].url", "unknown placeholder {{marker}} (allowed here: port, state_dir, replica)"}},
 		},
 		{
 			why: "the payments fake's URL needs the payments fake, and the error says how to add it",

@@ -137,7 +137,7 @@ func TestContainerParseErrors(t *testing.T) {
 			why:  "cmd takes the target's placeholders, not an intent's, and a fake's needs the fake",
 			yaml: strings.Replace(minimalContainer, `"{{fakes.payments.url}}"]`, `"{{fakes.payments.url}}", "{{marker}}", "{{fakes.email.smtp}}"]`, 1),
 			want: []want{
-				{7, 81, "targets[0].cmd[4]", "unknown placeholder {{marker}} (allowed here: port, state_dir, fakes.payments.url, fakes.email.url, fakes.webhooks.url, fakes.email.smtp)"},
+				{7, 81, "targets[0].cmd[4]", "unknown placeholder {{marker}} (allowed here: port, state_dir, replica, fakes.payments.url)"},
 				{7, 95, "targets[0].cmd[5]", "{{fakes.email.smtp}} needs the email fake, which is not configured: add `fakes: {email: {}}`"},
 			},
 		},

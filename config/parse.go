@@ -128,10 +128,40 @@ func openReadable(ctx context.Context, path string) (*os.File, error) {
 	case <-ctx.Done():
 		gaveUp = ctx.Err()
 	}
-	if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-		_ = w.Close()
+	// A writer of our own releases the open (once it has begun: until
+	// then there is no reader for the writer to open against, and it is
+	// tried again); what it opened is closed before we return, so that a
+	// writer that comes next finds no reader but the one it is meant for.
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	release := time.NewTimer(time.Second)
+	defer release.Stop()
+	for {
+		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			defer w.Close()
+			select {
+			case o := <-ch:
+				if o.f != nil {
+					_ = o.f.Close()
+				}
+				return nil, gaveUp
+			case <-release.C:
+			}
+			break
+		}
+		select {
+		case o := <-ch:
+			if o.f != nil {
+				_ = o.f.Close()
+			}
+			return nil, gaveUp
+		case <-tick.C:
+			continue
+		case <-release.C:
+		}
+		break
 	}
-	go func() { // the open returns once released; what it opened is closed
+	go func() { // the open returns once a writer comes
 		if o := <-ch; o.f != nil {
 			_ = o.f.Close()
 		}

@@ -100,9 +100,11 @@ func (c *Checker) TargetTemplate(s string) (usesPort bool) {
 }
 
 func (c *Checker) targetPlaceholders() []string {
-	names := []string{PhPort, PhStateDir}
+	names := []string{PhPort, PhStateDir, PhReplica}
 	for _, f := range c.file.Fakes {
-		names = append(names, f.Name)
+		if c.file.Configured(f.Fake) {
+			names = append(names, f.Name)
+		}
 	}
 	for _, d := range c.file.Deps {
 		names = append(names, PhDeps+d+".url")

@@ -11,7 +11,9 @@ import (
 // process group, so that it can kill and restart the whole target.
 type Start struct {
 	// Command is the program and its arguments. Required, non-empty. It may
-	// use {{port}}, {{state_dir}} and {{fakes.NAME.url}}. A program
+	// use {{port}}, {{state_dir}}, {{replica}} (which of the replicas, from
+	// 0), a fake's {{fakes.NAME.url}} (and the email fake's SMTP address,
+	// {{fakes.email.smtp}}) and a dependency's {{deps.NAME.url}}. A program
 	// given as a relative path (./server) is taken from Dir, else from the
 	// configuration file's directory.
 	Command []string `yaml:"command,flow"`
@@ -100,8 +102,9 @@ type Program struct {
 	// Command is the program and its leading arguments, such as
 	// ["./ordertool", "--store", "jsonl"] (a cli tool's; each call appends
 	// its operation's args) or ["./mcpserver"] (a stdio mcp server's). It
-	// may use {{port}}, {{state_dir}} and {{fakes.NAME.url}}, as Env and
-	// Dir may.
+	// may use {{port}}, {{state_dir}}, a fake's {{fakes.NAME.url}} (and
+	// the email fake's SMTP address, {{fakes.email.smtp}}) and a
+	// dependency's {{deps.NAME.url}}, as Env and Dir may.
 	Command []string `yaml:"command,omitempty,flow"`
 	// Env holds the program's environment variables; values may use the
 	// placeholders Command may, and {{env.NAME}}, a variable of

@@ -55,7 +55,9 @@ type Section struct {
 	Build *BuildSection `yaml:"build,omitempty"`
 	// Cmd is given to the image's entrypoint. It may use {{port}},
 	// {{state_dir}} (the state directory, mounted at /state in the
-	// container), {{fakes.NAME.url}} and {{fakes.NAME.smtp}}, as Env may.
+	// container), {{replica}} (which of the replicas, from 0), a fake's
+	// {{fakes.NAME.url}} and {{fakes.NAME.smtp}}, and a dependency's
+	// {{deps.NAME.url}}, as Env may.
 	Cmd []string `yaml:"cmd,omitempty,flow"`
 	// Env holds variables added to the container's environment; values
 	// may use the placeholders Cmd may, and {{env.NAME}}, a variable of

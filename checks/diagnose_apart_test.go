@@ -1,0 +1,124 @@
+package checks_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/faults"
+)
+
+// smtp is an email message sent over SMTP for the intent it is recorded
+// for, carrying key (a Message-ID, an X-Idempotency-Key header) as the
+// fake records it.
+func smtp(key string) fakes.Effect {
+	return fakes.Effect{Fake: "email", Kind: "message", Key: key, Detail: map[string]string{"via": "smtp"}}
+}
+
+// A message repeated over SMTP is not explained by the key it carried:
+// SMTP de-duplicates nothing, so neither "a new key on each try" (a
+// Message-ID is new for every message) nor "the key store did not
+// survive" nor "the downstream did not de-duplicate it" is the cause.
+func TestAMessageRepeatedOverSMTPIsNotBlamedOnItsKey(t *testing.T) {
+	t.Run("sequential retry, the charge made once under a key", func(t *testing.T) {
+		b := newRec()
+		i := b.intent(plain, opCharge)
+		b.try(i, ok(201, "created", "ord_1"), keyed("charge:idk-0001"), smtp("<m1@tool>"))
+		b.try(i, ok(201, "created", "ord_1"), smtp("<m2@tool>"))
+		f := onlyFinding(t, b.done(), checks.CheckRetrySequential)
+		assert.Contains(t, f.Message, emailCause+" 2 times over SMTP; SMTP carries no idempotency key and de-duplicates nothing")
+		assert.Contains(t, f.Message, "a retry must skip a message recorded as sent under the request's key")
+		assert.NotContains(t, f.Message, "new idempotency key")
+		assert.NotContains(t, f.Message, "pass it a key")
+	})
+	t.Run("crash after the message, the same key each time", func(t *testing.T) {
+		b := newRec()
+		i := b.intent(plain, opCharge)
+		b.try(i, under(faults.NameCrashAfterEffect, unknown(0)), smtp("rcpt-1")).try(i, ok(201, "created", "ord_1"), smtp("rcpt-1"))
+		f := onlyFinding(t, b.done(), checks.CheckCrashRecovery)
+		assert.Contains(t, f.Message, "the email message was sent 2 times over SMTP: SMTP carries no idempotency key")
+		assert.NotContains(t, f.Message, "key store did not survive")
+	})
+	t.Run("downstream reset after the message, the same key each time", func(t *testing.T) {
+		b := newRec()
+		i := b.intent(plain, opCharge)
+		b.try(i, under(faults.NameDownstreamResetAfter, unknown(502)), smtp("rcpt-1")).try(i, ok(201, "created", "ord_1"), smtp("rcpt-1"))
+		f := onlyFinding(t, b.done(), checks.CheckDownstream)
+		assert.Contains(t, f.Message, "the email message was sent 2 times over SMTP: SMTP carries no idempotency key")
+		assert.NotContains(t, f.Message, "did not de-duplicate it")
+	})
+	t.Run("over the HTTP API a repeated key is still the downstream's", func(t *testing.T) {
+		b := newRec()
+		i := b.intent(plain, opCharge)
+		b.try(i, under(faults.NameDownstreamResetAfter, unknown(502)), emailed("rcpt-1")).try(i, ok(201, "created", "ord_1"), emailed("rcpt-1"))
+		f := onlyFinding(t, b.done(), checks.CheckDownstream)
+		assert.Contains(t, f.Message, "the downstream was given the same key (rcpt-1) but did not de-duplicate it")
+		assert.NotContains(t, f.Message, "SMTP")
+	})
+}
+
+// Attempts served by instances that keep their keys apart explain a
+// duplicate whatever fault came first: a stalled database's attempt on
+// one instance and its retry on another is not a lease too short.
+func TestADependencyFaultsDuplicateAcrossInstancesBlamesTheInstances(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		retry     string // the instance that served the retry
+		want, not string
+	}{
+		{"another instance", "instance 2", "served by different instances (instance 1, instance 2), and each keeps its own keys", "in-progress lease"},
+		{"the same instance", "instance 1", "the key's lifetime (its in-progress lease) is shorter than a stalled request", "instances"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newRec()
+			i := b.intent(plain, opCharge)
+			b.try(i, onInstance(under(faults.NameDepStall, unknown(0)), "instance 1"), mine()).try(i, onInstance(ok(201, "created", "ord_2"), tc.retry), mine())
+			f := onlyFinding(t, b.done(), checks.CheckDependencyRecovery)
+			assert.Contains(t, f.Message, tc.want)
+			assert.NotContains(t, f.Message, tc.not)
+		})
+	}
+}
+
+// A reused key with another payload executed by an instance that never
+// saw the key says so, when the retries show each instance keeps keys of
+// its own; without that evidence, or on the instance that answered the
+// key first, the finding stays as it was.
+func TestAMismatchExecutedByAnotherInstanceSaysItNeverSawTheKey(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// apart: a sequential retry on another instance acted again.
+		apart    bool
+		executor string
+		want     bool
+	}{
+		{"per-instance store shown, another instance", true, "instance 2", true},
+		{"per-instance store shown, the same instance", true, "instance 1", false},
+		{"no evidence of the store", false, "instance 2", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newRec()
+			s := b.intent(plain, opCharge)
+			b.try(s, onInstance(ok(201, "created", "ord_1"), "instance 1"), mine())
+			if tc.apart {
+				b.try(s, onInstance(ok(201, "created", "ord_2"), "instance 2"), mine())
+			} else {
+				b.try(s, onInstance(ok(201, "noop", "ord_1"), "instance 1"))
+			}
+			o := b.intent(plain, opCharge)
+			b.try(o, onInstance(ok(201, "created", "ord_3"), "instance 1"), mine())
+			b.try(b.intent(mismatch, opCharge, o), onInstance(ok(201, "created", "ord_4"), tc.executor), mine())
+			fs := findingsOf(t, b.done(), checks.CheckKeyMismatch)
+			if assert.Len(t, fs, 1) {
+				assert.Contains(t, fs[0].Message, "was executed (charge")
+				if tc.want {
+					assert.Contains(t, fs[0].Message, "the key was first answered by instance 1 and the other payload executed by instance 2, which never saw the key: each instance keeps keys of its own")
+				} else {
+					assert.NotContains(t, fs[0].Message, "never saw the key")
+				}
+			}
+		})
+	}
+}
