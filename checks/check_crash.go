@@ -72,6 +72,9 @@ func evalCrashRecovery(r *record.Record) ([]record.Finding, bool) {
 					// The commit that carried the write was made: the key
 					// was not in it.
 					why = ": " + keyNotCommitted
+					if r.Target.Caps().Redelivery {
+						why = ": " + consumerNotCommitted
+					}
 				}
 			}
 			fs = append(fs, record.Finding{
@@ -142,6 +145,9 @@ func keyDiagnosis(effs []fakes.Effect) string {
 	if c := smtpCause(effs); c != "" {
 		return c // no key would have stopped it
 	}
+	if c := ownRecordCause(effs); c != "" {
+		return c // no downstream call at all
+	}
 	// Only the effects of the kind that was duplicated: a charge made
 	// twice is not explained by the key its single email was sent with.
 	kinds := map[[2]string]int{}
@@ -170,4 +176,32 @@ func keyDiagnosis(effs []fakes.Effect) string {
 		return "the downstream was given the same key (" + list[0] + ") but did not de-duplicate it"
 	}
 	return "the downstream was given no idempotency key"
+}
+
+// ownRecordCause explains a duplicate of the target's own records, found
+// by an observer, when nothing else repeated: no key went downstream, and
+// none would have helped: the record itself was written again. "" when
+// another kind of effect repeated, or none did.
+func ownRecordCause(effs []fakes.Effect) string {
+	counts := map[effectKind]int{}
+	var order []effectKind
+	for _, e := range effs {
+		k := effectKind{e.Fake, e.Kind}
+		if counts[k] == 0 {
+			order = append(order, k)
+		}
+		counts[k]++
+	}
+	var what string
+	for _, k := range order {
+		if counts[k] < 2 {
+			continue
+		}
+		i := slices.IndexFunc(effs, func(e fakes.Effect) bool { return e.Fake == k.fake && e.Kind == k.kind && !e.Observed })
+		if i >= 0 || what != "" {
+			return ""
+		}
+		what = fmt.Sprintf("its own %s %s was written %d times: nothing in what it writes is unique to the intent", k.fake, k.kind, counts[k])
+	}
+	return what
 }

@@ -120,6 +120,14 @@ func madeButNotAnswered(in *record.Intent, after string, effs []fakes.Effect) st
 // was made but its answer lost (the connection reset, the target crashed).
 const keyNotCommitted = "the effect was committed but the retry did not find the key: the key and its reply are not written in the transaction that writes the effect"
 
+// The causes of a queue consumer's duplicates after a commit whose
+// answer was lost, or a crash after it, and after a stalled database: its
+// retries are the broker's redeliveries of the event.
+const (
+	consumerNotCommitted = "the effect was committed but its redelivery was not recognised as processed: record the event id as processed in the transaction that writes the effect (a unique event id, or a row of processed events)"
+	consumerStalled      = "the broker delivered the event again while the first delivery's statements were held by the stalled database, past its ack deadline, and the second delivery acted too: claim the event id in the database before the work (a unique event id makes a second delivery wait for the first's transaction, then find its row)"
+)
+
 // depDiagnosis says what a duplicate of in after a dependency fault
 // shows: a downstream call repeated without the key, when its other
 // effects were made once (the database kept the key); a message repeated
@@ -134,6 +142,14 @@ func depDiagnosis(r *record.Record, in *record.Intent, fault string, effs []fake
 	}
 	if c := apartCause(r, in); c != "" {
 		return c
+	}
+	if r.Target.Caps().Redelivery {
+		switch fault {
+		case faults.NameDepStall:
+			return consumerStalled
+		case faults.NameDepResetAfterCommit:
+			return consumerNotCommitted
+		}
 	}
 	switch fault {
 	case faults.NameDepStall:

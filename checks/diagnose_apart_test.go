@@ -8,6 +8,7 @@ import (
 	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // smtp is an email message sent over SMTP for the intent it is recorded
@@ -119,6 +120,46 @@ func TestAMismatchExecutedByAnotherInstanceSaysItNeverSawTheKey(t *testing.T) {
 					assert.NotContains(t, fs[0].Message, "never saw the key")
 				}
 			}
+		})
+	}
+}
+
+// A queue consumer's duplicate, counted in its own rows, is told as the
+// broker's redelivery of an event that nothing recorded as processed, not
+// as a key store, a lease or a key passed downstream.
+func TestAConsumersOwnRowsWrittenAgainSayWhatTheEventLacked(t *testing.T) {
+	row := func() fakes.Effect { return fakes.Effect{Fake: "ledger-db", Kind: "ledger-row", Observed: true} }
+	for _, tc := range []struct {
+		name, fault, check string
+		first              func() record.Attempt
+		want, not          string
+	}{
+		{"a commit's answer lost", faults.NameDepResetAfterCommit, checks.CheckDependencyRecovery,
+			func() record.Attempt { return under(faults.NameDepResetAfterCommit, ok(0, "", "")) },
+			"record the event id as processed in the transaction that writes the effect", "the key and its reply"},
+		{"a stalled database", faults.NameDepStall, checks.CheckDependencyRecovery,
+			func() record.Attempt { return under(faults.NameDepStall, unknown(0)) },
+			"the broker delivered the event again while the first delivery's statements were held by the stalled database", "in-progress lease"},
+		{"killed after its commit", faults.NameCrashAfterCommit, checks.CheckCrashRecovery,
+			func() record.Attempt { return under(faults.NameCrashAfterCommit, unknown(0)) },
+			"record the event id as processed in the transaction that writes the effect", "the key and its reply"},
+		{"a lost ack", "broker-lost-ack", checks.CheckConsumerRedelivery,
+			func() record.Attempt {
+				return redelivered("broker-lost-ack", "delivered #1, ack-dropped #1, delivered #2, acked #2", ok(0, "", ""))
+			},
+			"its own ledger-db ledger-row was written 2 times: nothing in what it writes is unique to the intent", "idempotency key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := consumerRec()
+			i := b.intent(plain, opCharge)
+			if tc.check == checks.CheckConsumerRedelivery {
+				b.try(i, tc.first(), row(), row())
+			} else {
+				b.try(i, tc.first(), row()).try(i, ok(0, "", ""), row())
+			}
+			f := onlyFinding(t, b.done(), tc.check)
+			assert.Contains(t, f.Message, tc.want)
+			assert.NotContains(t, f.Message, tc.not)
 		})
 	}
 }

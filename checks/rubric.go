@@ -76,7 +76,7 @@ func Score(tr *record.TargetResult) {
 		}
 	}
 	// Flaky findings come last, and count for nothing.
-	tr.Score = score(tr.Checks, tr.Findings[:counted], NotApplicable(rec.Target.Caps()))
+	tr.Score = score(tr.Checks, tr.Findings[:counted], NotApplicable(rec.Target.Caps()), standIns(rec.Target.Caps()))
 	if n := tr.Score.Next; n != nil && n.Finding >= 0 && !annotationCheck(n.Check) {
 		// The condition says what the level asks; the finding says what
 		// the target did instead. A reader of the reason alone must not
@@ -102,7 +102,19 @@ func Score(tr *record.TargetResult) {
 	}
 }
 
-func score(checks []record.CheckResult, findings []record.Finding, notApplicable []string) record.ScoreResult {
+// standIns are, for a target with capabilities caps, the checks that show
+// what a check a level needs would (by check): a queue consumer's
+// retries after a fault are the broker's redeliveries, which
+// consumer.redelivery judges; retry.after-fault judges the ones after a
+// fault of its downstream calls, which only a consumer with fakes takes.
+func standIns(caps record.Capabilities) map[string]string {
+	if caps.Redelivery {
+		return map[string]string{CheckRetryAfterFault: CheckConsumerRedelivery}
+	}
+	return nil
+}
+
+func score(checks []record.CheckResult, findings []record.Finding, notApplicable []string, standIn map[string]string) record.ScoreResult {
 	na := map[string]bool{}
 	for _, id := range notApplicable {
 		na[id] = true
@@ -133,6 +145,9 @@ func score(checks []record.CheckResult, findings []record.Finding, notApplicable
 		}
 		for _, id := range l.Needs {
 			if na[id] {
+				continue
+			}
+			if st := status[standIn[id]]; standIn[id] != "" && (st == record.StatusPass || st == record.StatusFail) {
 				continue
 			}
 			if st := status[id]; st != record.StatusPass && st != record.StatusFail {

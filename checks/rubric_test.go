@@ -445,3 +445,40 @@ func TestScoreReasonNamesWhatDidNotApply(t *testing.T) {
 	assert.Contains(t, tr.Score.Reason, "every condition of level 3 that applies to this kind of target holds: no finding at all; its framework-level conditions (idempotency is enforced")
 	assert.Contains(t, tr.Score.Reason, ") do not apply to it, and were not checked: dryrun, effect.field, key.mismatch, key.required")
 }
+
+// A queue consumer's retries after a fault are the broker's redeliveries:
+// with no retry.after-fault (no fake takes its calls, so no downstream
+// fault acts), consumer.redelivery having run shows what level 2 needs;
+// another kind of target still needs retry.after-fault itself.
+func TestAConsumersRedeliveriesStandInForRetriesAfterAFault(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		consumer   bool
+		redelivery bool
+		level      int
+	}{
+		{"a consumer whose redeliveries were tried", true, true, 3},
+		{"a consumer whose redeliveries were not tried", true, false, 1},
+		{"not a consumer", false, true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := cleanRecord(partFault)
+			if tc.consumer {
+				caps := record.DefaultCapabilities()
+				caps.Redelivery = true
+				b.rec.Target.Capabilities = &caps
+			}
+			if tc.redelivery {
+				i := b.intent(plain, opCharge)
+				b.try(i, redelivered("broker-lost-ack", "delivered #1, ack-dropped #1, delivered #2, acked #2", ok(201, "created", "ord_9")), mine())
+			}
+			tr := scored(t, b.done())
+			require.Empty(t, tr.Error)
+			assert.Equal(t, tc.level, tr.Score.Level, tr.Score.Reason)
+			if tc.level < 2 {
+				require.NotNil(t, tr.Score.Next)
+				assert.Equal(t, checks.CheckRetryAfterFault, tr.Score.Next.Check)
+			}
+		})
+	}
+}

@@ -53,12 +53,16 @@ type File struct {
 	// means the defaults.
 	Bursts *Bursts `yaml:"bursts,omitempty"`
 
-	reg    *Registry
-	name   string            // file name given to Parse
-	digest string            // SHA-256 of its bytes, in hex
-	base   string            // the directory relative paths are taken from
-	env    map[string]string // the values of the {{env.NAME}} it uses
-	pos    map[string]pos    // position of every decoded value, by path
+	reg *Registry
+	// faultsDefaulted: the file had no faults list, and Faults holds
+	// the registry's defaults (the dependency faults too, when a target
+	// declares a dependency).
+	faultsDefaulted bool
+	name            string            // file name given to Parse
+	digest          string            // SHA-256 of its bytes, in hex
+	base            string            // the directory relative paths are taken from
+	env             map[string]string // the values of the {{env.NAME}} it uses
+	pos             map[string]pos    // position of every decoded value, by path
 }
 
 // Target is a target's section of the file, decoded into its kind's

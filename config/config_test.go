@@ -478,7 +478,7 @@ targets:
 			why:  "a fault name is checked against the fault registry, in both forms",
 			yaml: minimal + "faults:\n  - lost_response\n  - {name: client-timeuot, timeout: 1s}\n",
 			want: []want{
-				{13, 5, "faults[0]", `unknown fault "lost_response" (did you mean "lost-response"? known faults: 503-before, client-disconnect, client-timeout, crash-after-commit, crash-after-effect, crash-after-reply, crash-before-commit, crash-before-effect, dep-error, dep-refuse, dep-reset-after-commit, dep-stall, downstream-503, downstream-503-after, downstream-reset-after, downstream-timeout-after, hang, latency, lost-response, reset)`},
+				{13, 5, "faults[0]", `unknown fault "lost_response" (did you mean "lost-response"? known faults: 503-before, broker-batch-crash, broker-duplicate-publish, broker-duplicate-publish-dedup, broker-late-ack, broker-lost-ack, broker-rebalance, broker-reorder, broker-slow-consumer, client-disconnect, client-timeout, crash-after-commit, crash-after-effect, crash-after-reply, crash-before-commit, crash-before-effect, dep-error, dep-refuse, dep-reset-after-commit, dep-stall, downstream-503, downstream-503-after, downstream-reset-after, downstream-timeout-after, hang, latency, lost-response, reset)`},
 				{14, 12, "faults[1].name", `unknown fault "client-timeuot" (did you mean "client-timeout"?`},
 			},
 		},

@@ -55,9 +55,17 @@ func Builtin() *Registry {
 			email.Descriptor,
 			webhooks.Descriptor,
 		},
-		Faults:        faults.Builtin(),
+		Faults:        builtinFaults(),
 		DefaultFaults: harness.DefaultFaultNames,
 	}
+}
+
+// builtinFaults are the faults of package faults and the redelivery
+// faults of consumer targets.
+func builtinFaults() *faults.Registry {
+	r := faults.Builtin()
+	consumer.RegisterFaults(r)
+	return r
 }
 
 // kind returns the kind called name.

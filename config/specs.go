@@ -42,8 +42,22 @@ func (f *File) Specs() ([]harness.Spec, []harness.Option, error) {
 		}
 		fs = append(fs, fault)
 	}
+	faultsOpt := harness.WithFaults(fs...)
+	if f.faultsDefaulted {
+		// Each target is given its kind's defaults (a consumer's broker
+		// faults) and its own dependencies' faults by the harness.
+		fs = fs[:0]
+		for _, name := range f.registry().DefaultFaults {
+			fault, err := f.registry().Faults.New(name, nil)
+			if err != nil {
+				return nil, nil, Errors{f.Errorf("faults", "default fault: %v", err)}
+			}
+			fs = append(fs, fault)
+		}
+		faultsOpt = harness.WithDefaultFaults(fs...)
+	}
 	opts := []harness.Option{
-		harness.WithFaults(fs...),
+		faultsOpt,
 		harness.WithMaxAttempts(f.Retry.MaxAttempts),
 		func(o *harness.Options) { o.Backoff = f.Retry.Backoff.Std() },
 		harness.WithStuckWait(f.Retry.StuckWait.Std()),
@@ -88,6 +102,7 @@ func (f *File) applyDefaults() {
 		s.Defaults()
 	}
 	if f.Faults == nil { // an explicit "faults: []" stays empty
+		f.faultsDefaulted = true
 		for _, name := range f.registry().DefaultFaults {
 			f.Faults = append(f.Faults, FaultSpec{Name: name})
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/idemcheck/idemcheck/targets/consumer"
 	"net/http"
 	"os"
 	"os/exec"
@@ -26,6 +25,7 @@ import (
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
 	clitarget "github.com/idemcheck/idemcheck/targets/cli"
+	"github.com/idemcheck/idemcheck/targets/consumer"
 	"github.com/idemcheck/idemcheck/targets/container"
 	mcptarget "github.com/idemcheck/idemcheck/targets/mcp"
 	"github.com/idemcheck/idemcheck/targets/webhook"
@@ -306,7 +306,9 @@ targets:
 // names in step with the code that gives them meaning.
 func TestConfigKnowsWhatTheHarnessDoes(t *testing.T) {
 	reg := config.Builtin()
-	assert.Equal(t, faults.Builtin().Names(), reg.Faults.Names(), "every registered fault, and only those, can be configured")
+	known := faults.Builtin()
+	consumer.RegisterFaults(known)
+	assert.Equal(t, known.Names(), reg.Faults.Names(), "every registered fault and every redelivery fault, and only those, can be configured")
 	assert.Equal(t, harness.DefaultFaultNames, reg.DefaultFaults, "a file without faults gets the harness's defaults")
 	for _, name := range reg.DefaultFaults {
 		assert.Contains(t, reg.Faults.Names(), name, "a default fault is a registered one")

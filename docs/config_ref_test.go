@@ -13,7 +13,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/idemcheck/idemcheck/config"
-	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
 )
 
@@ -26,7 +25,7 @@ func configurationPage(t *testing.T) string {
 	for _, c := range harness.Checks() {
 		checkIDs = append(checkIDs, c.ID)
 	}
-	faultNames := faults.Builtin().Names()
+	faultNames := config.Builtin().Faults.Names()
 	d.known = func(values []string) string {
 		switch {
 		case sameSet(values, checkIDs):

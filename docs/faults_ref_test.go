@@ -16,6 +16,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/targets/consumer"
 )
 
 // faultsPage is reference/faults.md: every fault of faults.Builtin, with
@@ -75,6 +76,18 @@ func faultsPage(t *testing.T) string {
 			}
 		}
 	}
+	b.WriteString("\n## Redelivery faults of consumer targets\n\n" +
+		"A queue consumer is tried by default with these (`consumer.RedeliveryFaults()`, class `redelivery`), the crashes " +
+		"before and after its effect and the downstream failures, and with the dependency faults and the crashes at a commit " +
+		"when it declares a dependency. A configuration's `faults:` may name them as any other: a consumer is then tried " +
+		"with what the list names, and a target of another kind reports them unsupported. What the broker does for each is " +
+		"in the [consumers guide](../guides/consumers.md).\n\n")
+	var redeliveries [][]string
+	for _, f := range consumer.RedeliveryFaults() {
+		what := f.Redelivery()
+		redeliveries = append(redeliveries, []string{code(f.Name()), sentence(strings.ToUpper(what[:1]) + what[1:])})
+	}
+	b.WriteString(table([]string{"name", "what the broker (or the consumer's downstream call) does"}, redeliveries))
 	return b.String()
 }
 

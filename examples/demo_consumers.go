@@ -3,8 +3,10 @@ package examples
 import (
 	"time"
 
+	"github.com/idemcheck/idemcheck/deps/launch"
 	"github.com/idemcheck/idemcheck/examples/reference"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/observe"
 	"github.com/idemcheck/idemcheck/targets/consumer"
 	_ "github.com/idemcheck/idemcheck/targets/consumer/brokerset" // the brokers consumer targets start
 )
@@ -81,4 +83,25 @@ func ConsumerSpec(exe, broker, profile string, extra ...string) harness.Spec {
 	}
 	launch.Command = append(launch.Command, extra...)
 	return consumer.Spec(ConsumerConfig("consumer-"+broker+"-"+profile, broker), launch, PaymentsFake)
+}
+
+// ConsumerLedgerSpec is the harness spec of the reference consumer with a
+// ledger profile ("ledger", "ledger-plain") on broker, started from exe:
+// it books each event as a row of a throwaway PostgreSQL database declared
+// as its dependency (the consumer is handed the proxy's URL,
+// {{deps.db.url}}, so that the dependency faults act on its connection),
+// and the rows are counted in the database itself ({{deps.db.direct_url}}):
+// no fake takes its calls.
+func ConsumerLedgerSpec(exe, broker, profile string) harness.Spec {
+	l := &consumer.Launch{
+		Command: []string{exe, Subcommand, ConsumerName, "--profile", profile, "--broker", broker,
+			"--url", "{{broker.url}}", "--topic", "{{broker.topic}}", "--stream", "{{broker.stream}}",
+			"--group", "{{broker.group}}", "--ack-wait", "{{broker.ack_wait}}",
+			"--db", "{{deps.db.url}}", "--name", "member-{{replica}}"},
+	}
+	spec := consumer.Spec(ConsumerConfig("consumer-"+broker+"-"+profile, broker), l)
+	spec.Dependencies = []harness.Dependency{{Name: "db", Protocol: launch.Postgres}}
+	spec.Observers = []harness.ObserverStarter{observe.SQLStarter(observe.SQL{Name: "ledger-db", Kind: "ledger-row",
+		DSN: "{{deps.db.direct_url}}", Query: `SELECT id, event_id FROM ledger WHERE description LIKE '%' || {{marker}} || '%'`})}
+	return spec
 }

@@ -50,11 +50,16 @@ type Options struct {
 	// MinScore is the lowest score Check accepts (see WithMinScore);
 	// Verify ignores it, leaving the verdict to its caller.
 	MinScore int
-	// Faults are tried by retry.after-fault; nil means DefaultFaults(),
-	// and DependencyFaults() too for a target that declares a dependency.
+	// Faults are the faults the checks try; nil means DefaultFaults(),
+	// or a target's kind's own (WithKindFaults), and DependencyFaults()
+	// too for a target that declares a dependency.
 	Faults []faults.Fault
-	// defaultFaults says that Faults were left to the default.
+	// defaultFaults says that Faults were left to the default
+	// (WithDefaultFaults, or none given).
 	defaultFaults bool
+	// kindFaults, set by a Spec's options, replace default Faults for
+	// the spec's target.
+	kindFaults []faults.Fault
 	// MaxAttempts bounds the attempts at one intent.
 	MaxAttempts int
 	// Backoff is the first wait before retrying a 409, 425 or 429, or
@@ -152,8 +157,34 @@ func WithMinScore(n int) Option {
 	return func(o *Options) { o.MinScore, o.minScoreSet = n, true }
 }
 
-// WithFaults sets the faults retry.after-fault tries.
-func WithFaults(fs ...faults.Fault) Option { return func(o *Options) { o.Faults = fs } }
+// WithFaults sets the faults the checks try, on every target, whatever
+// its kind: a target that cannot take one is told why in its report.
+// WithFaults() with none tries none: only the checks that need no fault
+// run.
+func WithFaults(fs ...faults.Fault) Option {
+	if fs == nil {
+		fs = []faults.Fault{}
+	}
+	return func(o *Options) { o.Faults, o.defaultFaults = fs, false }
+}
+
+// WithDefaultFaults sets the faults the checks try as the run's defaults,
+// in place of DefaultFaults: a target whose kind has faults of its own
+// (WithKindFaults) is tried with those instead, and one that declares a
+// dependency with DependencyFaults too. A configuration file without a
+// faults list gives its registry's defaults this way.
+func WithDefaultFaults(fs ...faults.Fault) Option {
+	return func(o *Options) { o.Faults, o.defaultFaults = fs, true }
+}
+
+// WithKindFaults, among a Spec's Options, sets the faults its target is
+// tried with when the run's faults are its defaults (none given, or
+// WithDefaultFaults): a queue consumer's are the broker's redeliveries,
+// not a client's faults, which it cannot take. A run told its faults
+// (WithFaults) tries those.
+func WithKindFaults(fs ...faults.Fault) Option {
+	return func(o *Options) { o.kindFaults = fs }
+}
 
 // WithMaxAttempts bounds the attempts at one intent.
 func WithMaxAttempts(n int) Option { return func(o *Options) { o.MaxAttempts = n } }
@@ -286,16 +317,23 @@ func (o *Options) fill() {
 // forTarget returns o with spec's own options applied; the options that
 // concern the whole run keep the run's values.
 func (o Options) forTarget(spec Spec) Options {
-	if o.defaultFaults && len(spec.Dependencies) > 0 {
-		o.Faults = append(slices.Clone(o.Faults), DependencyFaults()...)
-		o.defaultFaults = false
-	}
-	if len(spec.Options) == 0 {
-		return o
-	}
 	t := o
 	for _, opt := range spec.Options {
 		opt(&t)
+	}
+	if t.defaultFaults {
+		// Neither the run nor the spec named the faults: the kind's own
+		// defaults, and its dependencies'.
+		if t.kindFaults != nil {
+			t.Faults = slices.Clone(t.kindFaults)
+		}
+		if len(spec.Dependencies) > 0 {
+			t.Faults = append(slices.Clone(t.Faults), DependencyFaults()...)
+		}
+		t.defaultFaults = false
+	}
+	if len(spec.Options) == 0 {
+		return t
 	}
 	t.Seed, t.Nonce, t.Parallel, t.Shard, t.Shards, t.Progress = o.Seed, o.Nonce, o.Parallel, o.Shard, o.Shards, o.Progress
 	t.fill()

@@ -31,3 +31,37 @@ func TestTrialLimitsAreTheTargetsOwn(t *testing.T) {
 	withDB := harness.TrialLimits(harness.Spec{Name: "db", Dependencies: []harness.Dependency{{Name: "db", Protocol: "postgres"}}})
 	assert.Contains(t, withDB.Faults, faults.NameDepStall, "a declared database brings its faults")
 }
+
+// A kind's own faults (WithKindFaults: a consumer's broker faults) replace
+// the run's defaults for its targets, with its dependencies' faults added;
+// a run told its faults, by WithFaults, tries exactly those on every
+// target, and WithDefaultFaults sets the defaults a kind's own replace.
+func TestKindFaultsReplaceOnlyTheDefaults(t *testing.T) {
+	fault := func(name string) faults.Fault {
+		f, err := faults.Builtin().New(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	db := []harness.Dependency{{Name: "db", Protocol: "postgres"}}
+	kind := harness.Spec{Name: "consumer", Dependencies: db, Options: []harness.Option{harness.WithKindFaults(fault(faults.NameCrashAfterEffect))}}
+
+	l := harness.TrialLimits(kind)
+	assert.Contains(t, l.Faults, faults.NameCrashAfterEffect, "the kind's own")
+	assert.Contains(t, l.Faults, faults.NameDepStall, "and its database's")
+	assert.NotContains(t, l.Faults, faults.NameLostResponse, "not the run's defaults")
+
+	l = harness.TrialLimits(kind, harness.WithDefaultFaults(fault(faults.NameReset)))
+	assert.NotContains(t, l.Faults, faults.NameReset, "a file's defaults are defaults too")
+	assert.Contains(t, l.Faults, faults.NameDepError)
+
+	l = harness.TrialLimits(kind, harness.WithFaults(fault(faults.NameDepError)))
+	assert.Equal(t, []string{faults.NameDepError}, l.Faults, "named faults are tried as named")
+	l = harness.TrialLimits(kind, harness.WithFaults())
+	assert.Empty(t, l.Faults, "none named, none tried")
+
+	plain := harness.TrialLimits(harness.Spec{Name: "api", Dependencies: db}, harness.WithDefaultFaults(fault(faults.NameReset)))
+	assert.Equal(t, []string{faults.NameReset}, plain.Faults[:1], "a kind without faults of its own takes the run's defaults")
+	assert.Contains(t, plain.Faults, faults.NameDepStall)
+}

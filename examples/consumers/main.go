@@ -38,8 +38,11 @@ type Options struct {
 	Topic, Stream, Group string
 	// AckWait is {{broker.ack_wait}}: the Kafka session timeout.
 	AckWait time.Duration
-	// Payments is the payments service's base URL.
+	// Payments is the payments service's base URL; the ledger profiles,
+	// which book their events in DB, need none.
 	Payments string
+	// DB is the ledger profiles' PostgreSQL database (a postgres:// DSN).
+	DB string
 	// StateDir survives restarts; the durable profiles need it.
 	StateDir string
 	// Name names this member; empty means consumer-PID.
@@ -75,7 +78,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	if opts.URL == "" {
 		return usageError{errors.New("--url is required (or $BROKER_URL): the broker's address")}
 	}
-	if u, err := url.Parse(opts.Payments); err != nil || u.Scheme == "" || u.Host == "" {
+	if u, err := url.Parse(opts.Payments); (opts.Payments != "" || opts.DB == "") && (err != nil || u.Scheme == "" || u.Host == "") {
 		return usageError{fmt.Errorf("--payments %q: expected an absolute http URL (or $PAYMENTS_URL)", opts.Payments)}
 	}
 	if opts.Topic == "" || opts.Group == "" {
@@ -99,7 +102,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	pay := newPayments(opts.Payments)
 	pay.delay = opts.ChargeDelay
 	defer pay.close()
-	h, err := newHandler(deps{pay: pay, state: opts.StateDir, log: stderr})
+	h, err := newHandler(deps{pay: pay, state: opts.StateDir, db: opts.DB, log: stderr})
 	if err != nil {
 		return usageError{fmt.Errorf("--profile %s: %w", opts.Profile, err)}
 	}
@@ -130,6 +133,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Group, "group", brokers.DefaultGroup, "consumer group ({{"+brokers.PlaceholderGroup+"}})")
 	fs.DurationVar(&o.AckWait, "ack-wait", brokers.DefaultAckWait, "ack deadline ({{"+brokers.PlaceholderAckWait+"}}): the Kafka session timeout")
 	fs.StringVar(&o.Payments, "payments", os.Getenv("PAYMENTS_URL"), "payments base URL (default $PAYMENTS_URL)")
+	fs.StringVar(&o.DB, "db", "", "the ledger profiles' PostgreSQL database (postgres://…)")
 	fs.StringVar(&o.StateDir, "state", "", "state directory that survives restarts")
 	fs.StringVar(&o.Name, "name", "", "member name (default consumer-PID)")
 	fs.IntVar(&o.Workers, "workers", 4, "deliveries processed at once (NATS, RabbitMQ; Kafka with --parallel-poll)")

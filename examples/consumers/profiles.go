@@ -50,6 +50,7 @@ type handler func(ctx context.Context, d delivery) outcome
 type deps struct {
 	pay   *payments
 	state string // the state directory; "" keeps none
+	db    string // the ledger profiles' PostgreSQL DSN
 	log   io.Writer
 }
 
@@ -62,6 +63,8 @@ var profiles = map[string]func(deps) (handler, error){
 	"ack-first":         newAckFirst,
 	"none":              newNone,
 	"high-water-mark":   newHighWaterMark,
+	"ledger":            newLedger,
+	"ledger-plain":      newLedgerPlain,
 }
 
 // headerSeq is the header (Redis: field) with the event's number within

@@ -51,6 +51,19 @@ func RedeliveryFaults() []*Fault {
 	}
 }
 
+// RegisterFaults registers every redelivery fault in r by its name, so
+// that a configuration file's faults list may name them. A target that
+// is not a consumer cannot take them, and says so.
+func RegisterFaults(r *faults.Registry) {
+	for _, f := range RedeliveryFaults() {
+		if f.name == NameBatchCrash {
+			r.Register(f.name, func() faults.Fault { c := *f; return BatchFault{&c} })
+			continue
+		}
+		r.Register(f.name, func() faults.Fault { c := *f; return &c })
+	}
+}
+
 // BatchFault is the fault NameBatchCrash: a redelivery fault that is
 // also a crash after the effect, so that the harness kills the consumer
 // at the event's effect and restarts it before the next attempt. It

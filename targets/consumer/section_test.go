@@ -7,6 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/config"
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/targets/consumer"
 )
 
 const validConsumer = `version: 1
@@ -80,4 +83,41 @@ targets:
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
+}
+
+// withFaults is a consumer that declares a database, in a file whose
+// faults block is block ("" for none).
+func withFaults(block string) string {
+	return `version: 1
+` + block + `targets:
+  - name: c
+    kind: consumer
+    broker: {kind: nats}
+    dependencies: {db: {protocol: postgres}}
+    start: {command: [./c, "{{deps.db.url}}"]}
+    events: [{name: e, payload: "{{marker}}"}]
+`
+}
+
+// A consumer is tried with its own defaults, its database's faults among
+// them, unless the file names its faults: then with those, the broker's
+// by their names, and with none for an empty list.
+func TestAFilesFaultsReachTheConsumer(t *testing.T) {
+	faultsOf := func(t *testing.T, src string) []string {
+		t.Helper()
+		f, err := config.Parse("idemcheck.yaml", []byte(src))
+		require.NoError(t, err)
+		specs, opts, err := f.Specs()
+		require.NoError(t, err)
+		return harness.TrialLimits(specs[0], opts...).Faults
+	}
+	def := faultsOf(t, withFaults(""))
+	for _, n := range []string{consumer.NameLostAck, faults.NameDepError, faults.NameDepResetAfterCommit, faults.NameCrashAfterCommit, faults.NameCrashAfterEffect} {
+		assert.Contains(t, def, n)
+	}
+	assert.NotContains(t, def, faults.NameLostResponse, "a client's fault is not a consumer's default")
+
+	assert.Equal(t, []string{consumer.NameLostAck, faults.NameDepError},
+		faultsOf(t, withFaults("faults: [broker-lost-ack, dep-error]\n")))
+	assert.Empty(t, faultsOf(t, withFaults("faults: []\n")))
 }

@@ -150,14 +150,17 @@ func Spec(cfg Config, launch *Launch, fks ...harness.FakeStarter) harness.Spec {
 		},
 		// A burst is a publish per copy, each waited for until acknowledged:
 		// a few copies show concurrent redeliveries as well as many.
-		Options:  []harness.Option{harness.WithFaults(Faults()...), harness.WithBurst(4), harness.WithBursts(2)},
+		Options:  []harness.Option{harness.WithKindFaults(Faults()...), harness.WithBurst(4), harness.WithBursts(2)},
 		Isolated: true,
 	}
 }
 
-// Faults are the faults a consumer target is tried with: the crashes
-// before and after the effect (a crash after the effect is one before the
-// ack), the downstream failures, and every redelivery fault.
+// Faults are the faults a consumer target is tried with by default: the
+// crashes before and after the effect (a crash after the effect is one
+// before the ack), the downstream failures, and every redelivery fault;
+// the dependency faults too when it declares a dependency. A run, or a
+// configuration file, that names its faults tries those, the redelivery
+// faults by their names (RegisterFaults).
 func Faults() []faults.Fault {
 	reg := faults.Builtin()
 	var out []faults.Fault
@@ -302,6 +305,9 @@ func (t *Target) WhyUnsupported(f faults.Fault) string {
 	case *Fault:
 		if ok, why := support(t.broker, x); !ok {
 			return why
+		}
+		if (x.name == NameSlowConsumer || x.name == NameRebalance) && len(t.env.Fakes) == 0 {
+			return "it holds the consumer's downstream call in a fake past the ack deadline, and this consumer's effects are counted by observers only: no fake takes its calls (dep-stall holds its database instead, when it declares one)"
 		}
 		return ""
 	case BatchFault:

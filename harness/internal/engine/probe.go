@@ -281,6 +281,9 @@ func (r *runner) unsupported(f faults.Fault) string {
 	if r.target().Supports(f) {
 		return ""
 	}
+	if _, ok := f.(faults.RedeliveryFault); ok && !r.rec.Target.Caps().Redelivery {
+		return "it acts through a broker that delivers events: only a consumer target takes it"
+	}
 	if e, ok := r.target().(FaultExplainer); ok {
 		if why := e.WhyUnsupported(f); why != "" {
 			return why
