@@ -22,6 +22,7 @@ import (
 	clitarget "github.com/idemcheck/idemcheck/targets/cli"
 	"github.com/idemcheck/idemcheck/targets/container"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
+	"github.com/idemcheck/idemcheck/targets/http/httpconfig"
 	"github.com/idemcheck/idemcheck/targets/webhook"
 )
 
@@ -52,13 +53,13 @@ func validFile() config.File {
 			"webhooks": &webhooks.Settings{HonourKeys: ptr(true), KeyHeader: "X-Delivery-Key"},
 		},
 		Targets: []config.Target{
-			&httptarget.Section{
+			&httpconfig.Section{
 				Common: section.Common{
 					Name: "shop", Kind: "http",
 					Identity: config.Locator{JSON: "data.id"},
 					Timeout:  config.Duration(2 * time.Second),
 				},
-				Fields: httptarget.Fields{
+				Fields: httpconfig.Fields{
 					URL:       "http://127.0.0.1:{{port}}/api",
 					KeyHeader: "X-Idempotency-Key",
 					Effect:    config.Locator{Header: "X-Effect"},
@@ -104,13 +105,13 @@ func validFile() config.File {
 					Ready:   config.Ready{Path: "/healthz", Timeout: config.Duration(10 * time.Second)},
 				},
 			},
-			&httptarget.Section{
+			&httpconfig.Section{
 				Common: section.Common{
 					Name: "mailer.staging", Kind: "http",
 					Identity: config.Locator{JSON: "data.id"},
 					Timeout:  config.Duration(10 * time.Second),
 				},
-				Fields: httptarget.Fields{
+				Fields: httpconfig.Fields{
 					URL:       "https://mailer.staging.example.com",
 					KeyHeader: "Idempotency-Key",
 					Effect:    config.Locator{JSON: "effect"},
@@ -194,7 +195,7 @@ func validFile() config.File {
 					Identity: config.Locator{JSON: "data.id"},
 					Timeout:  config.Duration(10 * time.Second),
 				},
-				Fields: httptarget.Fields{
+				Fields: httpconfig.Fields{
 					URL:       container.DefaultURL,
 					KeyHeader: "X-Idempotency-Key",
 					Effect:    config.Locator{JSON: "effect"},
@@ -218,7 +219,7 @@ func validFile() config.File {
 					Identity: config.Locator{JSON: "data.id"},
 					Timeout:  config.Duration(10 * time.Second),
 				},
-				Fields: httptarget.Fields{
+				Fields: httpconfig.Fields{
 					URL:       "http://localhost:8080",
 					KeyHeader: "Idempotency-Key",
 					Effect:    config.Locator{JSON: "effect"},

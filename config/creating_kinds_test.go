@@ -25,6 +25,7 @@ import (
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/harness"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
+	"github.com/idemcheck/idemcheck/targets/http/httpconfig"
 )
 
 // This file is the worked example of targets/CREATING_KINDS.md: a kind of
@@ -79,7 +80,7 @@ func (s *ledgerSection) Defaults() {
 }
 
 func (s *ledgerSection) Spec(b *section.Builder) harness.Spec {
-	cfg := httptarget.Config{Name: s.Name, Identity: *httptarget.ConfigLocator(&s.Identity), Timeout: s.Timeout.Std()}
+	cfg := httptarget.Config{Name: s.Name, Identity: *httpconfig.ConfigLocator(&s.Identity), Timeout: s.Timeout.Std()}
 	for _, op := range s.Operations {
 		cfg.Operations = append(cfg.Operations, httptarget.Operation{
 			Name: op.Name, Mutating: op.Mutating != nil && *op.Mutating, Method: op.Method, Path: op.Path, Body: op.Body,
@@ -263,12 +264,23 @@ func declaredVars(t *testing.T, root, name string) map[string]int {
 		if !d.IsDir() {
 			continue
 		}
-		for _, f := range parseSources(t, filepath.Join(root, d.Name()), 0) {
-			for _, decl := range f.Decls {
-				if gd, ok := decl.(*ast.GenDecl); ok && gd.Tok == token.VAR {
-					for _, s := range gd.Specs {
-						if slices.ContainsFunc(s.(*ast.ValueSpec).Names, func(n *ast.Ident) bool { return n.Name == name }) {
-							out[d.Name()]++
+		// The package and the ones beside it (targets/http/httpconfig).
+		pkgs := []string{filepath.Join(root, d.Name())}
+		subs, err := os.ReadDir(pkgs[0])
+		require.NoError(t, err)
+		for _, sub := range subs {
+			if sub.IsDir() && sub.Name() != "testdata" && sub.Name() != "internal" {
+				pkgs = append(pkgs, filepath.Join(pkgs[0], sub.Name()))
+			}
+		}
+		for _, pkg := range pkgs {
+			for _, f := range parseSources(t, pkg, 0) {
+				for _, decl := range f.Decls {
+					if gd, ok := decl.(*ast.GenDecl); ok && gd.Tok == token.VAR {
+						for _, s := range gd.Specs {
+							if slices.ContainsFunc(s.(*ast.ValueSpec).Names, func(n *ast.Ident) bool { return n.Name == name }) {
+								out[d.Name()]++
+							}
 						}
 					}
 				}

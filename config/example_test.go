@@ -7,7 +7,7 @@ import (
 	"github.com/idemcheck/idemcheck/config"
 	clitarget "github.com/idemcheck/idemcheck/targets/cli"
 	"github.com/idemcheck/idemcheck/targets/container"
-	httptarget "github.com/idemcheck/idemcheck/targets/http"
+	"github.com/idemcheck/idemcheck/targets/http/httpconfig"
 	"github.com/idemcheck/idemcheck/targets/webhook"
 )
 
@@ -57,7 +57,7 @@ func ExampleLoad() {
 				image = t.Build.Name + ":" + t.Build.Tag + " built from " + t.Build.Binary
 			}
 			fmt.Printf("%s: image %s at %s, %d operations\n", t.Name, image, t.URL, len(t.Operations))
-		case *httptarget.Section:
+		case *httpconfig.Section:
 			fmt.Printf("%s: key header %s, timeout %s, %d operations\n", t.Name, t.KeyHeader, t.Timeout, len(t.Operations))
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/idemcheck/idemcheck/config"
 	clitarget "github.com/idemcheck/idemcheck/targets/cli"
 	"github.com/idemcheck/idemcheck/targets/container"
-	httptarget "github.com/idemcheck/idemcheck/targets/http"
+	"github.com/idemcheck/idemcheck/targets/http/httpconfig"
 	mcptarget "github.com/idemcheck/idemcheck/targets/mcp"
 	"github.com/idemcheck/idemcheck/targets/webhook"
 )
@@ -23,9 +23,9 @@ func sectionAt[T config.Target](t testing.TB, f *config.File, i int) T {
 	return s
 }
 
-func httpAt(t testing.TB, f *config.File, i int) *httptarget.Section {
+func httpAt(t testing.TB, f *config.File, i int) *httpconfig.Section {
 	t.Helper()
-	return sectionAt[*httptarget.Section](t, f, i)
+	return sectionAt[*httpconfig.Section](t, f, i)
 }
 
 func cliAt(t testing.TB, f *config.File, i int) *clitarget.Section {

@@ -9,6 +9,7 @@ import (
 	"github.com/idemcheck/idemcheck/config/section"
 	"github.com/idemcheck/idemcheck/harness"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
+	"github.com/idemcheck/idemcheck/targets/http/httpconfig"
 )
 
 // A target's profile reaches the http adapter, which declares it as the
@@ -25,7 +26,7 @@ targets:
 `
 	c, err := Parse("idemcheck.yaml", []byte(yaml))
 	require.NoError(t, err)
-	s := c.Targets[0].(*httptarget.Section)
+	s := c.Targets[0].(*httpconfig.Section)
 	cfg := s.Fields.Config(&s.Common, section.NewBuilder("", nil, nil, "targets[0]"))
 	assert.Equal(t, harness.ProfileIETFDraft, cfg.Profile)
 	tgt, err := httptarget.New(cfg)

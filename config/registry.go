@@ -13,7 +13,7 @@ import (
 	"github.com/idemcheck/idemcheck/harness"
 	clitarget "github.com/idemcheck/idemcheck/targets/cli"
 	"github.com/idemcheck/idemcheck/targets/container"
-	httptarget "github.com/idemcheck/idemcheck/targets/http"
+	"github.com/idemcheck/idemcheck/targets/http/httpconfig"
 	mcptarget "github.com/idemcheck/idemcheck/targets/mcp"
 	"github.com/idemcheck/idemcheck/targets/webhook"
 )
@@ -43,7 +43,7 @@ type Registry struct {
 func Builtin() *Registry {
 	return &Registry{
 		Kinds: []section.Kind{
-			httptarget.ConfigKind,
+			httpconfig.ConfigKind,
 			clitarget.ConfigKind,
 			webhook.ConfigKind,
 			container.ConfigKind,

@@ -22,7 +22,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/config"
 	"github.com/idemcheck/idemcheck/openapi"
-	httptarget "github.com/idemcheck/idemcheck/targets/http"
+	"github.com/idemcheck/idemcheck/targets/http/httpconfig"
 )
 
 var update = flag.Bool("update", false, "rewrite idemcheck.schema.json from the config structs")
@@ -221,7 +221,7 @@ func generateSchema(t *testing.T) []byte {
 	reg := config.Builtin()
 	for _, k := range reg.Kinds {
 		read(reflect.TypeOf(k.New()))
-		read(reflect.TypeFor[httptarget.Fields]())
+		read(reflect.TypeFor[httpconfig.Fields]())
 	}
 	for _, d := range reg.Fakes {
 		read(reflect.TypeOf(d.New()))

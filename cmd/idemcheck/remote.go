@@ -6,13 +6,14 @@ import (
 
 	"github.com/idemcheck/idemcheck/config"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
+	"github.com/idemcheck/idemcheck/targets/http/httpconfig"
 )
 
 // printRemote says, before anything is sent, how a run is bounded for each
 // target that may be remote.
 func printRemote(w io.Writer, f *config.File) {
 	for _, t := range f.Targets {
-		s, ok := t.(*httptarget.Section)
+		s, ok := t.(*httpconfig.Section)
 		if !ok || !s.Remote || s.Limits == nil {
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/internal/lazyregexp"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
+	"github.com/idemcheck/idemcheck/targets/http/httpconfig"
 )
 
 // ConfigKind describes container targets to the configuration file.
@@ -46,7 +47,7 @@ const (
 // are its replicas, containers here.
 type Section struct {
 	section.Common    `yaml:",inline"`
-	httptarget.Fields `yaml:",inline"`
+	httpconfig.Fields `yaml:",inline"`
 	// Image is an image that exists in the Docker engine, such as
 	// "shop:1.4": nothing is pulled. Exactly one of Image and Build is set.
 	Image string `yaml:"image,omitempty"`

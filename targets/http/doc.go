@@ -27,4 +27,8 @@
 // replicas.go): each behind its own proxy, reached in turn by sequential
 // attempts, a burst's copies split among them. It may serve several
 // callers (Config.Callers, callers.go), each identified by its own headers.
+//
+// The configuration file's http kind is package targets/http/httpconfig,
+// so that a Go test of a handler does not build the configuration's
+// schema, observers and drivers.
 package http

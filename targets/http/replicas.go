@@ -12,6 +12,10 @@ import (
 	"github.com/idemcheck/idemcheck/targets/process"
 )
 
+// MaxReplicas bounds replicas: enough to show that a lock or a cache held
+// in each process does not hold across them, few enough for one machine.
+const MaxReplicas = 8
+
 // A scaled-out deployment runs several instances of one service over one
 // shared store. A guard that holds its lock or cache inside the process
 // (a mutex, an in-memory map) is correct with one instance and races with

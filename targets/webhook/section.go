@@ -9,7 +9,7 @@ import (
 	"github.com/idemcheck/idemcheck/config/schema"
 	"github.com/idemcheck/idemcheck/config/section"
 	"github.com/idemcheck/idemcheck/harness"
-	httptarget "github.com/idemcheck/idemcheck/targets/http"
+	"github.com/idemcheck/idemcheck/targets/http/httpconfig"
 )
 
 // ConfigKind describes webhook targets to the configuration file.
@@ -237,7 +237,7 @@ func (s *Section) Spec(b *section.Builder) harness.Spec {
 		Name:     s.Name,
 		BaseURL:  b.Env(s.URL),
 		IDHeader: s.IDHeader,
-		Identity: *httptarget.ConfigLocator(&s.Identity),
+		Identity: *httpconfig.ConfigLocator(&s.Identity),
 		Timeout:  s.Timeout.Std(),
 	}
 	if sig := s.Signature; sig != nil {

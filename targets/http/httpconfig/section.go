@@ -1,4 +1,4 @@
-package http
+package httpconfig
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"github.com/idemcheck/idemcheck/config/schema"
 	"github.com/idemcheck/idemcheck/config/section"
 	"github.com/idemcheck/idemcheck/harness"
+	httptarget "github.com/idemcheck/idemcheck/targets/http"
 )
 
 // ConfigKind describes http targets to the configuration file.
@@ -69,10 +70,6 @@ type Section struct {
 	Replicas int `yaml:"replicas,omitempty"`
 }
 
-// MaxReplicas bounds replicas: enough to show that a lock or a cache held
-// in each process does not hold across them, few enough for one machine.
-const MaxReplicas = 8
-
 // Rules implements schema.Ruler.
 func (Fields) Rules(r *schema.Rules) {
 	r.Field("key_header").Pattern(section.HeaderName, section.BadHeader)
@@ -92,7 +89,7 @@ func (Fields) Rules(r *schema.Rules) {
 // Rules implements schema.Ruler.
 func (Section) Rules(r *schema.Rules) {
 	r.Field("url").Required(`the target's base URL, such as "http://127.0.0.1:{{port}}"`)
-	r.Field("replicas").Range(0, MaxReplicas, schema.Sprintf(fmt.Sprintf("%%v replicas is out of range; want 1 to %d", MaxReplicas)))
+	r.Field("replicas").Range(0, httptarget.MaxReplicas, schema.Sprintf(fmt.Sprintf("%%v replicas is out of range; want 1 to %d", httptarget.MaxReplicas)))
 }
 
 // TargetURL implements section.Reached.
@@ -149,10 +146,10 @@ func (s *Section) Defaults() {
 			s.Limits = &section.Limits{}
 		}
 		if s.Limits.Requests == 0 {
-			s.Limits.Requests = DefaultRemoteLimits.Requests
+			s.Limits.Requests = httptarget.DefaultRemoteLimits.Requests
 		}
 		if s.Limits.PerSecond == 0 {
-			s.Limits.PerSecond = DefaultRemoteLimits.PerSecond
+			s.Limits.PerSecond = httptarget.DefaultRemoteLimits.PerSecond
 		}
 	}
 }
@@ -177,19 +174,19 @@ func (s *Section) Spec(b *section.Builder) harness.Spec {
 	cfg := s.Fields.Config(&s.Common, b)
 	cfg.Remote = s.Remote
 	if l := s.Limits; l != nil {
-		cfg.Limits = Limits{Requests: l.Requests, PerSecond: l.PerSecond}
+		cfg.Limits = httptarget.Limits{Requests: l.Requests, PerSecond: l.PerSecond}
 	}
 	l := b.Launch(s.Start)
 	if l != nil {
 		l.Replicas = s.Replicas
 	}
-	return Spec(cfg, l, b.Fakes()...)
+	return httptarget.Spec(cfg, l, b.Fakes()...)
 }
 
 // Config is the adapter's configuration of the fields, for a target with
 // the common fields c.
-func (f *Fields) Config(c *section.Common, b *section.Builder) Config {
-	cfg := Config{
+func (f *Fields) Config(c *section.Common, b *section.Builder) httptarget.Config {
+	cfg := httptarget.Config{
 		Name:      c.Name,
 		BaseURL:   b.Env(f.URL),
 		KeyHeader: f.KeyHeader,
@@ -200,10 +197,10 @@ func (f *Fields) Config(c *section.Common, b *section.Builder) Config {
 		Profile:   f.Profile,
 	}
 	for _, cl := range f.Callers {
-		cfg.Callers = append(cfg.Callers, Caller{Headers: cl.Headers})
+		cfg.Callers = append(cfg.Callers, httptarget.Caller{Headers: cl.Headers})
 	}
 	for _, op := range f.Operations {
-		cfg.Operations = append(cfg.Operations, Operation{
+		cfg.Operations = append(cfg.Operations, httptarget.Operation{
 			Name: op.Name, Mutating: op.Mutating != nil && *op.Mutating,
 			Method: op.Method, Path: op.Path, Headers: b.EnvMap(op.Headers), Body: op.Body,
 			DryRun: configDryRun(op.DryRun), Effect: ConfigLocator(op.Effect), Identity: ConfigLocator(op.Identity),
@@ -215,18 +212,18 @@ func (f *Fields) Config(c *section.Common, b *section.Builder) Config {
 
 // ConfigLocator is the adapter's Locator of a configuration's; nil for
 // nil.
-func ConfigLocator(l *section.Locator) *Locator {
+func ConfigLocator(l *section.Locator) *httptarget.Locator {
 	if l == nil {
 		return nil
 	}
-	return &Locator{JSON: l.JSON, Header: l.Header}
+	return &httptarget.Locator{JSON: l.JSON, Header: l.Header}
 }
 
-func configDryRun(d *section.DryRun) *DryRun {
+func configDryRun(d *section.DryRun) *httptarget.DryRun {
 	if d == nil {
 		return nil
 	}
-	return &DryRun{Query: d.Query, Header: d.Header, Value: d.Value}
+	return &httptarget.DryRun{Query: d.Query, Header: d.Header, Value: d.Value}
 }
 
 // Commands implements section.Commander.
