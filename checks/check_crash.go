@@ -179,9 +179,10 @@ func keyDiagnosis(effs []fakes.Effect) string {
 }
 
 // ownRecordCause explains a duplicate of the target's own records, found
-// by an observer, when nothing else repeated: no key went downstream, and
-// none would have helped: the record itself was written again. "" when
-// another kind of effect repeated, or none did.
+// by an observer, of an intent that made no call to a fake: no key went
+// downstream, and none would have helped: the record itself was written
+// again. "" when a fake saw a call, another kind of record repeated too,
+// or none did.
 func ownRecordCause(effs []fakes.Effect) string {
 	counts := map[effectKind]int{}
 	var order []effectKind
@@ -192,13 +193,15 @@ func ownRecordCause(effs []fakes.Effect) string {
 		}
 		counts[k]++
 	}
+	if slices.ContainsFunc(effs, func(e fakes.Effect) bool { return !e.Observed }) {
+		return "" // a call to a fake was made: what it was given may say more
+	}
 	var what string
 	for _, k := range order {
 		if counts[k] < 2 {
 			continue
 		}
-		i := slices.IndexFunc(effs, func(e fakes.Effect) bool { return e.Fake == k.fake && e.Kind == k.kind && !e.Observed })
-		if i >= 0 || what != "" {
+		if what != "" {
 			return ""
 		}
 		what = fmt.Sprintf("its own %s %s was written %d times: nothing in what it writes is unique to the intent", k.fake, k.kind, counts[k])

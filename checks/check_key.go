@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
@@ -244,7 +245,8 @@ func keyUsedBefore(r *record.Record, in *record.Intent) bool {
 func unseenKey(r *record.Record, origin, in *record.Intent) string {
 	first := origin.FirstOK()
 	causers := effectAttempts(r, in)
-	if first == nil || len(causers) == 0 {
+	if first == nil || len(causers) == 0 || ignoredAlone(r, in.Operation) ||
+		slices.ContainsFunc(causers, func(a *record.Attempt) bool { return a.Burst }) {
 		return ""
 	}
 	for _, n := range []struct {
@@ -252,7 +254,9 @@ func unseenKey(r *record.Record, origin, in *record.Intent) string {
 		name func(*record.Attempt) string
 	}{{"instance", instanceOf}, {"session", sessionOf}} {
 		a, b := n.name(first), n.name(causers[0])
-		if a == "" || b == "" || a == b || !keptApart(r, in.Operation, n.name) {
+		elsewhere := func(c *record.Attempt) bool { return n.name(c) != "" && n.name(c) != a }
+		if a == "" || !slices.ContainsFunc(causers, elsewhere) || slices.ContainsFunc(causers, func(c *record.Attempt) bool { return !elsewhere(c) }) ||
+			!keptApart(r, in.Operation, n.name) {
 			continue
 		}
 		return fmt.Sprintf("; the key was first answered by %s and the other payload executed by %s, which never saw the key: each %s keeps keys of its own; keep them where every %s reads them (whether one that holds the key rejects another payload under it was not shown)",

@@ -18,6 +18,10 @@ const (
 	// causeIgnored replaces causeAtomic when retries one at a time acted
 	// again too: no race is needed to duplicate.
 	causeIgnored = "a retry one at a time acted again too: the key is not honoured at all, with or without a race"
+	// causePerInstance and causePerSession name a store kept apart by
+	// each instance, or each session.
+	causePerInstance = "one store per instance"
+	causePerSession  = "the attempts came in different sessions"
 )
 
 // atomicOr is causeAtomic, or causeIgnored when a sequential retry of
@@ -63,7 +67,7 @@ func duplicateCause(r *record.Record, in *record.Intent) string {
 		if concurrent && sharedAcross(r, in.Operation, instanceOf) {
 			return causeAtomic + " (the instances share one store, and one burst spread over " + strings.Join(names, ", ") + " went through twice)"
 		}
-		return fmt.Sprintf("the attempts were served by different instances (%s), and each keeps its own keys: one store per instance; keep the keys in a store every instance shares", strings.Join(names, ", "))
+		return fmt.Sprintf("the attempts were served by different instances (%s), and each keeps its own keys: "+causePerInstance+"; keep the keys in a store every instance shares", strings.Join(names, ", "))
 	}
 	if names := distinct(causers, sessionOf); len(names) > 1 {
 		if within := raceWithin(in, sessionOf); within != "" {
@@ -73,9 +77,9 @@ func duplicateCause(r *record.Record, in *record.Intent) string {
 			return causeAtomic
 		}
 		if r.Target.Caps().SessionProcess {
-			return fmt.Sprintf("the attempts came in different sessions (%s), each a server process of its own, and the keys are kept in the process's memory: keep them in durable storage that every process of the server reads (a file, a database)", strings.Join(names, ", "))
+			return fmt.Sprintf(causePerSession+" (%s), each a server process of its own, and the keys are kept in the process's memory: keep them in durable storage that every process of the server reads (a file, a database)", strings.Join(names, ", "))
 		}
-		return fmt.Sprintf("the attempts came in different sessions (%s), and the keys are kept per session; keep them for the whole server, whatever the session", strings.Join(names, ", "))
+		return fmt.Sprintf(causePerSession+" (%s), and the keys are kept per session; keep them for the whole server, whatever the session", strings.Join(names, ", "))
 	}
 	if gens := distinct(causers, incarnationOf); len(gens) > 1 && !concurrent {
 		return fmt.Sprintf("the target restarted between the attempts (incarnations %s), and the key store did not survive the restart; keep keys in durable storage", strings.Join(gens, " and "))
@@ -93,10 +97,18 @@ func duplicateCause(r *record.Record, in *record.Intent) string {
 // the attempts overlap, and its own account of why explains them better
 // than a claim in two steps.
 func apartCause(r *record.Record, in *record.Intent) string {
-	if c := duplicateCause(r, in); !strings.HasPrefix(c, causeAtomic) {
-		return c
+	c := duplicateCause(r, in)
+	switch {
+	case strings.HasPrefix(c, causeAtomic):
+		return ""
+	case strings.Contains(c, causePerInstance) && !keptApart(r, in.Operation, instanceOf),
+		strings.HasPrefix(c, causePerSession) && !keptApart(r, in.Operation, sessionOf):
+		// Attempts one after another on two instances (sessions) that
+		// acted twice say nothing of a store kept apart unless a retry
+		// without a fault showed it: the fault's own account stands.
+		return ""
 	}
-	return ""
+	return c
 }
 
 // The names the attempts that caused a duplicate are told apart by: who
@@ -185,7 +197,7 @@ func downstreamCause(effs []fakes.Effect) string {
 		byKind[k] = append(byKind[k], e)
 	}
 	var once, again []string
-	overSMTP := false
+	overSMTP, smtpAgain := false, 0
 	for _, k := range order {
 		es := byKind[k]
 		if len(es) > 1 && keyless(es) {
@@ -193,6 +205,7 @@ func downstreamCause(effs []fakes.Effect) string {
 			// key the target passed on would have stopped it.
 			again = append(again, fmt.Sprintf("the %s %s was %s %d times over SMTP", k.fake, k.kind, madeVerb(k), len(es)))
 			overSMTP = true
+			smtpAgain++
 			continue
 		}
 		if len(es) == 1 {
@@ -226,7 +239,10 @@ func downstreamCause(effs []fakes.Effect) string {
 		return ""
 	}
 	advice := "; pass it a key derived from the request's key"
-	if overSMTP {
+	switch {
+	case overSMTP && len(again) > smtpAgain:
+		advice += ", and for the messages: " + causeSMTP
+	case overSMTP:
 		advice = "; " + causeSMTP
 	}
 	return strings.Join(once, " and ") + " but " + strings.Join(again, ", and ") + advice

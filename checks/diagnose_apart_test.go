@@ -2,6 +2,7 @@ package checks_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -65,15 +66,29 @@ func TestAMessageRepeatedOverSMTPIsNotBlamedOnItsKey(t *testing.T) {
 // one instance and its retry on another is not a lease too short.
 func TestADependencyFaultsDuplicateAcrossInstancesBlamesTheInstances(t *testing.T) {
 	for _, tc := range []struct {
-		name      string
-		retry     string // the instance that served the retry
+		name  string
+		retry string // the instance that served the retry
+		// store is what a sequential retry on another instance showed:
+		// "apart" (it acted again), "shared" (it replayed), "" (none ran).
+		store     string
 		want, not string
 	}{
-		{"another instance", "instance 2", "served by different instances (instance 1, instance 2), and each keeps its own keys", "in-progress lease"},
-		{"the same instance", "instance 1", "the key's lifetime (its in-progress lease) is shorter than a stalled request", "instances"},
+		{"another instance, a store per instance shown", "instance 2", "apart", "served by different instances (instance 1, instance 2), and each keeps its own keys", "in-progress lease"},
+		{"another instance, a shared store shown", "instance 2", "shared", "the key's lifetime (its in-progress lease) is shorter than a stalled request", "one store per instance"},
+		{"another instance, nothing shown of the store", "instance 2", "", "the key's lifetime (its in-progress lease) is shorter than a stalled request", "one store per instance"},
+		{"the same instance", "instance 1", "apart", "the key's lifetime (its in-progress lease) is shorter than a stalled request", "instances"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newRec()
+			if tc.store != "" {
+				s := b.intent(plain, opCharge)
+				b.try(s, onInstance(ok(201, "created", "ord_8"), "instance 1"), mine())
+				if tc.store == "apart" {
+					b.try(s, onInstance(ok(201, "created", "ord_9"), "instance 2"), mine())
+				} else {
+					b.try(s, onInstance(ok(201, "noop", "ord_8"), "instance 2"))
+				}
+			}
 			i := b.intent(plain, opCharge)
 			b.try(i, onInstance(under(faults.NameDepStall, unknown(0)), "instance 1"), mine()).try(i, onInstance(ok(201, "created", "ord_2"), tc.retry), mine())
 			f := onlyFinding(t, b.done(), checks.CheckDependencyRecovery)
@@ -81,6 +96,18 @@ func TestADependencyFaultsDuplicateAcrossInstancesBlamesTheInstances(t *testing.
 			assert.NotContains(t, f.Message, tc.not)
 		})
 	}
+}
+
+// A message repeated over SMTP beside a call repeated without a key gets
+// the advice for both: the key for the call, the record for the message.
+func TestSMTPAndAnUnkeyedCallRepeatedGetBothAdvices(t *testing.T) {
+	b := newRec()
+	i := b.intent(plain, opCharge)
+	hook := func() fakes.Effect { return fakes.Effect{Fake: "webhooks", Kind: "delivery"} }
+	b.try(i, ok(201, "created", "ord_1"), keyed("charge:idk-0001"), smtp("<m1@tool>"), hook())
+	b.try(i, ok(201, "created", "ord_1"), smtp("<m2@tool>"), hook())
+	f := onlyFinding(t, b.done(), checks.CheckRetrySequential)
+	assert.Contains(t, f.Message, "pass it a key derived from the request's key, and for the messages: SMTP carries no idempotency key")
 }
 
 // A reused key with another payload executed by an instance that never
@@ -122,6 +149,20 @@ func TestAMismatchExecutedByAnotherInstanceSaysItNeverSawTheKey(t *testing.T) {
 			}
 		})
 	}
+	t.Run("executed by both instances", func(t *testing.T) {
+		b := newRec()
+		s := b.intent(plain, opCharge)
+		b.try(s, onInstance(ok(201, "created", "ord_1"), "instance 1"), mine())
+		b.try(s, onInstance(ok(201, "created", "ord_2"), "instance 2"), mine())
+		o := b.intent(plain, opCharge)
+		b.try(o, onInstance(ok(201, "created", "ord_3"), "instance 1"), mine())
+		m := b.intent(mismatch, opCharge, o)
+		b.try(m, onInstance(unknown(0), "instance 2"), mine()).try(m, onInstance(ok(201, "created", "ord_5"), "instance 1"), mine())
+		fs := findingsOf(t, b.done(), checks.CheckKeyMismatch)
+		if assert.Len(t, fs, 1) {
+			assert.NotContains(t, fs[0].Message, "never saw the key", "the instance that held the key executed it too")
+		}
+	})
 }
 
 // A queue consumer's duplicate, counted in its own rows, is told as the
@@ -162,4 +203,27 @@ func TestAConsumersOwnRowsWrittenAgainSayWhatTheEventLacked(t *testing.T) {
 			assert.NotContains(t, f.Message, tc.not)
 		})
 	}
+}
+
+// A queue consumer's findings speak of events published again, not of a
+// caller's key and its requests.
+func TestAConsumersFindingsSpeakOfEvents(t *testing.T) {
+	caps := record.DefaultCapabilities()
+	caps.Redelivery, caps.EventKeys, caps.Keys = true, true, false
+	b := newRec()
+	b.rec.Target.Capabilities = &caps
+	i := b.intent(plain, opCharge)
+	b.try(i, ok(201, "created", "ord_1"), mine()).try(i, ok(201, "created", "ord_2"), mine())
+	f := onlyFinding(t, b.done(), checks.CheckRetrySequential)
+	assert.Contains(t, f.Message, "the same event published 2 times caused 2 effects")
+	assert.Contains(t, f.Message, "the consumer did not recognise the event id as processed")
+	assert.NotContains(t, f.Message, "key")
+
+	rec := lateRecord(16, []int{1}, 0, func(int, time.Duration) bool { return true })
+	rec.Target.Capabilities = &caps
+	late := onlyFinding(t, rec, checks.CheckRetryLate)
+	assert.Contains(t, late.Message, "the same event published again after 1 other event")
+	assert.Contains(t, late.Message, "the consumer forgot the event id")
+	assert.Contains(t, late.Message, "Keep every processed event id")
+	assert.NotContains(t, late.Message, "key store")
 }

@@ -52,6 +52,7 @@ func evaluate(checks []Invariant, rec *record.Record) ([]record.CheckResult, []r
 			}
 		}
 		fs = keylessFindings(rec, fs)
+		fs = eventFindings(rec, fs)
 		switch {
 		case len(fs) > 0:
 			results = append(results, record.CheckResult{ID: c.ID, Status: record.StatusFail, Note: fmt.Sprintf("%d finding(s)", len(fs))})

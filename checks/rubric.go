@@ -106,9 +106,11 @@ func Score(tr *record.TargetResult) {
 // what a check a level needs would (by check): a queue consumer's
 // retries after a fault are the broker's redeliveries, which
 // consumer.redelivery judges; retry.after-fault judges the ones after a
-// fault of its downstream calls, which only a consumer with fakes takes.
+// fault of its downstream calls, which a consumer whose effects only
+// observers count never makes. A consumer with fakes, which takes those
+// faults, still needs retry.after-fault.
 func standIns(caps record.Capabilities) map[string]string {
-	if caps.Redelivery {
+	if caps.Redelivery && caps.ObservedOnly {
 		return map[string]string{CheckRetryAfterFault: CheckConsumerRedelivery}
 	}
 	return nil

@@ -449,23 +449,26 @@ func TestScoreReasonNamesWhatDidNotApply(t *testing.T) {
 // A queue consumer's retries after a fault are the broker's redeliveries:
 // with no retry.after-fault (no fake takes its calls, so no downstream
 // fault acts), consumer.redelivery having run shows what level 2 needs;
-// another kind of target still needs retry.after-fault itself.
+// a consumer with fakes, and another kind of target, still need
+// retry.after-fault itself.
 func TestAConsumersRedeliveriesStandInForRetriesAfterAFault(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		consumer   bool
+		observed   bool // its effects counted by observers alone
 		redelivery bool
 		level      int
 	}{
-		{"a consumer whose redeliveries were tried", true, true, 3},
-		{"a consumer whose redeliveries were not tried", true, false, 1},
-		{"not a consumer", false, true, 1},
+		{"a consumer counted by observers whose redeliveries were tried", true, true, true, 3},
+		{"a consumer counted by observers whose redeliveries were not tried", true, true, false, 1},
+		{"a consumer with fakes, which takes a downstream fault", true, false, true, 1},
+		{"not a consumer", false, true, true, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := cleanRecord(partFault)
 			if tc.consumer {
 				caps := record.DefaultCapabilities()
-				caps.Redelivery = true
+				caps.Redelivery, caps.ObservedOnly = true, tc.observed
 				b.rec.Target.Capabilities = &caps
 			}
 			if tc.redelivery {

@@ -43,8 +43,9 @@ type File struct {
 	// Checks selects which checks run; by default all of them.
 	Checks Checks `yaml:"checks,omitempty"`
 	// Faults are the faults to inject. Absent means the registry's default
-	// faults; an empty list ("faults: []") means none, so only fault-free
-	// checks run.
+	// faults (a consumer's own, and a declared dependency's too); an empty
+	// list ("faults: []") means none, so only fault-free checks run, and a
+	// score above 1, which needs retries after faults, cannot be shown.
 	Faults []FaultSpec `yaml:"faults"`
 	// Retry is how the harness retries an intent, like a careful client.
 	Retry Retry `yaml:"retry"`

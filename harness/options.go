@@ -172,8 +172,12 @@ func WithFaults(fs ...faults.Fault) Option {
 // in place of DefaultFaults: a target whose kind has faults of its own
 // (WithKindFaults) is tried with those instead, and one that declares a
 // dependency with DependencyFaults too. A configuration file without a
-// faults list gives its registry's defaults this way.
+// faults list gives its registry's defaults this way; none given means
+// DefaultFaults.
 func WithDefaultFaults(fs ...faults.Fault) Option {
+	if fs == nil {
+		fs = DefaultFaults()
+	}
 	return func(o *Options) { o.Faults, o.defaultFaults = fs, true }
 }
 

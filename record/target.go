@@ -126,6 +126,9 @@ type Capabilities struct {
 	// through a broker, which can be made to deliver an event again
 	// (faults of class redelivery; consumer.redelivery).
 	Redelivery bool `json:"redelivery,omitempty"`
+	// ObservedOnly: the target's effects are counted by observers alone:
+	// no fake takes its calls, and no fault of a downstream call acts.
+	ObservedOnly bool `json:"observed_only,omitempty"`
 	// Serial: the target's effects are attributed by delta, so its
 	// intents run one at a time: no probe sends distinct intents at once
 	// (a burst, copies of one intent, still runs).

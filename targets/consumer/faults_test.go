@@ -1,9 +1,12 @@
 package consumer_test
 
 import (
+	"context"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -12,6 +15,7 @@ import (
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/targets/consumer"
+	httptarget "github.com/idemcheck/idemcheck/targets/http"
 )
 
 // only is spec tried with the consumer fault named name and no other.
@@ -236,4 +240,36 @@ func TestRebalanceRunsAlone(t *testing.T) {
 		assert.Equal(t, f.Name() == consumer.NameRebalance, tg.DisruptedBy(f), f.Name())
 	}
 	assert.False(t, tg.DisruptedBy(&faults.Reset{}))
+}
+
+// A redelivery fault named for a target that is not a consumer is
+// reported unsupported as the broker's, even the one that also kills (a
+// batch's crash), which a server idemcheck can kill would otherwise take.
+func TestRedeliveryFaultsAreOnlyAConsumers(t *testing.T) {
+	reg := faults.NewRegistry()
+	consumer.RegisterFaults(reg)
+	var fs []faults.Fault
+	for _, n := range []string{consumer.NameBatchCrash, consumer.NameLostAck} {
+		f, err := reg.New(n, nil)
+		require.NoError(t, err)
+		fs = append(fs, f)
+	}
+	handler := func(*harness.Env) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"effect":"created","data":{"id":"x"}}`))
+		})
+	}
+	spec := httptarget.HandlerSpec(httptarget.Config{Name: "api", Operations: []httptarget.Operation{
+		{Name: "read", Method: http.MethodGet, Path: "/r?m={{marker}}"}}}, handler)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := harness.Verify(ctx, []harness.Spec{spec}, harness.WithFaults(fs...), harness.WithChecks("safe.readonly"))
+	require.NoError(t, err)
+	rec := res.Targets[0].Record
+	require.NotNil(t, rec)
+	for _, n := range []string{consumer.NameBatchCrash, consumer.NameLostAck} {
+		assert.Contains(t, rec.Unsupported, n)
+		assert.Contains(t, rec.UnsupportedWhy[n], "only a consumer target takes it", n)
+	}
 }

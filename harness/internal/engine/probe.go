@@ -210,6 +210,7 @@ func (r *runner) capabilities(info record.TargetInfo) *record.Capabilities {
 	_, caps.Signatures = r.target().(Signer)
 	_, caps.Reorder = r.target().(Reorderer)
 	caps.Restart = r.canCrash()
+	caps.ObservedOnly = r.observedOnly()
 	if r.serial() {
 		// Attributed by delta: nothing that sends distinct intents at
 		// once (see notSerial).
@@ -258,6 +259,11 @@ func (r *runner) unsupported(f faults.Fault) string {
 	if _, ok := f.(faults.DependencyFault); ok {
 		return "" // the dependency's proxy acts, whatever the adapter
 	}
+	if _, ok := f.(faults.RedeliveryFault); ok && !r.rec.Target.Caps().Redelivery {
+		// Before any other reason: one that also kills (a batch's crash)
+		// is still the broker's.
+		return "it acts through a broker that delivers events: only a consumer target takes it"
+	}
 	_, crash := f.(faults.CrashFault)
 	if _, ok := r.target().(Crasher); crash && !ok {
 		return "this kind of target cannot be killed and restarted"
@@ -280,9 +286,6 @@ func (r *runner) unsupported(f faults.Fault) string {
 	}
 	if r.target().Supports(f) {
 		return ""
-	}
-	if _, ok := f.(faults.RedeliveryFault); ok && !r.rec.Target.Caps().Redelivery {
-		return "it acts through a broker that delivers events: only a consumer target takes it"
 	}
 	if e, ok := r.target().(FaultExplainer); ok {
 		if why := e.WhyUnsupported(f); why != "" {

@@ -1,0 +1,44 @@
+package checks
+
+import (
+	"github.com/idemcheck/idemcheck/internal/lazyregexp"
+	"github.com/idemcheck/idemcheck/record"
+)
+
+// eventWording rewrites what a finding says of a caller's key and its
+// requests as what it says of an event and its deliveries, for a queue
+// consumer (record.Capabilities.Redelivery): its key is the event id,
+// which the producer chose, and a retry is the event published again.
+var eventWording = []struct {
+	re   *lazyregexp.Regexp
+	with string
+}{
+	{lazyregexp.New(`the same key sent (\d+) times`), "the same event published $1 times"},
+	{lazyregexp.New(`the retry with the same key`), "the same event published again"},
+	{lazyregexp.New(`(\d+) same-key requests released together`), "$1 copies of one event published together"},
+	{lazyregexp.New(`(\d+) same-key requests`), "$1 copies of one event"},
+	{lazyregexp.New(`: the key is not honoured at all`), ": the event id is not recognised as processed at all"},
+	{lazyregexp.New(`: the key is not honoured`), ": the consumer did not recognise the event id as processed"},
+	{lazyregexp.New(`a retry one at a time acted again too`), "the event published again one at a time acted again too"},
+	{lazyregexp.New(`the key is checked and claimed in two steps`), "the event id is checked and claimed in two steps"},
+	{lazyregexp.New(`the key store forgot the key even after a single other key: it keeps keys for less than ([^,(]+), or none at all`),
+		"the consumer did not recognise the event id even after a single other event: it keeps the ids of the events it processed for less than $1, or none at all"},
+	{lazyregexp.New(`the key store forgot the key`), "the consumer forgot the event id"},
+	{lazyregexp.New(`\. Keep every key for as long as clients may retry \(a day is usual\), in a store that neither evicts nor expires it sooner`),
+		". Keep every processed event id for as long as the broker or a producer may deliver the event again (a day is usual), in a store that neither evicts nor expires it sooner"},
+	{lazyregexp.New(`after 1 other key\b`), "after 1 other event"},
+	{lazyregexp.New(`after (\d+) other keys\b`), "after $1 other events"},
+}
+
+// eventFindings words fs as eventWording says, for a queue consumer.
+func eventFindings(rec *record.Record, fs []record.Finding) []record.Finding {
+	if !rec.Target.Caps().Redelivery {
+		return fs
+	}
+	for i := range fs {
+		for _, w := range eventWording {
+			fs[i].Message = w.re.ReplaceAllString(fs[i].Message, w.with)
+		}
+	}
+	return fs
+}
