@@ -184,27 +184,19 @@ func keyDiagnosis(effs []fakes.Effect) string {
 // again. "" when a fake saw a call, another kind of record repeated too,
 // or none did.
 func ownRecordCause(effs []fakes.Effect) string {
-	counts := map[effectKind]int{}
-	var order []effectKind
-	for _, e := range effs {
-		k := effectKind{e.Fake, e.Kind}
-		if counts[k] == 0 {
-			order = append(order, k)
-		}
-		counts[k]++
-	}
+	order, byKind := groupByKind(effs)
 	if slices.ContainsFunc(effs, func(e fakes.Effect) bool { return !e.Observed }) {
 		return "" // a call to a fake was made: what it was given may say more
 	}
 	var what string
 	for _, k := range order {
-		if counts[k] < 2 {
+		if len(byKind[k]) < 2 {
 			continue
 		}
 		if what != "" {
 			return ""
 		}
-		what = fmt.Sprintf("its own %s %s was written %d times: nothing in what it writes is unique to the intent", k.fake, k.kind, counts[k])
+		what = fmt.Sprintf("its own %s %s was written %d times: nothing in what it writes is unique to the intent", k.fake, k.kind, len(byKind[k]))
 	}
 	return what
 }

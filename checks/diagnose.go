@@ -177,6 +177,21 @@ func ignoredAlone(r *record.Record, op string) bool {
 // effectKind is one kind of effect of one fake or observer.
 type effectKind struct{ fake, kind string }
 
+// groupByKind groups effs by kind of effect, in the order each kind first
+// appears.
+func groupByKind(effs []fakes.Effect) ([]effectKind, map[effectKind][]fakes.Effect) {
+	var order []effectKind
+	byKind := map[effectKind][]fakes.Effect{}
+	for _, e := range effs {
+		k := effectKind{e.Fake, e.Kind}
+		if _, ok := byKind[k]; !ok {
+			order = append(order, k)
+		}
+		byKind[k] = append(byKind[k], e)
+	}
+	return order, byKind
+}
+
 // downstreamCause explains a duplicate among effs by the keys the fakes
 // received, when they show it: an effect made once under the key the
 // target passed on (that downstream de-duplicated the retries) while
@@ -187,15 +202,7 @@ type effectKind struct{ fake, kind string }
 // was made once under a key (then the effects do not tell the target's
 // store from the downstream call).
 func downstreamCause(effs []fakes.Effect) string {
-	var order []effectKind
-	byKind := map[effectKind][]fakes.Effect{}
-	for _, e := range effs {
-		k := effectKind{e.Fake, e.Kind}
-		if _, ok := byKind[k]; !ok {
-			order = append(order, k)
-		}
-		byKind[k] = append(byKind[k], e)
-	}
+	order, byKind := groupByKind(effs)
 	var once, again []string
 	overSMTP, smtpAgain := false, 0
 	for _, k := range order {
@@ -268,15 +275,7 @@ func keyless(es []fakes.Effect) bool {
 // smtpCause explains a duplicate among effs that repeated over SMTP alone:
 // "" when another kind of effect repeated too, or none did.
 func smtpCause(effs []fakes.Effect) string {
-	byKind := map[effectKind][]fakes.Effect{}
-	var order []effectKind
-	for _, e := range effs {
-		k := effectKind{e.Fake, e.Kind}
-		if _, ok := byKind[k]; !ok {
-			order = append(order, k)
-		}
-		byKind[k] = append(byKind[k], e)
-	}
+	order, byKind := groupByKind(effs)
 	var what string
 	for _, k := range order {
 		es := byKind[k]
@@ -325,18 +324,10 @@ func callNoun(k effectKind) string {
 // again" for a payments charge, else the kind of effect that repeated,
 // e.g. "sent an email message again".
 func againPhrase(effs []fakes.Effect) string {
-	counts := map[effectKind]int{}
-	var order []effectKind
-	for _, e := range effs {
-		k := effectKind{e.Fake, e.Kind}
-		if counts[k] == 0 {
-			order = append(order, k)
-		}
-		counts[k]++
-	}
+	order, byKind := groupByKind(effs)
 	var parts []string
 	for _, k := range order {
-		if counts[k] < 2 {
+		if len(byKind[k]) < 2 {
 			continue
 		}
 		if k.kind == "charge" {

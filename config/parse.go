@@ -136,18 +136,13 @@ func openReadable(ctx context.Context, path string) (*os.File, error) {
 	defer tick.Stop()
 	release := time.NewTimer(time.Second)
 	defer release.Stop()
-	for {
-		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			defer w.Close()
-			select {
-			case o := <-ch:
-				if o.f != nil {
-					_ = o.f.Close()
-				}
-				return nil, gaveUp
-			case <-release.C:
+	var retry <-chan time.Time = tick.C // until our writer is open
+	for released := false; !released; {
+		if retry != nil {
+			if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				defer w.Close()
+				retry = nil
 			}
-			break
 		}
 		select {
 		case o := <-ch:
@@ -155,11 +150,10 @@ func openReadable(ctx context.Context, path string) (*os.File, error) {
 				_ = o.f.Close()
 			}
 			return nil, gaveUp
-		case <-tick.C:
-			continue
+		case <-retry:
 		case <-release.C:
+			released = true
 		}
-		break
 	}
 	go func() { // the open returns once a writer comes
 		if o := <-ch; o.f != nil {
