@@ -157,5 +157,10 @@ func depDiagnosis(r *record.Record, in *record.Intent, fault string, effs []fake
 	case faults.NameDepResetAfterCommit:
 		return keyNotCommitted
 	}
+	if ignoredAlone(r, in.Operation) {
+		// A retry one at a time, with no fault, acted again too: the
+		// fault is not what made this one act again.
+		return causeIgnored
+	}
 	return "the failed attempt's effect was not seen by the retry under the same key"
 }

@@ -227,3 +227,25 @@ func TestAConsumersFindingsSpeakOfEvents(t *testing.T) {
 	assert.Contains(t, late.Message, "Keep every processed event id")
 	assert.NotContains(t, late.Message, "key store")
 }
+
+// A duplicate after a fault that makes no effect of its own (a database
+// error) is not the fault's when a retry one at a time, with no fault,
+// acted again too: the key is not honoured at all.
+func TestADependencyErrorsDuplicateOfATargetThatIgnoresKeys(t *testing.T) {
+	for _, ignores := range []bool{true, false} {
+		b := newRec()
+		if ignores {
+			s := b.intent(plain, opCharge)
+			b.try(s, ok(201, "created", "ord_8"), mine()).try(s, ok(201, "created", "ord_9"), mine())
+		}
+		i := b.intent(plain, opCharge)
+		b.try(i, under(faults.NameDepError, ok(201, "created", "ord_1")), mine()).try(i, ok(201, "created", "ord_2"), mine())
+		f := onlyFinding(t, b.done(), checks.CheckDependencyRecovery)
+		if ignores {
+			assert.Contains(t, f.Message, "the key is not honoured at all")
+			assert.NotContains(t, f.Message, "the failed attempt's effect")
+		} else {
+			assert.Contains(t, f.Message, "the failed attempt's effect was not seen by the retry")
+		}
+	}
+}
