@@ -144,6 +144,8 @@ func triedClass(rec *record.Record, c faults.Class) bool {
 // (retriedAfterFault) count as one there: which of them owns an intent
 // depends on every fault it met, and a trial's intent may meet more than
 // a probe's, so a duplicate under the same fault is the same finding.
+// A duplicate named after a fault but made by a retry that met none is
+// the same finding as the probes' retry.sequential of its operation.
 func Novel(known, fs []record.Finding) []record.Finding {
 	if len(known) == 0 {
 		return fs
@@ -156,14 +158,50 @@ func Novel(known, fs []record.Finding) []record.Finding {
 		return k.ID()
 	}
 	worst := make(map[string]int, len(known))
+	sequential := map[string]int{} // by operation
 	for _, f := range known {
 		worst[id(f)] = max(worst[id(f)], f.Severity.Rank())
+		if f.Check == CheckRetrySequential {
+			sequential[f.Operation] = max(sequential[f.Operation], f.Severity.Rank())
+		}
 	}
 	var out []record.Finding
 	for _, f := range fs {
-		if r, ok := worst[id(f)]; !ok || r < f.Severity.Rank() {
-			out = append(out, f)
+		if r, ok := worst[id(f)]; ok && r >= f.Severity.Rank() {
+			continue
 		}
+		if r, ok := sequential[f.Operation]; ok && r >= f.Severity.Rank() && f.Fault != "" && repeatedByPlainRetry(f) {
+			// Named after a fault the intent met, made by a retry that
+			// met none: the probes' retries one at a time showed it.
+			continue
+		}
+		out = append(out, f)
 	}
 	return out
+}
+
+// repeatedByPlainRetry reports whether the duplicate f shows was made by
+// an attempt without a fault: its intent's last effect landed while an
+// attempt that met no fault, and was no burst's copy, was under way.
+func repeatedByPlainRetry(f record.Finding) bool {
+	for _, in := range f.Evidence.Intents {
+		var last int64
+		n := 0
+		for _, e := range f.Evidence.Effects {
+			if e.HasMarker(in.Marker) {
+				n++
+				last = max(last, e.Seq)
+			}
+		}
+		if n < 2 {
+			continue
+		}
+		for _, a := range in.Attempts {
+			if a.LedgerBefore < last && last <= a.LedgerAfter {
+				return a.Fault == "" && !a.Burst
+			}
+		}
+		return false
+	}
+	return false
 }
