@@ -249,3 +249,21 @@ func TestADependencyErrorsDuplicateOfATargetThatIgnoresKeys(t *testing.T) {
 		}
 	}
 }
+
+// Why no dependency fault was tried says which of the two it was: no
+// dependency declared, or the run's faults left them out.
+func TestNoDependencyFaultTriedSaysWhy(t *testing.T) {
+	for _, declared := range []bool{false, true} {
+		rec := sequentialOK()
+		if declared {
+			rec.Dependencies = []string{"db"}
+		}
+		checksOf, _ := verdicts(t, rec)
+		note := checksOf[checks.CheckDependencyRecovery].Note
+		if declared {
+			assert.Equal(t, "no dependency fault was tried: the run's faults leave them out (the target declares db)", note)
+		} else {
+			assert.Equal(t, "no dependency fault was tried: the target declares no dependency (dependencies:)", note)
+		}
+	}
+}

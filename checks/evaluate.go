@@ -102,7 +102,10 @@ func faultSkipFor(id string, classes ...faults.Class) func(*record.Record) strin
 			return unsupportedPrefix + strings.Join(parts, "; ")
 		}
 		if slices.Contains(classes, faults.ClassDependency) && !triedClass(rec, faults.ClassDependency) {
-			return "no dependency fault was tried: the target declares no dependency (dependencies:), or the run's faults leave them out"
+			if len(rec.Dependencies) > 0 {
+				return "no dependency fault was tried: the run's faults leave them out (the target declares " + strings.Join(rec.Dependencies, ", ") + ")"
+			}
+			return "no dependency fault was tried: the target declares no dependency (dependencies:)"
 		}
 		return "no fault of its class was tried"
 	}

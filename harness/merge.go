@@ -121,6 +121,7 @@ func mergeTarget(m *TargetResult, t TargetResult) error {
 		m.Record.Ledger = append(m.Record.Ledger, e)
 	}
 	m.Record.Unsupported = union(m.Record.Unsupported, t.Record.Unsupported)
+	m.Record.Dependencies = union(m.Record.Dependencies, t.Record.Dependencies)
 	for _, u := range t.Record.Unexamined {
 		if !slices.Contains(m.Record.Unexamined, u) {
 			m.Record.Unexamined = append(m.Record.Unexamined, u)

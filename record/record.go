@@ -13,6 +13,9 @@ type Record struct {
 	Checks []string `json:"checks"`
 	// Faults are the names of the faults that were tried.
 	Faults []string `json:"faults"`
+	// Dependencies are the names of the databases and caches the target
+	// declared (its dependencies:, behind the proxy), sorted.
+	Dependencies []string `json:"dependencies,omitempty"`
 	// Unsupported lists faults the adapter could not inject.
 	Unsupported []string `json:"unsupported,omitempty"`
 	// UnsupportedWhy says, for each fault of Unsupported, why.

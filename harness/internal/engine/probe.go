@@ -72,6 +72,10 @@ func (r *runner) run() *record.Record {
 	if cfg.Shards > 1 {
 		r.rec.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
 	}
+	for name := range r.inst.Deps {
+		r.rec.Dependencies = append(r.rec.Dependencies, name)
+	}
+	slices.Sort(r.rec.Dependencies)
 	for _, f := range cfg.Faults {
 		r.rec.Faults = append(r.rec.Faults, f.Name())
 		if why := r.unsupported(f); why != "" {
