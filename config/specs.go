@@ -46,15 +46,15 @@ func (f *File) Specs() ([]harness.Spec, []harness.Option, error) {
 	if f.faultsDefaulted {
 		// Each target is given its kind's defaults (a consumer's broker
 		// faults) and its own dependencies' faults by the harness.
-		fs = fs[:0]
+		defaults := []faults.Fault{}
 		for _, name := range f.registry().DefaultFaults {
 			fault, err := f.registry().Faults.New(name, nil)
 			if err != nil {
 				return nil, nil, Errors{f.Errorf("faults", "default fault: %v", err)}
 			}
-			fs = append(fs, fault)
+			defaults = append(defaults, fault)
 		}
-		faultsOpt = harness.WithDefaultFaults(fs...)
+		faultsOpt = harness.WithDefaultFaults(defaults...)
 	}
 	opts := []harness.Option{
 		faultsOpt,
