@@ -23,7 +23,7 @@ import (
 	"github.com/idemcheck/idemcheck/targets/container"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
 	"github.com/idemcheck/idemcheck/targets/http/httpconfig"
-	"github.com/idemcheck/idemcheck/targets/webhook"
+	"github.com/idemcheck/idemcheck/targets/webhook/webhookconfig"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -162,7 +162,7 @@ func validFile() config.File {
 					},
 				},
 			},
-			&webhook.Section{
+			&webhookconfig.Section{
 				Common: section.Common{
 					Name: "payment-events", Kind: "webhook",
 					Identity: config.Locator{JSON: "id"},
@@ -173,9 +173,9 @@ func validFile() config.File {
 					Command: []string{"./webhooks", "--listen", "127.0.0.1:{{port}}", "--payments", "{{fakes.payments.url}}", "--state", "{{state_dir}}"},
 					Ready:   config.Ready{Path: "/healthz", Timeout: config.Duration(config.DefaultReadyTimeout)},
 				},
-				Signature: &webhook.SignatureSection{Secret: "whsec_valid_yaml", Header: "X-Hub-Signature-256", Scheme: "hex", Prefix: "sha256="},
+				Signature: &webhookconfig.SignatureSection{Secret: "whsec_valid_yaml", Header: "X-Hub-Signature-256", Scheme: "hex", Prefix: "sha256="},
 				IDHeader:  "X-GitHub-Delivery",
-				Events: []webhook.EventSection{
+				Events: []webhookconfig.EventSection{
 					{
 						Name:    "invoice.due",
 						Path:    "/webhooks/{{input.account}}",

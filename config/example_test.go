@@ -8,7 +8,7 @@ import (
 	clitarget "github.com/idemcheck/idemcheck/targets/cli"
 	"github.com/idemcheck/idemcheck/targets/container"
 	"github.com/idemcheck/idemcheck/targets/http/httpconfig"
-	"github.com/idemcheck/idemcheck/targets/webhook"
+	"github.com/idemcheck/idemcheck/targets/webhook/webhookconfig"
 )
 
 // A bad configuration is reported in full, each error with its file, line,
@@ -49,7 +49,7 @@ func ExampleLoad() {
 		switch t := t.(type) {
 		case *clitarget.Section:
 			fmt.Printf("%s: key flag %s, timeout %s, %d operations\n", t.Name, t.KeyFlag, t.Timeout, len(t.Operations))
-		case *webhook.Section:
+		case *webhookconfig.Section:
 			fmt.Printf("%s: %s signature in %s, timeout %s, %d events\n", t.Name, t.Signature.Scheme, t.Signature.Header, t.Timeout, len(t.Events))
 		case *container.Section:
 			image := t.Image

@@ -9,8 +9,8 @@ import (
 	clitarget "github.com/idemcheck/idemcheck/targets/cli"
 	"github.com/idemcheck/idemcheck/targets/container"
 	"github.com/idemcheck/idemcheck/targets/http/httpconfig"
-	mcptarget "github.com/idemcheck/idemcheck/targets/mcp"
-	"github.com/idemcheck/idemcheck/targets/webhook"
+	"github.com/idemcheck/idemcheck/targets/mcp/mcpconfig"
+	"github.com/idemcheck/idemcheck/targets/webhook/webhookconfig"
 )
 
 // sectionAt returns target i of f as its kind's struct, failing the test
@@ -33,9 +33,9 @@ func cliAt(t testing.TB, f *config.File, i int) *clitarget.Section {
 	return sectionAt[*clitarget.Section](t, f, i)
 }
 
-func webhookAt(t testing.TB, f *config.File, i int) *webhook.Section {
+func webhookAt(t testing.TB, f *config.File, i int) *webhookconfig.Section {
 	t.Helper()
-	return sectionAt[*webhook.Section](t, f, i)
+	return sectionAt[*webhookconfig.Section](t, f, i)
 }
 
 func containerAt(t testing.TB, f *config.File, i int) *container.Section {
@@ -43,7 +43,7 @@ func containerAt(t testing.TB, f *config.File, i int) *container.Section {
 	return sectionAt[*container.Section](t, f, i)
 }
 
-func mcpAt(t testing.TB, f *config.File, i int) *mcptarget.Section {
+func mcpAt(t testing.TB, f *config.File, i int) *mcpconfig.Section {
 	t.Helper()
-	return sectionAt[*mcptarget.Section](t, f, i)
+	return sectionAt[*mcpconfig.Section](t, f, i)
 }

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"github.com/idemcheck/idemcheck/targets/consumer"
 	"slices"
 
 	"github.com/idemcheck/idemcheck/config/section"
@@ -12,10 +11,11 @@ import (
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
 	clitarget "github.com/idemcheck/idemcheck/targets/cli"
+	"github.com/idemcheck/idemcheck/targets/consumer"
 	"github.com/idemcheck/idemcheck/targets/container"
 	"github.com/idemcheck/idemcheck/targets/http/httpconfig"
-	mcptarget "github.com/idemcheck/idemcheck/targets/mcp"
-	"github.com/idemcheck/idemcheck/targets/webhook"
+	"github.com/idemcheck/idemcheck/targets/mcp/mcpconfig"
+	"github.com/idemcheck/idemcheck/targets/webhook/webhookconfig"
 )
 
 // Registry is what a configuration file may name: the kinds of target,
@@ -45,9 +45,9 @@ func Builtin() *Registry {
 		Kinds: []section.Kind{
 			httpconfig.ConfigKind,
 			clitarget.ConfigKind,
-			webhook.ConfigKind,
+			webhookconfig.ConfigKind,
 			container.ConfigKind,
-			mcptarget.ConfigKind,
+			mcpconfig.ConfigKind,
 			consumer.ConfigKind,
 		},
 		Fakes: []fakes.Descriptor{

@@ -12,7 +12,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/config"
 	"github.com/idemcheck/idemcheck/fakes/webhooks"
-	"github.com/idemcheck/idemcheck/targets/webhook"
+	"github.com/idemcheck/idemcheck/targets/webhook/webhookconfig"
 )
 
 // minimalWebhook is a valid file with one webhook target, for the rows
@@ -38,10 +38,10 @@ func TestMinimalWebhookDefaults(t *testing.T) {
 	f, err := config.Parse("idemcheck.yaml", []byte(minimalWebhook))
 	require.NoError(t, err)
 	tg := webhookAt(t, f, 0)
-	assert.Equal(t, &webhook.SignatureSection{Secret: secret, Header: "Idemcheck-Signature", Scheme: "stripe"}, tg.Signature)
+	assert.Equal(t, &webhookconfig.SignatureSection{Secret: secret, Header: "Idemcheck-Signature", Scheme: "stripe"}, tg.Signature)
 	assert.Equal(t, config.Locator{JSON: "data.id"}, tg.Identity)
 	assert.Equal(t, 10*time.Second, tg.Timeout.Std())
-	assert.Equal(t, []webhook.EventSection{{Name: "invoice.due", Path: "/webhooks", Body: `{"id":"{{key}}","memo":"{{marker}}"}`}}, tg.Events)
+	assert.Equal(t, []webhookconfig.EventSection{{Name: "invoice.due", Path: "/webhooks", Body: `{"id":"{{key}}","memo":"{{marker}}"}`}}, tg.Events)
 }
 
 func TestWebhookEventIDInAHeader(t *testing.T) {

@@ -120,9 +120,9 @@ var given = map[string]bool{
 	"ObserveSQL.query": true, "Operation.name": true, "Operation.mutating": true, "Operation.method": true,
 	"Operation.path": true, "Operation.body": true, "Operation.inputs": true,
 	"cli.OperationSection.name": true, "cli.OperationSection.mutating": true, "cli.OperationSection.args": true,
-	"Input.string": true, "webhook.SignatureSection.secret": true, "webhook.EventSection.name": true,
-	"webhook.EventSection.path": true, "webhook.EventSection.body": true,
-	"container.BuildSection.binary": true, "mcp.ToolSection.name": true, "Observer.http": true, "Observer.sql": true,
+	"Input.string": true, "webhookconfig.SignatureSection.secret": true, "webhookconfig.EventSection.name": true,
+	"webhookconfig.EventSection.path": true, "webhookconfig.EventSection.body": true,
+	"container.BuildSection.binary": true, "mcpconfig.ToolSection.name": true, "Observer.http": true, "Observer.sql": true,
 	"Fakes.payments": true, "Fakes.email": true, "Fakes.webhooks": true,
 	// Made from another field, as its description says.
 	"container.BuildSection.name": true,

@@ -18,6 +18,7 @@ import (
 	"github.com/idemcheck/idemcheck/record"
 	"github.com/idemcheck/idemcheck/reports"
 	mcptarget "github.com/idemcheck/idemcheck/targets/mcp"
+	"github.com/idemcheck/idemcheck/targets/mcp/mcpconfig"
 )
 
 // listTimeout bounds init's connection to an MCP server and its
@@ -161,7 +162,7 @@ func writeTool(w func(string, ...any), t *sdk.Tool) {
 	var skip []string
 	if !readOnly {
 		if f, ok := keys.MetaField(t.Description + " " + schemaText(schema)); ok {
-			if mcptarget.ValidArgName(f) {
+			if mcpconfig.ValidArgName(f) {
 				w("        key_meta: %s   # the tool's description says the key goes in the call's _meta", f)
 			} else {
 				w("        key_meta: %s   # TODO: the tool's description says the key goes in the call's _meta, as %q, a name key_meta cannot spell", keys.DefaultMetaField, f)

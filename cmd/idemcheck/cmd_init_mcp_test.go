@@ -16,7 +16,7 @@ import (
 	"github.com/idemcheck/idemcheck/examples"
 	mcpexample "github.com/idemcheck/idemcheck/examples/mcp"
 	"github.com/idemcheck/idemcheck/internal/refexe"
-	mcptarget "github.com/idemcheck/idemcheck/targets/mcp"
+	"github.com/idemcheck/idemcheck/targets/mcp/mcpconfig"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
 
@@ -33,7 +33,7 @@ func TestInitMCPOnTheReferenceServers(t *testing.T) {
 			require.Equal(t, exitOK, code, errs)
 			f, err := config.Parse("starter.yaml", []byte(out))
 			require.NoError(t, err, out)
-			tg, ok := f.Targets[0].(*mcptarget.Section)
+			tg, ok := f.Targets[0].(*mcpconfig.Section)
 			require.True(t, ok, "an mcp target: %T", f.Targets[0])
 			require.Len(t, tg.Tools, 2, out)
 			assert.Contains(t, out, "- name: create_payment")

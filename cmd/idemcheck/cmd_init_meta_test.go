@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/config"
-	mcptarget "github.com/idemcheck/idemcheck/targets/mcp"
+	"github.com/idemcheck/idemcheck/targets/mcp/mcpconfig"
 )
 
 // A tool whose description says its key goes in the call's _meta: init
@@ -34,7 +34,7 @@ func TestInitMCPProposesKeyMetaWhenTheDescriptionNamesIt(t *testing.T) {
 	assert.NotContains(t, out, "request_id:", "no generated value in a key-like argument")
 	f, err := config.Parse("starter.yaml", []byte(out))
 	require.NoError(t, err, out)
-	tg, ok := f.Targets[0].(*mcptarget.Section)
+	tg, ok := f.Targets[0].(*mcpconfig.Section)
 	require.True(t, ok)
 	require.Len(t, tg.Tools, 1)
 	assert.Equal(t, "io.example.idempotency-key", tg.Tools[0].KeyMeta)

@@ -52,4 +52,8 @@
 // fakes' events or after the reply, and Restart opens a new session on a
 // new process. Bursts spread their copies over BurstSessions sessions (over
 // stdio, processes) released together.
+//
+// The configuration file's mcp kind is package targets/mcp/mcpconfig,
+// apart, so that a Go test of a server (ServerSpec) does not build the
+// configuration's schema, observers and drivers.
 package mcp

@@ -47,4 +47,8 @@
 // capabilities, so key.required, key.mismatch, dryrun and effect.field are
 // reported as not applicable.
 // A handler acknowledges with any 2xx; 409 and 5xx are redelivered.
+//
+// The configuration file's webhook kind is package
+// targets/webhook/webhookconfig, apart, so that a Go test of a handler
+// does not build the configuration's schema, observers and drivers.
 package webhook

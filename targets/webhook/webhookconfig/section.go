@@ -1,4 +1,4 @@
-package webhook
+package webhookconfig
 
 import (
 	"cmp"
@@ -10,11 +10,12 @@ import (
 	"github.com/idemcheck/idemcheck/config/section"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/targets/http/httpconfig"
+	"github.com/idemcheck/idemcheck/targets/webhook"
 )
 
 // ConfigKind describes webhook targets to the configuration file.
 var ConfigKind = section.Kind{
-	Name: Kind,
+	Name: webhook.Kind,
 	Doc:  "a webhook handler, to which idemcheck delivers signed events",
 	New:  func() section.Target { return &Section{} },
 	Hints: map[string]string{
@@ -27,7 +28,7 @@ var ConfigKind = section.Kind{
 
 // SignatureSchemes are the schemes a webhook target's deliveries may be
 // signed with.
-var SignatureSchemes = []string{SchemeStripe, SchemeHex, SchemeBase64, SchemeNone}
+var SignatureSchemes = []string{webhook.SchemeStripe, webhook.SchemeHex, webhook.SchemeBase64, webhook.SchemeNone}
 
 // Section is a webhook target's section of the configuration file.
 type Section struct {
@@ -59,7 +60,7 @@ type SignatureSection struct {
 	// Secret is the shared signing secret, written as is (no environment
 	// expansion). Required unless Scheme is "none". Errors never show it.
 	Secret section.Secret `yaml:"secret,omitempty"`
-	// Header carries the signature. Default DefaultSignatureHeader.
+	// Header carries the signature. Default webhook.DefaultSignatureHeader.
 	Header string `yaml:"header,omitempty"`
 	// Scheme is one of SignatureSchemes: "stripe" (t=TIMESTAMP,v1=HEX, the
 	// default), "hex" (Prefix and the hex HMAC of the body, as GitHub's
@@ -144,8 +145,8 @@ func (s *Section) Check(c *section.Checker) {
 	// The adapter sets these headers on every delivery; an event's own
 	// header of the same name would be silently replaced.
 	reserved := map[string]string{}
-	if s.Signature != nil && s.Signature.Scheme != SchemeNone {
-		h := cmp.Or(s.Signature.Header, DefaultSignatureHeader)
+	if s.Signature != nil && s.Signature.Scheme != webhook.SchemeNone {
+		h := cmp.Or(s.Signature.Header, webhook.DefaultSignatureHeader)
 		reserved[strings.ToLower(h)] = "the signature (signature.header)"
 	}
 	if s.IDHeader != "" {
@@ -166,14 +167,14 @@ func (s *Section) Check(c *section.Checker) {
 // check checks what the schema cannot say of a signature. The secret is
 // never part of a message.
 func (sig *SignatureSection) check(c *section.Checker) {
-	scheme := cmp.Or(sig.Scheme, SchemeStripe)
+	scheme := cmp.Or(sig.Scheme, webhook.SchemeStripe)
 	if !slices.Contains(SignatureSchemes, scheme) {
 		return // the schema said so
 	}
-	if sig.Secret == "" && scheme != SchemeNone {
+	if sig.Secret == "" && scheme != webhook.SchemeNone {
 		c.Field("secret").Missing("the signing secret the handler shares with idemcheck, written as is; or scheme: none for a handler that checks no signature")
 	}
-	if sig.Prefix != "" && (scheme == SchemeStripe || scheme == SchemeNone) {
+	if sig.Prefix != "" && (scheme == webhook.SchemeStripe || scheme == webhook.SchemeNone) {
 		c.Field("prefix").Errorf("a prefix is for the hex and base64 schemes; scheme %s has none", scheme)
 	}
 }
@@ -219,10 +220,10 @@ func (s *Section) Defaults() {
 	}
 	if sig := s.Signature; sig != nil {
 		if sig.Header == "" {
-			sig.Header = DefaultSignatureHeader
+			sig.Header = webhook.DefaultSignatureHeader
 		}
 		if sig.Scheme == "" {
-			sig.Scheme = SchemeStripe
+			sig.Scheme = webhook.SchemeStripe
 		}
 	}
 	for i := range s.Events {
@@ -233,7 +234,7 @@ func (s *Section) Defaults() {
 // Spec implements section.Target: idemcheck delivers each event to the
 // handler, signed, through the HTTP adapter's fault proxy.
 func (s *Section) Spec(b *section.Builder) harness.Spec {
-	cfg := Config{
+	cfg := webhook.Config{
 		Name:     s.Name,
 		BaseURL:  b.Env(s.URL),
 		IDHeader: s.IDHeader,
@@ -241,14 +242,14 @@ func (s *Section) Spec(b *section.Builder) harness.Spec {
 		Timeout:  s.Timeout.Std(),
 	}
 	if sig := s.Signature; sig != nil {
-		cfg.Signature = Signature{Secret: string(sig.Secret), Header: sig.Header, Scheme: sig.Scheme, Prefix: sig.Prefix}
+		cfg.Signature = webhook.Signature{Secret: string(sig.Secret), Header: sig.Header, Scheme: sig.Scheme, Prefix: sig.Prefix}
 	}
 	for _, ev := range s.Events {
-		cfg.Events = append(cfg.Events, Event{
+		cfg.Events = append(cfg.Events, webhook.Event{
 			Name: ev.Name, Safe: ev.Safe, Path: ev.Path, Headers: b.EnvMap(ev.Headers), Body: ev.Body, Inputs: section.HarnessInputs(ev.Inputs),
 		})
 	}
-	return Spec(cfg, b.Launch(s.Start), b.Fakes()...)
+	return webhook.Spec(cfg, b.Launch(s.Start), b.Fakes()...)
 }
 
 // Commands implements section.Commander.

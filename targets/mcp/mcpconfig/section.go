@@ -1,15 +1,16 @@
-package mcp
+package mcpconfig
 
 import (
 	"github.com/idemcheck/idemcheck/config/schema"
 	"github.com/idemcheck/idemcheck/config/section"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/internal/lazyregexp"
+	mcptarget "github.com/idemcheck/idemcheck/targets/mcp"
 )
 
 // ConfigKind describes mcp targets to the configuration file.
 var ConfigKind = section.Kind{
-	Name: Kind,
+	Name: mcptarget.Kind,
 	Doc:  "an MCP server's tools, over stdio (command) or streamable HTTP (url)",
 	New:  func() section.Target { return &Section{} },
 	Hints: map[string]string{
@@ -193,7 +194,7 @@ func (s *Section) Defaults() {
 // process per session), or a streamable HTTP server at url, started with
 // start when set.
 func (s *Section) Spec(b *section.Builder) harness.Spec {
-	cfg := Config{
+	cfg := mcptarget.Config{
 		Name: s.Name, URL: b.Env(s.URL),
 		Key:    placement(s.KeyArgument, s.KeyMeta),
 		Effect: s.Effect.JSON, Identity: s.Identity.JSON,
@@ -205,7 +206,7 @@ func (s *Section) Spec(b *section.Builder) harness.Spec {
 		cfg.DryRun = *d
 	}
 	for _, tool := range s.Tools {
-		mt := Tool{
+		mt := mcptarget.Tool{
 			Name: tool.Name, Mutating: tool.Mutating, Marker: tool.Marker,
 			Arguments: tool.Arguments, Inputs: section.HarnessInputs(tool.Inputs),
 			DryRun: dryRunPlacement(tool.DryRunArgument),
@@ -222,31 +223,31 @@ func (s *Section) Spec(b *section.Builder) harness.Spec {
 		}
 		cfg.Tools = append(cfg.Tools, mt)
 	}
-	return Spec(cfg, b.Launch(s.Start), b.Fakes()...)
+	return mcptarget.Spec(cfg, b.Launch(s.Start), b.Fakes()...)
 }
 
 // placement says where the key goes: a _meta field, an argument, none
 // (key_argument: ""), or the zero value: guessed from each schema.
-func placement(arg *string, meta string) Placement {
+func placement(arg *string, meta string) mcptarget.Placement {
 	switch {
 	case meta != "":
-		return Placement{In: InMeta, Name: meta}
+		return mcptarget.Placement{In: mcptarget.InMeta, Name: meta}
 	case arg == nil:
-		return Placement{}
+		return mcptarget.Placement{}
 	case *arg == "":
-		return Placement{In: InNone}
+		return mcptarget.Placement{In: mcptarget.InNone}
 	}
-	return Placement{In: InArgument, Name: *arg}
+	return mcptarget.Placement{In: mcptarget.InArgument, Name: *arg}
 }
 
-func dryRunPlacement(arg *string) *Placement {
+func dryRunPlacement(arg *string) *mcptarget.Placement {
 	if arg == nil {
 		return nil
 	}
 	if *arg == "" {
-		return &Placement{In: InNone}
+		return &mcptarget.Placement{In: mcptarget.InNone}
 	}
-	return &Placement{In: InArgument, Name: *arg}
+	return &mcptarget.Placement{In: mcptarget.InArgument, Name: *arg}
 }
 
 // Commands implements section.Commander: a streamable HTTP server's
