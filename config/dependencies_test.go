@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -176,4 +177,36 @@ func TestDependencyURLFromEnv(t *testing.T) {
 	t.Setenv("IDEMCHECK_TEST_CACHE", "127.0.0.1:6399")
 	_, err = config.Parse("idemcheck.yaml", []byte(withDeps(deps, `{}`)))
 	require.ErrorContains(t, err, "targets[0].dependencies.cache.url: does not parse as scheme://host:port/… (after filling in the environment)")
+}
+
+// TestAnObserverReadsItsDependencyDirectly: an observer's database is
+// the dependency itself ({{deps.NAME.direct_url}}); the fault proxy in
+// front of it ({{deps.NAME.url}}, {{deps.NAME.addr}}) would hold the
+// observer's reads in the faults armed for the target, so naming it there
+// is an error at the observer's field.
+func TestAnObserverReadsItsDependencyDirectly(t *testing.T) {
+	deps := "    dependencies:\n      db: {protocol: postgres}\n      cache: {protocol: redis}\n"
+	for _, tc := range []struct {
+		why, observer, path, msg string
+		col                      int
+	}{
+		{"sql through the proxy", `- sql: {dsn: "{{deps.db.url}}", query: "SELECT id FROM payments WHERE note LIKE '%' || {{marker}} || '%'"}`,
+			"targets[0].observe[0].sql.dsn", "{{deps.db.url}} is the fault proxy in front of the dependency", 20},
+		{"redis through the proxy's address", `- redis: {url: "redis://{{deps.cache.addr}}/0", keys: "pay:*"}`,
+			"targets[0].observe[0].redis.url", "an observer reads the database itself, {{deps.cache.direct_url}}", 22},
+	} {
+		t.Run(tc.why, func(t *testing.T) {
+			src := strings.Replace(withDeps(deps, `{}`), `- sql: {dsn: "{{deps.db.direct_url}}", query: "SELECT id FROM payments WHERE note LIKE '%' || {{marker}} || '%'"}`, tc.observer, 1)
+			_, err := config.Parse("idemcheck.yaml", []byte(src))
+			require.Error(t, err)
+			var errs config.Errors
+			require.ErrorAs(t, err, &errs)
+			require.Len(t, errs, 1, "%v", err)
+			assert.Equal(t, tc.path, errs[0].Path, "%v", err)
+			assert.Equal(t, []int{13, tc.col}, []int{errs[0].Line, errs[0].Column}, "%v", err)
+			assert.Contains(t, errs[0].Msg, tc.msg)
+		})
+	}
+	_, err := config.Parse("idemcheck.yaml", []byte(withDeps(deps, `{}`)))
+	require.NoError(t, err, "{{deps.db.direct_url}} is what an observer reads")
 }

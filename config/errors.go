@@ -19,9 +19,18 @@ type Error struct {
 
 // Error formats the error as FILE:LINE:COLUMN: PATH: MSG, leaving out the
 // parts that are unknown.
-func (e *Error) Error() string {
+func (e *Error) Error() string { return e.Format(nil) }
+
+// Format is Error with each part (the file, the field's path, the
+// message) passed through clean, when it is not nil, on its own: text
+// that looks like a credential only where two parts meet (a field named
+// secret, then the message) is not taken for one.
+func (e *Error) Format(clean func(string) string) string {
+	if clean == nil {
+		clean = func(s string) string { return s }
+	}
 	var b strings.Builder
-	b.WriteString(e.File)
+	b.WriteString(clean(e.File))
 	if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d", e.Line)
 		if e.Column > 0 {
@@ -32,10 +41,10 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 	}
 	if e.Path != "" {
-		b.WriteString(shortPath(e.Path))
+		b.WriteString(clean(shortPath(e.Path)))
 		b.WriteString(": ")
 	}
-	b.WriteString(e.Msg)
+	b.WriteString(clean(e.Msg))
 	return b.String()
 }
 
@@ -59,14 +68,18 @@ func shortPath(p string) string {
 
 // Error lists the errors, one per line: the first maxListed, then how
 // many more there are.
-func (e Errors) Error() string {
+func (e Errors) Error() string { return e.Format(nil) }
+
+// Format is Error with each part of each error passed through clean (see
+// Error.Format).
+func (e Errors) Format(clean func(string) string) string {
 	lines := make([]string, 0, min(len(e), maxListed)+1)
 	for i, err := range e {
 		if i == maxListed {
 			lines = append(lines, fmt.Sprintf("… and %d more problems: fix these first", len(e)-maxListed))
 			break
 		}
-		lines = append(lines, err.Error())
+		lines = append(lines, err.Format(clean))
 	}
 	return strings.Join(lines, "\n")
 }

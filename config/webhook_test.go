@@ -192,6 +192,11 @@ func TestWebhookParseErrors(t *testing.T) {
 			want: []want{{6, 10, "targets[0].url", "uses {{port}}, but the target has no start command"}},
 		},
 		{
+			why:  "a handler given {{port}} in its environment listens there, where the url must reach it",
+			yaml: strings.Replace(minimalWebhook, "    events:", "    start: {command: [./hooks], env: {PORT: \"{{port}}\"}}\n    events:", 1),
+			want: []want{{6, 10, "targets[0].url", "write {{port}} in the URL in place of the port"}},
+		},
+		{
 			why:  "the webhook sink's URL needs the webhook sink",
 			yaml: strings.Replace(minimalWebhook, "    events:", "    start: {command: [./hooks, --notify, \"{{fakes.webhooks.url}}\"]}\n    events:", 1),
 			want: []want{{8, 42, "targets[0].start.command[2]", "{{fakes.webhooks.url}} needs the webhooks fake, which is not configured: add `fakes: {webhooks: {}}`"}},

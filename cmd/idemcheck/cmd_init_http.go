@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,6 +27,9 @@ func starterURL(flag, what, example, base, name, fallback string, command []stri
 	}
 	if strings.Contains(base, "{{port}}") && len(command) == 0 {
 		return nil, "", usageErr("init: %s %q: {{port}} is the port idemcheck picks for a server it starts: give the command after --, e.g. idemcheck init %s %s -- %s --port {{port}}", flag, base, flag, base, example)
+	}
+	if !strings.Contains(base, "{{port}}") && slices.ContainsFunc(command, func(arg string) bool { return strings.Contains(arg, "{{port}}") }) {
+		return nil, "", usageErr("init: %s %q: the command is given {{port}}, a free port idemcheck picks at every start, where the server will listen, but the URL names another: write {{port}} in the URL in place of the port, e.g. idemcheck init %s %s://%s -- %s", flag, base, flag, u.Scheme, net.JoinHostPort(u.Hostname(), "{{port}}"), strings.Join(command, " "))
 	}
 	if name == "" {
 		name = fallback

@@ -32,7 +32,7 @@ func TestInitWebhook(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	lineOf := func(s string) int { return strings.Count(doc[:strings.Index(doc, s)], "\n") + 1 }
 	for _, want := range []string{
-		fmt.Sprintf("idemcheck.yaml:%d:15: targets[0].signature.secret", lineOf("secret: null")),
+		fmt.Sprintf("idemcheck.yaml:%d:15: targets[0].signature.secret: must not be empty: the signing secret", lineOf("secret: null")),
 		fmt.Sprintf("idemcheck.yaml:%d:15: targets[0].events[0].path", lineOf("path: null")),
 		fmt.Sprintf("idemcheck.yaml:%d:15: targets[0].events[0].body", lineOf("body: null")),
 	} {
@@ -49,6 +49,9 @@ func TestInitWebhook(t *testing.T) {
 	code, _, stderr = runCLI(t, ctx, "init", "--webhook", "http://127.0.0.1:{{port}}")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "give the command after --")
+	code, _, stderr = runCLI(t, ctx, "init", "--webhook", "http://127.0.0.1:8080", "--", "./receiver", "--listen", "127.0.0.1:{{port}}")
+	assert.Equal(t, exitUsage, code, "a server that listens on the port idemcheck picks is not reached at a fixed one")
+	assert.Contains(t, stderr, "write {{port}} in the URL in place of the port, e.g. idemcheck init --webhook http://127.0.0.1:{{port}} -- ./receiver --listen 127.0.0.1:{{port}}")
 	code, _, stderr = runCLI(t, ctx, "init", "--webhook", "ftp://x", "--http", "http://127.0.0.1:1")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "--http and --webhook: give one kind of target at a time")

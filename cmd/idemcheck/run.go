@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/idemcheck/idemcheck/config"
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/reports"
 )
@@ -133,11 +134,24 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if code != exitBelow {
 		// The error may quote a target's output.
-		fmt.Fprintf(stderr, "idemcheck: %s\n", reports.RedactText(reports.Clean(err.Error()), envSecrets()))
+		fmt.Fprintf(stderr, "idemcheck: %s\n", redactedError(err, envSecrets()))
 		var ee *exitError
 		if errors.As(err, &ee) && ee.hint != "" {
 			fmt.Fprintf(stderr, "hint: %s\n", ee.hint)
 		}
 	}
 	return code
+}
+
+// redactedError is err's text, cleaned and with every secret redacted
+// (reports.RedactText). A configuration file's errors are redacted part
+// by part (config.Errors.Format), so that a field named for a credential
+// (signature.secret) followed by its message is not taken for one.
+func redactedError(err error, secrets []string) string {
+	redact := func(s string) string { return reports.RedactText(reports.Clean(s), secrets) }
+	var ce config.Errors
+	if errors.As(err, &ce) && ce.Error() == err.Error() {
+		return ce.Format(redact)
+	}
+	return redact(err.Error())
 }

@@ -410,6 +410,21 @@ func (p *ObservePages) pages() observe.Pages {
 		Offset: p.Offset, Size: p.Size, SizeParam: p.SizeParam, Max: p.Max}
 }
 
+// observerDep is depPlaceholder for an observer's database: it reads the
+// dependency itself ({{deps.NAME.direct_url}}), never through the fault
+// proxy ({{deps.NAME.url}}, {{deps.NAME.addr}}), where its reads would
+// meet the faults armed for the target's calls and be counted among them.
+func (c *Checker) observerDep(name string) bool {
+	if !c.depPlaceholder(name) {
+		return false
+	}
+	dep, field, ok := strings.Cut(strings.TrimPrefix(name, PhDeps), ".")
+	if ok && field != "direct_url" && slices.Contains(depFields, field) {
+		c.Errorf("{{%s}} is the fault proxy in front of the dependency, where an observer's reads would meet the faults armed for the target: an observer reads the database itself, {{deps.%s.direct_url}}", name, dep)
+	}
+	return true
+}
+
 // checkDSN checks a DSN: its placeholders, then its scheme once the
 // environment variables it uses are filled in, so that a whole DSN taken
 // from the environment ("{{env.DATABASE_URL}}") is checked as it will be
@@ -417,7 +432,7 @@ func (p *ObservePages) pages() observe.Pages {
 func (c *Checker) checkDSN(dsn string) {
 	rest := c.EnvRefs(dsn)
 	for _, name := range Placeholders(rest) {
-		if name != PhStateDir && !c.depPlaceholder(name) {
+		if name != PhStateDir && !c.observerDep(name) {
 			c.Errorf("unknown placeholder {{%s}}: a dsn may use {{state_dir}}, {{deps.NAME.direct_url}} and {{env.NAME}}", name)
 		}
 	}
@@ -519,7 +534,7 @@ func (f *ObserveFile) check(c *Checker) {
 func (r *ObserveRedis) check(c *Checker) {
 	uc := c.Field("url")
 	for _, n := range Placeholders(uc.EnvRefs(r.URL)) {
-		if !uc.depPlaceholder(n) {
+		if !uc.observerDep(n) {
 			uc.Errorf("unknown placeholder {{%s}}: a Redis url may use {{deps.NAME.direct_url}} and {{env.NAME}}", n)
 		}
 	}

@@ -1,6 +1,8 @@
 package section
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -60,6 +62,21 @@ func (s *Start) Check(c *Checker) {
 	CheckCommand(c.Field("command"), s.Command)
 	CheckEnv(c.Field("env"), s.Env)
 	c.Field("dir").TargetTemplate(s.Dir)
+}
+
+// UsesPort reports whether the start command or its environment uses
+// {{port}}, the port the harness picks at every start. A nil Start uses
+// none.
+func (s *Start) UsesPort() bool {
+	if s == nil {
+		return false
+	}
+	for _, v := range slices.Concat(s.Command, slices.Collect(maps.Values(s.Env))) {
+		if slices.Contains(Placeholders(v), PhPort) {
+			return true
+		}
+	}
+	return false
 }
 
 // Defaults fills in the readiness probe's defaults.

@@ -13,6 +13,9 @@ type URLPolicy struct {
 	// Started says that idemcheck starts the target, so that {{port}} is
 	// known.
 	Started bool
+	// StartPort says that the start command or its environment uses
+	// {{port}}: the target then listens where the URL must say {{port}}.
+	StartPort bool
 	// LoopbackOnly says why only loopback will do, whatever Remote says
 	// (a container on the host's network); "" when Remote decides.
 	LoopbackOnly string
@@ -29,6 +32,9 @@ func CheckURL(c *Checker, raw string, p URLPolicy) {
 	usesPort := c.TargetTemplate(c.EnvRefs(raw))
 	if usesPort && !p.Started {
 		c.Errorf("uses {{port}}, but the target has no start command: the harness picks the port only for a target it starts; add start.command, or write the port the running target listens on")
+	}
+	if !usesPort && p.StartPort {
+		c.Errorf("%q does not use {{port}}, but the start command is given {{port}}, a free port the harness picks at every start, where the target will listen: write {{port}} in the URL in place of the port, such as \"http://127.0.0.1:{{port}}\"", raw)
 	}
 	// Parse with the placeholders filled in with stand-ins of the right shape.
 	concrete := Expand(raw, func(name string) string {

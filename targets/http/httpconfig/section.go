@@ -98,7 +98,7 @@ func (s *Section) TargetURL() string { return s.URL }
 // Check implements section.Target.
 func (s *Section) Check(c *section.Checker) {
 	s.Common.Check(c, s)
-	section.CheckURL(c.Field("url"), s.URL, section.URLPolicy{Remote: s.Remote, Started: s.Start != nil})
+	section.CheckURL(c.Field("url"), s.URL, section.URLPolicy{Remote: s.Remote, Started: s.Start != nil, StartPort: s.Start.UsesPort()})
 	s.Fields.Check(c)
 	if s.Start != nil {
 		s.Start.Check(c.Field("start"))

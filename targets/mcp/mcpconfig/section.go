@@ -128,7 +128,7 @@ func (s *Section) Check(c *section.Checker) {
 	if len(s.Command) > 0 && s.Start != nil {
 		c.Field("start").Errorf("a stdio server is started from command, one process per session; start is for a streamable HTTP server (url)")
 	}
-	section.CheckURL(c.Field("url"), s.URL, section.URLPolicy{Remote: s.Remote, Started: s.Start != nil})
+	section.CheckURL(c.Field("url"), s.URL, section.URLPolicy{Remote: s.Remote, Started: s.Start != nil, StartPort: s.Start.UsesPort()})
 	if s.Start != nil {
 		s.Start.Check(c.Field("start"))
 	}

@@ -133,7 +133,7 @@ func (s *Section) TargetURL() string { return s.URL }
 // secret.
 func (s *Section) Check(c *section.Checker) {
 	s.Common.Check(c, s)
-	section.CheckURL(c.Field("url"), s.URL, section.URLPolicy{Remote: s.Remote, Started: s.Start != nil})
+	section.CheckURL(c.Field("url"), s.URL, section.URLPolicy{Remote: s.Remote, Started: s.Start != nil, StartPort: s.Start.UsesPort()})
 	if s.Start != nil {
 		s.Start.Check(c.Field("start"))
 	}
