@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -67,6 +68,9 @@ func duplicateCause(r *record.Record, in *record.Intent) string {
 		if concurrent && sharedAcross(r, in.Operation, instanceOf) {
 			return causeAtomic + " (the instances share one store, and one burst spread over " + strings.Join(names, ", ") + " went through twice)"
 		}
+		if c := raceUnproven(r, in, causers, names, "instance", instanceOf); c != "" {
+			return c
+		}
 		return fmt.Sprintf("the attempts were served by different instances (%s), and each keeps its own keys: "+causePerInstance+"; keep the keys in a store every instance shares", strings.Join(names, ", "))
 	}
 	if names := distinct(causers, sessionOf); len(names) > 1 {
@@ -75,6 +79,9 @@ func duplicateCause(r *record.Record, in *record.Intent) string {
 		}
 		if concurrent && sharedAcross(r, in.Operation, sessionOf) {
 			return causeAtomic
+		}
+		if c := raceUnproven(r, in, causers, names, "session", sessionOf); c != "" {
+			return c
 		}
 		if r.Target.Caps().SessionProcess {
 			return fmt.Sprintf(causePerSession+" (%s), each a server process of its own, and the keys are kept in the process's memory: keep them in durable storage that every process of the server reads (a file, a database)", strings.Join(names, ", "))
@@ -145,6 +152,34 @@ func raceWithin(in *record.Intent, name func(*record.Attempt) string) string {
 		}
 	}
 	return ""
+}
+
+// raceUnproven is the cause of a duplicate made by attempts at the same
+// time (a burst's copies) spread over what name tells apart (instances,
+// sessions), when no retry one at a time showed them keeping keys apart
+// (keptApart): a claim in two steps, with what the evidence leaves open.
+// More effects than there were instances (sessions) among the copies
+// say one of them acted twice on its own, which a store kept per
+// instance does not explain: the claim alone is then named. "" when the
+// attempts did not overlap, or a retry showed the keys kept apart.
+func raceUnproven(r *record.Record, in *record.Intent, causers []*record.Attempt, names []string, what string, name func(*record.Attempt) string) string {
+	if !overlapping(causers) && !burstOnly(causers) || keptApart(r, in.Operation, name) {
+		return ""
+	}
+	c := atomicOr(r, in.Operation)
+	if c == causeIgnored {
+		return c // one at a time in one place it acted again too
+	}
+	if n := repeated(r.EffectsOf(in)); n > len(names) {
+		return c + fmt.Sprintf(" (%d effects from copies sent at the same time to %d %ss, %s: one %s acted more than once)", n, len(names), what, strings.Join(names, ", "), what)
+	}
+	return c + fmt.Sprintf(" (the copies that acted were sent at the same time to different %ss, %s; no retry one at a time went to another %s than the one that answered first, so a store kept per %s is not ruled out)", what, strings.Join(names, ", "), what, what)
+}
+
+// burstOnly reports whether every one of as is a burst's copy, sent at
+// the same time as the others whatever their recorded times say.
+func burstOnly(as []*record.Attempt) bool {
+	return len(as) > 1 && !slices.ContainsFunc(as, func(a *record.Attempt) bool { return !a.Burst })
 }
 
 // servedApart reports whether as came from more than one instance, session or
@@ -426,6 +461,11 @@ func across(r *record.Record, op string, name func(*record.Attempt) string) (sha
 		var first *record.Attempt
 		for j := range in.Attempts {
 			a := &in.Attempts[j]
+			if first == nil && replyLostOnly(a) && causedEffect(r, in, a) {
+				// The target finished and acted; only its reply was lost.
+				first = a
+				continue
+			}
 			if a.Burst || a.DryRun || a.Fault != "" {
 				continue
 			}
@@ -447,6 +487,15 @@ func across(r *record.Record, op string, name func(*record.Attempt) string) (sha
 		}
 	}
 	return shared, false
+}
+
+// replyLostOnly reports whether a is a lone attempt (no burst's copy, no
+// dry run) whose fault let the target finish and then lost its reply on
+// the way back (a reset, a lost response): the target's store is then as
+// after a success, and the retry that follows tests it as a retry after
+// a success does.
+func replyLostOnly(a *record.Attempt) bool {
+	return !a.Burst && !a.DryRun && (a.Fault == faults.NameReset || a.Fault == faults.NameLostResponse)
 }
 
 // causedEffect reports whether one of in's effects was recorded during a.

@@ -119,25 +119,33 @@ func onInstance(a record.Attempt, n string) record.Attempt {
 
 // A target that ignores its keys duplicates a burst whose copies came in
 // different sessions, but the sessions do not explain it: a retry one at a
-// time in one session acted again too. Only when no such retry did is the
-// burst's spread over sessions the cause.
+// time in one session acted again too. The burst's spread over sessions is
+// the cause only when a retry one at a time in another session than the
+// first acted again, after a success or after a fault that lost only the
+// reply; with no such retry, the claim in two steps is named, and a store
+// kept per session is said not to be ruled out.
 func TestBurstOverSessionsBlamesTheSessionsOnlyWhenOneSessionKeepsKeys(t *testing.T) {
+	lostReply := unknown(0)
+	lostReply.Fault = "reset"
 	for _, tc := range []struct {
 		name string
-		// second is the sequential retry's second attempt, and its session.
-		second  record.Attempt
-		session string
-		want    string
-		not     string
+		// first and second are the sequential retry's two attempts, and
+		// session the second's session.
+		first, second record.Attempt
+		session       string
+		want          string
+		not           string
 	}{
-		{"ignored in one session", ok(201, "created", "ord_2"), "session 1", "a retry one at a time acted again too: the key is not honoured at all", "per session"},
-		{"replayed in one session", ok(201, "noop", "ord_1"), "session 1", "the keys are kept per session", "not honoured"},
-		{"the retry in another session", ok(201, "created", "ord_2"), "session 2", "the keys are kept per session", "not honoured"},
+		{"ignored in one session", ok(201, "created", "ord_1"), ok(201, "created", "ord_2"), "session 1", "a retry one at a time acted again too: the key is not honoured at all", "per session"},
+		{"replayed in one session", ok(201, "created", "ord_1"), ok(201, "noop", "ord_1"), "session 1",
+			"the key is checked and claimed in two steps; claim it atomically (the copies that acted were sent at the same time to different sessions, session 3, session 4; no retry one at a time went to another session than the one that answered first, so a store kept per session is not ruled out)", "not honoured"},
+		{"the retry in another session", ok(201, "created", "ord_1"), ok(201, "created", "ord_2"), "session 2", "the keys are kept per session", "claim"},
+		{"the retry in another session after a lost reply", lostReply, ok(201, "created", "ord_2"), "session 2", "the keys are kept per session", "claim"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newRec()
 			s := b.intent(plain, opCharge)
-			b.try(s, inSession(ok(201, "created", "ord_1"), "session 1"), mine())
+			b.try(s, inSession(tc.first, "session 1"), mine())
 			if tc.second.Effect == "noop" {
 				b.try(s, inSession(tc.second, tc.session))
 			} else {
@@ -168,7 +176,7 @@ func TestLateRetryInOneSessionDoesNotSayTheKeyIsIgnored(t *testing.T) {
 	b.burst(i, []record.Attempt{inSession(ok(201, "created", "ord_4"), "session 3"), inSession(ok(201, "created", "ord_5"), "session 4")}, mine(), mine())
 	fs := findingsOf(t, b.done(), checks.CheckConcurrentDuplicates)
 	require.Len(t, fs, 1)
-	assert.Contains(t, fs[0].Message, "the keys are kept per session")
+	assert.Contains(t, fs[0].Message, "a store kept per session is not ruled out")
 	assert.NotContains(t, fs[0].Message, "not honoured")
 }
 
@@ -194,6 +202,33 @@ func TestARaceWithinOneSessionIsNotBlamedOnSessions(t *testing.T) {
 				tc.by(ok(201, "created", "ord_3"), tc.two)}, mine(), mine(), mine())
 			f := onlyFinding(t, b.done(), checks.CheckConcurrentDuplicates)
 			assert.Contains(t, f.Message, "claim it atomically ("+tc.one+" alone answered copies sent at the same time as different results)")
+			assert.NotContains(t, f.Message, tc.not)
+		})
+	}
+}
+
+// Copies that all answer with one identity (a server that names the
+// result by the caller's request id) still show a race when they made
+// more effects than there were sessions (instances) among them: one of
+// them acted twice on its own, which a store kept per session does not
+// explain.
+func TestMoreEffectsThanSessionsIsARace(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		by   func(record.Attempt, string) record.Attempt
+		what string
+		not  string
+	}{
+		{"sessions", inSession, "session", "kept per session"},
+		{"instances", onInstance, "instance", "one store per instance"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newRec()
+			i := b.intent(burstR, opCharge)
+			b.burst(i, []record.Attempt{tc.by(ok(201, "created", "inv_1"), tc.what+" 1"), tc.by(ok(201, "created", "inv_1"), tc.what+" 1"),
+				tc.by(ok(201, "created", "inv_1"), tc.what+" 2")}, mine(), mine(), mine())
+			f := onlyFinding(t, b.done(), checks.CheckConcurrentDuplicates)
+			assert.Contains(t, f.Message, "claim it atomically (3 effects from copies sent at the same time to 2 "+tc.what+"s, "+tc.what+" 1, "+tc.what+" 2: one "+tc.what+" acted more than once)")
 			assert.NotContains(t, f.Message, tc.not)
 		})
 	}
