@@ -128,6 +128,29 @@ const (
 	consumerStalled      = "the broker delivered the event again while the first delivery's statements were held by the stalled database, past its ack deadline, and the second delivery acted too: claim the event id in the database before the work (a unique event id makes a second delivery wait for the first's transaction, then find its row)"
 )
 
+// The causes of a duplicate made while the first attempt's statements
+// were held by a stalled database: the key was not claimed before the
+// work (the bursts of the operation raced too), or it was claimed but the
+// claim did not outlast the stall.
+const (
+	stalledRaced = "the retry ran the intent again while the first attempt's statements were still held by the stalled database: the key is not claimed before the work begins (same-key requests released together made more than one effect too: it is checked and claimed in two steps); claim it atomically, before the first statement, so that a retry finds it in progress"
+	stalledLease = "the retry ran the intent again while the first attempt's statements were still held by the stalled database: the key's lifetime (its in-progress lease) is shorter than a stalled request, or the key is not held until the first attempt ends"
+)
+
+// stalledCause is the cause of a duplicate of op made while the first
+// attempt was held by a stalled database, from what the bursts of op
+// showed: a claim in two steps when one of them made more than one
+// effect, else a claim that did not last.
+func stalledCause(r *record.Record, op string) string {
+	for i := range r.Intents {
+		in := &r.Intents[i]
+		if in.Operation == op && in.Role == record.RoleBurst && repeated(r.EffectsOf(in)) > 1 {
+			return stalledRaced
+		}
+	}
+	return stalledLease
+}
+
 // depDiagnosis says what a duplicate of in after a dependency fault
 // shows: a downstream call repeated without the key, when its other
 // effects were made once (the database kept the key); a message repeated
@@ -153,7 +176,7 @@ func depDiagnosis(r *record.Record, in *record.Intent, fault string, effs []fake
 	}
 	switch fault {
 	case faults.NameDepStall:
-		return "the retry ran the intent again while the first attempt's statements were still held by the stalled database: the key's lifetime (its in-progress lease) is shorter than a stalled request, or the key is not held until the first attempt ends"
+		return stalledCause(r, in.Operation)
 	case faults.NameDepResetAfterCommit:
 		return keyNotCommitted
 	}

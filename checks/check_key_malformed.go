@@ -51,10 +51,14 @@ func evalKeyMalformed(r *record.Record) ([]record.Finding, bool) {
 		if how == "" || a.Fault != "" || !served[in.Operation] {
 			continue
 		}
+		refuse := "400"
+		if strings.HasPrefix(a.Error, "isError") {
+			refuse = "an isError result with status 400" // an MCP tool's
+		}
 		fs = append(fs, record.Finding{
 			Check: CheckKeyMalformed, Severity: record.Major, Operation: in.Operation,
-			Message: fmt.Sprintf("%s: a malformed idempotency key (%d characters) was answered %s, while well-formed keys were served: a malformed key is the client's error; refuse it with 400, saying what a key must look like. A server error tells the caller to retry the same request, which can never succeed%s",
-				in.Operation, len(in.Key), how, gatewayHint(a)),
+			Message: fmt.Sprintf("%s: a malformed idempotency key (%d characters) was answered %s, while well-formed keys were served: a malformed key is the client's error; refuse it with %s, saying what a key must look like. A server error tells the caller to retry the same request, which can never succeed%s",
+				in.Operation, len(in.Key), how, refuse, gatewayHint(a)),
 			Evidence: evidence(r, in),
 		})
 	}
@@ -81,7 +85,10 @@ func serverError(a record.Attempt) string {
 		return ""
 	case strings.HasPrefix(a.Error, "JSON-RPC error -32603"):
 		return "JSON-RPC error -32603 (internal error)"
-	case a.Status >= 500 && a.Status <= 599 && (a.Error == "" || strings.HasPrefix(a.Error, "isError")):
+	case a.Status >= 500 && a.Status <= 599 && strings.HasPrefix(a.Error, "isError"):
+		// An MCP tool's result, whose status says what HTTP would.
+		return fmt.Sprintf("an isError result with status %d", a.Status)
+	case a.Status >= 500 && a.Status <= 599 && a.Error == "":
 		return fmt.Sprintf("HTTP %d", a.Status)
 	}
 	return ""

@@ -38,6 +38,16 @@ func keyMalformedCases() []checkCase {
 			msgs: map[string][]string{checks.CheckKeyMalformed: {"was answered HTTP 502, while well-formed keys were served: a malformed key is the client's error; refuse it with 400, saying what a key must look like. A server error tells the caller to retry the same request, which can never succeed. A 502 blames a call the target made: if it passes the key on, the API it calls may have refused it (the fakes, as Stripe, take keys of at most 255 characters)"}},
 		},
 		{
+			why: "an MCP tool's isError result with status 503 is not said to be HTTP, and the refusal it needs is a result too",
+			rec: func() *record.Record {
+				a := unknown(503)
+				a.Error = "isError: the payments API refused the key"
+				return malformedRecord(a)
+			}(),
+			fail: map[string][]record.Severity{checks.CheckKeyMalformed: {major}},
+			msgs: map[string][]string{checks.CheckKeyMalformed: {"was answered an isError result with status 503, while well-formed keys were served: a malformed key is the client's error; refuse it with an isError result with status 400, saying"}},
+		},
+		{
 			why:  "a malformed key refused with 400",
 			rec:  malformedRecord(failed(400)),
 			pass: []string{checks.CheckKeyMalformed},

@@ -267,3 +267,35 @@ func TestNoDependencyFaultTriedSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// A duplicate made while the first attempt was held by a stalled database
+// is blamed on a claim in two steps when the operation's bursts made more
+// than one effect too (the retry found no claim at all); with bursts that
+// made one effect each (the claim is atomic) it is the claim's lifetime.
+func TestAStalledDatabasesDuplicateBlamesTheClaimTheBurstsShowed(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		raced     bool
+		want, not string
+	}{
+		{"the bursts raced", true, "the key is not claimed before the work begins (same-key requests released together made more than one effect too: it is checked and claimed in two steps)", "in-progress lease"},
+		{"the bursts held", false, "the key's lifetime (its in-progress lease) is shorter than a stalled request", "two steps"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newRec()
+			bu := b.intent(burstR, opCharge)
+			copies := []record.Attempt{ok(201, "created", "ord_1"), ok(201, "created", "ord_1")}
+			if tc.raced {
+				b.burst(bu, copies, mine(), mine())
+			} else {
+				copies[1] = ok(201, "noop", "ord_1")
+				b.burst(bu, copies, mine())
+			}
+			i := b.intent(plain, opCharge)
+			b.try(i, under(faults.NameDepStall, unknown(0)), mine()).try(i, ok(201, "created", "ord_2"), mine())
+			f := onlyFinding(t, b.done(), checks.CheckDependencyRecovery)
+			assert.Contains(t, f.Message, tc.want)
+			assert.NotContains(t, f.Message, tc.not)
+		})
+	}
+}
