@@ -112,3 +112,28 @@ func TestFindingNamesTheFaultThatMadeIt(t *testing.T) {
 		})
 	}
 }
+
+// Two sends made within one attempt whose downstream connection the fake
+// dropped once it had acted were sent again by the target itself (its own
+// retry, or its HTTP client's resend): the finding says so. Sends made by
+// two attempts, one each, are idemcheck's retry's and get no such word.
+func TestASendRepeatedWithinOneAttemptIsTheTargets(t *testing.T) {
+	for _, within := range []bool{true, false} {
+		b := newRec()
+		i := b.intent(plain, opCharge)
+		if within {
+			b.try(i, under(faults.NameDownstreamResetAfter, unknown(502)), emailed("idk-0001/email"), emailed("idk-0001/email")).
+				try(i, ok(201, "created", "ord_1"))
+		} else {
+			b.try(i, under(faults.NameDownstreamResetAfter, unknown(502)), emailed("idk-0001/email")).
+				try(i, ok(201, "created", "ord_1"), emailed("idk-0001/email"))
+		}
+		f := onlyFinding(t, b.done(), checks.CheckDownstream)
+		assert.Contains(t, f.Message, "given the same key (idk-0001/email) but did not de-duplicate it")
+		if within {
+			assert.Contains(t, f.Message, "Two of them were made within one attempt (attempt 1), the second once the email fake had dropped the connection that carried the first: the target sent the call again itself")
+		} else {
+			assert.NotContains(t, f.Message, "within one attempt")
+		}
+	}
+}

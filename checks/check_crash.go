@@ -120,8 +120,8 @@ func evalDownstream(r *record.Record) ([]record.Finding, bool) {
 			}
 			fs = append(fs, record.Finding{
 				Check: CheckDownstream, Severity: record.Critical, Operation: in.Operation, Fault: faultName(cause),
-				Message: fmt.Sprintf("%s: after %s %s %s (%s): %s; attempts: %s",
-					in.Operation, faultPoint(cause), who, plural(len(effs), "effect", "effects"), effectIDs(effs), keyDiagnosis(effs), statuses(in)),
+				Message: fmt.Sprintf("%s: after %s %s %s (%s): %s%s; attempts: %s",
+					in.Operation, faultPoint(cause), who, plural(len(effs), "effect", "effects"), effectIDs(effs), keyDiagnosis(effs), resentWithin(r, in), statuses(in)),
 				Evidence: evidence(r, in),
 			})
 		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in):
@@ -134,6 +134,31 @@ func evalDownstream(r *record.Record) ([]record.Finding, bool) {
 		}
 	}
 	return fs, applicable
+}
+
+// resentWithin is what a finding adds when one attempt of in, whose
+// downstream connection a fake dropped once it had acted
+// (downstream-reset-after), made the same kind of effect more than once:
+// the call was sent again inside the attempt, by the target's own retry
+// or by its HTTP client, which no retry of idemcheck's caused. "" when no
+// attempt did.
+func resentWithin(r *record.Record, in *record.Intent) string {
+	effs := r.EffectsOf(in)
+	for _, a := range in.Attempts {
+		if a.Fault != faults.NameDownstreamResetAfter || a.Burst {
+			continue
+		}
+		n := map[[2]string]int{}
+		for _, e := range effs {
+			if e.Seq > a.LedgerBefore && e.Seq <= a.LedgerAfter {
+				k := [2]string{e.Fake, e.Kind}
+				if n[k]++; n[k] == 2 {
+					return fmt.Sprintf(". Two of them were made within one attempt (attempt %d), the second once the %s fake had dropped the connection that carried the first: the target sent the call again itself, by a retry of its own or through its HTTP client (Go's net/http sends a request that carries an Idempotency-Key header again on its own when a reused connection fails before the reply); a call whose answer was lost may have acted, and only a downstream that de-duplicates its key makes sending it again safe", a.N, e.Fake)
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // keyDiagnosis says, from the keys the fakes saw, why the downstream
