@@ -115,7 +115,11 @@ func Start(ctx context.Context) (*Server, error) {
 	s.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(port),
 		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=",
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-		"-c", "max_connections=500", "-c", "shared_buffers=32MB")
+		"-c", "max_connections=500", "-c", "shared_buffers=32MB",
+		// Dynamic shared memory as files of the data directory, not
+		// segments in /dev/shm: a server killed with idemcheck cannot
+		// remove its segments, and the directory goes with the run.
+		"-c", "dynamic_shared_memory_type=mmap")
 	s.cmd.Dir = dir
 	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
