@@ -226,6 +226,14 @@ func TestAConsumersFindingsSpeakOfEvents(t *testing.T) {
 	assert.Contains(t, late.Message, "the consumer forgot the event id")
 	assert.Contains(t, late.Message, "Keep every processed event id")
 	assert.NotContains(t, late.Message, "key store")
+
+	d := newRec()
+	d.rec.Target.Capabilities = &caps
+	j := d.intent(plain, opCharge)
+	d.try(j, under(faults.NameDepResetAfterCommit, unknown(500)), mine()).try(j, ok(201, "created", "ord_2"), mine())
+	dep := onlyFinding(t, d.done(), checks.CheckDependencyRecovery)
+	assert.Contains(t, dep.Message, "after dep-reset-after-commit, delivering the event again caused 2 effects")
+	assert.NotContains(t, dep.Message, "same key")
 }
 
 // A duplicate after a fault that makes no effect of its own (a database

@@ -15,6 +15,7 @@ var eventWording = []struct {
 }{
 	{lazyregexp.New(`the same key sent (\d+) times`), "the same event published $1 times"},
 	{lazyregexp.New(`the retry with the same key`), "the same event published again"},
+	{lazyregexp.New(`retrying with the same key caused`), "delivering the event again caused"},
 	{lazyregexp.New(`(\d+) same-key requests released together`), "$1 copies of one event published together"},
 	{lazyregexp.New(`(\d+) same-key requests`), "$1 copies of one event"},
 	{lazyregexp.New(`: the key is not honoured at all`), ": the event id is not recognised as processed at all"},
