@@ -328,7 +328,7 @@ func flow(v any) string {
 
 // defaultSentence is a description's sentence that names the default as
 // a Go identifier: the default column says its value instead.
-var defaultSentence = regexp.MustCompile(`\s*(?:Default:?|Zero or absent means|Zero means)(?: the JSON field)? (?:(?:harness\.)?Default[A-Z]\w*(?:, (?:harness\.)?Default[A-Z]\w*)*\)?|"[^"]*"|[^\s.;,]+)\.`)
+var defaultSentence = regexp.MustCompile(`\s*(?:Default:?|Zero or absent means|Zero means)(?: the JSON field)? (?:(?:\w+\.)?Default[A-Z]\w*(?:, (?:\w+\.)?Default[A-Z]\w*)*\)?|"[^"]*"|[^\s.;,]+)\.`)
 
 func dropDefaultSentence(s string) string {
 	return strings.TrimSpace(defaultSentence.ReplaceAllString(s, ""))
