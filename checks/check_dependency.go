@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakes"
@@ -139,12 +140,19 @@ const (
 
 // stalledCause is the cause of a duplicate of op made while the first
 // attempt was held by a stalled database, from what the bursts of op
-// showed: a claim in two steps when one of them made more than one
-// effect, else a claim that did not last.
+// showed: a claim in two steps when one of them made more than one effect
+// in a race within one place (not spread over instances or sessions that
+// keep keys apart, nor where that is not ruled out), else a claim that
+// did not last.
 func stalledCause(r *record.Record, op string) string {
 	for i := range r.Intents {
 		in := &r.Intents[i]
-		if in.Operation == op && in.Role == record.RoleBurst && repeated(r.EffectsOf(in)) > 1 {
+		if in.Operation != op || in.Role != record.RoleBurst || repeated(r.EffectsOf(in)) < 2 {
+			continue
+		}
+		// Copies released together are at once whatever their recorded
+		// times say: no other account is a race.
+		if c := duplicateCause(r, in); c == "" || strings.HasPrefix(c, causeAtomic) {
 			return stalledRaced
 		}
 	}
@@ -166,6 +174,11 @@ func depDiagnosis(r *record.Record, in *record.Intent, fault string, effs []fake
 	if c := apartCause(r, in); c != "" {
 		return c
 	}
+	if ignoredAlone(r, in.Operation) {
+		// A retry one at a time, with no fault, acted again too: the
+		// fault is not what made this one act again.
+		return causeIgnored
+	}
 	if r.Target.Caps().Redelivery {
 		switch fault {
 		case faults.NameDepStall:
@@ -179,11 +192,6 @@ func depDiagnosis(r *record.Record, in *record.Intent, fault string, effs []fake
 		return stalledCause(r, in.Operation)
 	case faults.NameDepResetAfterCommit:
 		return keyNotCommitted
-	}
-	if ignoredAlone(r, in.Operation) {
-		// A retry one at a time, with no fault, acted again too: the
-		// fault is not what made this one act again.
-		return causeIgnored
 	}
 	return "the failed attempt's effect was not seen by the retry under the same key"
 }

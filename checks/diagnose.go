@@ -23,6 +23,9 @@ const (
 	// each instance, or each session.
 	causePerInstance = "one store per instance"
 	causePerSession  = "the attempts came in different sessions"
+	// causeEither starts a cause that names a store kept apart and a
+	// claim in two steps, which the evidence did not tell apart.
+	causeEither = "either "
 )
 
 // atomicOr is causeAtomic, or causeIgnored when a sequential retry of
@@ -68,7 +71,7 @@ func duplicateCause(r *record.Record, in *record.Intent) string {
 		if concurrent && sharedAcross(r, in.Operation, instanceOf) {
 			return causeAtomic + " (the instances share one store, and one burst spread over " + strings.Join(names, ", ") + " went through twice)"
 		}
-		if c := raceUnproven(r, in, causers, names, "instance", instanceOf); c != "" {
+		if c := raceUnproven(r, in, causers, names, "instance", "each instance keeps its own keys ("+causePerInstance+"; keep the keys in a store every instance shares)", instanceOf); c != "" {
 			return c
 		}
 		return fmt.Sprintf("the attempts were served by different instances (%s), and each keeps its own keys: "+causePerInstance+"; keep the keys in a store every instance shares", strings.Join(names, ", "))
@@ -80,7 +83,11 @@ func duplicateCause(r *record.Record, in *record.Intent) string {
 		if concurrent && sharedAcross(r, in.Operation, sessionOf) {
 			return causeAtomic
 		}
-		if c := raceUnproven(r, in, causers, names, "session", sessionOf); c != "" {
+		apart := "the keys are kept per session (keep them for the whole server, whatever the session)"
+		if r.Target.Caps().SessionProcess {
+			apart = "each session's server process keeps the keys in its memory (keep them in durable storage that every process of the server reads)"
+		}
+		if c := raceUnproven(r, in, causers, names, "session", apart, sessionOf); c != "" {
 			return c
 		}
 		if r.Target.Caps().SessionProcess {
@@ -106,7 +113,7 @@ func duplicateCause(r *record.Record, in *record.Intent) string {
 func apartCause(r *record.Record, in *record.Intent) string {
 	c := duplicateCause(r, in)
 	switch {
-	case strings.HasPrefix(c, causeAtomic):
+	case strings.HasPrefix(c, causeAtomic), strings.HasPrefix(c, causeEither):
 		return ""
 	case strings.Contains(c, causePerInstance) && !keptApart(r, in.Operation, instanceOf),
 		strings.HasPrefix(c, causePerSession) && !keptApart(r, in.Operation, sessionOf):
@@ -157,12 +164,14 @@ func raceWithin(in *record.Intent, name func(*record.Attempt) string) string {
 // raceUnproven is the cause of a duplicate made by attempts at the same
 // time (a burst's copies) spread over what name tells apart (instances,
 // sessions), when no retry one at a time showed them keeping keys apart
-// (keptApart): a claim in two steps, with what the evidence leaves open.
-// More effects than there were instances (sessions) among the copies
-// say one of them acted twice on its own, which a store kept per
-// instance does not explain: the claim alone is then named. "" when the
-// attempts did not overlap, or a retry showed the keys kept apart.
-func raceUnproven(r *record.Record, in *record.Intent, causers []*record.Attempt, names []string, what string, name func(*record.Attempt) string) string {
+// (keptApart). More effects made while the copies ran than there were
+// instances (sessions) among them say one of them acted twice on its own,
+// which a store kept per instance does not explain: the claim in two
+// steps is named. Otherwise both are named, and that nothing told them
+// apart; apart is what a store kept per instance (session) would be, and
+// its advice. "" when the attempts did not overlap, or a retry showed the
+// keys kept apart.
+func raceUnproven(r *record.Record, in *record.Intent, causers []*record.Attempt, names []string, what, apart string, name func(*record.Attempt) string) string {
 	if !overlapping(causers) && !burstOnly(causers) || keptApart(r, in.Operation, name) {
 		return ""
 	}
@@ -170,10 +179,26 @@ func raceUnproven(r *record.Record, in *record.Intent, causers []*record.Attempt
 	if c == causeIgnored {
 		return c // one at a time in one place it acted again too
 	}
-	if n := repeated(r.EffectsOf(in)); n > len(names) {
+	if n := repeated(effectsWhile(r, in, causers)); n > len(names) {
 		return c + fmt.Sprintf(" (%d effects from copies sent at the same time to %d %ss, %s: one %s acted more than once)", n, len(names), what, strings.Join(names, ", "), what)
 	}
-	return c + fmt.Sprintf(" (the copies that acted were sent at the same time to different %ss, %s; no retry one at a time went to another %s than the one that answered first, so a store kept per %s is not ruled out)", what, strings.Join(names, ", "), what, what)
+	together := "the copies were sent at the same time"
+	if !burstOnly(causers) {
+		together = "the attempts ran at the same time"
+	}
+	return fmt.Sprintf(causeEither+"%s, or %s: %s to different %ss (%s), and no retry one at a time went to another %s than the one that answered first to tell which",
+		apart, strings.Replace(c, "; claim it atomically", " (claim it atomically)", 1), together, what, strings.Join(names, ", "), what)
+}
+
+// effectsWhile are the effects of in recorded while one of as ran.
+func effectsWhile(r *record.Record, in *record.Intent, as []*record.Attempt) []fakes.Effect {
+	var out []fakes.Effect
+	for _, e := range r.EffectsOf(in) {
+		if slices.ContainsFunc(as, func(a *record.Attempt) bool { return e.Seq > a.LedgerBefore && e.Seq <= a.LedgerAfter }) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // burstOnly reports whether every one of as is a burst's copy, sent at
@@ -450,8 +475,9 @@ func keptApart(r *record.Record, op string, name func(*record.Attempt) string) b
 
 // across reads op's retries one at a time, without a fault, served by
 // another (as name tells them apart) than the attempt that first
-// succeeded under the key: shared, when one was answered without acting
-// again and none acted again; apart, when one acted again.
+// succeeded under the key, or first acted and lost only its reply
+// (replyLostOnly): shared, when one was answered without acting again and
+// none acted again; apart, when one acted again.
 func across(r *record.Record, op string, name func(*record.Attempt) string) (shared, apart bool) {
 	for i := range r.Intents {
 		in := &r.Intents[i]

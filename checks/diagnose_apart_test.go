@@ -284,15 +284,22 @@ func TestAStalledDatabasesDuplicateBlamesTheClaimTheBurstsShowed(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		raced     bool
+		apart     bool // the copies went to instances that keep keys apart
 		want, not string
 	}{
-		{"the bursts raced", true, "the key is not claimed before the work begins (same-key requests released together made more than one effect too: it is checked and claimed in two steps)", "in-progress lease"},
-		{"the bursts held", false, "the key's lifetime (its in-progress lease) is shorter than a stalled request", "two steps"},
+		{"the bursts raced", true, false, "the key is not claimed before the work begins (same-key requests released together made more than one effect too: it is checked and claimed in two steps)", "in-progress lease"},
+		{"the bursts held", false, false, "the key's lifetime (its in-progress lease) is shorter than a stalled request", "two steps"},
+		{"the bursts duplicated over instances that keep keys apart", true, true, "the key's lifetime (its in-progress lease) is shorter than a stalled request", "two steps"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newRec()
-			bu := b.intent(burstR, opCharge)
 			copies := []record.Attempt{ok(201, "created", "ord_1"), ok(201, "created", "ord_1")}
+			if tc.apart {
+				s := b.intent(plain, opCharge)
+				b.try(s, onInstance(ok(201, "created", "ord_8"), "instance 1"), mine()).try(s, onInstance(ok(201, "created", "ord_9"), "instance 2"), mine())
+				copies[0], copies[1] = onInstance(copies[0], "instance 1"), onInstance(copies[1], "instance 2")
+			}
+			bu := b.intent(burstR, opCharge)
 			if tc.raced {
 				b.burst(bu, copies, mine(), mine())
 			} else {

@@ -138,7 +138,7 @@ func TestBurstOverSessionsBlamesTheSessionsOnlyWhenOneSessionKeepsKeys(t *testin
 	}{
 		{"ignored in one session", ok(201, "created", "ord_1"), ok(201, "created", "ord_2"), "session 1", "a retry one at a time acted again too: the key is not honoured at all", "per session"},
 		{"replayed in one session", ok(201, "created", "ord_1"), ok(201, "noop", "ord_1"), "session 1",
-			"the key is checked and claimed in two steps; claim it atomically (the copies that acted were sent at the same time to different sessions, session 3, session 4; no retry one at a time went to another session than the one that answered first, so a store kept per session is not ruled out)", "not honoured"},
+			"either the keys are kept per session (keep them for the whole server, whatever the session), or the key is checked and claimed in two steps (claim it atomically): the copies were sent at the same time to different sessions (session 3, session 4), and no retry one at a time went to another session than the one that answered first to tell which", "not honoured"},
 		{"the retry in another session", ok(201, "created", "ord_1"), ok(201, "created", "ord_2"), "session 2", "the keys are kept per session", "claim"},
 		{"the retry in another session after a lost reply", lostReply, ok(201, "created", "ord_2"), "session 2", "the keys are kept per session", "claim"},
 	} {
@@ -162,8 +162,9 @@ func TestBurstOverSessionsBlamesTheSessionsOnlyWhenOneSessionKeepsKeys(t *testin
 
 // A store kept per session that also forgets keys soon acts again on a
 // late retry in one session: that says the store is short-lived, not
-// that the key is ignored, and the burst spread over sessions is still
-// blamed on the sessions.
+// that the key is ignored, and the burst spread over sessions may still
+// be the sessions' doing (with no retry in another session, a claim in
+// two steps is named beside it).
 func TestLateRetryInOneSessionDoesNotSayTheKeyIsIgnored(t *testing.T) {
 	b := newRec()
 	s := b.intent(plain, opCharge)
@@ -176,7 +177,7 @@ func TestLateRetryInOneSessionDoesNotSayTheKeyIsIgnored(t *testing.T) {
 	b.burst(i, []record.Attempt{inSession(ok(201, "created", "ord_4"), "session 3"), inSession(ok(201, "created", "ord_5"), "session 4")}, mine(), mine())
 	fs := findingsOf(t, b.done(), checks.CheckConcurrentDuplicates)
 	require.Len(t, fs, 1)
-	assert.Contains(t, fs[0].Message, "a store kept per session is not ruled out")
+	assert.Contains(t, fs[0].Message, "either the keys are kept per session")
 	assert.NotContains(t, fs[0].Message, "not honoured")
 }
 
@@ -329,6 +330,19 @@ func TestSessionsThatAreProcessesBlameTheProcessMemory(t *testing.T) {
 		}
 		assert.Contains(t, f.Message, "the keys are kept per session; keep them for the whole server, whatever the session")
 	}
+}
+
+// A burst over stdio sessions, each a server process, with no retry in
+// another session to tell, names the process's memory beside the claim
+// in two steps: one effect per process is what keys kept in each
+// process's memory make too.
+func TestABurstOverProcessesWithoutEvidenceNamesBoth(t *testing.T) {
+	b := newRec()
+	b.rec.Target.Capabilities = &record.Capabilities{Keys: true, EffectField: true, DryRun: true, SessionProcess: true}
+	i := b.intent(burstR, opCharge)
+	b.burst(i, []record.Attempt{inSession(ok(201, "created", "ord_1"), "session 1"), inSession(ok(201, "created", "ord_2"), "session 2")}, mine(), mine())
+	f := onlyFinding(t, b.done(), checks.CheckConcurrentDuplicates)
+	assert.Contains(t, f.Message, "either each session's server process keeps the keys in its memory (keep them in durable storage that every process of the server reads), or the key is checked and claimed in two steps (claim it atomically): the copies were sent at the same time to different sessions (session 1, session 2)")
 }
 
 // The target's own row written twice means the intent itself ran again:
