@@ -450,7 +450,7 @@ targets:
 			yaml: strings.Replace(minimal, "    operations:", `    start:
       command: [./shop, --listen, "127.0.0.1:{{port}}"]
     operations:`, 1),
-			want: []want{{5, 10, "targets[0].url", `"http://127.0.0.1:8080" does not use {{port}}, but the start command is given {{port}}`}},
+			want: []want{{5, 10, "targets[0].url", `"http://127.0.0.1:8080" does not use {{port}}, but the start command (or its environment) is given {{port}}`}},
 		},
 		{
 			why: "target names and operation names are unique; the error points at the second and names the first",

@@ -29,7 +29,8 @@ func starterURL(flag, what, example, base, name, fallback string, command []stri
 		return nil, "", usageErr("init: %s %q: {{port}} is the port idemcheck picks for a server it starts: give the command after --, e.g. idemcheck init %s %s -- %s --port {{port}}", flag, base, flag, base, example)
 	}
 	if !strings.Contains(base, "{{port}}") && slices.ContainsFunc(command, func(arg string) bool { return strings.Contains(arg, "{{port}}") }) {
-		return nil, "", usageErr("init: %s %q: the command is given {{port}}, a free port idemcheck picks at every start, where the server will listen, but the URL names another: write {{port}} in the URL in place of the port, e.g. idemcheck init %s %s://%s -- %s", flag, base, flag, u.Scheme, net.JoinHostPort(u.Hostname(), "{{port}}"), strings.Join(command, " "))
+		return nil, "", usageErr("init: %s %q: the command is given {{port}}, a free port idemcheck picks at every start, where the server will listen, but the URL names another: write {{port}} in the URL in place of the port, e.g. idemcheck init %s %s -- %s", flag, base, flag,
+			reports.ShellQuote(u.Scheme+"://"+net.JoinHostPort(u.Hostname(), "{{port}}")+u.EscapedPath()), shellWords(command))
 	}
 	if name == "" {
 		name = fallback
@@ -110,4 +111,13 @@ func initHTTP(name, base, out string, command []string, stdout, stderr io.Writer
 	}
 	fmt.Fprintf(stderr, "idemcheck init: wrote %s; fill in every TODO, then run: idemcheck run -c %s\n", out, reports.ShellQuote(out))
 	return nil
+}
+
+// shellWords is a command as a shell line, each word quoted as it needs.
+func shellWords(command []string) string {
+	words := make([]string, len(command))
+	for i, w := range command {
+		words[i] = reports.ShellQuote(w)
+	}
+	return strings.Join(words, " ")
 }

@@ -419,7 +419,7 @@ func (c *Checker) observerDep(name string) bool {
 		return false
 	}
 	dep, field, ok := strings.Cut(strings.TrimPrefix(name, PhDeps), ".")
-	if ok && field != "direct_url" && slices.Contains(depFields, field) {
+	if ok && field != "direct_url" && slices.Contains(depFields, field) && slices.Contains(c.file.Deps, dep) {
 		c.Errorf("{{%s}} is the fault proxy in front of the dependency, where an observer's reads would meet the faults armed for the target: an observer reads the database itself, {{deps.%s.direct_url}}", name, dep)
 	}
 	return true

@@ -34,7 +34,7 @@ func CheckURL(c *Checker, raw string, p URLPolicy) {
 		c.Errorf("uses {{port}}, but the target has no start command: the harness picks the port only for a target it starts; add start.command, or write the port the running target listens on")
 	}
 	if !usesPort && p.StartPort {
-		c.Errorf("%q does not use {{port}}, but the start command is given {{port}}, a free port the harness picks at every start, where the target will listen: write {{port}} in the URL in place of the port, such as \"http://127.0.0.1:{{port}}\"", raw)
+		c.Errorf("%q does not use {{port}}, but the start command (or its environment) is given {{port}}, a free port the harness picks at every start, where the target will listen: write {{port}} in the URL in place of the port, such as \"http://127.0.0.1:{{port}}\"", raw)
 	}
 	// Parse with the placeholders filled in with stand-ins of the right shape.
 	concrete := Expand(raw, func(name string) string {
