@@ -137,3 +137,23 @@ func TestASendRepeatedWithinOneAttemptIsTheTargets(t *testing.T) {
 		}
 	}
 }
+
+// A finding made under a fault armed at one of an operation's downstream
+// calls names that call (record.Finding.Point): the same fault at two
+// calls makes two findings, each its own across runs.
+func TestAFindingNamesTheDownstreamCallItsFaultWasArmedAt(t *testing.T) {
+	b := newRec()
+	for _, point := range []record.EffectPoint{{Index: 1, Fake: "payments", N: 1}, {Index: 2, Fake: "email", N: 1}} {
+		i := b.intent(plain, opCharge)
+		a := under(faults.NameDownstreamFailAfter, unknown(503))
+		a.Point = &point
+		b.try(i, a, emailed("")).try(i, ok(201, "created", "ord_1"), emailed(""))
+	}
+	fs := findingsOf(t, b.done(), checks.CheckDownstream)
+	require.Len(t, fs, 2)
+	assert.Equal(t, "payments", fs[0].Point)
+	assert.Equal(t, "email", fs[1].Point)
+	assert.NotEqual(t, fs[0].Key().ID(), fs[1].Key().ID())
+	assert.Equal(t, "downstream.propagation charge [downstream-503-after at email]", fs[1].Key().String())
+}
+

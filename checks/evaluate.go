@@ -45,7 +45,7 @@ func evaluate(checks []Invariant, rec *record.Record) ([]record.CheckResult, []r
 			continue
 		}
 		fs, applicable := c.Eval(rec)
-		fs = mergeTries(rec, fs)
+		fs = mergeTries(rec, withPoints(fs))
 		if unkeyed := caps; caps.Keys {
 			if unkeyed.Keys = false; !c.applies(unkeyed) {
 				fs = withoutKeylessOps(rec, fs) // a check of keys says nothing of an operation that takes none
@@ -69,6 +69,28 @@ func evaluate(checks []Invariant, rec *record.Record) ([]record.CheckResult, []r
 	}
 	results, findings = examine(rec, results, findings)
 	return noteUnretried(rec, results), findings
+}
+
+// withPoints gives each finding made under a fault the downstream call
+// that fault was armed at (record.Finding.Point), from the attempts of
+// its evidence that met it, when the operation makes more than one.
+func withPoints(fs []record.Finding) []record.Finding {
+	for i := range fs {
+		f := &fs[i]
+		if f.Fault == "" || f.Point != "" {
+			continue
+		}
+	find:
+		for _, in := range f.Evidence.Intents {
+			for _, a := range in.Attempts {
+				if a.Fault == f.Fault && a.Point != nil && !a.NotFired {
+					f.Point = a.Point.String()
+					break find
+				}
+			}
+		}
+	}
+	return fs
 }
 
 // faultSkipFor is the skip note of check id, which judges intents

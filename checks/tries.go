@@ -51,7 +51,7 @@ func mergeTries(rec *record.Record, fs []record.Finding) []record.Finding {
 			out = append(out, f)
 			continue
 		}
-		k := strings.Join([]string{fam, f.Operation, f.Check, f.Fault, string(f.Severity)}, "\x00")
+		k := strings.Join([]string{fam, f.Operation, f.Check, f.Fault, f.Point, string(f.Severity)}, "\x00")
 		if i, ok := at[k]; ok {
 			seen[k]++
 			if len(out[i].Evidence.Intents) < 3 {

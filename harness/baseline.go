@@ -133,15 +133,17 @@ func diff(b, t *TargetResult) *record.TargetDiff {
 		sort.Strings(d.GoneOperations)
 	}
 	was, now := findingKeys(b.Findings), findingKeys(t.Findings)
+	matched := map[string]bool{} // the baseline's keys a finding of now matched
 	for _, k := range now.order {
-		if _, ok := was.byID[k]; ok {
+		if w, ok := was.match(now.byID[k]); ok {
+			matched[w] = true
 			d.Still = append(d.Still, now.byID[k])
 		} else {
 			d.New = append(d.New, now.byID[k])
 		}
 	}
 	for _, k := range was.order {
-		if _, ok := now.byID[k]; !ok && !gone[was.byID[k].Operation] {
+		if !matched[k] && !gone[was.byID[k].Operation] {
 			// A finding of an operation this run does not have is not
 			// fixed: nothing here judged it.
 			d.Fixed = append(d.Fixed, was.byID[k])
@@ -156,6 +158,22 @@ func diff(b, t *TargetResult) *record.TargetDiff {
 type keySet struct {
 	byID  map[string]record.FindingKey
 	order []string
+}
+
+// match finds k among the set's keys and returns its ID: the key with k's
+// ID, else, for a finding whose fault was armed at a downstream call
+// (k.Point), the key of a baseline that named no call (one made before
+// findings named their point, or when the operation made only one call).
+func (s keySet) match(k record.FindingKey) (string, bool) {
+	if _, ok := s.byID[k.ID()]; ok {
+		return k.ID(), true
+	}
+	if k.Point == "" {
+		return "", false
+	}
+	k.Point = ""
+	_, ok := s.byID[k.ID()]
+	return k.ID(), ok
 }
 
 // findingKeys lists the findings' keys once each, keeping the worst severity.

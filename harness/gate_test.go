@@ -136,6 +136,37 @@ func TestBaseline(t *testing.T) {
 	assert.Equal(t, "same: score 0, lower than the baseline's 1; targets worse, better of the baseline not in this run (renamed or removed)", lower.Gate.Reason)
 }
 
+// TestBaselineTellsDownstreamPointsApart: one fault armed at two
+// downstream calls of an operation makes two findings, each its own: a
+// duplicate now at the email is new beside the baseline's at the
+// payments. A baseline whose findings name no call (made before findings
+// named one) matches whatever call a finding now names.
+func TestBaselineTellsDownstreamPointsApart(t *testing.T) {
+	t.Parallel()
+	at := func(point string) record.Finding {
+		f := finding(harness.CheckDownstream, "order", "downstream-503-after", record.Critical)
+		f.Point = point
+		return f
+	}
+	base := &record.Result{Targets: []harness.TargetResult{target("shop", 0, at("payments"))}}
+	cur := &record.Result{Targets: []harness.TargetResult{target("shop", 0, at("payments"), at("email"))}}
+	require.NoError(t, harness.Compare(base, cur))
+	d := cur.Targets[0].Baseline
+	require.Len(t, d.New, 1)
+	assert.Equal(t, "downstream.propagation order [downstream-503-after at email]", d.New[0].String())
+	require.Len(t, d.Still, 1)
+	assert.Equal(t, "payments", d.Still[0].Point)
+	assert.Empty(t, d.Fixed)
+
+	legacy := &record.Result{Targets: []harness.TargetResult{target("shop", 0, at(""))}}
+	cur = &record.Result{Targets: []harness.TargetResult{target("shop", 0, at("email"))}}
+	require.NoError(t, harness.Compare(legacy, cur))
+	d = cur.Targets[0].Baseline
+	assert.Empty(t, d.New, "a baseline that named no call")
+	assert.Len(t, d.Still, 1)
+	assert.Empty(t, d.Fixed)
+}
+
 // TestBaselineFromAnotherConfiguration: an edited configuration keeps its
 // history; only a shard is refused.
 func TestBaselineFromAnotherConfiguration(t *testing.T) {

@@ -150,7 +150,7 @@ func buildPage(res *record.Result, o Options) htmlPage {
 			f := t.Findings[i]
 			ht.Findings = append(ht.Findings, htmlFinding{
 				Anchor: fmt.Sprintf("%s-f%d", ht.Anchor, i), Severity: string(f.Severity), Check: f.Check,
-				Operation: operationLabel(f), Fault: f.Fault, Message: f.Message, Replay: findingReplay(res, f),
+				Operation: operationLabel(f), Fault: record.FaultAt(f.Fault, f.Point), Message: f.Message, Replay: findingReplay(res, f),
 				Trial: f.Trial, Flaky: f.Flaky,
 				Timeline: buildTimeline(f), Steps: Counterexample(f), Open: n < 3,
 			})

@@ -210,7 +210,7 @@ func junitFailure(res *record.Result, c record.CheckResult, fs []record.Finding)
 			fmt.Fprintf(&b, " %s", op)
 		}
 		if f.Fault != "" {
-			fmt.Fprintf(&b, " [%s]", f.Fault)
+			fmt.Fprintf(&b, " [%s]", record.FaultAt(f.Fault, f.Point))
 		}
 		fmt.Fprintf(&b, ": %s\n", f.Message)
 		b.WriteString(stepsText(f, "  "))

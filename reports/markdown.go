@@ -120,6 +120,9 @@ func Markdown(w io.Writer, res *record.Result, o Options) error {
 			}
 			if f.Fault != "" {
 				where += " under " + mdCode(f.Fault)
+				if f.Point != "" {
+					where += " at " + mdText(f.Point)
+				}
 			}
 			flags := ""
 			if f.Flaky {

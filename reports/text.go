@@ -49,7 +49,7 @@ func Text(w io.Writer, res *record.Result, o Options) error {
 		for i, f := range fs {
 			head := f.Check
 			if f.Fault != "" {
-				head += " [" + f.Fault + "]"
+				head += " [" + record.FaultAt(f.Fault, f.Point) + "]"
 			}
 			if i == 0 && blocking >= 0 {
 				head += fmt.Sprintf(" (blocks level %d)", t.Score.Next.Level)
