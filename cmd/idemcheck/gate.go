@@ -25,7 +25,7 @@ func setMinScoreDefault(fs *flag.FlagSet, o *output, v int) {
 }
 
 // baselineUsage is the help of --baseline.
-const baselineUsage = "an earlier result.json: gate only on what is new since (new findings, lower scores); findings are matched by target, check, operation and fault, so an edited configuration keeps its history"
+const baselineUsage = "an earlier result.json: gate only on what is new since (new findings, lower scores); findings are matched by target, check, operation, fault and the downstream call it was armed at, so an edited configuration keeps its history"
 
 // loadBaseline reads the --baseline file and checks that it can be one
 // for a run made as meta says; "" is no baseline. A file that is not a

@@ -69,8 +69,9 @@ Gate (run and report): a target passes when it scores at least --min-score
 (default 3) and has no critical finding; a partial score (--only) is not
 judged, only its findings: one that alone keeps a target below --min-score
 fails it. With --baseline, only what is new fails: a lower score, or a new
-finding of that severity (findings are matched by check, operation and
-fault). The gate and its reason are in every report and in result.json.
+finding of that severity (findings are matched by check, operation, fault
+and the downstream call it was armed at). The gate and its reason are in
+every report and in result.json.
 
 Exit codes: 0 every target met the gate; 1 one did not; 2 bad usage,
 configuration or input; 3 the harness could not do its job; 130
