@@ -157,3 +157,25 @@ func TestAFindingNamesTheDownstreamCallItsFaultWasArmedAt(t *testing.T) {
 	assert.Equal(t, "downstream.propagation charge [downstream-503-after at email]", fs[1].Key().String())
 }
 
+// A retry after the client left that acts again, where who served the
+// attempts says nothing, is blamed on the work the target went on with
+// after its client left; a target whose retries one at a time act again
+// too is not honouring the key at all.
+func TestARetryAfterTheClientLeftBlamesTheAbandonedWork(t *testing.T) {
+	for _, ignores := range []bool{false, true} {
+		b := newRec()
+		if ignores {
+			s := b.intent(plain, opCharge)
+			b.try(s, ok(201, "created", "ord_8"), mine()).try(s, ok(201, "created", "ord_9"), mine())
+		}
+		i := b.intent(plain, opCharge)
+		b.try(i, under(faults.NameClientDisconnect, unknown(0))).try(i, ok(201, "created", "ord_1"), mine(), mine())
+		f := onlyFinding(t, b.done(), checks.CheckRetryAfterFault)
+		if ignores {
+			assert.Contains(t, f.Message, "the key is not honoured at all")
+			assert.NotContains(t, f.Message, "after its client left")
+			continue
+		}
+		assert.Contains(t, f.Message, "; the target went on with the first attempt after its client left, and the retry did not find the key: claim the key before the work begins")
+	}
+}

@@ -82,7 +82,7 @@ func evalRetryAfterFault(r *record.Record) ([]record.Finding, bool) {
 			fs = append(fs, record.Finding{
 				Check: CheckRetryAfterFault, Severity: record.Critical, Operation: in.Operation, Fault: faultName(cause),
 				Message: fmt.Sprintf("%s: after %s, retrying with the same key caused %s (%s); attempts: %s",
-					in.Operation, faultPoint(cause), plural(len(effs), "effect", "effects"), effectIDs(effs), statuses(in)) + causeSuffix(r, in),
+					in.Operation, faultPoint(cause), plural(len(effs), "effect", "effects"), effectIDs(effs), statuses(in)) + afterFaultCause(r, in, cause),
 				Evidence: evidence(r, in),
 			})
 		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in):
@@ -96,6 +96,28 @@ func evalRetryAfterFault(r *record.Record) ([]record.Finding, bool) {
 	}
 	return fs, applicable
 }
+
+// afterFaultCause is causeSuffix, or, when the evidence of who served the
+// attempts says nothing, what a client that left says: the target went on
+// with the first attempt's work after its client left, and the retry
+// came before that work had kept the key.
+func afterFaultCause(r *record.Record, in *record.Intent, cause *record.Attempt) string {
+	if c := causeSuffix(r, in); c != "" {
+		return c
+	}
+	if cause == nil || cause.Fault != faults.NameClientDisconnect || !cause.Forwarded {
+		return ""
+	}
+	if ignoredAlone(r, in.Operation) {
+		return "; " + causeIgnored
+	}
+	return "; " + causeAbandoned
+}
+
+// causeAbandoned is why a retry after the client left acted again.
+const causeAbandoned = "the target went on with the first attempt after its client left, and the retry did not find the key: " +
+	"claim the key before the work begins (a retry then waits, or is told 409), and record the outcome under it whatever the client does " +
+	"(bookkeeping done on the request's context is cancelled with it)"
 
 // notHonoured ends msg, which says the key is not honoured, with why
 // in's attempts duplicated: in place of that guess when the fakes' keys

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/idemcheck/idemcheck/deps"
 	"github.com/idemcheck/idemcheck/record"
@@ -98,14 +99,29 @@ func (f *depFlight) settle(ctx context.Context, marker string) bool {
 }
 
 // settle waits for what an armer left going for the intent (a stalled
-// statement still held) to land, once its attempts are over, and counts
-// its effects again: what lands after the last attempt is still that
-// attempt's window's.
+// statement still held, the work of a target whose client left) to land,
+// once its attempts are over, and counts its effects again: what lands
+// after the last attempt is still that attempt's window's. The target's
+// own records are read again until a read finds nothing new (bounded):
+// the work that goes on after its call may write them a little later.
 func (r *runner) settle(in *record.Intent) {
 	if r.deps == nil || !r.deps.settle(r.s.ctx, in.Marker) || len(in.Attempts) == 0 {
 		return
 	}
-	if r.observe(in.Marker) {
-		in.Attempts[len(in.Attempts)-1].LedgerAfter = r.ledger.LastSeq()
+	last := &in.Attempts[len(in.Attempts)-1]
+	for i := 1; ; i++ {
+		observed := r.observe(in.Marker)
+		before := last.LedgerAfter
+		last.LedgerAfter = r.ledger.LastSeq()
+		if !observed || i == settleReads || i > 1 && last.LedgerAfter == before || !r.waitUntil(time.Now().Add(settleQuiet)) {
+			return
+		}
 	}
 }
+
+// A settle reads the target's records up to settleReads times,
+// settleQuiet apart, until one finds nothing new.
+const (
+	settleReads = 8
+	settleQuiet = 50 * time.Millisecond
+)

@@ -17,6 +17,12 @@ const (
 	disconnectGrace = 250 * time.Millisecond
 )
 
+// disconnectLand is how long, once the fake has let the held call go on,
+// the intent's effects are left to land before they are counted for the
+// last time: the target that went on with its work after its client left
+// makes the call, then writes what follows it (its own records).
+const disconnectLand = 100 * time.Millisecond
+
 // disconnectArm arms a fault whose client leaves while the target works
 // (faults.DisconnectFault): the client leaves when the target's downstream
 // call reaches a fake.
@@ -58,6 +64,20 @@ func (d disconnectArm) arm(a *armed) func() {
 		case <-gone:
 		case <-time.After(disconnectWait):
 		case <-a.run.Done():
+		}
+		// The fake goes on with the call within grace; the target's work
+		// after it lands after this attempt, maybe after every retry:
+		// the intent's effects are counted once it has had the time to.
+		if a.settleLater != nil {
+			landBy := time.Now().Add(grace + disconnectLand)
+			a.settleLater(func(ctx context.Context) {
+				t := time.NewTimer(time.Until(landBy))
+				defer t.Stop()
+				select {
+				case <-t.C:
+				case <-ctx.Done():
+				}
+			})
 		}
 	}})
 	return func() {
