@@ -108,7 +108,7 @@ func (c *Checker) depPlaceholder(name string) bool {
 	case len(parts) != 2 || !slices.Contains(depFields, parts[1]):
 		c.Errorf("unknown placeholder {{%s}}: a dependency gives {{deps.NAME.url}}, {{deps.NAME.addr}} and {{deps.NAME.direct_url}}", name)
 	case !slices.Contains(c.file.Deps, parts[0]):
-		c.Errorf("{{%s}} needs a dependency called %q, which this target does not declare: add it under dependencies, e.g. dependencies: {%s: {protocol: postgres}}", name, parts[0], parts[0])
+		c.Errorf("{{%s}} needs a dependency called %q, which this target does not declare: %sadd it under dependencies, e.g. dependencies: {%s: {protocol: postgres}} (or redis)", name, parts[0], schema.DidYouMean(parts[0], c.file.Deps), parts[0])
 	}
 	return true
 }

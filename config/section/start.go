@@ -17,7 +17,9 @@ type Start struct {
 	// 0), a fake's {{fakes.NAME.url}} (and the email fake's SMTP address,
 	// {{fakes.email.smtp}}) and a dependency's {{deps.NAME.url}}. A program
 	// given as a relative path (./server) is taken from Dir, else from the
-	// configuration file's directory.
+	// configuration file's directory; its arguments are passed as written,
+	// so a relative path among them (a script an interpreter runs) is
+	// found from the working directory, Dir.
 	Command []string `yaml:"command,flow"`
 	// Env holds the target's environment variables; values may use
 	// placeholders as Command does, and {{env.NAME}}, a variable of
