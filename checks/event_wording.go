@@ -31,13 +31,44 @@ var eventWording = []struct {
 	{lazyregexp.New(`after (\d+) other keys\b`), "after $1 other events"},
 }
 
-// eventFindings words fs as eventWording says, for a queue consumer.
+// deliveryWording rewrites what a finding says of a caller's key and its
+// requests as what it says of an event and its deliveries, for a webhook
+// handler (record.Capabilities.EventKeys, without Redelivery): its key is
+// the event id, and a retry is the sender delivering the event again.
+var deliveryWording = []struct {
+	re   *lazyregexp.Regexp
+	with string
+}{
+	{lazyregexp.New(`the same key sent (\d+) times`), "the same event delivered $1 times"},
+	{lazyregexp.New(`the retry with the same key`), "the event delivered again"},
+	{lazyregexp.New(`retrying with the same key caused`), "delivering the event again caused"},
+	{lazyregexp.New(`(\d+) same-key requests released together`), "$1 deliveries of one event released together"},
+	{lazyregexp.New(`(\d+) same-key requests`), "$1 deliveries of one event"},
+	{lazyregexp.New(`: the key is not honoured at all`), ": the event id is not recognised as processed at all"},
+	{lazyregexp.New(`: the key is not honoured`), ": the handler did not recognise the event id as processed"},
+	{lazyregexp.New(`a retry one at a time acted again too`), "the event delivered again one at a time acted again too"},
+	{lazyregexp.New(`the key is checked and claimed in two steps`), "the event id is checked and claimed in two steps"},
+	{lazyregexp.New(`the key is not claimed before the work begins`), "the event id is not claimed before the work begins"},
+	{lazyregexp.New(`the retry did not find the key: the key and its reply are not written in the transaction that writes the effect`),
+		"the redelivery did not find the event id: the event id is not recorded as processed in the transaction that writes the effect"},
+	{lazyregexp.New(`the key store forgot the key`), "the handler forgot the event id"},
+	{lazyregexp.New(`after 1 other key\b`), "after 1 other event"},
+	{lazyregexp.New(`after (\d+) other keys\b`), "after $1 other events"},
+}
+
+// eventFindings words fs as eventWording says, for a queue consumer, and
+// as deliveryWording says, for a webhook handler.
 func eventFindings(rec *record.Record, fs []record.Finding) []record.Finding {
-	if !rec.Target.Caps().Redelivery {
+	wording := eventWording
+	switch caps := rec.Target.Caps(); {
+	case caps.Redelivery:
+	case caps.EventKeys:
+		wording = deliveryWording
+	default:
 		return fs
 	}
 	for i := range fs {
-		for _, w := range eventWording {
+		for _, w := range wording {
 			fs[i].Message = w.re.ReplaceAllString(fs[i].Message, w.with)
 		}
 	}

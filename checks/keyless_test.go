@@ -80,8 +80,9 @@ func TestEventIDIsTheKey(t *testing.T) {
 	results, found := verdicts(t, build(record.Capabilities{EventKeys: true}))
 	require.Len(t, found[checks.CheckRetrySequential], 1)
 	msg := found[checks.CheckRetrySequential][0].Message
-	assert.Contains(t, msg, "the same key sent 2 times")
-	assert.Contains(t, msg, "the key is not honoured")
+	assert.Contains(t, msg, "the same event delivered 2 times", "a webhook's key is its event id, and a retry the event delivered again")
+	assert.Contains(t, msg, "the handler did not recognise the event id as processed")
+	assert.NotContains(t, msg, "key")
 	assert.NotContains(t, msg, "annotations")
 	assert.NotContains(t, msg, "takes no key")
 	for _, id := range []string{checks.CheckKeyRequired, checks.CheckKeyMismatch} {
@@ -130,4 +131,20 @@ func TestAnUnacknowledgedEventIsSaidSo(t *testing.T) {
 	_, found := verdicts(t, b.done())
 	require.Len(t, found[checks.CheckRetryAfterFault], 1)
 	assert.Contains(t, found[checks.CheckRetryAfterFault][0].Message, "(no ack (downstream-503), no ack, no ack)")
+}
+
+// A webhook handler's duplicate after its commit was answered and lost
+// speaks of the event id it did not record, not of a key and its reply.
+func TestAWebhooksDuplicateAfterACommitSpeaksOfTheEventID(t *testing.T) {
+	charge := recordOps()[0]
+	charge.DryRun = false
+	b := newRec(charge)
+	b.rec.Target.Kind = "webhook"
+	b.rec.Target.Capabilities = &record.Capabilities{EventKeys: true}
+	i := b.intent(plain, opCharge)
+	b.try(i, under(faults.NameDepResetAfterCommit, unknown(500)), mine()).try(i, ok(200, "", ""), mine())
+	f := onlyFinding(t, b.done(), checks.CheckDependencyRecovery)
+	assert.Contains(t, f.Message, "after dep-reset-after-commit, delivering the event again caused 2 effects")
+	assert.Contains(t, f.Message, "the redelivery did not find the event id: the event id is not recorded as processed in the transaction that writes the effect")
+	assert.NotContains(t, f.Message, "key")
 }
