@@ -110,6 +110,11 @@ func TestObserveErrors(t *testing.T) {
 			want:    []want{{7, 16, "targets[0].observe[0].redis", "set one of keys"}},
 		},
 		{
+			why:     "a stream is one key: {{marker}} in it is one error, at the stream",
+			section: "    observe:\n      - redis: {url: \"redis://127.0.0.1:6379\", stream: \"s:{{marker}}\"}\n",
+			want:    []want{{7, 56, "targets[0].observe[0].redis.stream", "{{marker}} can only be in keys: a stream is one key, and its entries that hold the marker are the intent's"}},
+		},
+		{
 			why:     "pages: one way of paging",
 			section: "    observe:\n      - http: {path: /a, pages: {link: true, page: p}}\n",
 			want:    []want{{7, 33, "targets[0].observe[0].http.pages", "choose one of link, next, page or offset"}},

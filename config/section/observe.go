@@ -538,7 +538,10 @@ func (r *ObserveRedis) check(c *Checker) {
 			uc.Errorf("unknown placeholder {{%s}}: a Redis url may use {{deps.NAME.direct_url}} and {{env.NAME}}", n)
 		}
 	}
-	src := observe.Redis{URL: FillEnv(r.URL, c.file.Env()), Keys: r.Keys, Stream: r.Stream, Hash: r.Hash}
+	// A placeholder in a stream or a hash is reported at its field below,
+	// not again as the source's.
+	src := observe.Redis{URL: FillEnv(r.URL, c.file.Env()), Keys: r.Keys,
+		Stream: strings.ReplaceAll(r.Stream, "{{", "_"), Hash: strings.ReplaceAll(r.Hash, "{{", "_")}
 	if strings.Contains(src.URL, "{{") {
 		src.URL = "redis://127.0.0.1:6379"
 	}
@@ -547,7 +550,10 @@ func (r *ObserveRedis) check(c *Checker) {
 	}
 	for _, f := range []struct{ name, v string }{{"keys", r.Keys}, {"stream", r.Stream}, {"hash", r.Hash}} {
 		for _, n := range Placeholders(f.v) {
-			if n != PhMarker || f.name != "keys" {
+			switch {
+			case n == PhMarker && f.name != "keys":
+				c.Field(f.name).Errorf("{{marker}} can only be in keys: a %s is one key, and its %s that hold the marker are the intent's", f.name, map[string]string{"stream": "entries", "hash": "fields"}[f.name])
+			case n != PhMarker:
 				c.Field(f.name).Errorf("unknown placeholder {{%s}}: only keys may use {{marker}}", n)
 			}
 		}
