@@ -134,7 +134,7 @@ func TestDependencyErrors(t *testing.T) {
 		{"a placeholder of an undeclared dependency", "    dependencies:\n      db: {protocol: postgres}\n", `{DATABASE_URL: "{{deps.main.url}}"}`,
 			want{8, 27, "targets[0].start.env.DATABASE_URL", `needs a dependency called "main"`}},
 		{"a misspelt dependency", "    dependencies:\n      cache: {protocol: redis}\n", `{REDIS_URL: "{{deps.cahce.url}}"}`,
-			want{8, 24, "targets[0].start.env.REDIS_URL", `needs a dependency called "cahce", which this target does not declare: did you mean "cache"?`}},
+			want{8, 24, "targets[0].start.env.REDIS_URL", `{{deps.cahce.url}} names no declared dependency: did you mean {{deps.cache.url}}? (the target declares cache)`}},
 		{"a field a dependency does not have", "    dependencies:\n      db: {protocol: postgres}\n", `{DATABASE_URL: "{{deps.db.dsn}}"}`,
 			want{8, 27, "targets[0].start.env.DATABASE_URL", "unknown placeholder {{deps.db.dsn}}"}},
 		{"an unknown attribution", "    dependencies:\n      db: {protocol: postgres, attribute: guess}\n", `{}`,

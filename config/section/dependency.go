@@ -3,6 +3,7 @@ package section
 import (
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/config/schema"
@@ -107,10 +108,23 @@ func (c *Checker) depPlaceholder(name string) bool {
 	switch {
 	case len(parts) != 2 || !slices.Contains(depFields, parts[1]):
 		c.Errorf("unknown placeholder {{%s}}: a dependency gives {{deps.NAME.url}}, {{deps.NAME.addr}} and {{deps.NAME.direct_url}}", name)
+	case !slices.Contains(c.file.Deps, parts[0]) && closest(parts[0], c.file.Deps) != "":
+		c.Errorf("{{%s}} names no declared dependency: did you mean {{%s%s.%s}}? (the target declares %s)",
+			name, PhDeps, closest(parts[0], c.file.Deps), parts[1], strings.Join(c.file.Deps, ", "))
 	case !slices.Contains(c.file.Deps, parts[0]):
-		c.Errorf("{{%s}} needs a dependency called %q, which this target does not declare: %sadd it under dependencies, e.g. dependencies: {%s: {protocol: postgres}} (or redis)", name, parts[0], schema.DidYouMean(parts[0], c.file.Deps), parts[0])
+		c.Errorf("{{%s}} needs a dependency called %q, which this target does not declare: add it under dependencies, e.g. dependencies: {%s: {protocol: postgres}} (or redis)", name, parts[0], parts[0])
 	}
 	return true
+}
+
+// closest is the name among known that got is a typo of, or "".
+func closest(got string, known []string) string {
+	q := strings.TrimSuffix(strings.TrimPrefix(schema.DidYouMean(got, known), "did you mean "), "? ")
+	name, err := strconv.Unquote(q)
+	if err != nil {
+		return ""
+	}
+	return name
 }
 
 // depFields are the placeholders each dependency fills in.

@@ -228,9 +228,9 @@ func (h *ObserveCountHTTP) http() *ObserveHTTP {
 
 // Settle bounds the polling of a source after each attempt.
 type Settle struct {
-	// Quiet is how long what the source lists must stay unchanged.
-	// Default DefaultSettleQuietHTTP for http, 0 (one read) for the
-	// others.
+	// Quiet is how long what the source lists must stay unchanged: 20ms
+	// for an http source (DefaultSettleQuietHTTP) and 0, one read, for
+	// the others when not set.
 	Quiet Duration `yaml:"quiet,omitempty"`
 	// Within bounds the whole poll. Default DefaultSettleWithin.
 	Within Duration `yaml:"within,omitempty"`
