@@ -169,7 +169,7 @@ func TestARetryAfterTheClientLeftBlamesTheAbandonedWork(t *testing.T) {
 			b.try(s, ok(201, "created", "ord_8"), mine()).try(s, ok(201, "created", "ord_9"), mine())
 		}
 		i := b.intent(plain, opCharge)
-		b.try(i, under(faults.NameClientDisconnect, unknown(0))).try(i, ok(201, "created", "ord_1"), mine(), mine())
+		b.try(i, under(faults.NameClientDisconnect, unknown(0))).try(i, ok(201, "created", "ord_1"), keyed("charge:k"), keyed("charge:k"))
 		f := onlyFinding(t, b.done(), checks.CheckRetryAfterFault)
 		if ignores {
 			assert.Contains(t, f.Message, "the key is not honoured at all")
@@ -177,5 +177,13 @@ func TestARetryAfterTheClientLeftBlamesTheAbandonedWork(t *testing.T) {
 			continue
 		}
 		assert.Contains(t, f.Message, "; the target went on with the first attempt after its client left, and the retry did not find the key: claim the key before the work begins")
+		assert.NotContains(t, f.Message, "no idempotency key", "the charges went with the key")
 	}
+	// A charge made again without a key is named beside it.
+	b := newRec()
+	i := b.intent(plain, opCharge)
+	b.try(i, under(faults.NameClientDisconnect, unknown(0))).try(i, ok(201, "created", "ord_1"), keyed(""), keyed(""))
+	f := onlyFinding(t, b.done(), checks.CheckRetryAfterFault)
+	assert.Contains(t, f.Message, "after its client left")
+	assert.Contains(t, f.Message, "; the payments charge request also went with no idempotency key, which would have kept it to one")
 }

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/fakes"
@@ -111,13 +112,31 @@ func afterFaultCause(r *record.Record, in *record.Intent, cause *record.Attempt)
 	if ignoredAlone(r, in.Operation) {
 		return "; " + causeIgnored
 	}
-	return "; " + causeAbandoned
+	return "; " + causeAbandoned + unkeyedAlso(r.EffectsOf(in))
 }
 
 // causeAbandoned is why a retry after the client left acted again.
 const causeAbandoned = "the target went on with the first attempt after its client left, and the retry did not find the key: " +
 	"claim the key before the work begins (a retry then waits, or is told 409), and record the outcome under it whatever the client does " +
-	"(bookkeeping done on the request's context is cancelled with it)"
+	"(the client leaving must neither stop nor skip that record)"
+
+// unkeyedAlso names the downstream calls among effs made more than once
+// without an idempotency key, which one would have kept to one: "" when
+// none was.
+func unkeyedAlso(effs []fakes.Effect) string {
+	order, byKind := groupByKind(effs)
+	var calls []string
+	for _, k := range order {
+		es := byKind[k]
+		if len(es) > 1 && !es[0].Observed && !keyless(es) && slices.ContainsFunc(es, func(e fakes.Effect) bool { return e.Key == "" }) {
+			calls = append(calls, "the "+k.fake+" "+callNoun(k))
+		}
+	}
+	if len(calls) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(calls, " and ") + " also went with no idempotency key, which would have kept it to one"
+}
 
 // notHonoured ends msg, which says the key is not honoured, with why
 // in's attempts duplicated: in place of that guess when the fakes' keys

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -11,9 +12,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/fakes/payments"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/record"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
 )
 
@@ -81,4 +84,107 @@ func TestWorkGoneOnWithAfterTheClientLeftIsCounted(t *testing.T) {
 	good := res.Targets[1]
 	require.Empty(t, good.Error)
 	assert.Empty(t, good.Findings)
+}
+
+// slowRecordHandler charges with the request's key passed on (the
+// payments fake makes it once), then, slowly, writes a record of its own
+// for the memo, and keeps the key only after that: a retry that comes
+// while the first attempt is still at work writes a second record, and
+// the first attempt's lands well after the retry.
+type slowRecordHandler struct {
+	shop  *shopHandler
+	store *recordStore
+	slow  time.Duration
+	mu    sync.Mutex
+	done  map[string]bool
+}
+
+func (h *slowRecordHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	memo, ok := memoOf(w, r)
+	if !ok {
+		return
+	}
+	key := r.Header.Get("Idempotency-Key")
+	h.mu.Lock()
+	seen := h.done[key]
+	h.mu.Unlock()
+	if seen {
+		reply(w, http.StatusCreated, `{"effect":"noop","data":{"id":"rec"}}`)
+		return
+	}
+	if _, status := h.shop.charge(r.WithContext(context.Background()), key, memo, 100); status != 0 {
+		reply(w, status, `{"error":"payments failed"}`)
+		return
+	}
+	time.Sleep(h.slow) // the slow part of the work, after the call
+	h.store.add(memo)
+	h.mu.Lock()
+	h.done[key] = true
+	h.mu.Unlock()
+	reply(w, http.StatusCreated, `{"effect":"created","data":{"id":"rec"}}`)
+}
+
+// recordStore is the handler's own data: the memos of the records it
+// wrote, in order.
+type recordStore struct {
+	mu    sync.Mutex
+	memos []string
+}
+
+func (s *recordStore) add(memo string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.memos = append(s.memos, memo)
+}
+
+// recordObserver counts the store's records as the intent's effects.
+type recordObserver struct{ store *recordStore }
+
+func (recordObserver) Name() string { return "records" }
+func (recordObserver) Close() error { return nil }
+func (o recordObserver) Observe(_ context.Context, ledger *fakes.Ledger, marker string) error {
+	o.store.mu.Lock()
+	var n int
+	for _, m := range o.store.memos {
+		if m == marker {
+			n++
+		}
+	}
+	o.store.mu.Unlock()
+	have := 0
+	for _, e := range ledger.ByMarker(marker) {
+		if e.Observed {
+			have++
+		}
+	}
+	for i := have; i < n; i++ {
+		ledger.Record(fakes.Effect{Fake: "records", Kind: "record", ID: fmt.Sprintf("rec_%s_%d", marker, i+1), Markers: []string{marker}, Observed: true})
+	}
+	return nil
+}
+
+// The work a target went on with after its client left is counted
+// however long it takes past its downstream call, as long as the
+// target's calls usually take: a handler that writes its own record
+// 400 ms after the call is found writing it twice.
+func TestSlowWorkGoneOnWithAfterTheClientLeftIsCounted(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	store := &recordStore{}
+	spec := httptarget.HandlerSpec(httptarget.Config{Name: "slow-record", Operations: chargeOps}, func(env *harness.Env) http.Handler {
+		return &slowRecordHandler{shop: newShop(false)(env).(*shopHandler), store: store, slow: 400 * time.Millisecond, done: map[string]bool{}}
+	}, payments.Starter(payments.Options{}))
+	spec.Observers = []harness.ObserverStarter{func(context.Context, *harness.Env, harness.Target) (harness.EffectObserver, error) {
+		return recordObserver{store: store}, nil
+	}}
+	res, err := harness.Verify(ctx, []harness.Spec{spec}, harness.WithSeed(3), harness.WithTrials(-1),
+		harness.WithChecks(harness.CheckRetrySequential, harness.CheckRetryAfterFault), harness.WithFaults(&faults.ClientDisconnect{}))
+	require.NoError(t, err)
+	tr := res.Targets[0]
+	require.Empty(t, tr.Error)
+	i := slices.IndexFunc(tr.Findings, func(f record.Finding) bool {
+		return f.Check == harness.CheckRetryAfterFault && f.Fault == faults.NameClientDisconnect
+	})
+	require.GreaterOrEqual(t, i, 0, "the record written after the retry is counted: %v", tr.Findings)
+	assert.Contains(t, tr.Findings[i].Message, "record rec_")
 }

@@ -62,6 +62,10 @@ type armed struct {
 	// going to land (bounded, ending with ctx) before the effects of a
 	// later attempt of the intent are counted.
 	settleLater func(wait func(ctx context.Context))
+	// usual, when not nil, is the longest time an unfaulted call of the
+	// operation took alone so far in the run (0 when none was timed):
+	// what a target may still take to finish work it went on with.
+	usual func() time.Duration
 	// point, when not nil, is the downstream call of the intent the fault
 	// acts at: its rule is armed in that fake alone, past the calls to it
 	// before that one (see onPoint).

@@ -17,11 +17,17 @@ const (
 	disconnectGrace = 250 * time.Millisecond
 )
 
-// disconnectLand is how long, once the fake has let the held call go on,
-// the intent's effects are left to land before they are counted for the
-// last time: the target that went on with its work after its client left
-// makes the call, then writes what follows it (its own records).
-const disconnectLand = 100 * time.Millisecond
+// disconnectLand is how long, at the least, once the fake has let the
+// held call go on, the intent's effects are left to land before they are
+// counted for the last time: the target that went on with its work after
+// its client left makes the call, then writes what follows it (its own
+// records); with as long again as the longest of its calls took
+// (armed.usual), up to disconnectLandMax, for a target whose work after
+// the call is slow.
+const (
+	disconnectLand    = 100 * time.Millisecond
+	disconnectLandMax = 10 * time.Second
+)
 
 // disconnectArm arms a fault whose client leaves while the target works
 // (faults.DisconnectFault): the client leaves when the target's downstream
@@ -69,9 +75,13 @@ func (d disconnectArm) arm(a *armed) func() {
 		// after it lands after this attempt, maybe after every retry:
 		// the intent's effects are counted once it has had the time to.
 		if a.settleLater != nil {
-			landBy := time.Now().Add(grace + disconnectLand)
+			released := time.Now().Add(grace)
 			a.settleLater(func(ctx context.Context) {
-				t := time.NewTimer(time.Until(landBy))
+				land := disconnectLand
+				if a.usual != nil {
+					land = min(land+a.usual(), disconnectLandMax)
+				}
+				t := time.NewTimer(time.Until(released.Add(land)))
 				defer t.Stop()
 				select {
 				case <-t.C:

@@ -61,3 +61,27 @@ func pacedFaults(fs []faults.Fault, pace time.Duration) []faults.Fault {
 	}
 	return out
 }
+
+// usualTime is the longest time an unfaulted attempt at in's operation,
+// sent alone (not a burst's copy, not a filler), took so far in the run,
+// in's own included; 0 when none was timed.
+func (r *runner) usualTime(in *record.Intent) time.Duration {
+	var longest time.Duration
+	timed := func(x *record.Intent) {
+		if x.Operation != in.Operation || x.Role == record.RoleFiller {
+			return
+		}
+		for _, a := range x.Attempts {
+			if a.Fault == "" && !a.Burst && !a.End.IsZero() {
+				longest = max(longest, a.End.Sub(a.Start))
+			}
+		}
+	}
+	if r.rec != nil {
+		for i := range r.rec.Intents {
+			timed(&r.rec.Intents[i])
+		}
+	}
+	timed(in)
+	return longest
+}

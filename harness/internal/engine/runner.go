@@ -107,6 +107,7 @@ func (r *runner) attemptAt(in *record.Intent, f faults.Fault, pt *record.EffectP
 	at.deps = r.inst.Deps
 	at.depsInFlight = r.inst.DepsInFlight
 	at.settleLater = func(w func(context.Context)) { r.deps.later(in.Marker, w) }
+	at.usual = func() time.Duration { return r.usualTime(in) }
 	r.deps.start(r.inst.DepsInFlight, in.Marker)
 	defer r.deps.end(r.inst.DepsInFlight)
 	var undo func()
