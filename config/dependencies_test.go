@@ -211,4 +211,16 @@ func TestAnObserverReadsItsDependencyDirectly(t *testing.T) {
 	}
 	_, err := config.Parse("idemcheck.yaml", []byte(withDeps(deps, `{}`)))
 	require.NoError(t, err, "{{deps.db.direct_url}} is what an observer reads")
+
+	// An observer of a dependency not declared is told to declare one of
+	// its own protocol.
+	src := strings.Replace(withDeps("", `{}`), `- sql: {dsn: "{{deps.db.direct_url}}", query: "SELECT id FROM payments WHERE note LIKE '%' || {{marker}} || '%'"}`,
+		`- redis: {url: "{{deps.cache.direct_url}}", keys: "pay:*"}`, 1)
+	_, err = config.Parse("idemcheck.yaml", []byte(src))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "e.g. dependencies: {cache: {protocol: redis}}")
+	_, err = config.Parse("idemcheck.yaml", []byte(withDeps("", `{}`)))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "e.g. dependencies: {db: {protocol: postgres}}")
+	assert.NotContains(t, err.Error(), "(or redis)")
 }

@@ -1,6 +1,7 @@
 package section
 
 import (
+	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
@@ -100,7 +101,11 @@ func CheckDependencies(c *Checker, ds map[string]Dependency) {
 
 // depPlaceholder says whether name is the placeholder of a declared
 // dependency, reporting one of an undeclared dependency or field.
-func (c *Checker) depPlaceholder(name string) bool {
+func (c *Checker) depPlaceholder(name string) bool { return c.depPlaceholderOf(name, "") }
+
+// depPlaceholderOf is depPlaceholder where the dependency must speak
+// protocol ("" when any may), which the advice to declare it names.
+func (c *Checker) depPlaceholderOf(name, protocol string) bool {
 	if !strings.HasPrefix(name, PhDeps) {
 		return false
 	}
@@ -112,7 +117,11 @@ func (c *Checker) depPlaceholder(name string) bool {
 		c.Errorf("{{%s}} names no declared dependency: did you mean {{%s%s.%s}}? (the target declares %s)",
 			name, PhDeps, closest(parts[0], c.file.Deps), parts[1], strings.Join(c.file.Deps, ", "))
 	case !slices.Contains(c.file.Deps, parts[0]):
-		c.Errorf("{{%s}} needs a dependency called %q, which this target does not declare: add it under dependencies, e.g. dependencies: {%s: {protocol: postgres}} (or redis)", name, parts[0], parts[0])
+		example := fmt.Sprintf("dependencies: {%s: {protocol: postgres}} (or redis)", parts[0])
+		if protocol != "" {
+			example = fmt.Sprintf("dependencies: {%s: {protocol: %s}}", parts[0], protocol)
+		}
+		c.Errorf("{{%s}} needs a dependency called %q, which this target does not declare: add it under dependencies, e.g. %s", name, parts[0], example)
 	}
 	return true
 }

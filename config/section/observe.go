@@ -410,12 +410,13 @@ func (p *ObservePages) pages() observe.Pages {
 		Offset: p.Offset, Size: p.Size, SizeParam: p.SizeParam, Max: p.Max}
 }
 
-// observerDep is depPlaceholder for an observer's database: it reads the
+// observerDep is depPlaceholder for an observer's database, which speaks
+// protocol (what the advice to declare a missing one names): it reads the
 // dependency itself ({{deps.NAME.direct_url}}), never through the fault
 // proxy ({{deps.NAME.url}}, {{deps.NAME.addr}}), where its reads would
 // meet the faults armed for the target's calls and be counted among them.
-func (c *Checker) observerDep(name string) bool {
-	if !c.depPlaceholder(name) {
+func (c *Checker) observerDep(name, protocol string) bool {
+	if !c.depPlaceholderOf(name, protocol) {
 		return false
 	}
 	dep, field, ok := strings.Cut(strings.TrimPrefix(name, PhDeps), ".")
@@ -432,7 +433,7 @@ func (c *Checker) observerDep(name string) bool {
 func (c *Checker) checkDSN(dsn string) {
 	rest := c.EnvRefs(dsn)
 	for _, name := range Placeholders(rest) {
-		if name != PhStateDir && !c.observerDep(name) {
+		if name != PhStateDir && !c.observerDep(name, "postgres") {
 			c.Errorf("unknown placeholder {{%s}}: a dsn may use {{state_dir}}, {{deps.NAME.direct_url}} and {{env.NAME}}", name)
 		}
 	}
@@ -534,7 +535,7 @@ func (f *ObserveFile) check(c *Checker) {
 func (r *ObserveRedis) check(c *Checker) {
 	uc := c.Field("url")
 	for _, n := range Placeholders(uc.EnvRefs(r.URL)) {
-		if !uc.observerDep(n) {
+		if !uc.observerDep(n, "redis") {
 			uc.Errorf("unknown placeholder {{%s}}: a Redis url may use {{deps.NAME.direct_url}} and {{env.NAME}}", n)
 		}
 	}
