@@ -46,10 +46,11 @@ func atomicOr(r *record.Record, op string) string {
 // duplicateCause explains why the attempts at in, which share its key,
 // caused more than one effect, from the evidence of who served them:
 // attempts on different instances whose store is not shown shared → one
-// store per instance; in different sessions → keys kept per session; a
-// restart between them → the store did not survive it; the same instance
-// and session, at once → the claim is not atomic. "" when the evidence
-// says none of these.
+// store per instance; in different sessions → keys kept per session; at
+// once on different ones with no retry to tell a store kept apart from a
+// race → both (raceUnproven); a restart between them → the store did not
+// survive it; the same instance and session, at once → the claim is not
+// atomic. "" when the evidence says none of these.
 func duplicateCause(r *record.Record, in *record.Intent) string {
 	if c := downstreamCause(r.EffectsOf(in)); c != "" {
 		return c
