@@ -35,7 +35,8 @@ var honestRoles = []record.Role{
 // failure while the intent's effect was recorded during that attempt, and
 // during no other attempt of it. Attempts under a fault are left out: a
 // downstream that fails after acting leaves the target rightly unsure,
-// and a fault may turn any reply into a failure. So is an attempt after
+// and a fault may turn any reply into a failure. So is an effect whose
+// call the target had given up on before the fake answered it. So is an attempt after
 // one whose outcome the caller could not know: that earlier attempt may
 // still be acting.
 func evalReplyHonest(r *record.Record) ([]record.Finding, bool) {
@@ -113,12 +114,15 @@ func failedAnswer(a record.Attempt) string {
 }
 
 // effectsDuring returns the effects of effs recorded while attempt i of
-// in ran, and while no other attempt of it did.
+// in ran, and while no other attempt of it did, that the target heard
+// of: one whose call it had hung up on before the fake answered (its
+// own timeout gave up on a slow fake) leaves it rightly unsure, as a
+// fault does.
 func effectsDuring(in *record.Intent, i int, effs []fakes.Effect) []fakes.Effect {
 	a := in.Attempts[i]
 	var out []fakes.Effect
 	for _, e := range effs {
-		if e.Seq <= a.LedgerBefore || e.Seq > a.LedgerAfter {
+		if e.Seq <= a.LedgerBefore || e.Seq > a.LedgerAfter || e.Unanswered {
 			continue
 		}
 		alone := true

@@ -72,6 +72,33 @@ func replyHonestCases() []checkCase {
 			pass: []string{checks.CheckReplyHonest},
 		},
 		{
+			why: "a temporary failure (exit 75) after the target's own timeout gave up on a slow charge, made after it hung up: it could not know",
+			rec: func() *record.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				late := keyed("k")
+				late.Unanswered = true
+				tempfail := exitReply(75, record.Info)
+				tempfail.Error = "exit 75: payments timed out"
+				b.try(i, tempfail, late).try(i, ok(200, "noop", "ord_1"))
+				return b.done()
+			}(),
+			pass: []string{checks.CheckReplyHonest},
+		},
+		{
+			why: "the same temporary failure after the fake had answered the charge: the target knew, and misled its caller",
+			rec: func() *record.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				tempfail := exitReply(75, record.Info)
+				tempfail.Error = "exit 75: payments timed out"
+				b.try(i, tempfail, keyed("k")).try(i, ok(200, "noop", "ord_1"))
+				return b.done()
+			}(),
+			fail: map[string][]record.Severity{checks.CheckReplyHonest: {major}},
+			msgs: map[string][]string{checks.CheckReplyHonest: {"attempt 1 was answered as a failure (exit 75) but its effect happened"}},
+		},
+		{
 			why: "failures with no effect and successes with theirs: honest",
 			rec: func() *record.Record {
 				b := newRec()

@@ -712,6 +712,38 @@ func TestFaultSettings(t *testing.T) {
 	assert.Equal(t, 14, e.Line, "a setting that is not written is reported at its fault")
 }
 
+// TestFaultSettingErrorsNameTheSetting: a setting the fault cannot use is
+// reported at its own line, in words a configuration's author reads (a
+// bare number is no duration; a code is a string), and a fault listed
+// twice is refused rather than run once without a word.
+func TestFaultSettingErrorsNameTheSetting(t *testing.T) {
+	f, err := config.Parse("idemcheck.yaml", []byte(minimal+`faults:
+  - {name: dep-stall, delay: 500}
+  - name: dep-error
+    code: 99
+  - {name: client-timeout, timout: 1s}
+  - {name: dep-refuse, window: -1s}
+  - {name: latency, delay: 2s}
+  - {name: latency, delay: 1s}
+`))
+	require.NoError(t, err, "the settings are the fault registry's to check")
+	_, _, err = f.Specs()
+	require.Error(t, err)
+	var errs config.Errors
+	require.ErrorAs(t, err, &errs)
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Error())
+	}
+	assert.Equal(t, []string{
+		`idemcheck.yaml:13:30: faults[0].delay: expected a duration such as "250ms" or "10s", got integer 500`,
+		`idemcheck.yaml:15:11: faults[1].code: expected a string, got integer 99`,
+		`idemcheck.yaml:16:36: faults[2].timout: unknown setting (client-timeout takes timeout)`,
+		`idemcheck.yaml:17:32: faults[3].window: must be above zero, got -1s`,
+		`idemcheck.yaml:19:5: faults[5]: latency is listed already (faults[4]): each fault runs once for each operation, so only one of them would run; keep the one with the settings you want`,
+	}, got)
+}
+
 func TestExplicitEmptyFaultsMeansNone(t *testing.T) {
 	f, err := config.Parse("idemcheck.yaml", []byte(minimal+"faults: []\n"))
 	require.NoError(t, err)

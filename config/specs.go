@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/idemcheck/idemcheck/config/section"
@@ -35,12 +36,29 @@ func (f *File) Specs() ([]harness.Spec, []harness.Option, error) {
 		return nil, nil, errs
 	}
 	fs := []faults.Fault{}
+	listed := map[string]int{}
 	for i, spec := range f.Faults {
-		fault, err := f.registry().Faults.New(spec.Name, spec.Settings)
-		if err != nil {
-			return nil, nil, Errors{f.Errorf(fmt.Sprintf("faults[%d]", i), "%v", err)}
+		at := fmt.Sprintf("faults[%d]", i)
+		if j, ok := listed[spec.Name]; ok && !f.faultsDefaulted {
+			// Faults are told apart by name in a run, its findings and
+			// baselines: a second entry would be dropped without a word.
+			errs = append(errs, f.Errorf(at, "%s is listed already (faults[%d]): each fault runs once for each operation, so only one of them would run; keep the one with the settings you want", spec.Name, j))
+			continue
 		}
-		fs = append(fs, fault)
+		listed[spec.Name] = i
+		fault, err := f.registry().Faults.New(spec.Name, spec.Settings)
+		var se *faults.SettingError
+		switch {
+		case errors.As(err, &se) && se.Setting != "":
+			errs = append(errs, f.Errorf(at+"."+se.Setting, "%v", se.Err))
+		case err != nil:
+			errs = append(errs, f.Errorf(at, "%v", err))
+		default:
+			fs = append(fs, fault)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, nil, errs
 	}
 	faultsOpt := harness.WithFaults(fs...)
 	if f.faultsDefaulted {

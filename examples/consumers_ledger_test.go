@@ -3,6 +3,7 @@ package examples_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -13,6 +14,7 @@ import (
 	"github.com/idemcheck/idemcheck/internal/pgserver"
 	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/record"
+	"github.com/idemcheck/idemcheck/targets/consumer"
 )
 
 // TestConsumerLedger scores a queue consumer that books its events in its
@@ -68,4 +70,48 @@ func TestConsumerLedger(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAStalledLedgerCatchesACheckThenWriteConsumer: a consumer that looks
+// for its event's row in one statement and books it in the next, on a
+// broker that redelivers after the default ack deadline (1s), under
+// dep-stall at its default delay (1s): the stall holds each statement for
+// twice the ack deadline on a consumer, so the redelivery always meets
+// the first delivery's write still held, and books the event again. Held
+// for only the ack deadline, the redelivery's check raced the first
+// write's commit, and the flaw was caught in about one run of three.
+func TestAStalledLedgerCatchesACheckThenWriteConsumer(t *testing.T) {
+	t.Parallel()
+	if _, err := pgserver.Find(); err != nil {
+		t.Skip(err)
+	}
+	exe := refexe.Path(t)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	spec := examples.ConsumerLedgerSpec(exe, "nats", "ledger-check-first", func(c *consumer.Config) { c.AckWait = consumer.DefaultAckWait })
+	res, err := harness.Verify(ctx, []harness.Spec{spec}, harness.WithSeed(11),
+		harness.WithFaults(&faults.DepStall{Delay: faults.Duration(time.Second)}), harness.WithChecks("dependency.recovery"))
+	require.NoError(t, err)
+	tr := res.Targets[0]
+	require.Empty(t, tr.Error, "the target could be tested")
+	var found []record.Finding
+	for _, f := range tr.Findings {
+		t.Logf("%s %s [%s]: %s", f.Severity, f.Check, f.Fault, f.Message)
+		if f.Check == "dependency.recovery" && f.Fault == faults.NameDepStall {
+			found = append(found, f)
+		}
+	}
+	require.NotEmpty(t, found, "the redelivery met the stalled write and booked the event again")
+	stalled := 0
+	for _, in := range tr.Record.Intents {
+		for _, a := range in.Attempts {
+			if a.Fault == faults.NameDepStall {
+				stalled++
+				assert.Contains(t, a.Error, "before the attempt was given up", "the attempt ends when the stall holds the work, not at its deadline")
+				assert.NotContains(t, a.Error, "within")
+			}
+		}
+	}
+	assert.Positive(t, stalled)
+	assert.Contains(t, found[0].Message, "claim the event id in the database before the work", "the cause is the check before the write")
 }

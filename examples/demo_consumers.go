@@ -86,20 +86,25 @@ func ConsumerSpec(exe, broker, profile string, extra ...string) harness.Spec {
 }
 
 // ConsumerLedgerSpec is the harness spec of the reference consumer with a
-// ledger profile ("ledger", "ledger-plain") on broker, started from exe:
+// ledger profile ("ledger", "ledger-plain", "ledger-check-first") on
+// broker, started from exe, its configuration changed by adjust:
 // it books each event as a row of a throwaway PostgreSQL database declared
 // as its dependency (the consumer is handed the proxy's URL,
 // {{deps.db.url}}, so that the dependency faults act on its connection),
 // and the rows are counted in the database itself ({{deps.db.direct_url}}):
 // no fake takes its calls.
-func ConsumerLedgerSpec(exe, broker, profile string) harness.Spec {
+func ConsumerLedgerSpec(exe, broker, profile string, adjust ...func(*consumer.Config)) harness.Spec {
 	l := &consumer.Launch{
 		Command: []string{exe, Subcommand, ConsumerName, "--profile", profile, "--broker", broker,
 			"--url", "{{broker.url}}", "--topic", "{{broker.topic}}", "--stream", "{{broker.stream}}",
 			"--group", "{{broker.group}}", "--ack-wait", "{{broker.ack_wait}}",
 			"--db", "{{deps.db.url}}", "--name", "member-{{replica}}"},
 	}
-	spec := consumer.Spec(ConsumerConfig("consumer-"+broker+"-"+profile, broker), l)
+	cfg := ConsumerConfig("consumer-"+broker+"-"+profile, broker)
+	for _, a := range adjust {
+		a(&cfg)
+	}
+	spec := consumer.Spec(cfg, l)
 	spec.Dependencies = []harness.Dependency{{Name: "db", Protocol: launch.Postgres}}
 	spec.Observers = []harness.ObserverStarter{observe.SQLStarter(observe.SQL{Name: "ledger-db", Kind: "ledger-row",
 		DSN: "{{deps.db.direct_url}}", Query: `SELECT id, event_id FROM ledger WHERE description LIKE '%' || {{marker}} || '%'`})}

@@ -59,6 +59,12 @@ type Effect struct {
 	// own data (a row, a file), not a call the target made to a fake:
 	// no fault acts at it, and it carries no key passed on.
 	Observed bool `json:"observed,omitempty"`
+	// Unanswered is true when the target gave up on the call that made
+	// the effect without reading the fake's reply (its own timeout fired
+	// first): it had hung up before the reply was written, or closed the
+	// connection with the reply unread in it. The target cannot have
+	// learnt of the effect from that call.
+	Unanswered bool `json:"unanswered,omitempty"`
 }
 
 // HasMarker reports whether the effect was attributed to marker m.
@@ -106,6 +112,16 @@ func (l *Ledger) Record(e Effect) Effect {
 		fn(e)
 	}
 	return e
+}
+
+// MarkUnanswered sets Unanswered on the effect numbered seq: the fake
+// that recorded it found its caller gone when it came to answer.
+func (l *Ledger) MarkUnanswered(seq int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if seq >= 1 && seq <= int64(len(l.effects)) {
+		l.effects[seq-1].Unanswered = true
+	}
 }
 
 // Observe registers fn to be called for every effect recorded from now on.

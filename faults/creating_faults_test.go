@@ -114,7 +114,7 @@ func TestCreatingFaultsExample(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, &SlowReply{Delay: faults.Duration(2 * time.Second), Timeout: faults.Duration(time.Second)}, f, "settings as the configuration writes them")
 	_, err = r.New(NameSlowReply, map[string]any{"dealy": "2s"})
-	assert.ErrorContains(t, err, `unknown field "dealy"`, "a typo is never silently the default")
+	assert.ErrorContains(t, err, `dealy: unknown setting (slow-reply takes delay, timeout)`, "a typo is never silently the default")
 
 	t.Run("held shorter than the client waits: the real reply, late", func(t *testing.T) {
 		tg := newTarget(t, targetOpts{})

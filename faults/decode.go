@@ -3,7 +3,6 @@ package faults
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"time"
 )
 
@@ -15,7 +14,7 @@ func decodeStrict(raw []byte, into any) error {
 
 func positive(name string, d Duration) error {
 	if d <= 0 {
-		return fmt.Errorf("%s %s: expected a duration above zero, e.g. \"250ms\"", name, time.Duration(d))
+		return invalid(name, "%s: expected a duration above zero, such as \"250ms\"", time.Duration(d))
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/idemcheck/idemcheck/deps"
@@ -28,7 +27,7 @@ func (*DepRefuse) Name() string { return NameDepRefuse }
 // Validate refuses a window that is not above zero.
 func (f *DepRefuse) Validate() error {
 	if f.Window <= 0 {
-		return fmt.Errorf("window must be above zero, got %s", time.Duration(f.Window))
+		return invalid("window", "must be above zero, got %s", time.Duration(f.Window))
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/idemcheck/idemcheck/deps"
@@ -22,7 +21,9 @@ const NameDepStall = "dep-stall"
 // stall lets it go.
 type DepStall struct {
 	dep
-	// Delay is how long each statement is held. Default 1s.
+	// Delay is how long each statement is held. Default 1s; on a queue
+	// consumer, at least twice the broker's ack deadline, so that its
+	// redelivery comes while the first delivery is held.
 	Delay Duration `json:"delay"`
 }
 
@@ -32,7 +33,7 @@ func (*DepStall) Name() string { return NameDepStall }
 // Validate refuses a delay that is not above zero.
 func (f *DepStall) Validate() error {
 	if f.Delay <= 0 {
-		return fmt.Errorf("delay must be above zero, got %s", time.Duration(f.Delay))
+		return invalid("delay", "must be above zero, got %s", time.Duration(f.Delay))
 	}
 	return nil
 }
@@ -41,6 +42,16 @@ func (f *DepStall) Validate() error {
 // held until the attempt is over.
 func (f *DepStall) DepRule(intent string) deps.Rule {
 	return deps.Rule{Intent: intent, Action: deps.Stall, Delay: f.Holds(), Times: -1}
+}
+
+// HoldingAtLeast implements Stretcher.
+func (f *DepStall) HoldingAtLeast(d time.Duration) Fault {
+	if time.Duration(f.Delay) >= d {
+		return f
+	}
+	c := *f
+	c.Delay = Duration(d)
+	return &c
 }
 
 // Holds implements Holder: the first attempt's statement waits out the

@@ -62,6 +62,16 @@ type Holder interface {
 	Holds() time.Duration
 }
 
+// Stretcher is a Holder that can hold longer: HoldingAtLeast returns a
+// copy of it that holds the target's work for at least d (itself, when
+// it already does). A queue consumer's target stretches its holds past
+// the broker's ack deadline, so that the redelivery comes while the
+// first delivery is still held.
+type Stretcher interface {
+	Holder
+	HoldingAtLeast(d time.Duration) Fault
+}
+
 // ClassDependency is the class of the dependency faults.
 const ClassDependency Class = "dependency"
 

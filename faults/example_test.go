@@ -26,7 +26,7 @@ func ExampleRegistry_New() {
 	fmt.Println(err)
 	// Output:
 	// client-timeout 300ms
-	// fault client-timeout: settings: json: unknown field "timout"
+	// fault client-timeout: settings: timout: unknown setting (client-timeout takes timeout)
 }
 
 // The proxy sits between a client and the target. Here a lost response:

@@ -2,9 +2,12 @@ package faults
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakes"
@@ -164,6 +167,7 @@ func (r *Registry) Names() []string {
 
 // New makes the fault registered under name and decodes settings (a JSON
 // object, or nil for the defaults) into it. Unknown settings are errors.
+// An error about one setting is a *SettingError that names it.
 func (r *Registry) New(name string, settings map[string]any) (Fault, error) {
 	f, ok := r.factories[name]
 	if !ok {
@@ -175,17 +179,160 @@ func (r *Registry) New(name string, settings map[string]any) (Fault, error) {
 	}
 	raw, err := json.Marshal(settings)
 	if err != nil {
-		return nil, fmt.Errorf("fault %s: settings: %w", name, err)
+		return nil, blame(name, f, settings, err)
 	}
 	if err := decodeStrict(raw, fault); err != nil {
-		return nil, fmt.Errorf("fault %s: settings: %w", name, err)
+		return nil, blame(name, f, settings, err)
 	}
 	if v, ok := fault.(interface{ Validate() error }); ok {
 		if err := v.Validate(); err != nil {
-			return nil, fmt.Errorf("fault %s: settings: %w", name, err)
+			var se *SettingError
+			if !errors.As(err, &se) {
+				se = &SettingError{Err: err}
+			}
+			se.Fault = name
+			return nil, se
 		}
 	}
 	return fault, nil
+}
+
+// Settings returns the names of the settings the fault registered under
+// name takes, as a configuration writes them, sorted; nil for an unknown
+// fault or one that takes none.
+func (r *Registry) Settings(name string) []string {
+	f, ok := r.factories[name]
+	if !ok {
+		return nil
+	}
+	return settingNames(f())
+}
+
+// SettingError is a fault's settings that cannot be used.
+type SettingError struct {
+	// Fault is the fault's registered name.
+	Fault string
+	// Setting names the setting to blame as a configuration writes it
+	// ("delay"); empty when no one setting is.
+	Setting string
+	// Err says what is wrong with it.
+	Err error
+}
+
+// Error implements error: "fault dep-stall: settings: delay: …".
+func (e *SettingError) Error() string {
+	if e.Setting == "" {
+		return fmt.Sprintf("fault %s: settings: %v", e.Fault, e.Err)
+	}
+	return fmt.Sprintf("fault %s: settings: %s: %v", e.Fault, e.Setting, e.Err)
+}
+
+// Unwrap returns e.Err.
+func (e *SettingError) Unwrap() error { return e.Err }
+
+// invalid is a Validate error about one setting.
+func invalid(setting, format string, args ...any) error {
+	return &SettingError{Setting: setting, Err: fmt.Errorf(format, args...)}
+}
+
+// blame finds the setting that err, from decoding settings whole into
+// the fault f makes, is about: it decodes each setting alone, in name
+// order, and says what is wrong with the first that fails.
+func blame(name string, f Factory, settings map[string]any, err error) error {
+	keys := make([]string, 0, len(settings))
+	for k := range settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		raw, jerr := json.Marshal(map[string]any{k: settings[k]})
+		if jerr != nil {
+			return &SettingError{Fault: name, Setting: k, Err: jerr}
+		}
+		fault := f()
+		derr := decodeStrict(raw, fault)
+		if derr == nil {
+			continue
+		}
+		var te *json.UnmarshalTypeError
+		switch {
+		case strings.HasPrefix(derr.Error(), "json: unknown field "):
+			takes := "takes no settings"
+			if names := settingNames(fault); len(names) > 0 {
+				takes = "takes " + strings.Join(names, ", ")
+			}
+			derr = fmt.Errorf("unknown setting (%s %s)", name, takes)
+		case errors.As(derr, &te):
+			derr = fmt.Errorf("expected %s, got %s", typeWord(te.Type), describe(settings[k]))
+		}
+		return &SettingError{Fault: name, Setting: k, Err: derr}
+	}
+	return &SettingError{Fault: name, Err: err}
+}
+
+// settingNames returns the JSON names of the fields of the struct f
+// points to, embedded structs' included, sorted.
+func settingNames(f Fault) []string {
+	var names []string
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			tag, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+			switch {
+			case tag == "-":
+			case sf.Anonymous && tag == "" && sf.Type.Kind() == reflect.Struct:
+				walk(sf.Type)
+			case tag != "":
+				names = append(names, tag)
+			case sf.IsExported():
+				names = append(names, sf.Name)
+			}
+		}
+	}
+	if t := reflect.TypeOf(f); t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct {
+		walk(t.Elem())
+	}
+	sort.Strings(names)
+	return names
+}
+
+// typeWord names what a setting of type t must be.
+func typeWord(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Bool:
+		return "true or false"
+	}
+	return "a " + t.String()
+}
+
+// describe says what a setting's value is, as a configuration wrote it.
+func describe(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return fmt.Sprintf("string %q", x)
+	case bool:
+		return fmt.Sprintf("boolean %t", x)
+	case int, int64, uint64, int32:
+		return fmt.Sprintf("integer %d", x)
+	case float64:
+		if x == float64(int64(x)) {
+			return fmt.Sprintf("integer %d", int64(x))
+		}
+		return fmt.Sprintf("number %g", x)
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	}
+	return fmt.Sprint(v)
 }
 
 // Builtin returns a registry holding every fault this package defines.
@@ -220,21 +367,23 @@ type Duration time.Duration
 // MarshalJSON writes the duration as a string.
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
 
-// UnmarshalJSON reads "250ms" or a number of nanoseconds.
+// UnmarshalJSON reads a duration written as a string such as "250ms" or
+// "10s" (see time.ParseDuration). A bare number is refused: "500" could
+// mean milliseconds or seconds, and taken as nanoseconds a fault would do
+// nothing at all.
 func (d *Duration) UnmarshalJSON(b []byte) error {
 	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
-		v, err := time.ParseDuration(s)
-		if err != nil {
-			return fmt.Errorf("expected a duration like \"250ms\", got %q", s)
+	if err := json.Unmarshal(b, &s); err != nil {
+		var v any
+		if json.Unmarshal(b, &v) != nil {
+			v = string(b)
 		}
-		*d = Duration(v)
-		return nil
+		return fmt.Errorf(`expected a duration such as "250ms" or "10s", got %s`, describe(v))
 	}
-	var n int64
-	if err := json.Unmarshal(b, &n); err != nil {
-		return fmt.Errorf("expected a duration like \"250ms\", got %s", b)
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf(`invalid duration %q: write a number and a unit (ns, us, ms, s, m, h), such as "250ms" or "10s"`, s)
 	}
-	*d = Duration(n)
+	*d = Duration(v)
 	return nil
 }

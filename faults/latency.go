@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"fmt"
 	"net/http"
 	"time"
 )
@@ -40,7 +39,7 @@ func (f *Latency) Intercept(ex Exchange) {
 // Validate rejects a negative delay.
 func (f *Latency) Validate() error {
 	if f.Delay < 0 {
-		return fmt.Errorf("delay %s: expected zero or more", time.Duration(f.Delay))
+		return invalid("delay", "%s: expected zero or more", time.Duration(f.Delay))
 	}
 	return nil
 }

@@ -1,7 +1,5 @@
 package faults
 
-import "fmt"
-
 // NameLostResponse is the registered name of LostResponse.
 const NameLostResponse = "lost-response"
 
@@ -29,7 +27,7 @@ func (f *LostResponse) Intercept(ex Exchange) {
 // Validate accepts only error statuses a client would see instead of a reply.
 func (f *LostResponse) Validate() error {
 	if f.Status < 400 || f.Status > 599 {
-		return fmt.Errorf("status %d: expected an error status from 400 to 599", f.Status)
+		return invalid("status", "%d: expected an error status from 400 to 599", f.Status)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package faults_test
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"sort"
 	"testing"
@@ -86,10 +87,6 @@ func TestNewDecodesSettings(t *testing.T) {
 			&faults.ClientTimeout{Timeout: faults.Duration(300 * time.Millisecond)}},
 		{"a compound duration", faults.NameClientTimeout, map[string]any{"timeout": "1m1.5s"},
 			&faults.ClientTimeout{Timeout: faults.Duration(61500 * time.Millisecond)}},
-		{"nanoseconds as a number (YAML ints decode as int)", faults.NameClientTimeout, map[string]any{"timeout": 2000000},
-			&faults.ClientTimeout{Timeout: faults.Duration(2 * time.Millisecond)}},
-		{"nanoseconds as a JSON number", faults.NameClientTimeout, map[string]any{"timeout": float64(5e6)},
-			&faults.ClientTimeout{Timeout: faults.Duration(5 * time.Millisecond)}},
 		{"a status", faults.NameLostResponse, map[string]any{"status": 504},
 			&faults.LostResponse{Status: http.StatusGatewayTimeout}},
 	}
@@ -113,27 +110,38 @@ func TestNewErrors(t *testing.T) {
 		why      string
 		name     string
 		settings map[string]any
+		setting  string // the setting the error blames
 		want     []string
 	}{
 		{"unknown fault", "slow-reply", nil,
-			[]string{`unknown fault "slow-reply"`, "503-before", "client-timeout", "downstream-503", "lost-response"}},
-		{"unknown fault even with settings", "", map[string]any{"x": 1}, []string{`unknown fault ""`}},
+			"", []string{`unknown fault "slow-reply"`, "503-before", "client-timeout", "downstream-503", "lost-response"}},
+		{"unknown fault even with settings", "", map[string]any{"x": 1}, "", []string{`unknown fault ""`}},
 		{"misspelt setting", faults.NameClientTimeout, map[string]any{"timout": "1s"},
-			[]string{"fault client-timeout", `unknown field "timout"`}},
+			"timout", []string{"fault client-timeout: settings: timout: unknown setting (client-timeout takes timeout)"}},
+		{"misspelt setting beside a good one", faults.NameDepStall, map[string]any{"delay": "2s", "dependncy": "db"},
+			"dependncy", []string{"dependncy: unknown setting (dep-stall takes delay, dependency)"}},
 		{"setting of a fault that has none", faults.NameUnavailableBefore, map[string]any{"status": 500},
-			[]string{"fault 503-before", `unknown field "status"`}},
+			"status", []string{"fault 503-before", "unknown setting (503-before takes no settings)"}},
 		{"setting of a fault that has none (downstream)", faults.NameDownstreamFailBefore, map[string]any{"times": 2},
-			[]string{"fault downstream-503", `unknown field "times"`}},
+			"times", []string{"fault downstream-503", "unknown setting"}},
 		{"bad duration", faults.NameClientTimeout, map[string]any{"timeout": "soon"},
-			[]string{"fault client-timeout", `expected a duration like "250ms", got "soon"`}},
+			"timeout", []string{"fault client-timeout", `invalid duration "soon": write a number and a unit`}},
 		{"duration of the wrong type", faults.NameClientTimeout, map[string]any{"timeout": true},
-			[]string{"fault client-timeout", `expected a duration like "250ms", got true`}},
+			"timeout", []string{"fault client-timeout", `expected a duration such as "250ms" or "10s", got boolean true`}},
+		{"a bare number is no duration (YAML ints decode as int)", faults.NameDepStall, map[string]any{"delay": 500},
+			"delay", []string{`fault dep-stall: settings: delay: expected a duration such as "250ms" or "10s", got integer 500`}},
+		{"a bare JSON number is no duration", faults.NameClientTimeout, map[string]any{"timeout": float64(5e6)},
+			"timeout", []string{"got integer 5000000"}},
 		{"fractional nanoseconds", faults.NameClientTimeout, map[string]any{"timeout": 1.5},
-			[]string{"fault client-timeout", "expected a duration"}},
+			"timeout", []string{"fault client-timeout", "expected a duration", "got number 1.5"}},
 		{"status of the wrong type", faults.NameLostResponse, map[string]any{"status": "504"},
-			[]string{"fault lost-response", "status"}},
+			"status", []string{`fault lost-response: settings: status: expected a whole number, got string "504"`}},
+		{"code of the wrong type", faults.NameDepError, map[string]any{"code": 99},
+			"code", []string{"fault dep-error: settings: code: expected a string, got integer 99"}},
+		{"a setting out of range", faults.NameDepStall, map[string]any{"delay": "-1s"},
+			"delay", []string{"fault dep-stall: settings: delay: must be above zero, got -1s"}},
 		{"settings that cannot be JSON", faults.NameLostResponse, map[string]any{"status": func() {}},
-			[]string{"fault lost-response: settings"}},
+			"status", []string{"fault lost-response: settings"}},
 	}
 	r := faults.Builtin()
 	for _, row := range rows {
@@ -144,8 +152,23 @@ func TestNewErrors(t *testing.T) {
 			for _, w := range row.want {
 				assert.Contains(t, err.Error(), w)
 			}
+			var se *faults.SettingError
+			if errors.As(err, &se) {
+				assert.Equal(t, row.setting, se.Setting, "the setting blamed")
+			} else {
+				assert.Empty(t, row.setting, "a *SettingError blaming %s", row.setting)
+			}
 		})
 	}
+}
+
+func TestSettingsNamesWhatEachFaultTakes(t *testing.T) {
+	r := faults.Builtin()
+	assert.Equal(t, []string{"delay", "dependency"}, r.Settings(faults.NameDepStall))
+	assert.Equal(t, []string{"code", "dependency", "message"}, r.Settings(faults.NameDepError))
+	assert.Equal(t, []string{"timeout"}, r.Settings(faults.NameClientTimeout))
+	assert.Empty(t, r.Settings(faults.NameReset))
+	assert.Nil(t, r.Settings("no-such-fault"))
 }
 
 func TestNewRejectsSettingsThatCannotWork(t *testing.T) {
@@ -213,8 +236,9 @@ func TestDurationJSON(t *testing.T) {
 	var d faults.Duration
 	require.NoError(t, json.Unmarshal([]byte(`"1.5s"`), &d))
 	assert.Equal(t, faults.Duration(1500*time.Millisecond), d)
-	require.NoError(t, json.Unmarshal([]byte(`42`), &d))
-	assert.Equal(t, faults.Duration(42), d)
+	assert.EqualError(t, json.Unmarshal([]byte(`42`), &d), `expected a duration such as "250ms" or "10s", got integer 42`,
+		"a bare number could mean any unit")
+	assert.Equal(t, faults.Duration(1500*time.Millisecond), d, "a refused value leaves the duration as it was")
 	assert.Error(t, json.Unmarshal([]byte(`"1 second"`), &d))
 	assert.Error(t, json.Unmarshal([]byte(`{}`), &d))
 }

@@ -60,6 +60,9 @@ type Options struct {
 	// kindFaults, set by a Spec's options, replace default Faults for
 	// the spec's target.
 	kindFaults []faults.Fault
+	// minHold, set by a Spec's options, is the least a fault that holds
+	// the spec's target's work holds it (WithMinHold).
+	minHold time.Duration
 	// MaxAttempts bounds the attempts at one intent.
 	MaxAttempts int
 	// Backoff is the first wait before retrying a 409, 425 or 429, or
@@ -188,6 +191,15 @@ func WithDefaultFaults(fs ...faults.Fault) Option {
 // (WithFaults) tries those.
 func WithKindFaults(fs ...faults.Fault) Option {
 	return func(o *Options) { o.kindFaults = fs }
+}
+
+// WithMinHold, among a Spec's Options, makes every fault that holds its
+// target's work (a faults.Stretcher such as dep-stall) hold it for at
+// least d, whatever its settings say: a queue consumer's stall must
+// outlast the broker's ack deadline, or whether the redelivery meets the
+// first delivery still held is a matter of timing.
+func WithMinHold(d time.Duration) Option {
+	return func(o *Options) { o.minHold = d }
 }
 
 // WithMaxAttempts bounds the attempts at one intent.
@@ -335,6 +347,15 @@ func (o Options) forTarget(spec Spec) Options {
 			t.Faults = append(slices.Clone(t.Faults), DependencyFaults()...)
 		}
 		t.defaultFaults = false
+	}
+	if t.minHold > 0 {
+		fs := slices.Clone(t.Faults)
+		for i, f := range fs {
+			if s, ok := f.(faults.Stretcher); ok {
+				fs[i] = s.HoldingAtLeast(t.minHold)
+			}
+		}
+		t.Faults = fs
 	}
 	if len(spec.Options) == 0 {
 		return t

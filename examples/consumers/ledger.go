@@ -86,6 +86,36 @@ func newLedger(d deps) (handler, error) { return newBooking(d, true) }
 // outliving the ack deadline) books the event twice.
 func newLedgerPlain(d deps) (handler, error) { return newBooking(d, false) }
 
+// newLedgerCheckFirst (the flaw: the check and the write are two
+// steps): a delivery looks for a row of its event in one statement, and
+// books one in another when there was none. A redelivery after the
+// commit finds the row; one that comes while the first delivery's
+// transaction is still held (a stalled database outliving the ack
+// deadline) finds nothing yet, and books the event a second time.
+func newLedgerCheckFirst(d deps) (handler, error) {
+	l, err := d.ledger(false)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, dl delivery) outcome {
+		qctx, cancel := context.WithTimeout(ctx, ledgerTimeout)
+		var n int
+		err := l.db.QueryRowContext(qctx, `SELECT count(*) FROM ledger WHERE event_id = $1`, dl.eventID).Scan(&n)
+		cancel()
+		if err == nil && n > 0 {
+			return ack
+		}
+		if err == nil {
+			err = l.book(ctx, dl.eventID, parseCharge(dl.payload))
+		}
+		if err != nil {
+			d.logf("event %s: ledger: %v; will retry", dl.eventID, err)
+			return retry
+		}
+		return ack
+	}, nil
+}
+
 func newBooking(d deps, unique bool) (handler, error) {
 	l, err := d.ledger(unique)
 	if err != nil {

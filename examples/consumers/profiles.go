@@ -56,15 +56,16 @@ type deps struct {
 
 // profiles builds each profile's handler.
 var profiles = map[string]func(deps) (handler, error){
-	"correct":           newCorrect,
-	"memory":            newMemory,
-	"mark-first":        newMarkFirst,
-	"check-then-insert": newCheckThenInsert,
-	"ack-first":         newAckFirst,
-	"none":              newNone,
-	"high-water-mark":   newHighWaterMark,
-	"ledger":            newLedger,
-	"ledger-plain":      newLedgerPlain,
+	"correct":            newCorrect,
+	"memory":             newMemory,
+	"mark-first":         newMarkFirst,
+	"check-then-insert":  newCheckThenInsert,
+	"ack-first":          newAckFirst,
+	"none":               newNone,
+	"high-water-mark":    newHighWaterMark,
+	"ledger":             newLedger,
+	"ledger-plain":       newLedgerPlain,
+	"ledger-check-first": newLedgerCheckFirst,
 }
 
 // headerSeq is the header (Redis: field) with the event's number within

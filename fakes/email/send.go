@@ -69,7 +69,7 @@ func (s *Server) handleSend(w http.ResponseWriter, r *http.Request) {
 	}
 	markers := httpfake.Markers(r, body)
 	httpfake.Faults{
-		Rules: &s.rules, Server: s.http, Unavailable: unavailable(),
+		Rules: &s.rules, Server: s.http, Ledger: s.ledger, Unavailable: unavailable(),
 		Closing: failure(http.StatusServiceUnavailable, "", "the fake is shutting down"),
 		Custom: func(rule fakes.Rule) (httpfake.Reply, bool) {
 			stage, code, ok := ParseReject(rule.Action)
@@ -116,8 +116,8 @@ func (s *Server) send(r *http.Request, body []byte, markers []string) httpfake.R
 
 // accept records the message and returns SendGrid's 202.
 func (s *Server) accept(m Message) httpfake.Reply {
-	m = s.record(m)
-	return httpfake.Reply{Status: http.StatusAccepted, Header: http.Header{"X-Message-Id": {m.ID}}}
+	m, seq := s.record(m)
+	return httpfake.Reply{Status: http.StatusAccepted, Header: http.Header{"X-Message-Id": {m.ID}}, Effect: seq}
 }
 
 // parseSend validates a send body. It returns the message to record, the

@@ -241,8 +241,9 @@ func (s *Server) Close() error {
 }
 
 // record stores m with the next id and records it in the ledger, before
-// any reply is written. It returns the stored message.
-func (s *Server) record(m Message) Message {
+// any reply is written. It returns the stored message and the effect's
+// sequence number in the ledger.
+func (s *Server) record(m Message) (Message, int64) {
 	s.mu.Lock()
 	s.lastID++
 	m.ID = fmt.Sprintf("msg_%06d", s.lastID)
@@ -254,8 +255,8 @@ func (s *Server) record(m Message) Message {
 	if m.MessageID != "" {
 		detail["message_id"] = m.MessageID
 	}
-	s.ledger.Record(fakes.Effect{Fake: fakeName, Kind: "message", ID: m.ID, Markers: m.Markers, Key: m.Key, Detail: detail})
-	return m
+	e := s.ledger.Record(fakes.Effect{Fake: fakeName, Kind: "message", ID: m.ID, Markers: m.Markers, Key: m.Key, Detail: detail})
+	return m, e.Seq
 }
 
 // Starter returns a fakes.Starter that starts the fake with opts, writing

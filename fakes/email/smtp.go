@@ -261,7 +261,7 @@ func (se *session) Data(r io.Reader) error {
 		}
 	}
 
-	m := se.s.fake.record(msg)
+	m, _ := se.s.fake.record(msg)
 
 	if faulty {
 		switch rule.Action {

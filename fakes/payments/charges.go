@@ -68,7 +68,7 @@ func (s *Server) handleCreateCharge(w http.ResponseWriter, r *http.Request) {
 	}
 	markers := httpfake.Markers(r, body)
 	httpfake.Faults{
-		Rules: &s.rules, Server: s.http, Unavailable: injectedUnavailable(),
+		Rules: &s.rules, Server: s.http, Ledger: s.ledger, Unavailable: injectedUnavailable(),
 		Closing: (&apiError{Status: http.StatusServiceUnavailable, Type: errAPI, Message: "Server is shutting down."}).reply(),
 	}.Serve(w, r, markers, func() httpfake.Reply { return s.createCharge(r, body, markers) })
 }
@@ -129,7 +129,7 @@ func (s *Server) charge(values url.Values, markers []string, key string) (httpfa
 
 	// Not under s.mu: observers may block, and other requests must still
 	// be served meanwhile.
-	s.ledger.Record(fakes.Effect{
+	e := s.ledger.Record(fakes.Effect{
 		Fake:    fakeName,
 		Kind:    "charge",
 		ID:      c.ID,
@@ -141,7 +141,9 @@ func (s *Server) charge(values url.Values, markers []string, key string) (httpfa
 			"customer": c.Customer,
 		},
 	})
-	return httpfake.JSON(http.StatusOK, c), true
+	rp := httpfake.JSON(http.StatusOK, c)
+	rp.Effect = e.Seq
+	return rp, true
 }
 
 // handleListCharges serves GET /v1/charges, newest first, with Stripe's

@@ -211,7 +211,7 @@ func (s *Server) handleDelivery(w http.ResponseWriter, r *http.Request) {
 	}
 	markers := httpfake.Markers(r, body)
 	httpfake.Faults{
-		Rules: &s.rules, Server: s.http, Unavailable: unavailable,
+		Rules: &s.rules, Server: s.http, Ledger: s.ledger, Unavailable: unavailable,
 		Closing: failure(http.StatusServiceUnavailable, "the sink is shutting down"),
 	}.Serve(w, r, markers, func() httpfake.Reply { return s.receive(r, body, markers) })
 }
@@ -257,11 +257,13 @@ func (s *Server) record(r *http.Request, body []byte, markers []string, key stri
 	s.deliveries = append(s.deliveries, d)
 	s.mu.Unlock()
 	// Not under s.mu: observers may block.
-	s.ledger.Record(fakes.Effect{
+	e := s.ledger.Record(fakes.Effect{
 		Fake: fakeName, Kind: "delivery", ID: d.ID, Markers: markers, Key: key,
 		Detail: map[string]string{"path": d.Path, "bytes": strconv.Itoa(len(body))},
 	})
-	return httpfake.JSON(http.StatusOK, map[string]any{"received": true, "id": d.ID})
+	rp := httpfake.JSON(http.StatusOK, map[string]any{"received": true, "id": d.ID})
+	rp.Effect = e.Seq
+	return rp
 }
 
 func (s *Server) handleList(w http.ResponseWriter, _ *http.Request) {

@@ -150,9 +150,26 @@ func Spec(cfg Config, launch *Launch, fks ...harness.FakeStarter) harness.Spec {
 		},
 		// A burst is a publish per copy, each waited for until acknowledged:
 		// a few copies show concurrent redeliveries as well as many.
-		Options:  []harness.Option{harness.WithKindFaults(Faults()...), harness.WithBurst(4), harness.WithBursts(2)},
+		// A stalled database holds a delivery's statements past the ack
+		// deadline, so that the broker's redelivery meets them held.
+		Options: []harness.Option{harness.WithKindFaults(Faults()...), harness.WithBurst(4), harness.WithBursts(2),
+			harness.WithMinHold(StallHold(cfg.AckWait))},
 		Isolated: true,
 	}
+}
+
+// StallHold is the least a fault that holds a consumer's work (dep-stall)
+// holds each statement when the broker redelivers after ackWait (zero:
+// DefaultAckWait): twice the ack deadline. The redelivery comes one ack
+// deadline after the delivery; a consumer that checks for the event id
+// in one statement and writes in the next then meets the first
+// delivery's write still held for as long again, not a moment before or
+// after it is let go.
+func StallHold(ackWait time.Duration) time.Duration {
+	if ackWait <= 0 {
+		ackWait = DefaultAckWait
+	}
+	return 2 * ackWait
 }
 
 // Faults are the faults a consumer target is tried with by default: the
@@ -616,7 +633,7 @@ func (t *Target) call(ctx context.Context, c harness.Call, copies int) harness.R
 	case BatchFault:
 		rf = x.Fault
 	}
-	wait := t.cfg.Timeout
+	began, wait := time.Now(), t.cfg.Timeout
 	if rf != nil {
 		extra, undo, err := t.arm(rf, ev, c.Marker)
 		if err != nil {
@@ -741,10 +758,16 @@ func (t *Target) call(ctx context.Context, c harness.Call, copies int) harness.R
 		return reply
 	}
 	st.pending = true
-	if ctx.Err() == nil {
-		t.silent++
-	}
 	reply.Outcome = harness.Info
+	if ctx.Err() != nil {
+		// The attempt was given up before its deadline: a fault that
+		// holds the consumer's work ends it once it holds it (dep-stall),
+		// or the run is ending.
+		reply.Error = fmt.Sprintf("the consumer did not acknowledge event %s before the attempt was given up, %s after it began%s",
+			ev.ID, time.Since(began).Round(time.Millisecond), notRetried)
+		return reply
+	}
+	t.silent++
 	reply.Error = fmt.Sprintf("the consumer did not acknowledge event %s within %s (%v)%s", ev.ID, wait, err, notRetried)
 	return reply
 }

@@ -36,6 +36,10 @@ type Faults struct {
 	Unavailable Reply
 	// Closing answers a Delay cut short by Close.
 	Closing Reply
+	// Ledger, if set, is where an effect that handling the request
+	// recorded (Reply.Effect) is marked unanswered when the caller has
+	// hung up by the time the reply is due.
+	Ledger *fakes.Ledger
 	// Custom, if set, is asked about an action Faults does not know,
 	// before the request is handled: it returns the reply to send instead,
 	// or ok=false to handle the request normally.
@@ -80,6 +84,11 @@ func (f Faults) Serve(w http.ResponseWriter, r *http.Request, markers []string, 
 	}
 
 	rp := handle()
+	if f.Ledger != nil && rp.Effect != 0 && r.Context().Err() != nil {
+		// The caller gave up on the call while it was handled: whatever
+		// it answered its own caller, it did not learn of this effect.
+		f.Ledger.MarkUnanswered(rp.Effect)
+	}
 
 	if faulty {
 		switch rule.Action {
@@ -95,5 +104,6 @@ func (f Faults) Serve(w http.ResponseWriter, r *http.Request, markers []string, 
 			return
 		}
 	}
+	watchReply(r, f.Ledger, rp.Effect)
 	rp.Write(w)
 }

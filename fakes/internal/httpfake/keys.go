@@ -54,7 +54,7 @@ func (ks *Keys) Claim(key, fp string) (ClaimResult, Reply) {
 	}
 	rp := e.result
 	rp.Header = rp.Header.Clone()
-	rp.Replayed = true
+	rp.Replayed, rp.Effect = true, 0 // a replay records nothing
 	return Done, rp
 }
 

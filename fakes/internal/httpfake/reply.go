@@ -18,6 +18,9 @@ type Reply struct {
 	Header   http.Header
 	Body     []byte
 	Replayed bool
+	// Effect is the ledger's sequence number of the effect that handling
+	// the request recorded, 0 when it recorded none (a replay, an error).
+	Effect int64
 }
 
 // JSON returns a reply with v encoded as JSON.
@@ -48,6 +51,9 @@ func ResetConnection(w http.ResponseWriter) {
 	if err != nil {
 		// Not hijackable (e.g. HTTP/2): let net/http abort the stream.
 		panic(http.ErrAbortHandler)
+	}
+	if w, ok := conn.(*watchedConn); ok {
+		conn = w.Conn
 	}
 	if tc, ok := conn.(*net.TCPConn); ok {
 		_ = tc.SetLinger(0)

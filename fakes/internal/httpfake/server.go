@@ -97,6 +97,7 @@ func NewServer(name string, ln net.Listener, h http.Handler) *Server {
 	s.srv = &http.Server{
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ConnContext:       watchedConnContext,
 	}
 	s.srv.Handler = h
 	s.inflight.Track(s.srv)
@@ -118,7 +119,7 @@ func (s *Server) Start() {
 	}
 	go func() {
 		defer close(s.serveDone)
-		if err := s.srv.Serve(s.inflight.Listener(s.ln)); !errors.Is(err, http.ErrServerClosed) {
+		if err := s.srv.Serve(watchListener{s.inflight.Listener(s.ln)}); !errors.Is(err, http.ErrServerClosed) {
 			s.serveErr = err
 		}
 		<-memDone
