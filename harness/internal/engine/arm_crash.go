@@ -30,6 +30,10 @@ func (c crashArm) arm(a *armed) func() {
 		return a.ledger.Observe(func(e fakes.Effect) {
 			if at(e) {
 				a.kill()
+				// Killed before the fake's reply: the target never read
+				// it. Said here, whatever the race between the reply
+				// and the process's end lets the fake see.
+				a.ledger.MarkUnanswered(e.Seq)
 			}
 		})
 	case faults.AfterReply:
