@@ -39,10 +39,14 @@ func evalDependencyRecovery(r *record.Record) ([]record.Finding, bool) {
 		effs := r.EffectsOf(in)
 		switch {
 		case repeated(effs) > 1:
+			how := "retrying with the same key caused"
+			if len(in.Attempts) == 1 {
+				how = "its one attempt caused"
+			}
 			fs = append(fs, record.Finding{
 				Check: CheckDependencyRecovery, Severity: record.Critical, Operation: in.Operation, Fault: fault,
-				Message: fmt.Sprintf("%s: after %s, retrying with the same key caused %s (%s): %s; attempts: %s",
-					in.Operation, fault, plural(len(effs), "effect", "effects"), effectIDs(effs), depDiagnosis(r, in, fault, effs), statuses(in)),
+				Message: fmt.Sprintf("%s: after %s, %s %s (%s): %s; attempts: %s",
+					in.Operation, fault, how, plural(len(effs), "effect", "effects"), effectIDs(effs), depDiagnosis(r, in, fault, effs), statuses(in)),
 				Evidence: evidence(r, in),
 			})
 		case !in.Acknowledged() && !in.GaveUp && !keyTakenByAnother(r, in) && len(in.Attempts) > 1:
@@ -168,6 +172,9 @@ func depDiagnosis(r *record.Record, in *record.Intent, fault string, effs []fake
 	if c := downstreamCause(effs); c != "" {
 		return c
 	}
+	if c := rewrittenWithin(r, in, fault); c != "" {
+		return c
+	}
 	if c := smtpCause(effs); c != "" {
 		return c
 	}
@@ -189,9 +196,70 @@ func depDiagnosis(r *record.Record, in *record.Intent, fault string, effs []fake
 	}
 	switch fault {
 	case faults.NameDepStall:
+		if c := stalledApart(r, in); c != "" {
+			return c
+		}
 		return stalledCause(r, in.Operation)
 	case faults.NameDepResetAfterCommit:
 		return keyNotCommitted
 	}
 	return "the failed attempt's effect was not seen by the retry under the same key"
+}
+
+// rewrittenWithin says, when the attempt whose database connection was
+// reset after its commit (dep-reset-after-commit) made the same kind of
+// effect twice within its own time, that the target wrote again itself,
+// once the connection failed: by a retry of its own, or its database
+// client's (go-redis, for one, sends a command again on a new connection
+// when its connection fails). "" when no attempt did.
+func rewrittenWithin(r *record.Record, in *record.Intent, fault string) string {
+	if fault != faults.NameDepResetAfterCommit {
+		return ""
+	}
+	effs := r.EffectsOf(in)
+	for _, a := range in.Attempts {
+		if a.Fault != fault || a.Burst {
+			continue
+		}
+		n := map[[2]string]int{}
+		for _, e := range effs {
+			if e.Seq > a.LedgerBefore && e.Seq <= a.LedgerAfter {
+				k := [2]string{e.Fake, e.Kind}
+				if n[k]++; n[k] == 2 {
+					what := "the target"
+					if r.Target.Caps().Redelivery {
+						what = "the consumer"
+					}
+					return fmt.Sprintf("two of them were made within one attempt (attempt %d), the second after the database connection was reset once the first write had committed: %s wrote again itself, by a retry of its own or through its database client (go-redis sends a command again on a new connection when its connection fails, unless told not to with MaxRetries: -1); a write whose answer was lost may have been made, and writing again is safe only when the write claims the key in the same statement or transaction, so that a second one finds it", a.N, what)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// stalledApart names the instances (sessions) that served the attempts at
+// in, when they were more than one and a retry one at a time, served by
+// another, acted again too (keptApart): each keeps its own keys. The
+// first attempt's statements, held by the stalled database, land during
+// or after the retry's, so which attempt made which effect cannot tell
+// it (duplicateCause reads that); who served them can. "" otherwise.
+func stalledApart(r *record.Record, in *record.Intent) string {
+	as := make([]*record.Attempt, 0, len(in.Attempts))
+	for i := range in.Attempts {
+		if !in.Attempts[i].DryRun {
+			as = append(as, &in.Attempts[i])
+		}
+	}
+	const held = " (the first attempt's statements, held by the stalled database, landed after the retry had begun)"
+	if names := distinct(as, instanceOf); len(names) > 1 && keptApart(r, in.Operation, instanceOf) {
+		return fmt.Sprintf("the attempts were served by different instances (%s), and each keeps its own keys: "+causePerInstance+"; keep the keys in a store every instance shares"+held, strings.Join(names, ", "))
+	}
+	if names := distinct(as, sessionOf); len(names) > 1 && keptApart(r, in.Operation, sessionOf) {
+		if r.Target.Caps().SessionProcess {
+			return fmt.Sprintf(causePerSession+" (%s), each a server process of its own, and the keys are kept in the process's memory: keep them in durable storage that every process of the server reads (a file, a database)"+held, strings.Join(names, ", "))
+		}
+		return fmt.Sprintf(causePerSession+" (%s), and the keys are kept per session; keep them for the whole server, whatever the session"+held, strings.Join(names, ", "))
+	}
+	return ""
 }

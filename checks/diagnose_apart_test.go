@@ -70,13 +70,19 @@ func TestADependencyFaultsDuplicateAcrossInstancesBlamesTheInstances(t *testing.
 		retry string // the instance that served the retry
 		// store is what a sequential retry on another instance showed:
 		// "apart" (it acted again), "shared" (it replayed), "" (none ran).
-		store     string
+		store string
+		// late: the stalled attempt's statement landed during the
+		// retry, so both effects fall in the retry's time, as they do
+		// on a real database.
+		late      bool
 		want, not string
 	}{
-		{"another instance, a store per instance shown", "instance 2", "apart", "served by different instances (instance 1, instance 2), and each keeps its own keys", "in-progress lease"},
-		{"another instance, a shared store shown", "instance 2", "shared", "the key's lifetime (its in-progress lease) is shorter than a stalled request", "one store per instance"},
-		{"another instance, nothing shown of the store", "instance 2", "", "the key's lifetime (its in-progress lease) is shorter than a stalled request", "one store per instance"},
-		{"the same instance", "instance 1", "apart", "the key's lifetime (its in-progress lease) is shorter than a stalled request", "instances"},
+		{"another instance, a store per instance shown", "instance 2", "apart", false, "served by different instances (instance 1, instance 2), and each keeps its own keys", "in-progress lease"},
+		{"another instance, the held statement landed during the retry", "instance 2", "apart", true, "served by different instances (instance 1, instance 2), and each keeps its own keys: one store per instance; keep the keys in a store every instance shares (the first attempt's statements, held by the stalled database, landed after the retry had begun)", "in-progress lease"},
+		{"the held statement landed during the retry, nothing shown of the store", "instance 2", "", true, "the key's lifetime (its in-progress lease) is shorter than a stalled request", "one store per instance"},
+		{"another instance, a shared store shown", "instance 2", "shared", false, "the key's lifetime (its in-progress lease) is shorter than a stalled request", "one store per instance"},
+		{"another instance, nothing shown of the store", "instance 2", "", false, "the key's lifetime (its in-progress lease) is shorter than a stalled request", "one store per instance"},
+		{"the same instance", "instance 1", "apart", false, "the key's lifetime (its in-progress lease) is shorter than a stalled request", "instances"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newRec()
@@ -90,7 +96,11 @@ func TestADependencyFaultsDuplicateAcrossInstancesBlamesTheInstances(t *testing.
 				}
 			}
 			i := b.intent(plain, opCharge)
-			b.try(i, onInstance(under(faults.NameDepStall, unknown(0)), "instance 1"), mine()).try(i, onInstance(ok(201, "created", "ord_2"), tc.retry), mine())
+			if tc.late {
+				b.try(i, onInstance(under(faults.NameDepStall, unknown(0)), "instance 1")).try(i, onInstance(ok(201, "created", "ord_2"), tc.retry), mine(), mine())
+			} else {
+				b.try(i, onInstance(under(faults.NameDepStall, unknown(0)), "instance 1"), mine()).try(i, onInstance(ok(201, "created", "ord_2"), tc.retry), mine())
+			}
 			f := onlyFinding(t, b.done(), checks.CheckDependencyRecovery)
 			assert.Contains(t, f.Message, tc.want)
 			assert.NotContains(t, f.Message, tc.not)
@@ -313,4 +323,28 @@ func TestAStalledDatabasesDuplicateBlamesTheClaimTheBurstsShowed(t *testing.T) {
 			assert.NotContains(t, f.Message, tc.not)
 		})
 	}
+}
+
+// Two rows written within the one attempt whose database connection was
+// reset after its commit were written again by the target itself (its
+// database client's retry), not by a retry of idemcheck's: the finding
+// says so, and does not speak of retrying. Written by two attempts, they
+// are the retry's.
+func TestAWriteRepeatedWithinTheResetAttemptIsTheTargets(t *testing.T) {
+	row := func() fakes.Effect { return fakes.Effect{Fake: "db", Kind: "row", Observed: true} }
+	b := newRec()
+	i := b.intent(plain, opCharge)
+	b.try(i, under(faults.NameDepResetAfterCommit, ok(201, "created", "ord_1")), row(), row())
+	f := onlyFinding(t, b.done(), checks.CheckDependencyRecovery)
+	assert.Contains(t, f.Message, "after dep-reset-after-commit, its one attempt caused 2 effects")
+	assert.Contains(t, f.Message, "two of them were made within one attempt (attempt 1), the second after the database connection was reset once the first write had committed: the target wrote again itself")
+	assert.NotContains(t, f.Message, "retrying with the same key")
+
+	b = newRec()
+	i = b.intent(plain, opCharge)
+	b.try(i, under(faults.NameDepResetAfterCommit, unknown(503)), row()).try(i, ok(201, "created", "ord_2"), row())
+	f = onlyFinding(t, b.done(), checks.CheckDependencyRecovery)
+	assert.Contains(t, f.Message, "retrying with the same key caused 2 effects")
+	assert.Contains(t, f.Message, "the retry did not find the key")
+	assert.NotContains(t, f.Message, "within one attempt")
 }
