@@ -153,6 +153,12 @@ func score(checks []record.CheckResult, findings []record.Finding, notApplicable
 				continue
 			}
 			if st := status[id]; st != record.StatusPass && st != record.StatusFail {
+				if s := standIn[id]; s != "" {
+					// Neither ran: the stand-in is what would show it for
+					// this target (a consumer counted only by observers
+					// is retried by redeliveries, never by a fake's fault).
+					id = s
+				}
 				msg := fmt.Sprintf("%s did not run (skipped), so level %d cannot be shown", id, l.Level)
 				if unfired[id] {
 					why := "a fault armed for it never acted"

@@ -458,11 +458,15 @@ func TestAConsumersRedeliveriesStandInForRetriesAfterAFault(t *testing.T) {
 		observed   bool // its effects counted by observers alone
 		redelivery bool
 		level      int
+		// blocked is the check the score says did not run.
+		blocked string
 	}{
-		{"a consumer counted by observers whose redeliveries were tried", true, true, true, 3},
-		{"a consumer counted by observers whose redeliveries were not tried", true, true, false, 1},
-		{"a consumer with fakes, which takes a downstream fault", true, false, true, 1},
-		{"not a consumer", false, true, true, 1},
+		{"a consumer counted by observers whose redeliveries were tried", true, true, true, 3, ""},
+		// Not retry.after-fault, which it never runs: the stand-in is
+		// what would show level 2.
+		{"a consumer counted by observers whose redeliveries were not tried", true, true, false, 1, checks.CheckConsumerRedelivery},
+		{"a consumer with fakes, which takes a downstream fault", true, false, true, 1, checks.CheckRetryAfterFault},
+		{"not a consumer", false, true, true, 1, checks.CheckRetryAfterFault},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := cleanRecord(partFault)
@@ -480,7 +484,8 @@ func TestAConsumersRedeliveriesStandInForRetriesAfterAFault(t *testing.T) {
 			assert.Equal(t, tc.level, tr.Score.Level, tr.Score.Reason)
 			if tc.level < 2 {
 				require.NotNil(t, tr.Score.Next)
-				assert.Equal(t, checks.CheckRetryAfterFault, tr.Score.Next.Check)
+				assert.Equal(t, tc.blocked, tr.Score.Next.Check)
+				assert.Equal(t, tc.blocked+" did not run (skipped), so level 2 cannot be shown", tr.Score.Next.Message)
 			}
 		})
 	}
