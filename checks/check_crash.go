@@ -76,6 +76,9 @@ func evalCrashRecovery(r *record.Record) ([]record.Finding, bool) {
 						why = ": " + consumerNotCommitted
 					}
 				}
+				if d := repeatedBeforeCrash(r, in, effs); d != "" {
+					why = ": " + d
+				}
 			}
 			fs = append(fs, record.Finding{
 				Check: CheckCrashRecovery, Severity: record.Critical, Operation: in.Operation, Fault: fault,
@@ -97,6 +100,39 @@ func evalCrashRecovery(r *record.Record) ([]record.Finding, bool) {
 		}
 	}
 	return fs, applicable
+}
+
+// repeatedBeforeCrash says, when an attempt at in that the harness did
+// not crash made the same kind of effect twice within its own time,
+// before any crash, that the duplicate is that attempt's: a consumer
+// given the event twice (a duplicate publish, a redelivery) acted on
+// each, or a target acted twice on one request. The crash that came
+// after did not make it. "" when no such attempt came first.
+func repeatedBeforeCrash(r *record.Record, in *record.Intent, effs []fakes.Effect) string {
+	for _, a := range in.Attempts {
+		if a.Crashed {
+			return ""
+		}
+		n := map[[2]string]int{}
+		for _, e := range effs {
+			if e.Seq <= a.LedgerBefore || e.Seq > a.LedgerAfter {
+				continue
+			}
+			k := [2]string{e.Fake, e.Kind}
+			if n[k]++; n[k] < 2 {
+				continue
+			}
+			under := ""
+			if a.Fault != "" {
+				under = " (" + a.Fault + ")"
+			}
+			if r.Target.Caps().Redelivery {
+				return fmt.Sprintf("attempt %d%s made two of them on its own, before any crash: the broker gave the consumer the event more than once, and it acted on each copy: it does not recognise an event id it processed; record the event id as processed in the transaction that writes the effect (a unique event id, or a row of processed events)", a.N, under)
+			}
+			return fmt.Sprintf("attempt %d%s made two of them on its own, before any crash: the target acted twice on one request (a retry of its own, or of its client): the crash is not what repeated it", a.N, under)
+		}
+	}
+	return ""
 }
 
 // evalDownstream judges the intents whose target saw an ambiguous

@@ -1,6 +1,10 @@
 package checks_test
 
 import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
 	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
@@ -61,4 +65,19 @@ func consumerRedeliveryCases() []checkCase {
 			notes: map[string]string{checks.CheckConsumerRedelivery: "not applicable to func targets"},
 		},
 	}
+}
+
+// A trial whose first step was published twice, and acted on twice,
+// before a later step crashed the consumer: the crash.recovery finding
+// that owns the intent says the duplicate came before the crash, from
+// the copies the consumer did not recognise, not from a key store lost
+// in the crash.
+func TestADuplicateMadeBeforeTheCrashIsNotTheCrashs(t *testing.T) {
+	b := consumerRec()
+	i := b.intent(plain, opCharge)
+	b.try(i, redelivered("broker-duplicate-publish", "published, delivered #1, acked #1, delivered #1, published, acked #1", ok(200, "", "")), mine(), mine()).
+		try(i, under(faults.NameCrashAfterCommit, unknown(0)), mine())
+	f := onlyFinding(t, b.done(), checks.CheckCrashRecovery)
+	assert.Contains(t, f.Message, "attempt 1 (broker-duplicate-publish) made two of them on its own, before any crash: the broker gave the consumer the event more than once, and it acted on each copy")
+	assert.NotContains(t, f.Message, "did not survive the crash")
 }
