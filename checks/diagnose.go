@@ -53,6 +53,11 @@ func atomicOr(r *record.Record, op string) string {
 // atomic. "" when the evidence says none of these.
 func duplicateCause(r *record.Record, in *record.Intent) string {
 	if c := downstreamCause(r.EffectsOf(in)); c != "" {
+		if n := len(answeredAs(in)); n > 1 && atOnce(in) {
+			// The replies name more than one result: the target acted on
+			// more than one copy, whatever its own data kept of them.
+			return fmt.Sprintf("%s (the copies were answered as %d different results: the target acted on more than one of them, though its own data shows the intent once); and %s", atomicOr(r, in.Operation), n, c)
+		}
 		return c
 	}
 	causers := effectAttempts(r, in)
@@ -103,6 +108,33 @@ func duplicateCause(r *record.Record, in *record.Intent) string {
 		return atomicOr(r, in.Operation)
 	}
 	return ""
+}
+
+// answeredAs returns the distinct results (identities) in's successful
+// attempts were answered with, dry runs left out.
+func answeredAs(in *record.Intent) []string {
+	var as []*record.Attempt
+	for i := range in.Attempts {
+		if a := &in.Attempts[i]; a.Outcome == record.OK && !a.DryRun {
+			as = append(as, a)
+		}
+	}
+	return distinct(as, func(a *record.Attempt) string { return a.Identity })
+}
+
+// atOnce reports whether attempts at in were made at the same time: a
+// burst's copies (released together, whatever their recorded times say),
+// or attempts that overlapped.
+func atOnce(in *record.Intent) bool {
+	as := make([]*record.Attempt, len(in.Attempts))
+	copies := 0
+	for i := range in.Attempts {
+		as[i] = &in.Attempts[i]
+		if as[i].Burst {
+			copies++
+		}
+	}
+	return copies > 1 || overlapping(as)
 }
 
 // apartCause is duplicateCause when it names who served in's attempts

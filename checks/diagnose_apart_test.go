@@ -348,3 +348,36 @@ func TestAWriteRepeatedWithinTheResetAttemptIsTheTargets(t *testing.T) {
 	assert.Contains(t, f.Message, "the retry did not find the key")
 	assert.NotContains(t, f.Message, "within one attempt")
 }
+
+// Copies of one request answered as different results were each acted on
+// by the target, though its own record shows the intent once (the others
+// overwritten): the claim in two steps is named first, and the charge
+// made without a key beside it. Copies answered as one result leave the
+// charge's missing key the cause.
+func TestCopiesAnsweredAsDifferentResultsBlameTheClaim(t *testing.T) {
+	charge := func() fakes.Effect { return fakes.Effect{Fake: "payments", Kind: "charge"} }
+	order := fakes.Effect{Fake: "orders-file", Kind: "order", Observed: true}
+	for _, tc := range []struct {
+		name      string
+		ids       []string
+		want, not string
+	}{
+		{"different results", []string{"ord_1", "ord_2", "ord_3"}, "the key is checked and claimed in two steps; claim it atomically (the copies were answered as 3 different results: the target acted on more than one of them, though its own data shows the intent once); and the orders-file order was recorded once but the payments charge was made 3 times: the payments charge request was given no idempotency key", ""},
+		{"one result", []string{"ord_1", "ord_1", "ord_1"}, "the orders-file order was recorded once but the payments charge was made 3 times: the payments charge request was given no idempotency key", "two steps"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newRec()
+			bu := b.intent(burstR, opCharge)
+			var copies []record.Attempt
+			for _, id := range tc.ids {
+				copies = append(copies, ok(201, "created", id))
+			}
+			b.burst(bu, copies, charge(), charge(), charge(), order)
+			f := onlyFinding(t, b.done(), checks.CheckConcurrentDuplicates)
+			assert.Contains(t, f.Message, tc.want)
+			if tc.not != "" {
+				assert.NotContains(t, f.Message, tc.not)
+			}
+		})
+	}
+}
