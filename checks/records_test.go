@@ -108,9 +108,10 @@ func (b *recBuilder) record(marker string, effs ...fakes.Effect) {
 		if e.Markers == nil {
 			e.Markers = []string{marker}
 		}
-		if e.Fake == "" {
+		switch {
+		case e.Fake == "":
 			e.Fake, e.Kind, e.ID = paymentsFake, "charge", fmt.Sprintf("ch_%06d", e.Seq)
-		} else {
+		case e.ID == "":
 			e.ID = fmt.Sprintf("%s_%06d", e.Kind, e.Seq)
 		}
 		b.rec.Ledger = append(b.rec.Ledger, e)
