@@ -23,6 +23,7 @@ import (
 	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/internal/refexe"
 	"github.com/idemcheck/idemcheck/reports"
+	"github.com/idemcheck/idemcheck/scenarios"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -380,6 +381,21 @@ func TestTrialsAreSavedAndReplayed(t *testing.T) {
 	code, _, errs = runCLI(t, ctx, "replay", "-c", fixed, fixedSaved)
 	require.Equal(t, exitOK, code, errs)
 	assert.Contains(t, errs, "passes now: fixed")
+
+	// A saved trial that passes this time, against a target whose probes
+	// still fail a check it failed, is not said to be fixed.
+	var trials []scenarios.Saved
+	require.NoError(t, json.Unmarshal([]byte(readFile(t, saved)), &trials))
+	for i := range trials {
+		trials[i].Target, trials[i].Checks = "nodryrun", []string{"dryrun"}
+	}
+	raced := filepath.Join(t.TempDir(), "failing-trials.json")
+	b, err := json.Marshal(trials)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(raced, b, 0o644))
+	_, _, errs = runCLI(t, ctx, "replay", "-c", writeConfigWith(t, "faults: []\n", "nodryrun"), raced)
+	assert.Contains(t, errs, "passes this time, but this run's probes still fail dryrun: the flaw it caught is still there")
+	assert.NotContains(t, errs, "fixed")
 
 	code, _, errs = runCLI(t, ctx, "replay", "-c", cfg, "--min-score", "3", saved)
 	assert.Equal(t, exitUsage, code)
