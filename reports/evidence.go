@@ -215,8 +215,13 @@ func short(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// summaryMin is the length from which Summarise shortens a list.
-const summaryMin = 4
+// summaryMin is the length from which Summarise rewrites a list of
+// effects of one kind ("4 charges: …"), and summaryWhole the longest it
+// still tells whole.
+const (
+	summaryMin   = 4
+	summaryWhole = 6
+)
 
 // effectList matches a list of at least summaryMin effects as the checks
 // write them: "charge ch_000003, charge ch_000004, …".
@@ -231,9 +236,10 @@ var countBefore = lazyregexp.New(`(\d+) effects?(?:: | \()$`)
 
 // Summarise shortens the long lists of evidence a finding's message may
 // carry, for the text report (the JSON and HTML reports keep them whole):
-// twenty charges become "20 charges: ch_000013 … ch_000032", a list of
-// ids "ord_000002 … ord_000019 (18 in all)", and a run of the same status
-// "409 ×8".
+// twenty charges become "20 charges: ch_000013, ch_000014, …,
+// ch_000032" (six or fewer are told whole, after their count), a list of
+// ids "ord_000002, ord_000003, …, ord_000019 (18 in all)", and a run of
+// the same status "409 ×8".
 func Summarise(msg string) string {
 	msg = effectList.ReplaceAllStringFunc(msg, func(list string) string {
 		items := strings.Split(list, ", ")
@@ -247,8 +253,12 @@ func Summarise(msg string) string {
 			ids = append(ids, id)
 		}
 		// \x00 marks the summary for the pass below (Clean has made every
-		// NUL of the message visible text).
-		return fmt.Sprintf("\x00%d %s: %s … %s", len(ids), pluralNoun(kind), ids[0], ids[len(ids)-1])
+		// NUL of the message visible text). A few are told whole: "344 …
+		// 345" of four reads as two.
+		if len(ids) <= summaryWhole {
+			return fmt.Sprintf("\x00%d %s: %s", len(ids), pluralNoun(kind), strings.Join(ids, ", "))
+		}
+		return fmt.Sprintf("\x00%d %s: %s, %s, …, %s", len(ids), pluralNoun(kind), ids[0], ids[1], ids[len(ids)-1])
 	})
 	// "caused 20 effects: \x0020 charges: …" says the count once.
 	for {
@@ -270,7 +280,7 @@ func Summarise(msg string) string {
 	msg = collapseRuns(msg)
 	return idList.ReplaceAllStringFunc(msg, func(list string) string {
 		items := strings.Split(list, ", ")
-		return fmt.Sprintf("%s … %s (%d in all)", items[0], items[len(items)-1], len(items))
+		return fmt.Sprintf("%s, %s, …, %s (%d in all)", items[0], items[1], items[len(items)-1], len(items))
 	})
 }
 
