@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/stderrline"
 )
 
 // notStarted is the reply of a call whose process could not be started:
@@ -133,23 +134,15 @@ func signalName(s syscall.Signal) string {
 	return "signal " + strconv.Itoa(int(s))
 }
 
+// stderrHint quotes the line of stderr that says what went wrong (see
+// stderrline.Telling): "; stderr says: …".
 func stderrHint(stderr string) string {
-	if line := lastLine(stderr); line != "" {
-		return "; stderr ends: " + line
+	if line := stderrline.Telling(stderr); line != "" {
+		return "; stderr says: " + line
 	}
 	return ""
 }
 
-func lastLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
-}
 
 // parseReply reads the JSON reply on stdout. The whole of stdout should
 // be one JSON object; a tool that logs to stdout first is forgiven if its

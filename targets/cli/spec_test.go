@@ -97,7 +97,7 @@ func TestVerifyMisbehavingTools(t *testing.T) {
 		// fake, no observer) could count an effect: untestable, not judged.
 		{mode: "garbage", err: "no effect could be attributed: the target acknowledged 1 mutating intent"},
 		{mode: "hang", err: "create never succeeded in 2 attempts (last: no reply within 200ms: the tool hung and was killed"},
-		{mode: "crash", err: "create never succeeded in 2 attempts (last: the tool crashed: killed by SIGTERM; stderr ends: fatal: corrupted store)"},
+		{mode: "crash", err: "create never succeeded in 2 attempts (last: the tool crashed: killed by SIGTERM; stderr says: fatal: corrupted store)"},
 	}
 	for _, row := range rows {
 		t.Run(row.mode, func(t *testing.T) {

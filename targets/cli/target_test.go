@@ -158,7 +158,7 @@ func TestCallOutcomes(t *testing.T) {
 		{mode: "okfalse", outcome: harness.Fail, errHas: `"ok": false: nothing to do`},
 		{mode: "tempfail", outcome: harness.Info, status: 75, errHas: "exit 75: a temporary failure, the tool invites a retry with the same key: payments: HTTP 503"},
 		{mode: "refused", outcome: harness.Fail, status: 1, errHas: "exit 1: key_reused", stderr: "key reused"},
-		{mode: "crash", outcome: harness.Info, signal: "SIGTERM", errHas: "the tool crashed: killed by SIGTERM; stderr ends: fatal: corrupted store", stderr: "corrupted store"},
+		{mode: "crash", outcome: harness.Info, signal: "SIGTERM", errHas: "the tool crashed: killed by SIGTERM; stderr says: fatal: corrupted store", stderr: "corrupted store"},
 		{mode: "big", outcome: harness.Info, errHas: "stdout was longer than 1 MiB and was cut: the reply cannot be read whole, so the outcome is unknown"},
 	}
 	for _, row := range rows {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/stderrline"
 )
 
 // codeRejected is the JSON-RPC error code the SDK gives a message its
@@ -147,16 +148,11 @@ func resultText(res *sdk.CallToolResult) string {
 	return "(no text content)"
 }
 
+// stderrHint quotes the line of stderr that says what went wrong (see
+// stderrline.Telling): "; stderr says: …".
 func stderrHint(stderr string) string {
-	s := strings.TrimSpace(stderr)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
+	if s := stderrline.Telling(stderr); s != "" {
+		return "; stderr says: " + s
 	}
-	if s == "" {
-		return ""
-	}
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return "; stderr ends: " + s
+	return ""
 }
