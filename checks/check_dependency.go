@@ -91,8 +91,12 @@ func neverCompleted(in *record.Intent, fault string, effs []fakes.Effect) string
 		return fmt.Sprintf("%s: stuck in progress: after %s and the database's recovery, the key was answered %d for %s (%s), and nothing was done: the attempt that failed left its in-progress record behind: release it when an attempt fails, or give it a lease shorter than a client keeps retrying (retry.stuck_wait)",
 			in.Operation, fault, last.Status, span, plural(len(retries), "retry", "retries"))
 	}
-	return fmt.Sprintf("%s: after %s and the database's recovery, %s with the same key over %s never succeeded (%s)",
-		in.Operation, fault, plural(len(retries), "retry", "retries"), span, statuses(in))
+	why := ""
+	if len(effs) == 0 {
+		why = ": each retry failed anew and nothing was made, so no failure was replayed: the target did not recover once the database was back. A connection pool that keeps the connections the database closed hands each out once more, and a request fails on each: have the pool check a connection before use, or retry a statement that failed on a broken connection before it was sent (a larger retry.max_attempts shows whether it recovers later)"
+	}
+	return fmt.Sprintf("%s: after %s and the database's recovery, %s with the same key over %s never succeeded (%s)%s",
+		in.Operation, fault, plural(len(retries), "retry", "retries"), span, statuses(in), why)
 }
 
 // madeButNotAnswered says what an intent shows whose effect was made but

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/idemcheck/idemcheck/deps"
+	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
 )
@@ -74,4 +75,30 @@ func TestDepArmSaysWhetherItFired(t *testing.T) {
 	require.Len(t, rec.Unexamined, 1)
 	assert.Equal(t, record.Unexamined{Check: "dependency.recovery", Operation: "pay", Fault: faults.NameDepError,
 		Cause: record.CauseUnfired, Reason: unfiredByMarker}, rec.Unexamined[0])
+}
+
+// TestAFaultThatFoundNoStatementOfAnIntentThatNeverReachedTheDatabase: a
+// dependency fault that did not act on an intent whose every attempt
+// failed with nothing made, while another intent's dependency fault did
+// act, is not blamed on a marker missing from the statements: the target
+// never reached the database with that intent. With no fault that acted
+// elsewhere, or with an effect of the intent made, the marker may well be
+// what is missing.
+func TestAFaultThatFoundNoStatementOfAnIntentThatNeverReachedTheDatabase(t *testing.T) {
+	dep := func(name string, notFired bool, status int, out record.Outcome) record.Attempt {
+		return record.Attempt{Fault: name, FaultClass: string(faults.ClassDependency), NotFired: notFired,
+			Reply: record.Reply{Status: status, Outcome: out}}
+	}
+	failed := record.Attempt{Reply: record.Reply{Status: 503, Outcome: record.Info}}
+	stuck := record.Intent{ID: 2, Marker: "m2", Attempts: []record.Attempt{dep(faults.NameCrashBeforeCommit, true, 503, record.Info), failed, failed}}
+	acted := record.Intent{ID: 1, Marker: "m1", Attempts: []record.Attempt{dep(faults.NameDepError, false, 503, record.Info), {Reply: record.Reply{Status: 201, Outcome: record.OK}}}}
+
+	rec := &record.Record{Intents: []record.Intent{acted, stuck}}
+	assert.Equal(t, "every attempt at this intent failed before the target wrote anything of it to the database (503 ×3), so the fault had no statement to act on; the run's other dependency faults did see their intents' statements, so the marker is stored",
+		markerSeenElsewhere(rec, nil, 2, unfiredByMarker))
+
+	alone := &record.Record{Intents: []record.Intent{stuck}}
+	assert.Equal(t, unfiredByMarker, markerSeenElsewhere(alone, nil, 2, unfiredByMarker), "no fault acted anywhere: the marker may be missing")
+	made := []fakes.Effect{{Seq: 1, Markers: []string{"m2"}, Observed: true}}
+	assert.Equal(t, unfiredByMarker, markerSeenElsewhere(rec, made, 2, unfiredByMarker), "its effect was made: it did reach the database")
 }

@@ -182,6 +182,9 @@ func (r *runner) run() *record.Record {
 	late := lateWhy(r.rec, effects, r.inst.Fakes)
 	noteUnfired(r.rec, func(id, n int) string {
 		if why := r.deps.unfiredWhy(id, n); why != "" {
+			if why == unfiredByMarker {
+				why = markerSeenElsewhere(r.rec, effects, id, why)
+			}
 			return why
 		}
 		return late(id, n)

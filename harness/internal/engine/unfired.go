@@ -56,6 +56,68 @@ const (
 	unfiredInFlight = "the target sent the dependency no statement while the attempt ran alone"
 )
 
+// unfiredFailedFirst is why a dependency fault did not act on an intent
+// whose every attempt failed with nothing made, while the run's other
+// dependency faults did see their intents' markers: the target never
+// reached the database with it.
+const unfiredFailedFirst = "every attempt at this intent failed before the target wrote anything of it to the database (%s), so the fault had no statement to act on; the run's other dependency faults did see their intents' statements, so the marker is stored"
+
+// markerSeenElsewhere returns why (unfiredByMarker) unless the record
+// says otherwise: when another intent's dependency fault acted (so the
+// proxy does see markers in statements) and every attempt at intent id
+// failed with no effect of it recorded (effects, the ledger's), the
+// target did not reach the database with this intent at all, which
+// unfiredFailedFirst says with the attempts' answers.
+func markerSeenElsewhere(rec *record.Record, effects []fakes.Effect, id int, why string) string {
+	in := rec.Intent(id)
+	if in == nil || in.Acknowledged() {
+		return why
+	}
+	for _, e := range effects {
+		if e.HasMarker(in.Marker) {
+			return why
+		}
+	}
+	seen := false
+	for i := range rec.Intents {
+		other := &rec.Intents[i]
+		if other.ID == id {
+			continue
+		}
+		for _, a := range other.Attempts {
+			if a.Fault != "" && faults.Class(a.FaultClass) == faults.ClassDependency && !a.NotFired {
+				seen = true
+			}
+		}
+	}
+	if !seen {
+		return why
+	}
+	// The attempts' answers, a run of the same one counted: "503 ×5".
+	var answers []string
+	last, run := "", 0
+	flush := func() {
+		if run == 1 {
+			answers = append(answers, last)
+		} else if run > 1 {
+			answers = append(answers, fmt.Sprintf("%s ×%d", last, run))
+		}
+	}
+	for _, a := range in.Attempts {
+		ans := string(a.Outcome)
+		if a.Status > 0 {
+			ans = fmt.Sprint(a.Status)
+		}
+		if ans != last {
+			flush()
+			last, run = ans, 0
+		}
+		run++
+	}
+	flush()
+	return fmt.Sprintf(unfiredFailedFirst, strings.Join(answers, ", "))
+}
+
 // The reasons a fault armed for an attempt did not act when the target
 // acted on the intent only after the attempt was over: it had answered
 // (unfiredLate), or the attempt had given up waiting (unfiredTimedOut).
