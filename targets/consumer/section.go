@@ -64,7 +64,8 @@ type StartSection struct {
 	// Command is the program and its arguments. Required, non-empty. It
 	// may use {{broker.url}}, {{broker.topic}}, {{broker.stream}},
 	// {{broker.group}}, {{broker.ack_wait}}, {{broker.kind}},
-	// {{state_dir}}, {{fakes.NAME.url}} and {{replica}}.
+	// {{state_dir}}, {{fakes.NAME.url}}, {{deps.NAME.url}} (and the
+	// other placeholders of a declared dependency) and {{replica}}.
 	Command []string `yaml:"command,flow"`
 	// Env holds extra environment variables; values may use what Command
 	// may, and {{env.NAME}}.
