@@ -113,15 +113,7 @@ func repeatedBeforeCrash(r *record.Record, in *record.Intent, effs []fakes.Effec
 		if a.Crashed {
 			return ""
 		}
-		n := map[[2]string]int{}
-		for _, e := range effs {
-			if e.Seq <= a.LedgerBefore || e.Seq > a.LedgerAfter {
-				continue
-			}
-			k := [2]string{e.Fake, e.Kind}
-			if n[k]++; n[k] < 2 {
-				continue
-			}
+		if _, ok := twiceWithin(a, effs); ok {
 			under := ""
 			if a.Fault != "" {
 				under = " (" + a.Fault + ")"
@@ -184,17 +176,27 @@ func resentWithin(r *record.Record, in *record.Intent) string {
 		if a.Fault != faults.NameDownstreamResetAfter || a.Burst {
 			continue
 		}
-		n := map[[2]string]int{}
-		for _, e := range effs {
-			if e.Seq > a.LedgerBefore && e.Seq <= a.LedgerAfter {
-				k := [2]string{e.Fake, e.Kind}
-				if n[k]++; n[k] == 2 {
-					return fmt.Sprintf(". Two of them were made within one attempt (attempt %d), the second once the %s fake had dropped the connection that carried the first: the target sent the call again itself, by a retry of its own or through its HTTP client (Go's net/http sends a request that carries an Idempotency-Key header again on its own when a reused connection fails before the reply); a call whose answer was lost may have acted, and only a downstream that de-duplicates its key makes sending it again safe", a.N, e.Fake)
-				}
-			}
+		if e, ok := twiceWithin(a, effs); ok {
+			return fmt.Sprintf(". Two of them were made within one attempt (attempt %d), the second once the %s fake had dropped the connection that carried the first: the target sent the call again itself, by a retry of its own or through its HTTP client (Go's net/http sends a request that carries an Idempotency-Key header again on its own when a reused connection fails before the reply); a call whose answer was lost may have acted, and only a downstream that de-duplicates its key makes sending it again safe", a.N, e.Fake)
 		}
 	}
 	return ""
+}
+
+// twiceWithin returns the second effect of effs of a kind (fake and
+// kind) already made once within attempt a's time, and whether there was
+// one: a made the same kind of effect twice.
+func twiceWithin(a record.Attempt, effs []fakes.Effect) (fakes.Effect, bool) {
+	n := map[[2]string]int{}
+	for _, e := range effs {
+		if e.Seq > a.LedgerBefore && e.Seq <= a.LedgerAfter {
+			k := [2]string{e.Fake, e.Kind}
+			if n[k]++; n[k] == 2 {
+				return e, true
+			}
+		}
+	}
+	return fakes.Effect{}, false
 }
 
 // keyDiagnosis says, from the keys the fakes saw, why the downstream

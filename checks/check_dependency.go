@@ -225,19 +225,14 @@ func rewrittenWithin(r *record.Record, in *record.Intent, fault string) string {
 		if a.Fault != fault || a.Burst {
 			continue
 		}
-		n := map[[2]string]int{}
-		for _, e := range effs {
-			if e.Seq > a.LedgerBefore && e.Seq <= a.LedgerAfter {
-				k := [2]string{e.Fake, e.Kind}
-				if n[k]++; n[k] == 2 {
-					what := "the target"
-					if r.Target.Caps().Redelivery {
-						what = "the consumer"
-					}
-					return fmt.Sprintf("two of them were made within one attempt (attempt %d), the second after the database connection was reset once the first write had committed: %s wrote again itself, by a retry of its own or through its database client (go-redis sends a command again on a new connection when its connection fails, unless told not to with MaxRetries: -1); a write whose answer was lost may have been made, and writing again is safe only when the write claims the key in the same statement or transaction, so that a second one finds it", a.N, what)
-				}
-			}
+		if _, ok := twiceWithin(a, effs); !ok {
+			continue
 		}
+		what := "the target"
+		if r.Target.Caps().Redelivery {
+			what = "the consumer"
+		}
+		return fmt.Sprintf("two of them were made within one attempt (attempt %d), the second after the database connection was reset once the first write had committed: %s wrote again itself, by a retry of its own or through its database client (go-redis sends a command again on a new connection when its connection fails, unless told not to with MaxRetries: -1); a write whose answer was lost may have been made, and writing again is safe only when the write claims the key in the same statement or transaction, so that a second one finds it", a.N, what)
 	}
 	return ""
 }

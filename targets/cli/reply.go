@@ -143,7 +143,6 @@ func stderrHint(stderr string) string {
 	return ""
 }
 
-
 // parseReply reads the JSON reply on stdout. The whole of stdout should
 // be one JSON object; a tool that logs to stdout first is forgiven if its
 // last line is the object.
