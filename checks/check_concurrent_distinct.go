@@ -51,10 +51,11 @@ func distinctProbes(pc ProbeContext) []Probe {
 }
 
 // evalConcurrentDistinct finds the acknowledged intents of a group sent
-// at once that left no effect, or not every kind of effect the
-// operation's calls one at a time made (a charge, but no order: a
-// concurrent rewrite of the target's own data lost the order), judged
-// once every one was done.
+// at once that left no effect, or not the effect their reply named when
+// the operation's calls one at a time leave the effect their reply names
+// (a charge, but no order ord_7 for "created ord_7": a concurrent
+// rewrite of the target's own data lost the order), judged once every
+// one was done.
 func evalConcurrentDistinct(r *record.Record) ([]record.Finding, bool) {
 	ins := intentsByRole(r, record.RoleDistinct)
 	byOp := map[string][]*record.Intent{}
@@ -68,7 +69,7 @@ func evalConcurrentDistinct(r *record.Record) ([]record.Finding, bool) {
 		effs := r.EffectsOf(in)
 		if len(effs) > 0 {
 			if _, ok := usual[in.Operation]; !ok {
-				usual[in.Operation] = usualKinds(r, in.Operation, ins)
+				usual[in.Operation] = usualKinds(r, in.Operation)
 			}
 			have := map[[2]string]bool{}
 			for _, e := range effs {
@@ -108,7 +109,7 @@ func evalConcurrentDistinct(r *record.Record) ([]record.Finding, bool) {
 		}
 		what, sep := "left no effect", ", "
 		if partly {
-			what, sep = "left no effect, or not every effect the operation's calls one at a time made", "; "
+			what, sep = "left no effect, or not the effect their reply named", "; "
 		}
 		fs = append(fs, record.Finding{Check: CheckConcurrentDistinct, Severity: record.Critical, Operation: op,
 			Message: fmt.Sprintf("%s: %d of %d distinct intents sent at once were acknowledged but %s (%s): a concurrent write undid them, as a store loaded, modified and saved whole does; lock or append instead of rewriting",
@@ -118,17 +119,16 @@ func evalConcurrentDistinct(r *record.Record) ([]record.Finding, bool) {
 	return fs, len(ins) > 0
 }
 
-// usualKinds returns the kinds of effect (fake and kind) every call of
-// op made one at a time, with no fault, made (the first attempts of
-// retry.sequential's intents that succeeded), that every acknowledged
-// intent of op among ins is expected to leave: a kind whose effect the
-// call's reply named (its identity is the effect's id: "created
-// ord_1", and ord_1 in the target's own data), or one that at least half
-// of those intents made (an effect that only some inputs make is not
-// expected of every call). None when no call one at a time was made.
-func usualKinds(r *record.Record, op string, ins []*record.Intent) [][2]string {
+// usualKinds returns the kinds of effect (fake and kind) that every
+// acknowledged intent of op is expected to leave: those whose effect the
+// reply of every call of op made one at a time, with no fault, named
+// (the first attempts of retry.sequential's intents that succeeded: the
+// reply's identity is the effect's id, "created ord_1" and ord_1 in the
+// target's own data). An effect the reply does not name may be made for
+// some inputs only (an email when asked for), and is not expected of
+// every call. None when no call one at a time was made.
+func usualKinds(r *record.Record, op string) [][2]string {
 	var kinds [][2]string
-	named := map[[2]string]bool{}
 	first := true
 	for i := range r.Intents {
 		in := &r.Intents[i]
@@ -139,40 +139,21 @@ func usualKinds(r *record.Record, op string, ins []*record.Intent) [][2]string {
 		if a.Outcome != record.OK || a.Fault != "" || a.Burst || a.DryRun {
 			continue
 		}
-		made := map[[2]string]bool{}
+		named := map[[2]string]bool{}
 		for _, e := range r.EffectsOf(in) {
-			if e.Seq > a.LedgerBefore && e.Seq <= a.LedgerAfter {
-				k := [2]string{e.Fake, e.Kind}
-				made[k] = true
-				if a.Identity != "" && e.ID == a.Identity {
-					named[k] = true
-				}
+			if e.Seq > a.LedgerBefore && e.Seq <= a.LedgerAfter && a.Identity != "" && e.ID == a.Identity {
+				named[[2]string{e.Fake, e.Kind}] = true
 			}
 		}
 		if first {
-			for k := range made {
+			for k := range named {
 				kinds = append(kinds, k)
 			}
 			first = false
 			continue
 		}
-		kinds = slices.DeleteFunc(kinds, func(k [2]string) bool { return !made[k] })
+		kinds = slices.DeleteFunc(kinds, func(k [2]string) bool { return !named[k] })
 	}
-	acked, made := 0, map[[2]string]int{}
-	for _, in := range ins {
-		if in.Operation != op || !in.Mutating || !in.Acknowledged() {
-			continue
-		}
-		acked++
-		seen := map[[2]string]bool{}
-		for _, e := range r.EffectsOf(in) {
-			if k := [2]string{e.Fake, e.Kind}; !seen[k] {
-				seen[k] = true
-				made[k]++
-			}
-		}
-	}
-	kinds = slices.DeleteFunc(kinds, func(k [2]string) bool { return !named[k] && 2*made[k] < acked })
 	slices.SortFunc(kinds, func(a, b [2]string) int { return strings.Compare(a[0]+" "+a[1], b[0]+" "+b[1]) })
 	return kinds
 }

@@ -93,7 +93,7 @@ func neverCompleted(in *record.Intent, fault string, effs []fakes.Effect) string
 	}
 	why := ""
 	if len(effs) == 0 {
-		why = ": each retry failed anew and nothing was made, so no failure was replayed: the target did not recover once the database was back. A connection pool that keeps the connections the database closed hands each out once more, and a request fails on each: have the pool check a connection before use, or retry a statement that failed on a broken connection before it was sent (a larger retry.max_attempts shows whether it recovers later)"
+		why = ": each retry failed anew and nothing was made: unless the target keeps its failure under the key (their replies differed, so none was seen replayed), it did not recover once the database was back. A connection pool that keeps the connections the database closed hands each out once more, and a request fails on each: have the pool check a connection before use, or retry a statement that failed on a broken connection before it was sent (a larger retry.max_attempts shows whether it recovers later)"
 	}
 	return fmt.Sprintf("%s: after %s and the database's recovery, %s with the same key over %s never succeeded (%s)%s",
 		in.Operation, fault, plural(len(retries), "retry", "retries"), span, statuses(in), why)
@@ -217,7 +217,9 @@ func depDiagnosis(r *record.Record, in *record.Intent, fault string, effs []fake
 // client's (go-redis, for one, sends a command again on a new connection
 // when its connection fails). "" when no attempt did.
 func rewrittenWithin(r *record.Record, in *record.Intent, fault string) string {
-	if fault != faults.NameDepResetAfterCommit {
+	if fault != faults.NameDepResetAfterCommit || r.Target.Caps().Redelivery {
+		// A consumer's attempt lasts until its event is acknowledged:
+		// a redelivery after a nack falls within it too.
 		return ""
 	}
 	effs := r.EffectsOf(in)
@@ -228,11 +230,7 @@ func rewrittenWithin(r *record.Record, in *record.Intent, fault string) string {
 		if _, ok := twiceWithin(a, effs); !ok {
 			continue
 		}
-		what := "the target"
-		if r.Target.Caps().Redelivery {
-			what = "the consumer"
-		}
-		return fmt.Sprintf("two of them were made within one attempt (attempt %d), the second after the database connection was reset once the first write had committed: %s wrote again itself, by a retry of its own or through its database client (go-redis sends a command again on a new connection when its connection fails, unless told not to with MaxRetries: -1); a write whose answer was lost may have been made, and writing again is safe only when the write claims the key in the same statement or transaction, so that a second one finds it", a.N, what)
+		return fmt.Sprintf("two of them were made within one attempt (attempt %d), the second after the database connection was reset once the first write had committed: the target wrote again itself, by a retry of its own or through its database client (go-redis sends a command again on a new connection when its connection fails, unless told not to with MaxRetries: -1); a write whose answer was lost may have been made, and writing again is safe only when the write claims the key in the same statement or transaction, so that a second one finds it", a.N)
 	}
 	return ""
 }

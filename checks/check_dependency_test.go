@@ -126,7 +126,7 @@ func TestFreshFailuresAreNoReplay(t *testing.T) {
 		msg := found[checks.CheckDependencyRecovery][0].Message
 		assert.NotContains(t, msg, "replayed under the key")
 		assert.Contains(t, msg, "after dep-error and the database's recovery, 2 retries with the same key")
-		assert.Contains(t, msg, "each retry failed anew and nothing was made, so no failure was replayed: the target did not recover once the database was back. A connection pool that keeps the connections the database closed",
+		assert.Contains(t, msg, "each retry failed anew and nothing was made: unless the target keeps its failure under the key (their replies differed, so none was seen replayed), it did not recover once the database was back. A connection pool that keeps the connections the database closed",
 			"the likely cause is said: the target, not a stored failure")
 	}
 }

@@ -36,7 +36,8 @@ var honestRoles = []record.Role{
 // during no other attempt of it. Attempts under a fault are left out: a
 // downstream that fails after acting leaves the target rightly unsure,
 // and a fault may turn any reply into a failure. So is an effect whose
-// call the target had given up on before the fake answered it. So is an attempt after
+// call the target gave up on without reading the fake's reply
+// (fakes.Effect.Unanswered). So is an attempt after
 // one whose outcome the caller could not know: that earlier attempt may
 // still be acting.
 func evalReplyHonest(r *record.Record) ([]record.Finding, bool) {

@@ -56,7 +56,11 @@ func duplicateCause(r *record.Record, in *record.Intent) string {
 		if n := len(answeredAs(in)); n > 1 && atOnce(in) {
 			// The replies name more than one result: the target acted on
 			// more than one copy, whatever its own data kept of them.
-			return fmt.Sprintf("%s (the copies were answered as %d different results: the target acted on more than one of them, though its own data shows the intent once); and %s", atomicOr(r, in.Operation), n, c)
+			once := ""
+			if slices.ContainsFunc(r.EffectsOf(in), func(e fakes.Effect) bool { return e.Observed }) {
+				once = ", though its own data shows the intent once"
+			}
+			return fmt.Sprintf("%s (the copies were answered as %d different results: the target acted on more than one of them%s); and %s", atomicOr(r, in.Operation), n, once, c)
 		}
 		return c
 	}

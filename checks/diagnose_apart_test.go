@@ -347,6 +347,24 @@ func TestAWriteRepeatedWithinTheResetAttemptIsTheTargets(t *testing.T) {
 	assert.Contains(t, f.Message, "retrying with the same key caused 2 effects")
 	assert.Contains(t, f.Message, "the retry did not find the key")
 	assert.NotContains(t, f.Message, "within one attempt")
+
+	// A consumer's attempt lasts until its event is acknowledged: the
+	// broker's redelivery after a nack falls within it, and is what
+	// acted again.
+	b = consumerRec()
+	i = b.intent(plain, opCharge)
+	b.try(i, redeliveredUnder(faults.NameDepResetAfterCommit, "delivered #1, nacked #1, delivered #2, acked #2", ok(200, "", "")), row(), row())
+	f = onlyFinding(t, b.done(), checks.CheckDependencyRecovery)
+	assert.Contains(t, f.Message, "its redelivery was not recognised as processed")
+	assert.NotContains(t, f.Message, "wrote again itself")
+}
+
+// redeliveredUnder is a consumer's attempt under the dependency fault
+// name, with what the broker saw of its event.
+func redeliveredUnder(name, broker string, a record.Attempt) record.Attempt {
+	a = under(name, a)
+	a.Broker = broker
+	return a
 }
 
 // Copies of one request answered as different results were each acted on

@@ -60,10 +60,13 @@ type Effect struct {
 	// no fault acts at it, and it carries no key passed on.
 	Observed bool `json:"observed,omitempty"`
 	// Unanswered is true when the target gave up on the call that made
-	// the effect without reading the fake's reply (its own timeout fired
-	// first): it had hung up before the reply was written, or closed the
-	// connection with the reply unread in it. The target cannot have
-	// learnt of the effect from that call.
+	// the effect without reading the fake's reply: its own timeout fired
+	// first, and it had hung up before the reply was written, or closed
+	// the connection with the reply unread in it (a client that reads
+	// every reply as it comes, as Go's does, shows only the first); or
+	// the harness killed it as the effect was recorded (crash-after-
+	// effect). The target cannot have learnt of the effect from that
+	// call.
 	Unanswered bool `json:"unanswered,omitempty"`
 }
 
@@ -114,8 +117,9 @@ func (l *Ledger) Record(e Effect) Effect {
 	return e
 }
 
-// MarkUnanswered sets Unanswered on the effect numbered seq: the fake
-// that recorded it found its caller gone when it came to answer.
+// MarkUnanswered sets Unanswered on the effect numbered seq: its caller
+// never read the reply to the call that made it (the fake found the
+// caller gone, or the harness killed it).
 func (l *Ledger) MarkUnanswered(seq int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -217,10 +217,10 @@ func short(s string, n int) string {
 
 // summaryMin is the length from which Summarise rewrites a list of
 // effects of one kind ("4 charges: …"), and summaryWhole the longest it
-// still tells whole.
+// still tells whole (a list of six or more ids is idList's).
 const (
 	summaryMin   = 4
-	summaryWhole = 6
+	summaryWhole = 5
 )
 
 // effectList matches a list of at least summaryMin effects as the checks
@@ -237,7 +237,7 @@ var countBefore = lazyregexp.New(`(\d+) effects?(?:: | \()$`)
 // Summarise shortens the long lists of evidence a finding's message may
 // carry, for the text report (the JSON and HTML reports keep them whole):
 // twenty charges become "20 charges: ch_000013, ch_000014, …,
-// ch_000032" (six or fewer are told whole, after their count), a list of
+// ch_000032" (five or fewer are told whole, after their count), a list of
 // ids "ord_000002, ord_000003, …, ord_000019 (18 in all)", and a run of
 // the same status "409 ×8".
 func Summarise(msg string) string {

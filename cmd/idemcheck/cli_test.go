@@ -394,7 +394,7 @@ func TestTrialsAreSavedAndReplayed(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(raced, b, 0o644))
 	_, _, errs = runCLI(t, ctx, "replay", "-c", writeConfigWith(t, "faults: []\n", "nodryrun"), raced)
-	assert.Contains(t, errs, "passes this time, but this run's probes still fail dryrun: the flaw it caught is still there")
+	assert.Contains(t, errs, "passes this time, but this run's probes still fail dryrun at its operations: the flaw it caught is still there")
 	assert.NotContains(t, errs, "fixed")
 
 	code, _, errs = runCLI(t, ctx, "replay", "-c", cfg, "--min-score", "3", saved)

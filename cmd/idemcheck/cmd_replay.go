@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -97,27 +98,35 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if t.Scenario == nil {
 			continue
 		}
-		// The checks the target's saved trials failed that this run's
-		// probes fail as well: a trial that passes this time has not
-		// shown those fixed.
-		probed := map[string]bool{}
+		// A trial that passes this time has not shown fixed the checks it
+		// failed that this run's probes still fail at its operations.
+		probed := map[[2]string]bool{}
 		for _, f := range t.Findings {
 			if !f.Trial {
-				probed[f.Check] = true
-			}
-		}
-		var still []string
-		for _, sv := range saved {
-			for _, id := range sv.Checks {
-				if sv.Target == t.Name && probed[id] && !slices.Contains(still, id) {
-					still = append(still, id)
-				}
+				probed[[2]string{f.Check, f.Operation}] = true
 			}
 		}
 		for _, r := range t.Scenario.Replayed {
+			var still []string
+			ops := map[string]bool{}
+			for _, st := range r.Trial.Steps {
+				ops[st.Op] = true
+			}
+			for _, sv := range saved {
+				if sv.Target != t.Name || !reflect.DeepEqual(sv.Trial, r.Trial) {
+					continue
+				}
+				for _, id := range sv.Checks {
+					for op := range ops {
+						if probed[[2]string{id, op}] && !slices.Contains(still, id) {
+							still = append(still, id)
+						}
+					}
+				}
+			}
 			state := "passes now: fixed"
 			if len(still) > 0 {
-				state = fmt.Sprintf("passes this time, but this run's probes still fail %s: the flaw it caught is still there, and did not show in the trial this time (a race does not happen every time)", strings.Join(still, ", "))
+				state = fmt.Sprintf("passes this time, but this run's probes still fail %s at its operations: the flaw it caught is still there, and did not show in the trial this time (a race does not happen every time)", strings.Join(still, ", "))
 			}
 			if r.StillFail {
 				state = fmt.Sprintf("still fails (%v)", r.Checks)

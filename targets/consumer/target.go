@@ -633,7 +633,7 @@ func (t *Target) call(ctx context.Context, c harness.Call, copies int) harness.R
 	case BatchFault:
 		rf = x.Fault
 	}
-	began, wait := time.Now(), t.cfg.Timeout
+	wait := t.cfg.Timeout
 	if rf != nil {
 		extra, undo, err := t.arm(rf, ev, c.Marker)
 		if err != nil {
@@ -763,8 +763,8 @@ func (t *Target) call(ctx context.Context, c harness.Call, copies int) harness.R
 		// The attempt was given up before its deadline: a fault that
 		// holds the consumer's work ends it once it holds it (dep-stall),
 		// or the run is ending.
-		reply.Error = fmt.Sprintf("the consumer did not acknowledge event %s before the attempt was given up, %s after it began%s",
-			ev.ID, time.Since(began).Round(time.Millisecond), notRetried)
+		reply.Error = fmt.Sprintf("the consumer did not acknowledge event %s before the attempt was given up, before its deadline of %s%s",
+			ev.ID, wait, notRetried)
 		return reply
 	}
 	t.silent++

@@ -90,13 +90,17 @@ func TestAFaultThatFoundNoStatementOfAnIntentThatNeverReachedTheDatabase(t *test
 			Reply: record.Reply{Status: status, Outcome: out}}
 	}
 	failed := record.Attempt{Reply: record.Reply{Status: 503, Outcome: record.Info}}
-	stuck := record.Intent{ID: 2, Marker: "m2", Attempts: []record.Attempt{dep(faults.NameCrashBeforeCommit, true, 503, record.Info), failed, failed}}
-	acted := record.Intent{ID: 1, Marker: "m1", Attempts: []record.Attempt{dep(faults.NameDepError, false, 503, record.Info), {Reply: record.Reply{Status: 201, Outcome: record.OK}}}}
+	stuck := record.Intent{ID: 2, Operation: "pay", Marker: "m2", Attempts: []record.Attempt{dep(faults.NameCrashBeforeCommit, true, 503, record.Info), failed, failed}}
+	acted := record.Intent{ID: 1, Operation: "pay", Marker: "m1", Attempts: []record.Attempt{dep(faults.NameDepError, false, 503, record.Info), {Reply: record.Reply{Status: 201, Outcome: record.OK}}}}
 
 	rec := &record.Record{Intents: []record.Intent{acted, stuck}}
-	assert.Equal(t, "every attempt at this intent failed before the target wrote anything of it to the database (503 ×3), so the fault had no statement to act on; the run's other dependency faults did see their intents' statements, so the marker is stored",
+	assert.Equal(t, "every attempt at this intent failed before the target wrote anything of it to the database (503 ×3), so the fault had no statement to act on; other dependency faults did see the statements of this operation's intents, so the marker is stored",
 		markerSeenElsewhere(rec, nil, 2, unfiredByMarker))
 
+	refused := acted
+	refused.Attempts = []record.Attempt{dep(faults.NameDepRefuse, false, 503, record.Info)}
+	assert.Equal(t, unfiredByMarker, markerSeenElsewhere(&record.Record{Intents: []record.Intent{refused, stuck}}, nil, 2, unfiredByMarker),
+		"a refusal acts whatever the statements carry: it shows nothing of the marker")
 	alone := &record.Record{Intents: []record.Intent{stuck}}
 	assert.Equal(t, unfiredByMarker, markerSeenElsewhere(alone, nil, 2, unfiredByMarker), "no fault acted anywhere: the marker may be missing")
 	made := []fakes.Effect{{Seq: 1, Markers: []string{"m2"}, Observed: true}}

@@ -60,11 +60,12 @@ const (
 // whose every attempt failed with nothing made, while the run's other
 // dependency faults did see their intents' markers: the target never
 // reached the database with it.
-const unfiredFailedFirst = "every attempt at this intent failed before the target wrote anything of it to the database (%s), so the fault had no statement to act on; the run's other dependency faults did see their intents' statements, so the marker is stored"
+const unfiredFailedFirst = "every attempt at this intent failed before the target wrote anything of it to the database (%s), so the fault had no statement to act on; other dependency faults did see the statements of this operation's intents, so the marker is stored"
 
 // markerSeenElsewhere returns why (unfiredByMarker) unless the record
-// says otherwise: when another intent's dependency fault acted (so the
-// proxy does see markers in statements) and every attempt at intent id
+// says otherwise: when a dependency fault armed by marker acted on
+// another intent of the same operation (so the proxy does see its
+// markers in statements) and every attempt at intent id
 // failed with no effect of it recorded (effects, the ledger's), the
 // target did not reach the database with this intent at all, which
 // unfiredFailedFirst says with the attempts' answers.
@@ -81,11 +82,13 @@ func markerSeenElsewhere(rec *record.Record, effects []fakes.Effect, id int, why
 	seen := false
 	for i := range rec.Intents {
 		other := &rec.Intents[i]
-		if other.ID == id {
+		if other.ID == id || other.Operation != in.Operation {
 			continue
 		}
 		for _, a := range other.Attempts {
-			if a.Fault != "" && faults.Class(a.FaultClass) == faults.ClassDependency && !a.NotFired {
+			// A refusal restarts the database whatever the statements
+			// carry: it shows nothing of the marker.
+			if a.Fault != "" && a.Fault != faults.NameDepRefuse && faults.Class(a.FaultClass) == faults.ClassDependency && !a.NotFired {
 				seen = true
 			}
 		}
