@@ -32,14 +32,21 @@ func mergeTries(rec *record.Record, fs []record.Finding) []record.Finding {
 	if len(families) == 0 {
 		return fs
 	}
-	tries := map[string]int{}
+	// The tries of a family at an operation, and those a finding's
+	// evidence came from: a try is a probe, whatever number of intents
+	// it sends (4 distinct intents at once are one try).
+	tries := map[string]map[string]bool{}
 	for _, in := range rec.Intents {
 		if fam, _ := tryFamily(in.Probe); families[fam] {
-			tries[fam+"\x00"+in.Operation]++
+			k := fam + "\x00" + in.Operation
+			if tries[k] == nil {
+				tries[k] = map[string]bool{}
+			}
+			tries[k][in.Probe] = true
 		}
 	}
 	var out []record.Finding
-	at, seen := map[string]int{}, map[string]int{}
+	at, seen := map[string]int{}, map[string]map[string]bool{}
 	for _, f := range fs {
 		fam := ""
 		for _, in := range f.Evidence.Intents {
@@ -52,20 +59,27 @@ func mergeTries(rec *record.Record, fs []record.Finding) []record.Finding {
 			continue
 		}
 		k := strings.Join([]string{fam, f.Operation, f.Check, f.Fault, f.Point, string(f.Severity)}, "\x00")
+		if seen[k] == nil {
+			seen[k] = map[string]bool{}
+		}
+		for _, in := range f.Evidence.Intents {
+			if x, _ := tryFamily(in.Probe); x == fam {
+				seen[k][in.Probe] = true
+			}
+		}
 		if i, ok := at[k]; ok {
-			seen[k]++
 			if len(out[i].Evidence.Intents) < 3 {
 				out[i].Evidence.Intents = append(out[i].Evidence.Intents, f.Evidence.Intents...)
 				out[i].Evidence.Effects = append(out[i].Evidence.Effects, f.Evidence.Effects...)
 			}
 			continue
 		}
-		at[k], seen[k] = len(out), 1
+		at[k] = len(out)
 		out = append(out, f)
 	}
 	for k, i := range at {
 		parts := strings.SplitN(k, "\x00", 3)
-		out[i].Message += fmt.Sprintf(" (in %d of %d tries)", seen[k], tries[parts[0]+"\x00"+parts[1]])
+		out[i].Message += fmt.Sprintf(" (in %d of %d tries)", len(seen[k]), len(tries[parts[0]+"\x00"+parts[1]]))
 	}
 	return out
 }

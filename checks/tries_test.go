@@ -51,3 +51,31 @@ func TestRacyProbeFindingsSayInHowManyTries(t *testing.T) {
 	require.Len(t, lostResp, 1)
 	assert.NotContains(t, lostResp[0].Message, "tries)")
 }
+
+// TestATryOfSeveralIntentsIsOneTry: the distinct-intents probe sends 4
+// intents at once in each of its 3 tries; intents lost in every try make
+// one finding that says "in 3 of 3 tries", not a count of its intents.
+func TestATryOfSeveralIntentsIsOneTry(t *testing.T) {
+	b := newRec()
+	names := []string{"4 distinct intents at once", "4 distinct intents at once (try 2 of 3)", "4 distinct intents at once (try 3 of 3)"}
+	for _, name := range names {
+		for k := 0; k < 4; k++ {
+			i := b.intent(record.RoleDistinct, opCharge)
+			b.rec.Intents[i-1].Probe = name
+			if k == 0 {
+				b.try(i, ok(201, "created", "ord"))
+			} else {
+				b.try(i, ok(201, "created", "ord"), mine())
+			}
+		}
+	}
+	_, fs := checks.Evaluate(b.done())
+	var distinct []record.Finding
+	for _, f := range fs {
+		if f.Check == checks.CheckConcurrentDistinct {
+			distinct = append(distinct, f)
+		}
+	}
+	require.Len(t, distinct, 1)
+	assert.Contains(t, distinct[0].Message, "(in 3 of 3 tries)")
+}
