@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checks"
@@ -382,6 +383,12 @@ func (r *runner) runFillers(info record.TargetInfo, pr *probeRun, from, to int) 
 	ins := r.rec.Intents[base:]
 	work := make(chan *record.Intent)
 	var wg sync.WaitGroup
+	// The progress line counts them: a run of eighty calls of a slow
+	// tool takes a while.
+	var sent atomic.Int64
+	label := probeLabel(pr.p)
+	say := func() { r.probing(fillersLabel(label, int(sent.Load()), len(ins))) }
+	say()
 	workers := fillerWorkers
 	if c, ok := r.target().(Concurrent); ok && c.Concurrency() > 0 {
 		workers = c.Concurrency()
@@ -393,9 +400,12 @@ func (r *runner) runFillers(info record.TargetInfo, pr *probeRun, from, to int) 
 			for in := range work {
 				id := fmt.Sprintf("%s-%d-1", r.runID[:8], in.ID)
 				a := record.Attempt{N: 1, ID: id, LedgerBefore: r.ledger.LastSeq(), Start: time.Now(), Incarnation: r.restarts + 1}
+				r.attempted()
 				a.Reply = r.target().Call(r.s.ctx, record.Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
 				a.End, a.LedgerAfter = time.Now(), r.ledger.LastSeq()
 				in.Attempts = append(in.Attempts, a)
+				sent.Add(1)
+				say()
 			}
 		}()
 	}
@@ -415,6 +425,13 @@ func (r *runner) runFillers(info record.TargetInfo, pr *probeRun, from, to int) 
 	for k := range ins {
 		pr.add(&r.rec.Intents[base+k], base+k)
 	}
+}
+
+// fillersLabel is what the progress line says of a probe while its run
+// of filler intents is sent: "late retry on charge: 12 of 24 other keys
+// sent".
+func fillersLabel(probe string, sent, total int) string {
+	return fmt.Sprintf("%s: %d of %d other keys sent", probe, sent, total)
 }
 
 // idleWait is the shortest wait during which the probes give up their
