@@ -87,7 +87,7 @@ func (in *instance) awaitReady(ctx context.Context) error {
 			exited = nil // a nil channel: this case is done
 			if x.err == nil {
 				return in.failure(ctx, fmt.Sprintf("exited before it was ready (exit code %d)", x.code), want,
-					fmt.Sprintf("read its output above; to reproduce, run: docker run --rm --network host %s %s", in.spec.image, strings.Join(in.spec.cmd, " ")))
+					"read its output above; to reproduce, run: "+in.spec.dockerRun())
 			}
 			// The wait itself failed (or was cancelled): rely on the probe
 			// and the deadline.
@@ -102,4 +102,35 @@ func (in *instance) awaitReady(ctx context.Context) error {
 		}
 		delay = min(2*delay, maxPoll)
 	}
+}
+
+// dockerRun is the command that runs the container by hand as idemcheck
+// ran it: its user, environment, image and command, each quoted for a
+// POSIX shell where it needs to be (its state directory, gone with the
+// run, is left out).
+func (s runSpec) dockerRun() string {
+	parts := []string{"docker", "run", "--rm", "--network", "host"}
+	if s.user != "" {
+		parts = append(parts, "--user", shellQuote(s.user))
+	}
+	for _, kv := range s.env {
+		parts = append(parts, "-e", shellQuote(kv))
+	}
+	parts = append(parts, shellQuote(s.image))
+	for _, a := range s.cmd {
+		parts = append(parts, shellQuote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and -_./:=@,+% (a single-quoted word, each ' in it
+// written '\'').
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@,+%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
