@@ -124,8 +124,8 @@ func (s runSpec) dockerRun() string {
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but
-// letters, digits and -_./:=@,+% (a single-quoted word, each ' in it
-// written '\'').
+// letters, digits and -_./:=@,+%: a single-quoted word, in which each
+// single quote ends the word, is escaped, and starts it again.
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@,+%", r))
