@@ -295,6 +295,27 @@ func TestScoreUntestable(t *testing.T) {
 			want: []string{"charge never succeeded in 2 attempts (last: answered 409"},
 		},
 		{
+			why: "an observer that found nothing in the whole run, beside fakes that counted: its effects are not counted",
+			rec: func() *record.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, ok(201, "created", "ord_1"), mine()).try(i, ok(201, "noop", "ord_1"))
+				b.rec.Observers = []string{"orders-file (file) found no order for any of the 120 markers; /tmp/x/orders.json never existed"}
+				return b.done()
+			}(),
+			want: []string{"an effect observer found nothing in the whole run, though the target acknowledged 1 mutating intent: orders-file (file) found no order for any of the 120 markers; /tmp/x/orders.json never existed; the effects it was declared to count are not counted"},
+		},
+		{
+			why: "an observer that found some: testable",
+			rec: func() *record.Record {
+				b := newRec()
+				i := b.intent(plain, opCharge)
+				b.try(i, ok(201, "created", "ord_1"), mine()).try(i, ok(201, "noop", "ord_1"))
+				b.rec.Observers = []string{"orders-file (file) found an order for 115 of the 120 markers"}
+				return b.done()
+			}(),
+		},
+		{
 			why: "faulted failures and refused keyless calls do not count as never succeeded",
 			rec: func() *record.Record {
 				b := newRec()

@@ -74,6 +74,22 @@ func Untestable(rec *record.Record) string {
 		return fmt.Sprintf("no effect could be attributed: the target acknowledged %s but no fake or effect observer recorded any effect: %s; check each observer's query or read-back against what the target writes, and that {{marker}} reaches the stored data",
 			plural(n, "mutating intent", "mutating intents"), strings.Join(rec.Observers, "; "))
 	}
+	if n := acknowledgedActs(rec); attributed > 0 && n > 0 {
+		// The fakes counted effects, but an observer declared to count
+		// the target's own ones found none in the whole run: what it
+		// was meant to show (an order lost, a row written twice) would
+		// go unseen, and the score would say more than was examined.
+		var blind []string
+		for _, line := range rec.Observers {
+			if strings.Contains(line, ") found no ") && strings.Contains(line, " for any of the ") || strings.Contains(line, ") saw no change for any of the ") {
+				blind = append(blind, line)
+			}
+		}
+		if len(blind) > 0 {
+			return fmt.Sprintf("an effect observer found nothing in the whole run, though the target acknowledged %s: %s; the effects it was declared to count are not counted, so one lost or made twice would go unseen: check its path, query or read-back against what the target writes, and that {{marker}} reaches the stored data",
+				plural(n, "mutating intent", "mutating intents"), strings.Join(blind, "; "))
+		}
+	}
 	if n := acknowledgedActs(rec); attributed == 0 && n > 0 {
 		return fmt.Sprintf("no effect could be attributed: the target acknowledged %s but no fake or effect observer recorded any effect: point the target at the fakes (idemcheck fakes prints the environment to give a running service), make it pass {{marker}} through to its downstream calls, or declare observe: sources that count effects in its own data", plural(n, "mutating intent", "mutating intents"))
 	}
