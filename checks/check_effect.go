@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -128,7 +129,18 @@ func wrongEffect(in *record.Intent, j int, said, want string) string {
 	case want == "noop":
 		return s + ": an earlier attempt of the same intent had been answered with success, and its effect was recorded before this one began: a replay of a stored reply says \"noop\""
 	}
-	return s + ": its own call made the effect, recorded while it ran: it acted, and says so (\"created\", \"updated\" or \"deleted\")"
+	s += ": its own call made the effect, recorded while it ran: it acted, and says so (\"created\", \"updated\" or \"deleted\")"
+	if said == "noop" {
+		switch in.Attempts[j].Fault {
+		case faults.NameDepResetAfterCommit:
+			// Its own write, sent again once the connection was reset,
+			// found the claim the first one had committed.
+			s += "; its database connection was reset after the write had committed, and a write its client sent again (go-redis does, unless MaxRetries is -1) would find the claim the first one made: have the write tell its own claim from another's (a token of the request stored with it), or the client not send it again"
+		case faults.NameDownstreamResetAfter:
+			s += "; the downstream connection was dropped after the call had acted, and a call its client sent again would find its own first effect: have the target tell its own from another's"
+		}
+	}
+	return s
 }
 
 // example keeps up to three distinct intents as evidence.

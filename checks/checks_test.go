@@ -996,6 +996,18 @@ func effectFieldCases() []checkCase {
 			pass: []string{checks.CheckSafeReadOnly, checks.CheckExactlyOnce},
 		},
 		{
+			why: "a \"noop\" for its own write after the database connection was reset past the commit: the client's resend is named",
+			rec: func() *record.Record {
+				b := newRec()
+				b.try(b.intent(plain, opCharge), under(faults.NameDepResetAfterCommit, ok(201, "noop", "ord_1")), mine())
+				return b.done()
+			}(),
+			fail: map[string][]record.Severity{checks.CheckEffectField: {major}},
+			msgs: map[string][]string{checks.CheckEffectField: {
+				`said "noop": its own call made the effect, recorded while it ran: it acted, and says so ("created", "updated" or "deleted"); its database connection was reset after the write had committed, and a write its client sent again (go-redis does, unless MaxRetries is -1) would find the claim the first one made`,
+			}},
+		},
+		{
 			why: "a safe read needs no effect field: its replies without one are no finding",
 			rec: func() *record.Record {
 				b := newRec()
