@@ -207,7 +207,54 @@ func depDiagnosis(r *record.Record, in *record.Intent, fault string, effs []fake
 	case faults.NameDepResetAfterCommit:
 		return keyNotCommitted
 	}
+	if c := madeByLaterAttempts(in, effs); c != "" {
+		return c
+	}
 	return "the failed attempt's effect was not seen by the retry under the same key"
+}
+
+// madeByLaterAttempts says, when no attempt under a fault made any of
+// effs, which attempts did: retries after the database had recovered,
+// that the key did not hold across. It names the instances or sessions
+// that served them when they were more than one; nothing in the record
+// then tells a store kept by each from a key not kept at all. "" when a
+// faulted attempt made one of them.
+func madeByLaterAttempts(in *record.Intent, effs []fakes.Effect) string {
+	var makers []*record.Attempt
+	for i := range in.Attempts {
+		a := &in.Attempts[i]
+		made := false
+		for _, e := range effs {
+			if e.Seq > a.LedgerBefore && e.Seq <= a.LedgerAfter {
+				made = true
+			}
+		}
+		if !made {
+			continue
+		}
+		if a.Fault != "" {
+			return ""
+		}
+		makers = append(makers, a)
+	}
+	if len(makers) < 2 {
+		return ""
+	}
+	ns := make([]string, len(makers))
+	for i, a := range makers {
+		ns[i] = fmt.Sprint(a.N)
+	}
+	c := fmt.Sprintf("the failed attempt made no effect: attempts %s, retries after it, each made one, so the key did not hold across the retries", strings.Join(ns, " and "))
+	for _, by := range []struct {
+		name func(*record.Attempt) string
+		what string
+	}{{instanceOf, "instances"}, {sessionOf, "sessions"}} {
+		if names := distinct(makers, by.name); len(names) > 1 {
+			c += fmt.Sprintf(" (they were served by different %s, %s: a store kept by each would do that, and nothing in this run told it from a key not kept at all)", by.what, strings.Join(names, ", "))
+			break
+		}
+	}
+	return c
 }
 
 // rewrittenWithin says, when the attempt whose database connection was

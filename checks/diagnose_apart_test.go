@@ -399,3 +399,20 @@ func TestCopiesAnsweredAsDifferentResultsBlameTheClaim(t *testing.T) {
 		})
 	}
 }
+
+// A duplicate after dep-error whose failed attempt made nothing was made
+// by two later retries: the finding names them, not an effect of the
+// failed attempt that was never made. (Served by two instances, the
+// second retry is itself a retry one at a time that another instance
+// acted on again: the store per instance is named.)
+func TestADuplicateMadeByRetriesAfterADependencyErrorNamesThem(t *testing.T) {
+	b := newRec()
+	i := b.intent(plain, opCharge)
+	b.try(i, under(faults.NameDepError, unknown(503))).
+		try(i, ok(201, "created", "ord_1"), mine()).
+		try(i, under(faults.NameReset, unknown(0))).
+		try(i, ok(201, "created", "ord_2"), mine())
+	f := onlyFinding(t, b.done(), checks.CheckDependencyRecovery)
+	assert.Contains(t, f.Message, "the failed attempt made no effect: attempts 2 and 4, retries after it, each made one, so the key did not hold across the retries")
+	assert.NotContains(t, f.Message, "the failed attempt's effect was not seen")
+}
