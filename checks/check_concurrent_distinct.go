@@ -41,7 +41,11 @@ func distinctProbes(pc ProbeContext) []Probe {
 		}
 	}
 	name := fmt.Sprintf("%d distinct intents at once", distinctIntents)
-	ps := []Probe{{Name: name, Steps: steps}}
+	// The first try begins with a call alone, whose reply and effects say
+	// what each intent is expected to leave (usualKinds): the check needs
+	// no other's probe to judge a lost effect, run alone (--only) too.
+	first := append([]Step{Fresh(record.RolePlain, pc.Op.Name)}, steps...)
+	ps := []Probe{{Name: name, Steps: first}}
 	// Whether the writes overlap depends on timing: the probe is tried
 	// again, spread across the run, and one lost intent is enough.
 	for k := 2; k <= racyTries; k++ {
@@ -122,9 +126,9 @@ func evalConcurrentDistinct(r *record.Record) ([]record.Finding, bool) {
 // usualKinds returns the kinds of effect (fake and kind) that every
 // acknowledged intent of op is expected to leave: those whose effect the
 // reply of every call of op made one at a time, with no fault, named
-// (the first attempts of retry.sequential's intents that succeeded: the
-// reply's identity is the effect's id, "created ord_1" and ord_1 in the
-// target's own data). An effect the reply does not name may be made for
+// (the first attempts of plain intents that succeeded, such as the call
+// alone this check's probe begins with: the reply's identity is the
+// effect's id, "created ord_1" and ord_1 in the target's own data). An effect the reply does not name may be made for
 // some inputs only (an email when asked for), and is not expected of
 // every call. None when no call one at a time was made.
 func usualKinds(r *record.Record, op string) [][2]string {
@@ -132,7 +136,7 @@ func usualKinds(r *record.Record, op string) [][2]string {
 	first := true
 	for i := range r.Intents {
 		in := &r.Intents[i]
-		if in.Operation != op || in.Role != record.RolePlain || owner(r, in) != CheckRetrySequential || len(in.Attempts) == 0 {
+		if in.Operation != op || in.Role != record.RolePlain || len(in.Attempts) == 0 {
 			continue
 		}
 		a := in.Attempts[0]

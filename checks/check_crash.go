@@ -67,6 +67,16 @@ func evalCrashRecovery(r *record.Record) ([]record.Finding, bool) {
 				// Named by the attempt whose effect the caller was not
 				// told of: the crash's, not a fault before it.
 				cause := effectCause(in, effs)
+				if cause != nil && !cause.Crashed && faults.Class(cause.FaultClass) != faults.ClassCrash {
+					// A fault of another class came first (a trial's
+					// reorder): the crash is what this check judges.
+					for j := range in.Attempts {
+						if in.Attempts[j].Crashed {
+							cause = &in.Attempts[j]
+							break
+						}
+					}
+				}
 				fault, after = faultName(cause), faultPoint(cause)+" and a restart"
 				if fault == faults.NameCrashAfterCommit && downstreamCause(effs) == "" && smtpCause(effs) == "" {
 					// The commit that carried the write was made: the key

@@ -81,3 +81,18 @@ func TestADuplicateMadeBeforeTheCrashIsNotTheCrashs(t *testing.T) {
 	assert.Contains(t, f.Message, "attempt 1 (broker-duplicate-publish) made two of them on its own, before any crash: the broker gave the consumer the event more than once, and it acted on each copy")
 	assert.NotContains(t, f.Message, "did not survive the crash")
 }
+
+// A trial's intent delivered out of order, then crashed after its
+// commit and delivered again: the crash.recovery finding names the crash
+// (not the reorder that came first) and what the consumer lacked.
+func TestACrashRecoveryFindingNamesTheCrashNotAFaultBeforeIt(t *testing.T) {
+	b := consumerRec()
+	i := b.intent(plain, opCharge)
+	b.try(i, redelivered("broker-reorder", "published, delivered #1, acked #1", ok(200, "", "")), mine()).
+		try(i, under(faults.NameCrashAfterCommit, unknown(0)), mine())
+	f := onlyFinding(t, b.done(), checks.CheckCrashRecovery)
+	assert.Equal(t, faults.NameCrashAfterCommit, f.Fault)
+	assert.Contains(t, f.Message, "after crash-after-commit and a restart")
+	assert.Contains(t, f.Message, "its redelivery was not recognised as processed")
+	assert.NotContains(t, f.Message, "broker-reorder and a restart")
+}

@@ -303,7 +303,7 @@ func TestScoreUntestable(t *testing.T) {
 				b.rec.Observers = []string{"orders-file (file) found no order for any of the 120 markers; /tmp/x/orders.json never existed"}
 				return b.done()
 			}(),
-			want: []string{"an effect observer found nothing in the whole run, though the target acknowledged 1 mutating intent: orders-file (file) found no order for any of the 120 markers; /tmp/x/orders.json never existed; the effects it was declared to count are not counted"},
+			want: []string{"an effect observer found nothing in the whole run, though the target acknowledged at least 1 mutating intent: orders-file (file) found no order for any of the 120 markers; /tmp/x/orders.json never existed; the effects it was declared to count are not counted"},
 		},
 		{
 			why: "an observer that found some: testable",

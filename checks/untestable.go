@@ -86,7 +86,7 @@ func Untestable(rec *record.Record) string {
 			}
 		}
 		if len(blind) > 0 {
-			return fmt.Sprintf("an effect observer found nothing in the whole run, though the target acknowledged %s: %s; the effects it was declared to count are not counted, so one lost or made twice would go unseen: check its path, query or read-back against what the target writes, and that {{marker}} reaches the stored data",
+			return fmt.Sprintf("an effect observer found nothing in the whole run, though the target acknowledged at least %s: %s; the effects it was declared to count are not counted, so one lost or made twice would go unseen: check its path, query or read-back against what the target writes, and that {{marker}} reaches the stored data",
 				plural(n, "mutating intent", "mutating intents"), strings.Join(blind, "; "))
 		}
 	}

@@ -763,8 +763,8 @@ func (t *Target) call(ctx context.Context, c harness.Call, copies int) harness.R
 		// The attempt was given up before its deadline: a fault that
 		// holds the consumer's work ends it once it holds it (dep-stall),
 		// or the run is ending.
-		reply.Error = fmt.Sprintf("the consumer did not acknowledge event %s before the attempt was given up, before its deadline of %s%s",
-			ev.ID, wait, notRetried)
+		reply.Error = fmt.Sprintf("the consumer did not acknowledge event %s before the attempt was given up: a fault that holds the consumer's work (a stalled database) ends its attempt once it holds it%s",
+			ev.ID, notRetried)
 		return reply
 	}
 	t.silent++
