@@ -1,6 +1,11 @@
 package faults
 
-import "github.com/idemcheck/idemcheck/deps"
+import (
+	"regexp"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/deps"
+)
 
 // NameDepError is the registered name of DepError.
 const NameDepError = "dep-error"
@@ -29,4 +34,24 @@ func (*DepError) Name() string { return NameDepError }
 // DepRule implements DependencyFault.
 func (f *DepError) DepRule(intent string) deps.Rule {
 	return deps.Rule{Intent: intent, Action: deps.Fail, Code: f.Code, Message: f.Message}
+}
+
+// A code either protocol could answer with: a SQLSTATE (five digits or
+// capital letters) or a Redis error prefix (capital letters).
+var (
+	sqlstateRE    = regexp.MustCompile(`^[0-9A-Z]{5}$`)
+	redisPrefixRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+)
+
+// Validate refuses a code that no database protocol answers with, and a
+// message that spans lines: such a fault would never act, and the check
+// it serves would pass without being examined.
+func (f *DepError) Validate() error {
+	if f.Code != "" && !sqlstateRE.MatchString(f.Code) && !redisPrefixRE.MatchString(f.Code) {
+		return invalid("code", "%q is neither a SQLSTATE (five digits or capital letters, such as 40001 or 57P01) nor a Redis error prefix (capital letters, such as ERR, LOADING or BUSY)", f.Code)
+	}
+	if strings.ContainsAny(f.Message, "\r\n") {
+		return invalid("message", "spans lines: an error's message is one line")
+	}
+	return nil
 }

@@ -89,6 +89,8 @@ func TestNewDecodesSettings(t *testing.T) {
 			&faults.ClientTimeout{Timeout: faults.Duration(61500 * time.Millisecond)}},
 		{"a status", faults.NameLostResponse, map[string]any{"status": 504},
 			&faults.LostResponse{Status: http.StatusGatewayTimeout}},
+		{"a SQLSTATE", faults.NameDepError, map[string]any{"code": "57P01"}, &faults.DepError{Code: "57P01"}},
+		{"a Redis error prefix", faults.NameDepError, map[string]any{"code": "LOADING"}, &faults.DepError{Code: "LOADING"}},
 	}
 	r := faults.Builtin()
 	for _, row := range rows {
@@ -138,6 +140,10 @@ func TestNewErrors(t *testing.T) {
 			"status", []string{`fault lost-response: settings: status: expected a whole number, got string "504"`}},
 		{"code of the wrong type", faults.NameDepError, map[string]any{"code": 99},
 			"code", []string{"fault dep-error: settings: code: expected a string, got integer 99"}},
+		{"a code no database answers with", faults.NameDepError, map[string]any{"code": "99"},
+			"code", []string{`fault dep-error: settings: code: "99" is neither a SQLSTATE (five digits or capital letters, such as 40001 or 57P01) nor a Redis error prefix`}},
+		{"a message over two lines", faults.NameDepError, map[string]any{"message": "a\nb"},
+			"message", []string{"message: spans lines"}},
 		{"a setting out of range", faults.NameDepStall, map[string]any{"delay": "-1s"},
 			"delay", []string{"fault dep-stall: settings: delay: must be above zero, got -1s"}},
 		{"settings that cannot be JSON", faults.NameLostResponse, map[string]any{"status": func() {}},
