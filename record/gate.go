@@ -15,6 +15,10 @@ type Gate struct {
 	// GoneTargets are the baseline's targets this run does not have
 	// (renamed or removed).
 	GoneTargets []string `json:"gone_targets,omitempty"`
+	// Replay says that the verdict is that of saved trials run again
+	// (idemcheck replay): a target fails while one of them still fails,
+	// and MinScore does not apply.
+	Replay bool `json:"replay,omitempty"`
 	// Met says whether every target met the gate.
 	Met bool `json:"met"`
 	// Reason says why, in one sentence.

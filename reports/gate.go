@@ -53,7 +53,11 @@ func GateText(res *record.Result, o Options) string {
 	res = withGate(cleaned(res), o)
 	g := res.Gate
 	var b strings.Builder
-	fmt.Fprintf(&b, "gate: %s (--min-score %d", GateState(res), g.MinScore)
+	if g.Replay {
+		fmt.Fprintf(&b, "gate: %s (saved trials run again", GateState(res))
+	} else {
+		fmt.Fprintf(&b, "gate: %s (--min-score %d", GateState(res), g.MinScore)
+	}
 	if g.Baseline != "" {
 		fmt.Fprintf(&b, ", baseline %s", g.Baseline)
 	}

@@ -95,7 +95,9 @@ func JUnit(w io.Writer, res *record.Result, o Options) error {
 		if t.Score.Partial {
 			s.Properties = append(s.Properties, junitProperty{"score_partial", "true"})
 		}
-		if g := res.Gate; g != nil {
+		if g := res.Gate; g != nil && g.Replay {
+			s.Properties = append(s.Properties, junitProperty{"gate", "replay"})
+		} else if g != nil {
 			s.Properties = append(s.Properties, junitProperty{"min_score", fmt.Sprint(g.MinScore)})
 			if g.Baseline != "" {
 				s.Properties = append(s.Properties, junitProperty{"baseline", g.Baseline})

@@ -370,10 +370,12 @@ func TestTrialsAreSavedAndReplayed(t *testing.T) {
 	// replay's verdict is the saved trial's: it fails while the trial does
 	// (whatever else the probes find), and passes against the correct
 	// store, which keeps every key.
-	code, _, errs = runCLI(t, ctx, "replay", "-c", cfg, saved)
+	code, out, errs = runCLI(t, ctx, "replay", "-c", cfg, saved)
 	require.Equal(t, exitBelow, code, errs)
 	assert.Contains(t, errs, "still fails ([key.mismatch])")
 	assert.Contains(t, errs, "a saved trial still fails")
+	assert.Contains(t, out, "gate: FAIL (saved trials run again): bounded-keys: a saved trial still fails", "the gate is the saved trials', not a score's")
+	assert.NotContains(t, out, "--min-score")
 	fixed := writeConfigWith(t, "faults: []\n", "correct")
 	doc := strings.ReplaceAll(readFile(t, saved), `"target": "bounded-keys"`, `"target": "correct"`)
 	fixedSaved := filepath.Join(t.TempDir(), "failing-trials.json")

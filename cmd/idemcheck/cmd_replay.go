@@ -169,6 +169,7 @@ func replayGate(res *record.Result, stillFail map[string]bool) {
 	if res.Gate == nil {
 		return
 	}
+	res.Gate.Replay = true
 	if len(failing) > 0 {
 		res.Gate.Met, res.Gate.Reason = false, strings.Join(failing, ", ")+": a saved trial still fails"
 	} else if res.Gate.Met || allTested(res) {
