@@ -46,7 +46,7 @@ func TestMinimalContainerDefaults(t *testing.T) {
 func TestContainerBuildDefaults(t *testing.T) {
 	f, err := config.Parse("idemcheck.yaml", []byte(strings.Replace(minimalContainer, "image: shop:1.4", "build: {binary: ./bin/shop}", 1)))
 	require.NoError(t, err)
-	assert.Equal(t, &container.BuildSection{Binary: "./bin/shop", Name: "idemcheck-shop", Tag: "latest"}, containerAt(t, f, 0).Build,
+	assert.Equal(t, &container.BuildSection{Binary: "./bin/shop", Name: "idemcheck-shop"}, containerAt(t, f, 0).Build,
 		"the image is named after the target, with a prefix that keeps it off the user's own images")
 	assert.Empty(t, containerAt(t, f, 0).Image)
 }

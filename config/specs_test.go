@@ -289,7 +289,9 @@ targets:
 	id := ct.ContainerID()
 	c, err := pool.Client.InspectContainerWithContext(id, ctx)
 	require.NoError(t, err)
-	assert.Equal(t, "idemcheck-test/config-shop:test", c.Config.Image)
+	img, err := pool.Client.InspectImage("idemcheck-test/config-shop:test")
+	require.NoError(t, err, "the image is built under the name and tag given")
+	assert.Equal(t, img.ID, c.Config.Image, "the container runs the image built, by its id")
 	assert.Contains(t, c.Config.Env, "SMTP_FOR_TEST="+mail.SMTPAddr(), "{{fakes.NAME.smtp}} is filled in for a container")
 
 	reply := target.Call(ctx, harness.Call{Operation: "create-order", Key: "k-config-test", Marker: "idem-00000000000000c1"})

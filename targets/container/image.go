@@ -64,15 +64,23 @@ func (img Image) Ref() string {
 // held that Build made from another binary is removed once the name has
 // moved, unless a container or another name uses it. Nothing is pulled.
 func Build(ctx context.Context, pool *dockertest.Pool, img Image) error {
+	_, err := build(ctx, pool, img)
+	return err
+}
+
+// build is Build, and returns the id of the image it built or kept: the
+// one to run, whatever the name holds later (another build of the same
+// name, from another binary, may move it on the same engine).
+func build(ctx context.Context, pool *dockertest.Pool, img Image) (string, error) {
 	if img.Name == "" || img.Binary == "" {
-		return fmt.Errorf("container: image %q: Name and Binary are required", img.Ref())
+		return "", fmt.Errorf("container: image %q: Name and Binary are required", img.Ref())
 	}
 	bin, err := os.ReadFile(img.Binary)
 	if err != nil {
-		return fmt.Errorf("container: image %s: read the binary: %w", img.Ref(), err)
+		return "", fmt.Errorf("container: image %s: read the binary: %w", img.Ref(), err)
 	}
 	if err := checkStatic(bin); err != nil {
-		return fmt.Errorf("container: image %s: %s %w", img.Ref(), img.Binary, err)
+		return "", fmt.Errorf("container: image %s: %s %w", img.Ref(), img.Binary, err)
 	}
 	entry := img.Entrypoint
 	if len(entry) == 0 {
@@ -80,7 +88,7 @@ func Build(ctx context.Context, pool *dockertest.Pool, img Image) error {
 	}
 	ej, err := json.Marshal(entry)
 	if err != nil {
-		return fmt.Errorf("container: image %s: entrypoint: %w", img.Ref(), err)
+		return "", fmt.Errorf("container: image %s: entrypoint: %w", img.Ref(), err)
 	}
 	dockerfile := "FROM scratch\nCOPY bin " + BinaryPath + "\nENTRYPOINT " + string(ej) + "\n"
 	sum := sha256.New()
@@ -90,7 +98,7 @@ func Build(ctx context.Context, pool *dockertest.Pool, img Image) error {
 	dockerfile += "LABEL " + BuildLabel + "=" + digest + "\n"
 
 	if err := ping(ctx, pool); err != nil {
-		return err
+		return "", err
 	}
 	// superseded is the image the name held, one that Build made: once
 	// the name has moved to the new one, it is removed if no name holds it.
@@ -98,16 +106,16 @@ func Build(ctx context.Context, pool *dockertest.Pool, img Image) error {
 	got, err := pool.Client.InspectImage(img.Ref())
 	switch {
 	case err == nil && got.Config != nil && got.Config.Labels[BuildLabel] == digest && !img.Force:
-		return nil
+		return got.ID, nil
 	case err == nil && got.Config != nil && got.Config.Labels[BuildLabel] != "":
 		superseded = got.ID // another binary's, or this one's rebuilt by force
 	case err != nil && !errors.Is(err, dc.ErrNoSuchImage):
-		return fmt.Errorf("container: image %s: inspect: %w", img.Ref(), err)
+		return "", fmt.Errorf("container: image %s: inspect: %w", img.Ref(), err)
 	}
 
 	tarball, err := buildContext(dockerfile, bin)
 	if err != nil {
-		return fmt.Errorf("container: image %s: build context: %w", img.Ref(), err)
+		return "", fmt.Errorf("container: image %s: build context: %w", img.Ref(), err)
 	}
 	var out bytes.Buffer
 	err = pool.Client.BuildImage(dc.BuildImageOptions{
@@ -124,7 +132,14 @@ func Build(ctx context.Context, pool *dockertest.Pool, img Image) error {
 		if len(msg) > buildTail {
 			msg = "…" + msg[len(msg)-buildTail:]
 		}
-		return fmt.Errorf("container: image %s: docker build: %w; build output:\n%s", img.Ref(), err, strings.TrimSpace(msg))
+		return "", fmt.Errorf("container: image %s: docker build: %w; build output:\n%s", img.Ref(), err, strings.TrimSpace(msg))
+	}
+	built, err := pool.Client.InspectImage(img.Ref())
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("container: image %s: inspect after the build: %w", img.Ref(), err)
+	case built.Config == nil || built.Config.Labels[BuildLabel] != digest:
+		return "", fmt.Errorf("container: image %s: another build of that name on this engine, from another binary, replaced it as it was made: give the image a name of its own", img.Ref())
 	}
 	if superseded != "" {
 		// A build that gave the same image (the engine's cache) moved
@@ -136,7 +151,7 @@ func Build(ctx context.Context, pool *dockertest.Pool, img Image) error {
 			_ = pool.Client.RemoveImageExtended(superseded, dc.RemoveImageOptions{Context: ctx})
 		}
 	}
-	return nil
+	return built.ID, nil
 }
 
 // buildContext is the tar the engine builds from: the Dockerfile and the

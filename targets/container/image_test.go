@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/idemcheck/idemcheck/examples"
 	"github.com/idemcheck/idemcheck/targets/container"
 )
 
@@ -126,4 +129,55 @@ func TestRebuildRemovesTheImageItReplaced(t *testing.T) {
 	require.NoError(t, container.Build(ctx, pool, moved))
 	_, err = pool.Client.InspectImage(shared.ID)
 	assert.NoError(t, err, "an image another name holds is kept")
+}
+
+// TestABuiltImageIsRunByItsID: a Spec that builds its image starts every
+// container, a restart's included, from the image it built, though
+// another build of that name from another binary (another project's
+// target of the same name, on the same engine) has moved the name since.
+func TestABuiltImageIsRunByItsID(t *testing.T) {
+	pool := mustDocker(t)
+	mustShopImages(t, pool)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	img := container.Image{Name: "idemcheck-test/shop-pinned", Tag: "test", Binary: imageOf("correct").Binary}
+	t.Cleanup(func() { _ = pool.Client.RemoveImage(img.Ref()) })
+	launch := shopLaunch("correct")
+	launch.Build = &img
+	spec := container.Spec(examples.ShopConfig("ctr-pinned", true), launch, examples.PaymentsFake)
+
+	runs := func() string {
+		tg, err := spec.Start(ctx, fakeEnv(t, "pinned000001"))
+		require.NoError(t, err)
+		defer func() { require.NoError(t, tg.Close()) }()
+		return inspect(t, pool, tg.(*container.Target).ContainerID()).Image
+	}
+	first := runs()
+	built, err := pool.Client.InspectImage(img.Ref())
+	require.NoError(t, err)
+	assert.Equal(t, built.ID, first)
+	// Held by a second name, it outlives the move below.
+	require.NoError(t, pool.Client.TagImage(built.ID, dc.TagImageOptions{Repo: img.Name, Tag: "kept"}))
+	t.Cleanup(func() { _ = pool.Client.RemoveImage(img.Name + ":kept") })
+
+	// Another binary's build takes the name.
+	other := img
+	other.Binary = imageOf("memory-cache").Binary
+	require.NoError(t, container.Build(ctx, pool, other))
+	moved, err := pool.Client.InspectImage(img.Ref())
+	require.NoError(t, err)
+	require.NotEqual(t, built.ID, moved.ID)
+	assert.Equal(t, built.ID, runs(), "the Spec's next start runs the image it built, not the one its name now gives")
+}
+
+// TestBinaryTag: the default tag of a built image is the binary's path's:
+// one binary keeps one tag, two projects' binaries get two.
+func TestBinaryTag(t *testing.T) {
+	a := container.BinaryTag("/home/a/shop/bin/shop")
+	assert.Regexp(t, `^b[0-9a-f]{12}$`, a)
+	assert.Equal(t, a, container.BinaryTag("/home/a/shop/bin/shop"))
+	assert.NotEqual(t, a, container.BinaryTag("/home/b/shop/bin/shop"), "another project's binary of the same name")
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	assert.Equal(t, container.BinaryTag(filepath.Join(wd, "bin", "shop")), container.BinaryTag("bin/shop"), "a relative path is taken from the working directory")
 }

@@ -30,7 +30,8 @@ const killLimit = 30 * time.Second
 // runSpec is a Launch with every template expanded.
 type runSpec struct {
 	target       string // the target's name, for messages and labels
-	image        string
+	image        string // as the target names it, for messages
+	imageID      string // the image to run, when it was built by its id
 	runID        string
 	stateDir     string // on the host; mounted at StateDir
 	user         string
@@ -68,8 +69,11 @@ func run(ctx context.Context, pool *dockertest.Pool, spec runSpec) (*instance, e
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("container %q: not started: %w", spec.target, err)
 	}
-	if _, err := pool.Client.InspectImage(spec.image); err != nil {
-		if errors.Is(err, dc.ErrNoSuchImage) {
+	if _, err := pool.Client.InspectImage(spec.run()); err != nil {
+		switch {
+		case errors.Is(err, dc.ErrNoSuchImage) && spec.imageID != "":
+			return nil, fmt.Errorf("container %q: the image built for this run as %s (%s) is no longer in the Docker engine at %s: another build of that name from another binary replaced and removed it; give the image a name of its own", spec.target, spec.image, shortID(strings.TrimPrefix(spec.imageID, "sha256:")), pool.Client.Endpoint())
+		case errors.Is(err, dc.ErrNoSuchImage):
 			return nil, fmt.Errorf("container %q: image %q is not in the Docker engine at %s; build it first (container.Build makes one FROM scratch from a static binary); idemcheck never pulls images", spec.target, spec.image, pool.Client.Endpoint())
 		}
 		return nil, fmt.Errorf("container %q: inspect image %q: %w", spec.target, spec.image, err)
@@ -91,7 +95,7 @@ func run(ctx context.Context, pool *dockertest.Pool, spec runSpec) (*instance, e
 	c, err := pool.Client.CreateContainer(dc.CreateContainerOptions{
 		Name: in.name,
 		Config: &dc.Config{
-			Image:  spec.image,
+			Image:  spec.run(),
 			Cmd:    spec.cmd,
 			Env:    spec.env,
 			User:   spec.user,
@@ -115,6 +119,15 @@ func run(ctx context.Context, pool *dockertest.Pool, spec runSpec) (*instance, e
 		return nil, errors.Join(err, in.remove())
 	}
 	return in, nil
+}
+
+// run is the image to create the containers from: the one built for
+// them, by its id, else the image named.
+func (s runSpec) run() string {
+	if s.imageID != "" {
+		return s.imageID
+	}
+	return s.image
 }
 
 // containerName is unique per start, and says whose container it is.

@@ -70,6 +70,10 @@ type Launch struct {
 	// Sequential calls go to each in turn, a burst's copies are split
 	// among them; a crash kills and restarts them all.
 	Replicas int
+
+	// imageID, when set, is the image the containers run (Build's, by
+	// its id); Image then only names it in messages.
+	imageID string
 }
 
 // Spec returns a harness.Spec (kind "container") that starts the fakes,
@@ -89,10 +93,13 @@ func Spec(cfg httptarget.Config, launch Launch, fakes ...harness.FakeStarter) ha
 		Kind:  Kind,
 		Fakes: fakes,
 		Start: func(ctx context.Context, env *harness.Env) (harness.Target, error) {
+			launch := launch
 			if img != nil {
-				if err := img.ensure(ctx); err != nil {
+				id, err := img.ensure(ctx)
+				if err != nil {
 					return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
 				}
+				launch.imageID = id
 			}
 			return start(ctx, cfg, launch, env)
 		},
@@ -107,28 +114,32 @@ func Spec(cfg httptarget.Config, launch Launch, fakes ...harness.FakeStarter) ha
 type imageBuild struct {
 	img Image
 
-	mu    sync.Mutex
-	built bool
+	mu sync.Mutex
+	id string // the image built, once it is
 }
 
-// ensure builds the image unless it was built already. A failed build is
+// ensure builds the image unless it was built already, and returns its
+// id: every start of the Spec runs that image, though another build of
+// the same name on the engine (another project's target of that name,
+// from another binary) moves the name in the meantime. A failed build is
 // tried again at the next start.
-func (b *imageBuild) ensure(ctx context.Context) error {
+func (b *imageBuild) ensure(ctx context.Context) (string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.built {
-		return nil
+	if b.id != "" {
+		return b.id, nil
 	}
 	pool, err := Connect(ctx, "")
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer release(pool)
-	if err := Build(ctx, pool, b.img); err != nil {
-		return err
+	id, err := build(ctx, pool, b.img)
+	if err != nil {
+		return "", err
 	}
-	b.built = true
-	return nil
+	b.id = id
+	return id, nil
 }
 
 func start(ctx context.Context, cfg httptarget.Config, launch Launch, env *harness.Env) (harness.Target, error) {
@@ -189,6 +200,7 @@ func startOne(ctx context.Context, pool *dockertest.Pool, name, urlTmpl string, 
 	spec := runSpec{
 		target:       name,
 		image:        launch.Image,
+		imageID:      launch.imageID,
 		runID:        env.RunID,
 		stateDir:     env.StateDir,
 		user:         launch.User,

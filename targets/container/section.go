@@ -1,10 +1,13 @@
 package container
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -37,9 +40,20 @@ const (
 	// DefaultImagePrefix starts the default name of a built image, so
 	// that it cannot replace an image of the user's own.
 	DefaultImagePrefix = "idemcheck-"
-	// DefaultImageTag is the default tag of a built image.
-	DefaultImageTag = "latest"
 )
+
+// BinaryTag is the default tag of an image built from the binary at
+// path: "b" and the first 12 hex digits of the SHA-256 of its absolute
+// path. A binary rebuilt in place keeps its tag (Build moves it to the
+// new image, and removes the old one); another project's binary, at
+// another path, gets another.
+func BinaryTag(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	sum := sha256.Sum256([]byte(path))
+	return "b" + hex.EncodeToString(sum[:6])
+}
 
 // Section is a container target's section of the configuration file. Its
 // url (DefaultURL when left out; always loopback), key_header, effect,
@@ -91,7 +105,9 @@ type BuildSection struct {
 	Binary string `yaml:"binary"`
 	// Name is the image's name. Default "idemcheck-" and the target's name.
 	Name string `yaml:"name,omitempty"`
-	// Tag is the image's tag. Default DefaultImageTag.
+	// Tag is the image's tag. Default: "b" and 12 hex digits of the
+	// binary's absolute path (BinaryTag), so that two projects on one
+	// Docker engine whose targets share a name do not share an image.
 	Tag string `yaml:"tag,omitempty"`
 }
 
@@ -195,9 +211,6 @@ func (s *Section) Defaults() {
 		if b.Name == "" {
 			b.Name = DefaultImagePrefix + s.Name
 		}
-		if b.Tag == "" {
-			b.Tag = DefaultImageTag
-		}
 	}
 	if s.Ready == nil {
 		s.Ready = &section.Ready{}
@@ -225,7 +238,11 @@ func (s *Section) Spec(b *section.Builder) harness.Spec {
 		case fi.IsDir():
 			b.Errorf("build.binary", "%q is a directory; give the path of a static Linux binary", bs.Binary)
 		}
-		l.Build = &Image{Name: bs.Name, Tag: bs.Tag, Binary: binary}
+		tag := bs.Tag
+		if tag == "" {
+			tag = BinaryTag(binary)
+		}
+		l.Build = &Image{Name: bs.Name, Tag: tag, Binary: binary}
 	}
 	return Spec(s.Fields.Config(&s.Common, b), l, b.Fakes()...)
 }
