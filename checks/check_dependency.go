@@ -133,7 +133,7 @@ const keyNotCommitted = "the effect was committed but the retry did not find the
 // answer was lost, or a crash after it, and after a stalled database: its
 // retries are the broker's redeliveries of the event.
 const (
-	consumerNotCommitted = "the effect was committed but its redelivery was not recognised as processed: record the event id as processed in the transaction that writes the effect (a unique event id, or a row of processed events)"
+	consumerNotCommitted = "the effect was committed but its redelivery was not recognised as processed: record the event id as processed in the transaction that writes the effect (a unique event id, or a row of processed events; in Redis, one script or MULTI that sets the mark and writes the effect)"
 	consumerStalled      = "the broker delivered the event again while the first delivery's statements were held by the stalled database, past its ack deadline, and the second delivery acted too: claim the event id in the database before the work (a unique event id makes a second delivery wait for the first's transaction, then find its row)"
 )
 
@@ -264,22 +264,43 @@ func madeByLaterAttempts(in *record.Intent, effs []fakes.Effect) string {
 // client's (go-redis, for one, sends a command again on a new connection
 // when its connection fails). "" when no attempt did.
 func rewrittenWithin(r *record.Record, in *record.Intent, fault string) string {
-	if fault != faults.NameDepResetAfterCommit || r.Target.Caps().Redelivery {
-		// A consumer's attempt lasts until its event is acknowledged:
-		// a redelivery after a nack falls within it too.
+	if fault != faults.NameDepResetAfterCommit {
 		return ""
 	}
+	consumer := r.Target.Caps().Redelivery
 	effs := r.EffectsOf(in)
 	for _, a := range in.Attempts {
 		if a.Fault != fault || a.Burst {
 			continue
 		}
+		if consumer && deliveries(a.Broker) != 1 {
+			// A consumer's attempt lasts until its event is
+			// acknowledged: a redelivery after a nack falls within it
+			// too. Delivered once, it wrote again itself.
+			continue
+		}
 		if _, ok := twiceWithin(a, effs); !ok {
 			continue
 		}
-		return fmt.Sprintf("two of them were made within one attempt (attempt %d), the second after the database connection was reset once the first write had committed: the target wrote again itself, by a retry of its own or through its database client (go-redis sends a command again on a new connection when its connection fails, unless told not to with MaxRetries: -1); a write whose answer was lost may have been made, and writing again is safe only when the write claims the key in the same statement or transaction, so that a second one finds it", a.N)
+		who, what := "the target", "the key"
+		if consumer {
+			who, what = "the consumer, given the event once,", "the event id"
+		}
+		return fmt.Sprintf("two of them were made within one attempt (attempt %d), the second after the database connection was reset once the first write had committed: %s wrote again itself, by a retry of its own or through its database client (go-redis sends a command again on a new connection when its connection fails, unless told not to with MaxRetries: -1); a write whose answer was lost may have been made, and writing again is safe only when the write claims %s in the same statement, transaction or script, so that a second one finds it", a.N, who, what)
 	}
 	return ""
+}
+
+// deliveries counts the deliveries of the event in an attempt's broker
+// trace ("published, delivered #1 to c1, acked #1 to c1").
+func deliveries(trace string) int {
+	n := 0
+	for _, step := range strings.Split(trace, ", ") {
+		if strings.HasPrefix(step, "delivered") {
+			n++
+		}
+	}
+	return n
 }
 
 // stalledApart names the instances (sessions) that served the attempts at

@@ -37,6 +37,10 @@ func evalExactlyOnce(r *record.Record) ([]record.Finding, bool) {
 			})
 			continue
 		}
+		if f, ok := ackedBeforeEffect(r, in, effs); ok {
+			fs = append(fs, f)
+			continue
+		}
 		if !in.Acknowledged() || len(effs) > 0 || in.Role == record.RoleAfterDryRun {
 			continue
 		}
@@ -78,6 +82,42 @@ func evalExactlyOnce(r *record.Record) ([]record.Finding, bool) {
 		fs = append(fs, f)
 	}
 	return fs, applicable
+}
+
+// ackedBeforeEffect finds a consumer's event acknowledged before its
+// effect was recorded: none of its effects was there when its last
+// attempt ended with the ack (the broker had the ack; the fakes had
+// recorded nothing, or its observers, read then, found nothing), and
+// each came later (an observer read again before the run ended found
+// it). No event was lost here, but a crash between the ack and the
+// effect would lose it: the broker has nothing left to deliver again. An
+// observer that shows effects late (a replica, a search index) looks the
+// same, and the finding says so.
+func ackedBeforeEffect(r *record.Record, in *record.Intent, effs []fakes.Effect) (record.Finding, bool) {
+	if len(effs) == 0 || len(in.Attempts) == 0 || !hasBrokerTrace(in) {
+		return record.Finding{}, false
+	}
+	last := in.Attempts[len(in.Attempts)-1]
+	if last.Outcome != record.OK {
+		return record.Finding{}, false
+	}
+	observed := false
+	for _, e := range effs {
+		if e.Seq <= last.LedgerAfter {
+			return record.Finding{}, false
+		}
+		observed = observed || e.Observed
+	}
+	msg := in.Operation + ": acknowledged before its effect was recorded"
+	if in.Faulted() {
+		msg += fmt.Sprintf(" (under %s)", firstFault(in))
+	}
+	msg += fmt.Sprintf(": when the broker had the ack, %s, and %s came only later: no event was lost here, but a crash between the ack and the effect loses it, since the broker has nothing left to deliver again; what the broker did: %s. Acknowledge once the effect is recorded",
+		map[bool]string{true: "the observers, read then, found nothing", false: "nothing had been recorded"}[observed], effectIDs(effs), brokerTrace(in))
+	if observed {
+		msg += "; if the consumer already does, its observer shows effects late: give the observer a settle"
+	}
+	return record.Finding{Check: CheckExactlyOnce, Severity: record.Major, Operation: in.Operation, Fault: firstFault(in), Message: msg, Evidence: evidence(r, in)}, true
 }
 
 // unmarkedEffects finds the effects the fakes recorded while the target

@@ -176,3 +176,71 @@ func TestALostAckedEventShowsNoStatus(t *testing.T) {
 	f := onlyFinding(t, b.done(), checks.CheckExactlyOnce)
 	assert.Contains(t, f.Message, "charge: acknowledged but no side effect was recorded: the intent was lost")
 }
+
+// A consumer's event acknowledged before its effect was recorded (the
+// observer found nothing when the broker had the ack, and found the
+// effect when read again later) was not lost, and is not called lost:
+// exactly-once says that the ack came first, which a crash in between
+// would turn into a loss. An effect recorded before the ack, or a later
+// effect of a target that is not a consumer (a 202, then a job), is no
+// finding.
+func TestAConsumerThatAcknowledgesBeforeItsEffect(t *testing.T) {
+	acked := func() record.Attempt {
+		a := ok(0, "", "")
+		a.Broker = "published, delivered #1, acked #1"
+		return a
+	}
+	seen := fakes.Effect{Fake: "ledger-db", Kind: "row", Observed: true}
+	t.Run("found only after the ack", func(t *testing.T) {
+		b := consumerRec()
+		first := b.intent(plain, opCharge)
+		b.try(first, acked(), seen)
+		i := b.intent(plain, opCharge)
+		b.try(i, acked()).later(i, seen)
+		f := onlyFinding(t, b.done(), checks.CheckExactlyOnce)
+		assert.Equal(t, record.Major, f.Severity)
+		assert.Contains(t, f.Message, "charge: acknowledged before its effect was recorded: when the broker had the ack, the observers, read then, found nothing, and row row_000002 came only later: no event was lost here")
+		assert.Contains(t, f.Message, "give the observer a settle")
+		assert.NotContains(t, f.Message, "lost after")
+	})
+	t.Run("recorded before the ack", func(t *testing.T) {
+		b := consumerRec()
+		first := b.intent(plain, opCharge)
+		b.try(first, acked(), seen)
+		i := b.intent(plain, opCharge)
+		b.try(i, acked(), seen)
+		_, found := verdicts(t, b.done())
+		assert.Empty(t, found[checks.CheckExactlyOnce], describe(found[checks.CheckExactlyOnce]))
+	})
+	t.Run("not a consumer", func(t *testing.T) {
+		b := newRec()
+		first := b.intent(plain, opCharge)
+		b.try(first, ok(202, "", "job_1"), mine())
+		i := b.intent(plain, opCharge)
+		b.try(i, ok(202, "", "job_2")).later(i, mine())
+		_, found := verdicts(t, b.done())
+		assert.Empty(t, found[checks.CheckExactlyOnce], describe(found[checks.CheckExactlyOnce]))
+	})
+}
+
+// A consumer's event published under a new id with the same payload as
+// one already processed, acknowledged first and then lost to a crash
+// before its effect, was lost, not merged with the other: key.distinct
+// does not blame a payload de-duplication the consumer does not have,
+// and exactly-once names the loss and the crash.
+func TestATwinLostToACrashAfterItsAckIsNotMerged(t *testing.T) {
+	b := consumerRec()
+	i := b.intent(plain, opCharge)
+	a := ok(0, "", "")
+	a.Broker = "published, delivered #1, acked #1"
+	b.try(i, a, mine())
+	tw := b.intent(twin, opCharge, i)
+	c := under(faults.NameCrashBeforeCommit, ok(0, "", ""))
+	c.Broker = "published, delivered #1, acked #1"
+	b.try(tw, c)
+	_, found := verdicts(t, b.done())
+	assert.Empty(t, found[checks.CheckKeyDistinct], describe(found[checks.CheckKeyDistinct]))
+	if assert.Len(t, found[checks.CheckExactlyOnce], 1) {
+		assert.Contains(t, found[checks.CheckExactlyOnce][0].Message, "the intent was lost after crash-before-commit")
+	}
+}

@@ -188,14 +188,16 @@ func mergedByPayload(r *record.Record, origin, twin *record.Intent) bool {
 
 // ackedUnderItsFault reports whether in's acknowledged attempt was under
 // a downstream or dependency fault that acted: the target acknowledged
-// what the failed downstream call had not done.
+// what the failed downstream call had not done; or under a crash, as a
+// consumer that acknowledges before its effect is, killed before the
+// effect: the event was lost, not merged with another.
 func ackedUnderItsFault(in *record.Intent) bool {
 	ok := in.FirstOK()
 	if ok == nil || ok.Fault == "" || ok.NotFired {
 		return false
 	}
 	switch faults.Class(ok.FaultClass) {
-	case faults.ClassDownstream, faults.ClassDownstreamAmbiguous, faults.ClassDependency:
+	case faults.ClassDownstream, faults.ClassDownstreamAmbiguous, faults.ClassDependency, faults.ClassCrash:
 		return true
 	}
 	return false

@@ -357,6 +357,16 @@ func TestAWriteRepeatedWithinTheResetAttemptIsTheTargets(t *testing.T) {
 	f = onlyFinding(t, b.done(), checks.CheckDependencyRecovery)
 	assert.Contains(t, f.Message, "its redelivery was not recognised as processed")
 	assert.NotContains(t, f.Message, "wrote again itself")
+
+	// Delivered once, the consumer wrote again itself: its client sent
+	// the write again on a new connection. No redelivery is named.
+	b = consumerRec()
+	i = b.intent(plain, opCharge)
+	b.try(i, redeliveredUnder(faults.NameDepResetAfterCommit, "published, delivered (fetched), acked", ok(200, "", "")), row(), row())
+	f = onlyFinding(t, b.done(), checks.CheckDependencyRecovery)
+	assert.Contains(t, f.Message, "the consumer, given the event once, wrote again itself")
+	assert.Contains(t, f.Message, "claims the event id in the same statement")
+	assert.NotContains(t, f.Message, "redelivery")
 }
 
 // redeliveredUnder is a consumer's attempt under the dependency fault

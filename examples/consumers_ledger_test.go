@@ -2,6 +2,7 @@ package examples_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,4 +115,61 @@ func TestAStalledLedgerCatchesACheckThenWriteConsumer(t *testing.T) {
 	}
 	assert.Positive(t, stalled)
 	assert.Contains(t, found[0].Message, "claim the event id in the database before the work", "the cause is the check before the write")
+}
+
+// TestAnEffectBookedAfterTheAckIsNotCalledLost: a consumer that
+// acknowledges each event first, then books its row, writing again until
+// the database takes it. Under dep-refuse the row comes a few hundred
+// milliseconds after the ack, when the observer, read right after the
+// ack, had found nothing. Read again before the run ends, it finds the
+// row: exactly-once says that the event was acknowledged before its
+// effect (the flaw a crash in between turns into a loss), not that it
+// was lost.
+func TestAnEffectBookedAfterTheAckIsNotCalledLost(t *testing.T) {
+	t.Parallel()
+	if _, err := pgserver.Find(); err != nil {
+		t.Skip(err)
+	}
+	exe := refexe.Path(t)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	res, err := harness.Verify(ctx, []harness.Spec{examples.ConsumerLedgerSpec(exe, "nats", "ledger-ack-first")}, harness.WithSeed(5),
+		harness.WithFaults(&faults.DepRefuse{Window: faults.Duration(300 * time.Millisecond)}), harness.WithChecks("dependency.recovery", "exactly-once"))
+	require.NoError(t, err)
+	tr := res.Targets[0]
+	require.Empty(t, tr.Error, "the target could be tested")
+	var early []record.Finding
+	for _, f := range tr.Findings {
+		t.Logf("%s %s [%s]: %s", f.Severity, f.Check, f.Fault, f.Message)
+		assert.NotContains(t, f.Message, "the intent was lost", "every row was booked in the end")
+		if f.Check == "exactly-once" && strings.Contains(f.Message, "acknowledged before its effect was recorded") {
+			early = append(early, f)
+		}
+	}
+	require.NotEmpty(t, early, "the ack came before the row")
+	assert.Equal(t, record.Major, early[0].Severity)
+	assert.Equal(t, faults.NameDepRefuse, early[0].Fault)
+}
+
+// TestAStallIsNotTriedWhereTheBrokerWaitsForTheConsumer: Kafka leaves an
+// event with the member processing it until it gives it up, so a
+// database stalled past the ack deadline meets no second delivery:
+// dep-stall would pass a consumer that checks, then writes, having
+// tested nothing. It is not tried there, and the report says why.
+func TestAStallIsNotTriedWhereTheBrokerWaitsForTheConsumer(t *testing.T) {
+	t.Parallel()
+	if _, err := pgserver.Find(); err != nil {
+		t.Skip(err)
+	}
+	exe := refexe.Path(t)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	res, err := harness.Verify(ctx, []harness.Spec{examples.ConsumerLedgerSpec(exe, "kafka", "ledger-check-first")}, harness.WithSeed(3),
+		harness.WithFaults(&faults.DepStall{Delay: faults.Duration(time.Second)}, &faults.DepError{}), harness.WithChecks("dependency.recovery"))
+	require.NoError(t, err)
+	tr := res.Targets[0]
+	require.Empty(t, tr.Error, "the target could be tested")
+	assert.Contains(t, tr.Record.Unsupported, faults.NameDepStall)
+	assert.Contains(t, tr.Record.UnsupportedWhy[faults.NameDepStall], "kafka delivers an event to another member only once the first has given it up")
+	assert.NotContains(t, tr.Record.Unsupported, faults.NameDepError, "the other dependency faults are tried")
 }

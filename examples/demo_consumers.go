@@ -86,8 +86,9 @@ func ConsumerSpec(exe, broker, profile string, extra ...string) harness.Spec {
 }
 
 // ConsumerLedgerSpec is the harness spec of the reference consumer with a
-// ledger profile ("ledger", "ledger-plain", "ledger-check-first") on
-// broker, started from exe, its configuration changed by adjust:
+// ledger profile ("ledger", "ledger-plain", "ledger-check-first",
+// "ledger-ack-first") on broker, started from exe, its configuration
+// changed by adjust:
 // it books each event as a row of a throwaway PostgreSQL database declared
 // as its dependency (the consumer is handed the proxy's URL,
 // {{deps.db.url}}, so that the dependency faults act on its connection),

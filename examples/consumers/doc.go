@@ -62,6 +62,12 @@
 //
 // none: every delivery charges, without a key.
 //
+// The ledger profiles book each event as a row of their own PostgreSQL
+// database (--db) instead of a charge: ledger (the row and its
+// de-duplication in one statement), ledger-plain (a row per delivery),
+// ledger-check-first (a look-up, then the insert) and ledger-ack-first
+// (the ack, then the row, written again until the database takes it).
+//
 // high-water-mark (de-duplicates by sequence number, not by id): a
 // durable high-water mark per entity in --state DIR (the highest
 // Event-Seq charged for the Event-Entity header), and the key downstream.

@@ -116,6 +116,44 @@ func newLedgerCheckFirst(d deps) (handler, error) {
 	}, nil
 }
 
+// newLedgerAckFirst (the flaw: the ack before the effect): the delivery
+// is acknowledged as soon as it arrives, then its row is booked (event_id
+// unique), the write tried again until it succeeds. Nothing is lost while
+// the consumer lives, but the row comes after the ack: a crash in
+// between loses the event, and a database that refuses it for a while
+// leaves the event acknowledged and not yet booked.
+func newLedgerAckFirst(d deps) (handler, error) {
+	l, err := d.ledger(true)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, dl delivery) outcome {
+		if err := dl.ackNow(ctx); err != nil {
+			d.logf("event %s: ack: %v; will retry", dl.eventID, err)
+			return retry
+		}
+		deadline := time.Now().Add(ledgerTimeout)
+		for {
+			err := l.book(ctx, dl.eventID, parseCharge(dl.payload))
+			if err == nil {
+				return acked
+			}
+			if ctx.Err() != nil || time.Now().After(deadline) {
+				d.logf("event %s: ledger: %v; lost (already acknowledged)", dl.eventID, err)
+				return acked
+			}
+			d.logf("event %s: ledger: %v; trying again", dl.eventID, err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(ledgerRetry):
+			}
+		}
+	}, nil
+}
+
+// ledgerRetry is how long ledger-ack-first waits before it writes again.
+const ledgerRetry = 50 * time.Millisecond
+
 func newBooking(d deps, unique bool) (handler, error) {
 	l, err := d.ledger(unique)
 	if err != nil {

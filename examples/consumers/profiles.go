@@ -66,6 +66,7 @@ var profiles = map[string]func(deps) (handler, error){
 	"ledger":             newLedger,
 	"ledger-plain":       newLedgerPlain,
 	"ledger-check-first": newLedgerCheckFirst,
+	"ledger-ack-first":   newLedgerAckFirst,
 }
 
 // headerSeq is the header (Redis: field) with the event's number within

@@ -98,8 +98,7 @@ func support(b brokers.Broker, f *Fault) (bool, string) {
 	case NameLateAck:
 		return need(b, caps, brokers.DelayAck)
 	case NameSlowConsumer:
-		switch b.Name() {
-		case "nats", "rabbitmq":
+		if redeliversSlow(b) {
 			return true, ""
 		}
 		return false, fmt.Sprintf("%s delivers an event to another member only once the first has given it up (a claim, a rebalance): see broker-rebalance and broker-lost-ack", b.Name())
@@ -109,6 +108,20 @@ func support(b brokers.Broker, f *Fault) (bool, string) {
 		return true, ""
 	}
 	return false, "unknown redelivery fault"
+}
+
+// redeliversSlow says whether b delivers an event again, to the same
+// consumer or another, once its ack deadline passes while the first
+// delivery is still being processed (NATS JetStream, RabbitMQ): a slow
+// consumer (broker-slow-consumer, dep-stall) then meets a second
+// delivery. Kafka and Redis streams leave the event with its consumer
+// until it gives it up.
+func redeliversSlow(b brokers.Broker) bool {
+	switch b.Name() {
+	case "nats", "rabbitmq":
+		return true
+	}
+	return false
 }
 
 func need(b brokers.Broker, caps brokers.Capabilities, k brokers.FaultKind) (bool, string) {

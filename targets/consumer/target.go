@@ -319,6 +319,11 @@ func (t *Target) DisruptedBy(f faults.Fault) bool {
 // WhyUnsupported implements harness.FaultExplainer.
 func (t *Target) WhyUnsupported(f faults.Fault) string {
 	switch x := f.(type) {
+	case faults.DependencyFault:
+		if f.Name() == faults.NameDepStall && !redeliversSlow(t.broker) {
+			return fmt.Sprintf("it holds the consumer's statements past the ack deadline so that the broker delivers the event again meanwhile, and %s delivers an event to another member only once the first has given it up (a claim, a rebalance): nothing would meet the held statements; see broker-rebalance and crash-after-commit", t.broker.Name())
+		}
+		return ""
 	case *Fault:
 		if ok, why := support(t.broker, x); !ok {
 			return why

@@ -7,11 +7,13 @@ import (
 	"github.com/idemcheck/idemcheck/record"
 )
 
-// A target may answer first and act in the background (202, then a job):
-// its last intents' effects come after its last answer. Before the run's
-// effects are read for the last time, a run with an acknowledged intent
-// still without its effect waits for the fakes to fall quiet, so that an
-// effect on its way is counted, not called lost.
+// A target may answer first and act in the background (202, then a job;
+// a consumer that acknowledges, then writes): its intents' effects come
+// after its answer. Before the run's effects are read for the last time,
+// a run with an acknowledged intent still without its effect waits for
+// the fakes to fall quiet, and asks its observers again for that
+// intent's effects, so that an effect on its way, or one its observer
+// read too early to see, is counted, not called lost.
 const (
 	// backgroundQuiet is how long the fakes must record nothing new.
 	backgroundQuiet = 300 * time.Millisecond
@@ -36,6 +38,10 @@ func (r *runner) settleBackground() {
 		}
 	}(r.ledger.LastSeq())
 	r.probing("waiting for effects made in the background")
+	until := time.Now().Add(backgroundBound)
+	if r.observeMissing(until) && !missingEffect(r.rec.Intents, r.ledger.Effects()) {
+		return
+	}
 	fresh := make(chan struct{}, 1)
 	cancel := r.ledger.Observe(func(fakes.Effect) {
 		select {
@@ -44,7 +50,7 @@ func (r *runner) settleBackground() {
 		}
 	})
 	defer cancel()
-	bound := time.NewTimer(backgroundBound)
+	bound := time.NewTimer(time.Until(until))
 	defer bound.Stop()
 	quiet := time.NewTimer(backgroundQuiet)
 	defer quiet.Stop()
@@ -55,6 +61,13 @@ func (r *runner) settleBackground() {
 		case <-bound.C:
 			return
 		case <-quiet.C:
+			if before := r.ledger.LastSeq(); r.observeMissing(until) && r.ledger.LastSeq() > before {
+				if !missingEffect(r.rec.Intents, r.ledger.Effects()) {
+					return
+				}
+				quiet.Reset(backgroundQuiet)
+				continue
+			}
 			return
 		case <-fresh:
 			if !missingEffect(r.rec.Intents, r.ledger.Effects()) {
@@ -65,25 +78,60 @@ func (r *runner) settleBackground() {
 	}
 }
 
-// missingEffect says whether one of intents is mutating, acknowledged and
-// without an effect among effects, as exactly-once may call lost: a plain
-// intent, one without a key, a burst, or a twin (another key for the same
-// request); a dry run, a rejected payload, a filler rightly have none.
-func missingEffect(intents []record.Intent, effects []fakes.Effect) bool {
+// observeMissing asks the observers again for the effects of every
+// intent that missingEffect would name, and says whether it asked. An
+// observer read once right after an intent's answer finds nothing of an
+// effect made after it (a consumer that acknowledges, then writes); read
+// again now, it does. Observers that attribute by delta are not asked:
+// the change they would see now is no intent's alone. It asks for no
+// more intents once until has passed.
+func (r *runner) observeMissing(until time.Time) bool {
+	if len(r.inst.Observers) == 0 || r.serial() || r.fatal != nil {
+		return false
+	}
+	seen := seenMarkers(r.ledger.Effects())
+	asked := false
+	for i := range r.rec.Intents {
+		in := &r.rec.Intents[i]
+		if mayMiss(in) && !seen[in.Marker] && time.Now().Before(until) && r.s.ctx.Err() == nil {
+			r.observe(in.Marker)
+			asked = true
+		}
+	}
+	return asked
+}
+
+// seenMarkers are the markers effects carry.
+func seenMarkers(effects []fakes.Effect) map[string]bool {
 	seen := map[string]bool{}
 	for _, e := range effects {
 		for _, m := range e.Markers {
 			seen[m] = true
 		}
 	}
+	return seen
+}
+
+// mayMiss says whether in is an intent exactly-once may call lost when
+// it has no effect: a mutating, acknowledged plain intent, one without a
+// key, a burst, or a twin (another key for the same request); a dry
+// run, a rejected payload, a filler rightly have none.
+func mayMiss(in *record.Intent) bool {
+	switch in.Role {
+	case record.RolePlain, record.RoleNoKey, record.RoleBurst, record.RoleTwin:
+		return in.Mutating && in.Acknowledged()
+	}
+	return false
+}
+
+// missingEffect says whether one of intents is mutating, acknowledged and
+// without an effect among effects, as exactly-once may call lost: a plain
+// intent, one without a key, a burst, or a twin (another key for the same
+// request); a dry run, a rejected payload, a filler rightly have none.
+func missingEffect(intents []record.Intent, effects []fakes.Effect) bool {
+	seen := seenMarkers(effects)
 	for i := range intents {
-		in := &intents[i]
-		switch in.Role {
-		case record.RolePlain, record.RoleNoKey, record.RoleBurst, record.RoleTwin:
-		default:
-			continue
-		}
-		if in.Mutating && !seen[in.Marker] && in.Acknowledged() {
+		if mayMiss(&intents[i]) && !seen[intents[i].Marker] {
 			return true
 		}
 	}

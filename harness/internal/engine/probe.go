@@ -264,7 +264,12 @@ func (r *runner) unsupported(f faults.Fault) string {
 		return why
 	}
 	if _, ok := f.(faults.DependencyFault); ok {
-		return "" // the dependency's proxy acts, whatever the adapter
+		// The dependency's proxy acts, whatever the adapter; the target
+		// may still say that what the fault is for cannot happen there.
+		if e, ok := r.target().(FaultExplainer); ok {
+			return e.WhyUnsupported(f)
+		}
+		return ""
 	}
 	if _, ok := f.(faults.RedeliveryFault); ok && !r.rec.Target.Caps().Redelivery {
 		// Before any other reason: one that also kills (a batch's crash)
