@@ -251,7 +251,7 @@ func TestReplaysWithNoIdentityAreSaidToBeComparedByStatus(t *testing.T) {
 			list = append(list, results[c.ID])
 		}
 		said := false
-		for _, u := range checks.NotExamined(rec, list) {
+		for _, u := range checks.NotExamined(rec, list, nil) {
 			said = said || (u.Check == checks.CheckReplayConsistent && strings.Contains(u.Reason, "compared by their status alone"))
 		}
 		assert.Equal(t, !withID, said, "identity %q", id)

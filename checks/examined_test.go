@@ -158,7 +158,7 @@ func TestAFaultMetByAFinalRefusalIsNotExamined(t *testing.T) {
 			list = append(list, results[c.ID])
 		}
 		var got []record.Unexamined
-		for _, u := range checks.NotExamined(rec, list) {
+		for _, u := range checks.NotExamined(rec, list, nil) {
 			if u.Check == checks.CheckDependencyRecovery {
 				got = append(got, u)
 			}
@@ -203,12 +203,37 @@ func TestAFaultMetByAFinalRefusalIsNotExamined(t *testing.T) {
 		for _, c := range checks.Checks() {
 			list = append(list, results[c.ID])
 		}
-		for _, u := range checks.NotExamined(b.done(), list) {
+		var all []record.Finding
+		for _, fs := range found {
+			all = append(all, fs...)
+		}
+		for _, u := range checks.NotExamined(b.done(), list, all) {
 			assert.NotEqual(t, record.CauseRefused, u.Cause, u.String())
 			if u.Check == checks.CheckDependencyRecovery {
 				assert.Equal(t, record.CauseDisabled, u.Cause)
 			}
 		}
+	})
+	t.Run("a check failed by another fault still lists the refused one", func(t *testing.T) {
+		b := newRec()
+		refused(b)
+		i := b.intent(plain, opCharge)
+		b.try(i, under(faults.NameDepStall, unknown(0)), mine()).try(i, ok(201, "created", "ord_2"), mine())
+		results, found := verdicts(t, b.done())
+		require.Len(t, found[checks.CheckDependencyRecovery], 1, "the stall's duplicate")
+		require.Equal(t, faults.NameDepStall, found[checks.CheckDependencyRecovery][0].Fault)
+		var list []record.CheckResult
+		for _, c := range checks.Checks() {
+			list = append(list, results[c.ID])
+		}
+		var got []record.Unexamined
+		for _, u := range checks.NotExamined(b.done(), list, found[checks.CheckDependencyRecovery]) {
+			if u.Cause == record.CauseRefused {
+				got = append(got, u)
+			}
+		}
+		require.Len(t, got, 1, "dep-error was met by a refusal, whatever dep-stall found")
+		assert.Equal(t, "dependency.recovery at charge under dep-error", got[0].Subject())
 	})
 	t.Run("a command-line tool is told its exit codes", func(t *testing.T) {
 		b := newRec()
@@ -231,7 +256,7 @@ func TestAFaultMetByAFinalRefusalIsNotExamined(t *testing.T) {
 		for _, c := range checks.Checks() {
 			list = append(list, results[c.ID])
 		}
-		for _, u := range checks.NotExamined(b.done(), list) {
+		for _, u := range checks.NotExamined(b.done(), list, nil) {
 			assert.NotEqual(t, record.CauseRefused, u.Cause, u.String())
 		}
 	})

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/faults"
@@ -24,27 +25,36 @@ var unable = map[string]func(record.Capabilities) string{
 }
 
 // NotExamined returns what the run recorded in rec did not examine, given
-// the verdicts of its checks: what the engine recorded as it ran (faults
-// it could not inject, faults armed that never fired), the faults whose
-// attempt was answered with a final refusal and never retried
-// (record.CauseRefused), then every check
+// the verdicts of its checks and their findings: what the engine
+// recorded as it ran (faults it could not inject, faults armed that
+// never fired), the faults whose attempt was answered with a final
+// refusal and never retried (record.CauseRefused), then every check
 // that applies to the target but was skipped, with its note as the
 // reason. Checks that do not apply to the target's kind or conventions
 // are not listed: they have nothing to examine in any run.
-func NotExamined(rec *record.Record, results []record.CheckResult) []record.Unexamined {
+func NotExamined(rec *record.Record, results []record.CheckResult, findings []record.Finding) []record.Unexamined {
 	if rec == nil {
 		return nil
 	}
 	out := append([]record.Unexamined(nil), rec.Unexamined...)
-	// A fault met by a final refusal is listed for a check that found
-	// nothing: one with a finding has said what the refusal showed (an
-	// intent that never succeeded), one left out was not run at all.
+	// A fault met by a final refusal is listed unless a finding of its
+	// check at its operation, under that fault, has said what the
+	// refusal showed (an intent that never succeeded): a check failed by
+	// another fault has not examined this one. One left out was not run
+	// at all.
 	refused := refusedFaults(rec)
 	for _, r := range results {
-		if r.Status == record.StatusFail || r.Note == "disabled" {
+		if r.Note == "disabled" {
 			continue
 		}
-		out = append(out, refused[r.ID]...)
+		for _, u := range refused[r.ID] {
+			if r.Status == record.StatusFail && slices.ContainsFunc(findings, func(f record.Finding) bool {
+				return f.Check == u.Check && f.Operation == u.Operation && f.Fault == u.Fault
+			}) {
+				continue
+			}
+			out = append(out, u)
+		}
 	}
 	if u, ok := identityUnseen(rec, results); ok {
 		out = append(out, u)

@@ -88,7 +88,7 @@ func Score(tr *record.TargetResult) {
 			tr.Score.Reason += "; also by " + strings.Join(more, ", ")
 		}
 	}
-	tr.NotExamined = NotExamined(rec, tr.Checks)
+	tr.NotExamined = NotExamined(rec, tr.Checks, tr.Findings)
 	tr.Coverage = rec.Coverage()
 	if s := record.LimitsSummary(tr.NotExamined); s != "" && tr.Score.Level > 0 && !tr.Score.Partial {
 		// What was not examined could have found what lowers the score:
