@@ -63,6 +63,12 @@ type Options struct {
 	// minHold, set by a Spec's options, is the least a fault that holds
 	// the spec's target's work holds it (WithMinHold).
 	minHold time.Duration
+	// kindBurst and kindBursts, set by a Spec's options, replace the
+	// default burst size and count for the spec's target
+	// (WithKindBursts); burstSet and burstsSet say that the run set its
+	// own (WithBurst, WithBursts), which they do not replace.
+	kindBurst, kindBursts int
+	burstSet, burstsSet   bool
 	// MaxAttempts bounds the attempts at one intent.
 	MaxAttempts int
 	// Backoff is the first wait before retrying a 409, 425 or 429, or
@@ -211,10 +217,20 @@ func WithMaxAttempts(n int) Option { return func(o *Options) { o.MaxAttempts = n
 func WithStuckWait(d time.Duration) Option { return func(o *Options) { o.StuckWait = d } }
 
 // WithBurst sets how many copies a burst sends.
-func WithBurst(n int) Option { return func(o *Options) { o.Burst = n } }
+func WithBurst(n int) Option { return func(o *Options) { o.Burst, o.burstSet = n, n > 0 } }
 
 // WithBursts sets how many bursts are sent per mutating operation.
-func WithBursts(n int) Option { return func(o *Options) { o.Bursts = n } }
+func WithBursts(n int) Option { return func(o *Options) { o.Bursts, o.burstsSet = n, n > 0 } }
+
+// WithKindBursts, among a Spec's Options, sets its target's bursts
+// (size copies, count bursts per mutating operation; 0 keeps the
+// default) where the run left them to the default: a queue consumer's
+// copies are publishes each waited for until acknowledged, and a few
+// show its races as well as many. A run that sets its own (WithBurst,
+// WithBursts, a configuration's bursts: or retry.burst) keeps them.
+func WithKindBursts(size, count int) Option {
+	return func(o *Options) { o.kindBurst, o.kindBursts = size, count }
+}
 
 // WithTrials runs n generated trials per target after the probes.
 func WithTrials(n int) Option { return func(o *Options) { o.Trials = n } }
@@ -347,6 +363,12 @@ func (o Options) forTarget(spec Spec) Options {
 			t.Faults = append(slices.Clone(t.Faults), DependencyFaults()...)
 		}
 		t.defaultFaults = false
+	}
+	if t.kindBurst > 0 && !o.burstSet {
+		t.Burst = t.kindBurst
+	}
+	if t.kindBursts > 0 && !o.burstsSet {
+		t.Bursts = t.kindBursts
 	}
 	if t.minHold > 0 {
 		fs := slices.Clone(t.Faults)

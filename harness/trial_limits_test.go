@@ -65,3 +65,14 @@ func TestKindFaultsReplaceOnlyTheDefaults(t *testing.T) {
 	assert.Equal(t, []string{faults.NameReset}, plain.Faults[:1], "a kind without faults of its own takes the run's defaults")
 	assert.Contains(t, plain.Faults, faults.NameDepStall)
 }
+
+// A kind's own bursts (WithKindBursts: a consumer's few copies, each
+// waited for until acknowledged) replace only the defaults: a run that
+// sets its burst size (a configuration's retry.burst or bursts.size)
+// keeps it for every target.
+func TestKindBurstsReplaceOnlyTheDefaults(t *testing.T) {
+	kind := harness.Spec{Name: "consumer", Options: []harness.Option{harness.WithKindBursts(4, 2)}}
+	assert.Equal(t, 4, harness.TrialLimits(kind).Burst, "the kind's own, where the run set none")
+	assert.Equal(t, 12, harness.TrialLimits(kind, harness.WithBurst(12)).Burst, "the run's own")
+	assert.Equal(t, harness.DefaultBurst, harness.TrialLimits(harness.Spec{Name: "api"}).Burst)
+}

@@ -149,14 +149,22 @@ func Spec(cfg Config, launch *Launch, fks ...harness.FakeStarter) harness.Spec {
 			return start(ctx, cfg, *launch, env)
 		},
 		// A burst is a publish per copy, each waited for until acknowledged:
-		// a few copies show concurrent redeliveries as well as many.
-		// A stalled database holds a delivery's statements past the ack
-		// deadline, so that the broker's redelivery meets them held.
-		Options: []harness.Option{harness.WithKindFaults(Faults()...), harness.WithBurst(4), harness.WithBursts(2),
+		// a few copies show concurrent redeliveries as well as many (a
+		// run's own bursts: or retry.burst is kept). A stalled database
+		// holds a delivery's statements past the ack deadline, so that
+		// the broker's redelivery meets them held.
+		Options: []harness.Option{harness.WithKindFaults(Faults()...), harness.WithKindBursts(DefaultBurst, DefaultBursts),
 			harness.WithMinHold(StallHold(cfg.AckWait))},
 		Isolated: true,
 	}
 }
+
+// A consumer's bursts where the run sets none: DefaultBursts bursts of
+// DefaultBurst copies per operation.
+const (
+	DefaultBurst  = 4
+	DefaultBursts = 2
+)
 
 // StallHold is the least a fault that holds a consumer's work (dep-stall)
 // holds each statement when the broker redelivers after ackWait (zero:
