@@ -380,7 +380,8 @@ func TestTrialsAreSavedAndReplayed(t *testing.T) {
 	doc := strings.ReplaceAll(readFile(t, saved), `"target": "bounded-keys"`, `"target": "correct"`)
 	fixedSaved := filepath.Join(t.TempDir(), "failing-trials.json")
 	require.NoError(t, os.WriteFile(fixedSaved, []byte(doc), 0o644))
-	code, _, errs = runCLI(t, ctx, "replay", "-c", fixed, fixedSaved)
+	// Its flags may follow the file (TestFlagsAfterTheFile).
+	code, _, errs = runCLI(t, ctx, "replay", fixedSaved, "-c", fixed, "--seed", "3")
 	require.Equal(t, exitOK, code, errs)
 	assert.Contains(t, errs, "passes now: fixed")
 

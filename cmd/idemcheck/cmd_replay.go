@@ -28,13 +28,17 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// The verdict is the saved trials', not a score's: no --min-score.
 	c.noMinScore = true
 	c.register(fset)
-	if err := fset.Parse(args); err != nil {
+	files, err := parseInterspersed(fset, args)
+	if err != nil {
 		return flagError(fset, err, stdout)
 	}
-	if fset.NArg() != 1 {
-		return usageErr("replay: usage: idemcheck replay [-c FILE] TRIALS.json")
+	switch {
+	case len(files) == 0:
+		return usageErr("replay: give the TRIALS.json to run again (the %s that run --out DIR writes): idemcheck replay [-c FILE] [flags] TRIALS.json", failingTrialsFile)
+	case len(files) > 1:
+		return usageErr("replay: one TRIALS.json at a time, not %d (%s): idemcheck replay [-c FILE] [flags] TRIALS.json", len(files), strings.Join(files, " "))
 	}
-	var err error
+	trials := files[0]
 	if path, err = resolveConfig("replay", path); err != nil {
 		return err
 	}
@@ -47,9 +51,9 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer unlock()
-	saved, err := scenarios.Load(fset.Arg(0))
+	saved, err := scenarios.Load(trials)
 	if errors.Is(err, fs.ErrNotExist) {
-		return usageErr("replay: %s does not exist (run with --out DIR writes DIR/%s when a trial fails)", fset.Arg(0), failingTrialsFile)
+		return usageErr("replay: %s does not exist (run with --out DIR writes DIR/%s when a trial fails)", trials, failingTrialsFile)
 	}
 	if err != nil {
 		return usageErr("replay: %v", err)

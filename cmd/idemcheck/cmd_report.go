@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -73,26 +72,6 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		gateNote(stderr, merged)
 	}
 	return err
-}
-
-// parseInterspersed parses flags that may come after the file names too
-// (report RESULT.json --min-score 2); a "--" ends the flags.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if consumed := args[:len(args)-len(rest)]; len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
 }
 
 // maxResultBytes bounds a result file idemcheck report reads: far above

@@ -9,10 +9,11 @@
 //	idemcheck replay [-c FILE] TRIALS   # run saved failing trials again
 //	idemcheck fakes                     # the fakes alone, to point a tool at by hand
 //	idemcheck init -- ./tool            # a starter configuration for a CLI tool
-//	idemcheck version                   # the module version it was built as
+//	idemcheck version                   # its version, the one its reports record
 //
 // Every command's -h or --help (or idemcheck help COMMAND) prints its usage
-// and flags and exits 0.
+// and flags and exits 0. The flags of replay and report may come after
+// their files too (idemcheck replay TRIALS --seed 3); a -- ends them.
 //
 // Exit codes: 0 every target met the gate (--min-score, default 3 for run
 // and report, 0 for the demo; no critical finding; with --baseline, nothing

@@ -26,6 +26,30 @@ func newFlagSet(name string) *flag.FlagSet {
 	return fs
 }
 
+// parseInterspersed parses the flags of a command that takes files
+// (replay TRIALS.json, report RESULT.json…) wherever they are, before the
+// files or after them (report RESULT.json --min-score 2, replay
+// TRIALS.json --seed 3): Go's flag package alone stops at the first
+// argument that is not a flag. A "--" ends the flags (a file named like
+// one: report -- -odd.json). It returns the files, in order.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if consumed := args[:len(args)-len(rest)]; len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
 // errHelp is the answer to -h or --help once the help is printed: run
 // exits 0 on it and prints nothing more.
 var errHelp = &exitError{code: exitOK, err: flag.ErrHelp}

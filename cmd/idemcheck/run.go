@@ -29,7 +29,8 @@ Usage:
         failing trials are kept in DIR/failing-trials.json and run again
         first next time; with --only, only those checks' probes run (no
         trials unless --trials is given) and the score is partial
-  idemcheck replay [-c FILE] TRIALS.json
+  idemcheck replay [-c FILE] [--format F,…] [--out DIR] [--seed N]
+                   [--quiet] TRIALS.json
         run saved failing trials again and say whether they still fail: exit
         1 while one does, 0 once they all pass (the probes run too, and are
         reported, but the verdict is the saved trials')
@@ -59,6 +60,9 @@ Usage:
         print idemcheck's version (also: idemcheck --version)
   idemcheck help [COMMAND]
         print this help, or a command's (also: idemcheck COMMAND --help)
+
+Flags may come before or after the files of replay and report (idemcheck
+replay TRIALS.json --seed 3); a -- ends them (idemcheck report -- -x.json).
 
 Formats (--format, comma-separated; the first goes to stdout; with --out DIR
 each goes to its file, and the raw result to DIR/result.json):

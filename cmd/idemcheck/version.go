@@ -9,8 +9,10 @@ import (
 // modulePath is idemcheck's module.
 const modulePath = "github.com/idemcheck/idemcheck"
 
-// devVersion is the version the reports record when the build does not
-// say (a build from a checkout rather than go install module@version).
+// devVersion is idemcheck's version when the build does not say which
+// (a build from a checkout rather than go install module@version, whose
+// module version is "(devel)"): what idemcheck version prints and every
+// report records then.
 const devVersion = "0.1.0-dev"
 
 // buildInfo is what the binary knows of how it was built.
@@ -70,29 +72,32 @@ func readBuildInfo() buildInfo {
 // (go install …@latest, @v1.2.3, or a pseudo-version).
 func (b buildInfo) released() bool { return b.Version != "" && b.Version != "(devel)" }
 
-// version is idemcheck's version as the reports record it: the module
+// version is the version of the idemcheck built as b: the module
 // version it was built as, else devVersion.
-func version() string {
-	if b := readBuildInfo(); b.released() {
+func (b buildInfo) version() string {
+	if b.released() {
 		return b.Version
 	}
 	return devVersion
 }
 
-// versionText says which idemcheck this is, for idemcheck version: the
-// module version, or, for a build from a checkout, that it is one and at
-// which revision.
+// version is this idemcheck's version, the one idemcheck version prints
+// and every report records (record.Meta.Version).
+func version() string { return readBuildInfo().version() }
+
+// versionText says which idemcheck this is, for idemcheck version: its
+// version (b.version, as the reports say it), and, for a build from a
+// checkout, that it is one and at which revision.
 func versionText(b buildInfo) string {
-	var s string
+	s := "idemcheck " + b.version()
 	switch {
 	case b.released():
-		s = "idemcheck " + b.Version
 	case b.Revision != "":
 		rev := b.Revision
 		if len(rev) > 12 {
 			rev = rev[:12]
 		}
-		s = "idemcheck (devel), built from a checkout at revision " + rev
+		s += ", built from a checkout at revision " + rev
 		if b.Time != "" {
 			s += " (" + b.Time + ")"
 		}
@@ -100,7 +105,7 @@ func versionText(b buildInfo) string {
 			s += " with uncommitted changes"
 		}
 	default:
-		s = "idemcheck (devel), built from a checkout without version control information"
+		s += ", built from a checkout without version control information"
 	}
 	if b.Go != "" {
 		s += ", " + b.Go

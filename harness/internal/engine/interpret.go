@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checks"
@@ -35,6 +34,56 @@ type probeRun struct {
 	// retried says which intents (by index in the record) a step retried
 	// already.
 	retried map[int]bool
+	// others is how many keys other than its first the probe sends (for
+	// retry.late's, late_keys), when it sends fillers, else 0; othersSent
+	// is how many of them it has sent so far, in every run of fillers
+	// and alone: the progress line counts them (fillersLabel). firstKey is
+	// the step of the probe's first key, which is not one of them.
+	others, othersSent, firstKey int
+}
+
+// sendsKey says whether step s sends a key of its own, one no step
+// before it sent (a fresh-keyed intent).
+func sendsKey(s checks.Step) bool {
+	return s.Pause == 0 && !s.Again && s.KeyFrom < 0 && !s.NoKey
+}
+
+// countOthers sets pr.others and pr.firstKey from the probe's steps: the
+// steps that send a key of their own, the first excepted, when one of
+// them is a filler; none otherwise.
+func (pr *probeRun) countOthers() {
+	pr.firstKey = -1
+	fillers := false
+	for i, s := range pr.p.Steps {
+		if !sendsKey(s) {
+			continue
+		}
+		if pr.firstKey < 0 {
+			pr.firstKey = i
+		} else {
+			pr.others++
+		}
+		fillers = fillers || s.Role == record.RoleFiller
+	}
+	if !fillers {
+		pr.others = 0
+	}
+}
+
+// isOther says whether step i sends one of the probe's other keys
+// (probeRun.others).
+func (pr *probeRun) isOther(i int) bool {
+	return pr.others > 0 && i != pr.firstKey && sendsKey(pr.p.Steps[i])
+}
+
+// sentOthers counts n more of the probe's other keys sent, and says so on
+// the progress line.
+func (r *runner) sentOthers(pr *probeRun, n int) {
+	if n == 0 {
+		return
+	}
+	pr.othersSent += n
+	r.probing(fillersLabel(probeLabel(pr.p), pr.othersSent, pr.others))
 }
 
 // add records the intent a step made or retried, at index at of the record.
@@ -59,6 +108,7 @@ func (pr *probeRun) label(s checks.Step) string {
 func (r *runner) runProbe(info record.TargetInfo, p checks.Probe, serves []string, firstID int) *probeRun {
 	pr := &probeRun{p: p, serves: serves, first: firstID, made: make([]*record.Intent, 0, len(p.Steps)), at: make([]int, 0, len(p.Steps)),
 		pausedAt: map[int]time.Duration{}, retried: map[int]bool{}}
+	pr.countOthers()
 	tail := min(max(p.Tail, 0), len(p.Steps))
 	r.runSteps(info, pr, 0, len(p.Steps)-tail)
 	if p.Reversed {
@@ -119,9 +169,19 @@ func (r *runner) runSteps(info record.TargetInfo, pr *probeRun, from, to int) {
 				r.perform(&in, s)
 				r.rec.Intents = append(r.rec.Intents, in)
 				pr.add(&r.rec.Intents[len(r.rec.Intents)-1], len(r.rec.Intents)-1)
+				if pr.isOther(i) {
+					r.sentOthers(pr, 1)
+				}
 			}
 		} else {
 			r.runGroup(info, pr, i, end)
+			others := 0
+			for k := i; k < end; k++ {
+				if pr.isOther(k) {
+					others++
+				}
+			}
+			r.sentOthers(pr, others)
 		}
 		i = end
 	}
@@ -381,13 +441,16 @@ func (r *runner) runFillers(info record.TargetInfo, pr *probeRun, from, to int) 
 		r.rec.Intents = append(r.rec.Intents, in)
 	}
 	ins := r.rec.Intents[base:]
-	work := make(chan *record.Intent)
+	work := make(chan int) // the index in ins
 	var wg sync.WaitGroup
-	// The progress line counts them: a run of eighty calls of a slow
-	// tool takes a while.
-	var sent atomic.Int64
+	// The progress line counts them, with the probe's other keys sent
+	// before this run (a late retry sends its others in several runs): a
+	// run of eighty calls of a slow tool takes a while. The count is said
+	// under mu, so that a smaller one never follows a larger one.
+	var mu sync.Mutex
+	sent := 0
 	label := probeLabel(pr.p)
-	say := func() { r.probing(fillersLabel(label, int(sent.Load()), len(ins))) }
+	say := func() { r.probing(fillersLabel(label, pr.othersSent+sent, pr.others)) }
 	say()
 	workers := fillerWorkers
 	if c, ok := r.target().(Concurrent); ok && c.Concurrency() > 0 {
@@ -397,15 +460,20 @@ func (r *runner) runFillers(info record.TargetInfo, pr *probeRun, from, to int) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for in := range work {
+			for k := range work {
+				in := &ins[k]
 				id := fmt.Sprintf("%s-%d-1", r.runID[:8], in.ID)
 				a := record.Attempt{N: 1, ID: id, LedgerBefore: r.ledger.LastSeq(), Start: time.Now(), Incarnation: r.restarts + 1}
 				r.attempted()
 				a.Reply = r.target().Call(r.s.ctx, record.Call{ID: id, Operation: in.Operation, Key: in.Key, Marker: in.Marker, Inputs: in.Inputs})
 				a.End, a.LedgerAfter = time.Now(), r.ledger.LastSeq()
 				in.Attempts = append(in.Attempts, a)
-				sent.Add(1)
-				say()
+				if pr.isOther(from + k) {
+					mu.Lock()
+					sent++
+					say()
+					mu.Unlock()
+				}
 			}
 		}()
 	}
@@ -413,10 +481,11 @@ func (r *runner) runFillers(info record.TargetInfo, pr *probeRun, from, to int) 
 		if r.s.ctx.Err() != nil {
 			break
 		}
-		work <- &ins[k]
+		work <- k
 	}
 	close(work)
 	wg.Wait()
+	pr.othersSent += sent
 	for k := range ins {
 		if len(ins[k].Attempts) > 0 && r.observe(ins[k].Marker) {
 			ins[k].Attempts[0].LedgerAfter = r.ledger.LastSeq()
@@ -427,9 +496,10 @@ func (r *runner) runFillers(info record.TargetInfo, pr *probeRun, from, to int) 
 	}
 }
 
-// fillersLabel is what the progress line says of a probe while its run
-// of filler intents is sent: "late retry on charge: 12 of 24 other keys
-// sent".
+// fillersLabel is what the progress line says of a probe that sends
+// fillers while, and once, it sends its other keys (probeRun.others): how
+// many of them it has sent so far, in all its runs of fillers and alone,
+// out of all it sends: "late retry on charge: 12 of 80 other keys sent".
 func fillersLabel(probe string, sent, total int) string {
 	return fmt.Sprintf("%s: %d of %d other keys sent", probe, sent, total)
 }
