@@ -3,6 +3,7 @@ package examples_test
 import (
 	"context"
 	"net"
+	"slices"
 	"testing"
 	"time"
 
@@ -17,16 +18,20 @@ import (
 )
 
 // pgpayCases are the payments service's profiles, the score each is
-// built for and exactly the checks its flaw fails.
+// built for and exactly the checks its flaw fails, besides those it may
+// fail too (short-lease's lease is outlived by a copy of a burst that a
+// loaded machine holds longer than it: a true duplicate, only not one
+// every run meets).
 var pgpayCases = []struct {
 	profile string
 	score   int
 	failing []string
+	mayFail []string
 }{
-	{"correct", 3, nil},
-	{"any-status", 1, []string{"dependency.recovery"}},
-	{"short-lease", 0, []string{"dependency.recovery"}},
-	{"reply-after-commit", 0, []string{"concurrent.duplicates", "crash.recovery", "dependency.recovery"}},
+	{"correct", 3, nil, nil},
+	{"any-status", 1, []string{"dependency.recovery"}, nil},
+	{"short-lease", 0, []string{"dependency.recovery"}, []string{"concurrent.duplicates"}},
+	{"reply-after-commit", 0, []string{"concurrent.duplicates", "crash.recovery", "dependency.recovery"}, nil},
 }
 
 // depFaults are the dependency faults and the crashes at a commit.
@@ -62,7 +67,8 @@ func TestPgpay(t *testing.T) {
 				t.Logf("%s %s [%s]: %s", f.Severity, f.Check, f.Fault, f.Message)
 			}
 			t.Logf("unsupported: %v", tr.Record.Unsupported)
-			assert.Equal(t, tc.failing, failing(tr))
+			got := slices.DeleteFunc(failing(tr), func(id string) bool { return slices.Contains(tc.mayFail, id) })
+			assert.Equal(t, tc.failing, got)
 			assert.Equal(t, tc.score, tr.Score.Level)
 			for _, n := range []string{faults.NameDepError, faults.NameDepStall, faults.NameCrashAfterCommit, faults.NameCrashBeforeCommit} {
 				assert.NotContains(t, tr.Record.Unsupported, n, "a target counted only by observers takes %s", n)

@@ -154,7 +154,9 @@ func TestHTTPObserverPollsUntilSettled(t *testing.T) {
 	srv := httptest.NewServer(ls)
 	defer srv.Close()
 	o, err := observe.OpenHTTP(srv.URL, observe.HTTP{Name: "orders-api", Kind: "order", URL: "/v1/orders?search={{marker}}", Items: "data",
-		Settle: observe.Settle{Interval: time.Millisecond, Quiet: 40 * time.Millisecond, Within: 10 * time.Second}})
+		// Quiet outlasts any pause between two reads of a loaded machine:
+		// the list must change between the second read and the fifth.
+		Settle: observe.Settle{Interval: time.Millisecond, Quiet: time.Second, Within: 10 * time.Second}})
 	require.NoError(t, err)
 	defer o.Close()
 	ledger := fakes.NewLedger()

@@ -16,7 +16,7 @@ import (
 // read too early to see, is counted, not called lost.
 const (
 	// backgroundQuiet is how long the fakes must record nothing new.
-	backgroundQuiet = 300 * time.Millisecond
+	backgroundQuiet = 500 * time.Millisecond
 	// backgroundBound bounds the whole wait.
 	backgroundBound = 5 * time.Second
 )
