@@ -156,3 +156,13 @@ func TestTrialString(t *testing.T) {
 		"3. restart the target, then charge with the key of step 1 and a changed payload",
 	}, lines)
 }
+
+// A step of an operation that is not mutating (a read) is told without a
+// key, which concerns none of its calls; String, which knows no
+// operations, tells every step's key.
+func TestAReadStepIsToldWithoutAKey(t *testing.T) {
+	tr := scenarios.Trial{Steps: []scenarios.Step{{Op: "create_order", Key: scenarios.Fresh}, {Op: "list_orders", Key: scenarios.Fresh}}}
+	sp := scenarios.Space{Ops: []scenarios.Op{{Name: "create_order", Mutating: true}, {Name: "list_orders"}}}
+	assert.Equal(t, "1. create_order with a fresh key retrying until done\n2. list_orders retrying until done\n", tr.Describe(sp))
+	assert.Contains(t, tr.String(), "2. list_orders with a fresh key")
+}

@@ -69,14 +69,24 @@ type Trial struct {
 }
 
 // String renders the trial as a numbered, readable step list.
-func (t Trial) String() string {
+func (t Trial) String() string { return t.Describe(Space{}) }
+
+// Describe is String for a trial over sp: a step of an operation sp says
+// is not mutating (a read, which no key concerns) is told without its
+// key ("list-orders retrying until done", not "… with a fresh key …").
+func (t Trial) Describe(sp Space) string {
+	reads := map[string]bool{}
+	for _, o := range sp.Ops {
+		reads[o.Name] = !o.Mutating
+	}
 	var b strings.Builder
 	for i, s := range t.Steps {
+		d := s.describe(reads[s.Op])
 		if s.With && i > 0 {
-			fmt.Fprintf(&b, "%d. at the same time as step %d: %s\n", i+1, i, s.describe())
+			fmt.Fprintf(&b, "%d. at the same time as step %d: %s\n", i+1, i, d)
 			continue
 		}
-		fmt.Fprintf(&b, "%d. %s\n", i+1, s.describe())
+		fmt.Fprintf(&b, "%d. %s\n", i+1, d)
 	}
 	return b.String()
 }
@@ -101,7 +111,9 @@ func (t Trial) GroupEnd(i int) int {
 	return j
 }
 
-func (s Step) describe() string {
+// describe says what the step does; read says that its operation is not
+// mutating, so that its key is not spoken of.
+func (s Step) describe(read bool) string {
 	var parts []string
 	if s.Restart {
 		parts = append(parts, "restart the target, then")
@@ -115,6 +127,8 @@ func (s Step) describe() string {
 		parts = append(parts, s.Op+" as a dry run with a fresh key")
 	case s.Burst > 1:
 		parts = append(parts, fmt.Sprintf("%s: a burst of %d copies with a fresh key", s.Op, s.Burst))
+	case s.Key == Fresh && read:
+		parts = append(parts, s.Op)
 	case s.Key == Fresh:
 		parts = append(parts, s.Op+" with a fresh key")
 	case s.Key == Again:

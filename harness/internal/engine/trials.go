@@ -32,7 +32,7 @@ func (s *Session) runTrials(sp scenarios.Space) (*record.ScenarioResult, error) 
 	res := &record.ScenarioResult{}
 	defer func() {
 		if res.Counterexample != nil {
-			res.Steps = res.Counterexample.String()
+			res.Steps = res.Counterexample.Describe(sp)
 		}
 	}()
 	if s.probes != nil && len(s.cfg.Replay) > 0 {
