@@ -64,3 +64,34 @@ func TestBurstsOutOfRange(t *testing.T) {
 		})
 	}
 }
+
+const burstsConsumer = `version: 1
+fakes: {payments: {}}
+targets:
+  - name: charges
+    kind: consumer
+    broker: {kind: nats}
+    start:
+      command: [./consumer, --url, "{{broker.url}}"]
+      env: {PAYMENTS_URL: "{{fakes.payments.url}}"}
+    events:
+      - name: charge.requested
+        payload: '{"description":"order {{marker}}"}'
+`
+
+// A consumer's kind sends fewer, smaller bursts by default; a burst size
+// the file gives (retry.burst, bursts.size) is its all the same.
+func TestAConsumersBurstIsTheFilesWhenItGivesOne(t *testing.T) {
+	limit := func(yml string) int {
+		t.Helper()
+		f, err := config.Parse("idemcheck.yaml", []byte(yml))
+		require.NoError(t, err)
+		specs, opts, err := f.Specs()
+		require.NoError(t, err)
+		return harness.TrialLimits(specs[0], opts...).Burst
+	}
+	assert.Equal(t, 4, limit(burstsConsumer), "the kind's own")
+	assert.Equal(t, 12, limit(burstsConsumer+"retry: {burst: 12}\n"))
+	assert.Equal(t, 20, limit(burstsConsumer+"retry: {burst: 20}\n"), "given, though it is the default of other kinds")
+	assert.Equal(t, 8, limit(burstsConsumer+"bursts: {size: 8}\n"))
+}

@@ -158,6 +158,15 @@ func (p *parser) file() (*File, Errors) {
 			top[k] = v
 		}
 	}
+	if list, ok := top["faults"].([]any); ok {
+		for i := range list {
+			if p.isRefused(section.PathIndex("faults", i)) {
+				// Reported already; a list left in its place (see
+				// prune) would not decode into a FaultSpec.
+				list[i] = nil
+			}
+		}
+	}
 	p.decode("", top, f)
 	if fakes, ok := doc["fakes"].(map[string]any); ok {
 		f.Fakes = Fakes{}
@@ -207,12 +216,31 @@ func (p *parser) file() (*File, Errors) {
 		root.Field("checks").Errorf("set only or skip, not both: only runs just the listed checks, skip runs all but the listed ones")
 	}
 	checkLate(root.Field("retry"), f.Retry)
+	checkFaults(sf, p.reg.Faults, faultsWritten(doc))
 	for _, pr := range sf.Problems() {
 		at := lookupPos(p.tree.pos, pr.Path)
 		p.errs = append(p.errs, &Error{File: p.tree.file, Line: at.line, Column: at.col, Path: pr.Path, Msg: pr.Msg})
 	}
 	f.env = sf.Env()
 	return f, p.errs
+}
+
+// faultsWritten are the entries of the file's faults list, each at its
+// index in the file: decoded as File.Faults is, except that an entry the
+// schema refused, which File.Faults leaves out (and so shifts the later
+// ones), is kept in its place, empty.
+func faultsWritten(doc map[string]any) []FaultSpec {
+	list, _ := doc["faults"].([]any)
+	out := make([]FaultSpec, len(list))
+	for i, item := range list {
+		if item == nil {
+			continue
+		}
+		if b, err := yaml.Marshal(item); err == nil {
+			_ = yaml.Unmarshal(b, &out[i]) // the schema let it through: a name or a mapping
+		}
+	}
+	return out
 }
 
 // decode decodes v, a part of the tree the schema accepted, into out,

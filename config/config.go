@@ -125,8 +125,9 @@ func (Checks) Rules(r *schema.Rules) {
 // In YAML it is either a plain name ("lost-response") or a mapping with a
 // name and settings ({name: client-timeout, timeout: 300ms}). The settings
 // are kept as YAML decoded them, for the fault registry to decode once it
-// knows the fault's type; it can report problems in them with File.Errorf
-// and the path "faults[i].KEY".
+// knows the fault's type. Parse has it decode them, and reports a setting
+// the fault cannot use at "faults[i].KEY", beside the file's other
+// problems; a later check can report one with File.Errorf.
 type FaultSpec struct {
 	Name     string
 	Settings map[string]any
@@ -175,7 +176,8 @@ type Retry struct {
 	// stall's delay is waited out on top of it. Default DefaultStuckWait.
 	StuckWait Duration `yaml:"stuck_wait,omitempty"`
 	// Burst is how many same-key copies concurrent.duplicates releases
-	// together. Default DefaultBurst.
+	// together. Default DefaultBurst; a queue consumer sends smaller
+	// bursts of its own unless the file gives one.
 	Burst int `yaml:"burst,omitempty"`
 	// LateKeys is how many intents with fresh keys retry.late sends
 	// between an intent and its late retry; LateDelay how long after

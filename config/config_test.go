@@ -19,6 +19,7 @@ import (
 	"github.com/idemcheck/idemcheck/fakes/email"
 	"github.com/idemcheck/idemcheck/fakes/payments"
 	"github.com/idemcheck/idemcheck/fakes/webhooks"
+	"github.com/idemcheck/idemcheck/faults"
 	clitarget "github.com/idemcheck/idemcheck/targets/cli"
 	"github.com/idemcheck/idemcheck/targets/container"
 	httptarget "github.com/idemcheck/idemcheck/targets/http"
@@ -678,8 +679,24 @@ retry:
 	assert.Equal(t, 1, first.Line)
 }
 
+// jitterTimeout is a client-timeout of a program's own, with a setting
+// the builtin one does not take.
+type jitterTimeout struct {
+	faults.ClientTimeout
+	Jitter struct{ Min, Max int } `json:"jitter"`
+}
+
+// withJitter is the builtin registry with client-timeout replaced by a
+// program's own, which takes a nested setting.
+func withJitter() *config.Registry {
+	r := config.Builtin()
+	r.Faults = faults.Builtin()
+	r.Faults.Register(faults.NameClientTimeout, func() faults.Fault { return &jitterTimeout{} })
+	return r
+}
+
 func TestFaultSettings(t *testing.T) {
-	f, err := config.Parse("idemcheck.yaml", []byte(minimal+`faults:
+	f, err := withJitter().Parse("idemcheck.yaml", []byte(minimal+`faults:
   - 503-before
   - name: client-timeout
     timeout: 300ms
@@ -688,9 +705,9 @@ func TestFaultSettings(t *testing.T) {
 `))
 	require.Error(t, err, "a list is neither form of a fault")
 	assert.Nil(t, f)
-	assert.Contains(t, err.Error(), "idemcheck.yaml:17:5: faults[2]: expected a fault name, or a mapping such as {name: client-timeout, timeout: 300ms}, got a list")
+	assert.Equal(t, "idemcheck.yaml:17:5: faults[2]: expected a fault name, or a mapping such as {name: client-timeout, timeout: 300ms}, got a list", err.Error())
 
-	f, err = config.Parse("idemcheck.yaml", []byte(minimal+`faults:
+	f, err = withJitter().Parse("idemcheck.yaml", []byte(minimal+`faults:
   - 503-before
   - name: client-timeout
     timeout: 300ms
@@ -710,14 +727,19 @@ func TestFaultSettings(t *testing.T) {
 		"a later consumer reports a setting at its position")
 	e = f.Errorf("faults[1].retries", "missing: say how often")
 	assert.Equal(t, 14, e.Line, "a setting that is not written is reported at its fault")
+
+	_, err = config.Parse("idemcheck.yaml", []byte(minimal+`faults:
+  - name: client-timeout
+    timeout: 300ms
+    jitter: {min: 1, max: 5}
+`))
+	require.Error(t, err, "the builtin client-timeout takes no jitter")
+	assert.Equal(t, "idemcheck.yaml:15:13: faults[0].jitter: unknown setting (client-timeout takes timeout)", err.Error())
 }
 
-// TestFaultSettingErrorsNameTheSetting: a setting the fault cannot use is
-// reported at its own line, in words a configuration's author reads (a
-// bare number is no duration; a code is a string), and a fault listed
-// twice is refused rather than run once without a word.
-func TestFaultSettingErrorsNameTheSetting(t *testing.T) {
-	f, err := config.Parse("idemcheck.yaml", []byte(minimal+`faults:
+// badFaults are faults whose settings the faults cannot use, and a fault
+// listed twice, with the errors Parse reports about them.
+const badFaults = `faults:
   - {name: dep-stall, delay: 500}
   - name: dep-error
     code: 99
@@ -725,23 +747,77 @@ func TestFaultSettingErrorsNameTheSetting(t *testing.T) {
   - {name: dep-refuse, window: -1s}
   - {name: latency, delay: 2s}
   - {name: latency, delay: 1s}
-`))
-	require.NoError(t, err, "the settings are the fault registry's to check")
-	_, _, err = f.Specs()
-	require.Error(t, err)
+`
+
+var badFaultsErrors = []string{
+	`idemcheck.yaml:13:30: faults[0].delay: expected a duration such as "250ms" or "10s", got integer 500`,
+	`idemcheck.yaml:15:11: faults[1].code: expected a string, got integer 99`,
+	`idemcheck.yaml:16:36: faults[2].timout: unknown setting (client-timeout takes timeout)`,
+	`idemcheck.yaml:17:32: faults[3].window: must be above zero, got -1s`,
+	`idemcheck.yaml:19:5: faults[5]: latency is listed already (faults[4]): each fault runs once for each operation, so only one of them would run; keep the one with the settings you want`,
+}
+
+// errorLines are the errors of err, which must be config.Errors, one
+// string each.
+func errorLines(t *testing.T, err error) []string {
+	t.Helper()
 	var errs config.Errors
 	require.ErrorAs(t, err, &errs)
 	var got []string
 	for _, e := range errs {
 		got = append(got, e.Error())
 	}
-	assert.Equal(t, []string{
-		`idemcheck.yaml:13:30: faults[0].delay: expected a duration such as "250ms" or "10s", got integer 500`,
-		`idemcheck.yaml:15:11: faults[1].code: expected a string, got integer 99`,
-		`idemcheck.yaml:16:36: faults[2].timout: unknown setting (client-timeout takes timeout)`,
-		`idemcheck.yaml:17:32: faults[3].window: must be above zero, got -1s`,
-		`idemcheck.yaml:19:5: faults[5]: latency is listed already (faults[4]): each fault runs once for each operation, so only one of them would run; keep the one with the settings you want`,
-	}, got)
+	return got
+}
+
+// TestFaultSettingErrorsNameTheSetting: a setting the fault cannot use is
+// reported at its own line, in words a configuration's author reads (a
+// bare number is no duration; a code is a string), and a fault listed
+// twice is refused rather than run once without a word; by Parse, with
+// the file's other problems.
+func TestFaultSettingErrorsNameTheSetting(t *testing.T) {
+	f, err := config.Parse("idemcheck.yaml", []byte(minimal+badFaults))
+	require.Error(t, err)
+	assert.Nil(t, f)
+	assert.Equal(t, badFaultsErrors, errorLines(t, err))
+}
+
+// TestEveryBadFaultIsReported: an unknown fault's name hides nothing
+// else of the faults list (a setting of a later entry, a second unknown
+// name, a fault listed twice), nor does a problem elsewhere in the file:
+// every one is reported at once, each at its line and column with its
+// path, whatever entries the schema refused before it.
+func TestEveryBadFaultIsReported(t *testing.T) {
+	src := strings.Replace(minimal, `'{"description": "{{marker}}"}'`, `'{"description": "x"}'`, 1) + `faults:
+  - dep-eror
+  - {name: dep-stall, delay: 500}
+  - {name: lost-respons, status: 504}
+  - {name: client-timeout, timout: 1s}
+  - {name: dep-refuse, window: -1s}
+  - lost_response
+  - {name: latency, delay: 2s}
+  - {name: latency, delay: 1s}
+retry: {max_attempts: 99}
+`
+	f, err := config.Parse("idemcheck.yaml", []byte(src))
+	require.Error(t, err)
+	assert.Nil(t, f)
+	got := errorLines(t, err)
+	want := []string{
+		`idemcheck.yaml:7:9: targets[0].operations[0]: mutating operation "charge" does not use {{marker}}`,
+		`idemcheck.yaml:13:5: faults[0]: unknown fault "dep-eror" (did you mean "dep-error"?`,
+		`idemcheck.yaml:14:30: faults[1].delay: expected a duration such as "250ms" or "10s", got integer 500`,
+		`idemcheck.yaml:15:12: faults[2].name: unknown fault "lost-respons" (did you mean "lost-response"?`,
+		`idemcheck.yaml:16:36: faults[3].timout: unknown setting (client-timeout takes timeout)`,
+		`idemcheck.yaml:17:32: faults[4].window: must be above zero, got -1s`,
+		`idemcheck.yaml:18:5: faults[5]: unknown fault "lost_response" (did you mean "lost-response"?`,
+		`idemcheck.yaml:20:5: faults[7]: latency is listed already (faults[6]): each fault runs once for each operation, so only one of them would run; keep the one with the settings you want`,
+		`idemcheck.yaml:21:23: retry.max_attempts: 99 is out of range`,
+	}
+	require.Len(t, got, len(want), "every problem, each once:\n%s", err)
+	for i := range want {
+		assert.True(t, strings.HasPrefix(got[i], want[i]), "error %d:\n got %s\nwant %s…", i, got[i], want[i])
+	}
 }
 
 func TestExplicitEmptyFaultsMeansNone(t *testing.T) {

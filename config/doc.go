@@ -24,10 +24,10 @@
 // then decoded into File, each fake's settings and each target's kind's
 // struct, unknown fields refused, and what a schema cannot say is checked
 // by hand (check.go, and each kind's Check): rules across fields,
-// placeholders, loopback hosts, fixed addresses, duplicate names. A File
-// keeps the positions, so that later consumers, such as the fault
-// registry decoding FaultSpec.Settings, can report their own problems
-// with File.Errorf.
+// placeholders, loopback hosts, fixed addresses, duplicate names, and the
+// faults' settings, which the registry's faults decode (a fault listed
+// twice too). A File keeps the positions, so that later consumers can
+// report their own problems with File.Errorf.
 //
 // YAML anchors, aliases and merge keys ("<<: *base") work as in yaml.v3;
 // top-level keys starting with "x-" are ignored, to hold anchors. Every

@@ -78,8 +78,8 @@ func ExamplePlaceholders() {
 	// [input.id marker]
 }
 
-// A fault registry decodes a fault's settings after Parse and reports a
-// problem at the setting's position.
+// A check made after Parse (a fault's setting held against the target)
+// reports a problem at the setting's position.
 func ExampleFile_Errorf() {
 	f, err := config.Parse("idemcheck.yaml", []byte(`version: 1
 targets:

@@ -167,7 +167,8 @@ func openReadable(ctx context.Context, path string) (*os.File, error) {
 // name is the file name that errors report. The file is checked first by
 // the registry's JSON Schema (see Schema), then decoded into the structs
 // of its fakes and of its targets' kinds, unknown fields refused, and
-// then checked by hand for what a schema cannot say. When the
+// then checked by hand for what a schema cannot say, its faults' settings
+// by the registry's faults. When the
 // configuration is invalid, Parse returns a nil File and an Errors value
 // listing every problem found, sorted by position. A YAML syntax error is
 // reported alone, since nothing after it can be read.
@@ -204,8 +205,8 @@ func (f *File) Source() string { return f.name }
 
 // Errorf returns an *Error located at the value that path names in the
 // file (or, if that value was not written, at the nearest one that
-// contains it), for problems that are found after Parse. For example the
-// fault registry, decoding the settings of faults[1], can report
+// contains it), for problems that are found after Parse. For example a
+// program that holds a fault's setting against its target can report
 // f.Errorf("faults[1].timeout", "must be shorter than the target's timeout").
 func (f *File) Errorf(path, format string, args ...any) *Error {
 	at := lookupPos(f.pos, path)

@@ -35,28 +35,9 @@ func (f *File) Specs() ([]harness.Spec, []harness.Option, error) {
 	if len(errs) > 0 {
 		return nil, nil, errs
 	}
-	fs := []faults.Fault{}
-	listed := map[string]int{}
-	for i, spec := range f.Faults {
-		at := fmt.Sprintf("faults[%d]", i)
-		if j, ok := listed[spec.Name]; ok && !f.faultsDefaulted {
-			// Faults are told apart by name in a run, its findings and
-			// baselines: a second entry would be dropped without a word.
-			errs = append(errs, f.Errorf(at, "%s is listed already (faults[%d]): each fault runs once for each operation, so only one of them would run; keep the one with the settings you want", spec.Name, j))
-			continue
-		}
-		listed[spec.Name] = i
-		fault, err := f.registry().Faults.New(spec.Name, spec.Settings)
-		var se *faults.SettingError
-		switch {
-		case errors.As(err, &se) && se.Setting != "":
-			errs = append(errs, f.Errorf(at+"."+se.Setting, "%v", se.Err))
-		case err != nil:
-			errs = append(errs, f.Errorf(at, "%v", err))
-		default:
-			fs = append(fs, fault)
-		}
-	}
+	fs := makeFaults(f.registry().Faults, f.Faults, f.faultsDefaulted, nil, func(path, msg string) {
+		errs = append(errs, f.Errorf(path, "%s", msg))
+	})
 	if len(errs) > 0 {
 		return nil, nil, errs
 	}
@@ -79,8 +60,12 @@ func (f *File) Specs() ([]harness.Spec, []harness.Option, error) {
 		harness.WithMaxAttempts(f.Retry.MaxAttempts),
 		func(o *harness.Options) { o.Backoff = f.Retry.Backoff.Std() },
 		harness.WithStuckWait(f.Retry.StuckWait.Std()),
-		harness.WithBurst(f.Retry.Burst),
 		lateOption(f.Retry),
+	}
+	if _, given := f.pos["retry.burst"]; given || f.pos == nil {
+		// Given by the file (or a File made in code): it wins over a
+		// kind's own default (a consumer's), as over the harness's.
+		opts = append(opts, harness.WithBurst(f.Retry.Burst))
 	}
 	opts = append(opts, f.Bursts.options()...)
 	if ids := selectedChecks(f.Checks); ids != nil {
@@ -91,6 +76,55 @@ func (f *File) Specs() ([]harness.Spec, []harness.Option, error) {
 		opts = append(opts, harness.WithParallel(1))
 	}
 	return specs, opts, nil
+}
+
+// makeFaults makes the faults list names with reg, their settings
+// decoded, in order. Every entry that cannot be made, and every fault
+// listed a second time (unless dups), is told to report, with the path
+// to blame: the entry's, "faults[2]", or its setting's, "faults[2].delay";
+// and left out. Entries that skip (when not nil) is true of are left
+// out without a word.
+func makeFaults(reg *faults.Registry, list []FaultSpec, dups bool, skip func(i int) bool, report func(path, msg string)) []faults.Fault {
+	fs := []faults.Fault{}
+	listed := map[string]int{}
+	for i, spec := range list {
+		if skip != nil && skip(i) {
+			continue
+		}
+		at := section.PathIndex("faults", i)
+		if j, ok := listed[spec.Name]; ok && !dups {
+			// Faults are told apart by name in a run, its findings and
+			// baselines: a second entry would be dropped without a word.
+			report(at, fmt.Sprintf("%s is listed already (faults[%d]): each fault runs once for each operation, so only one of them would run; keep the one with the settings you want", spec.Name, j))
+			continue
+		}
+		listed[spec.Name] = i
+		fault, err := reg.New(spec.Name, spec.Settings)
+		var se *faults.SettingError
+		switch {
+		case errors.As(err, &se) && se.Setting != "":
+			report(section.PathKey(at, se.Setting), se.Err.Error())
+		case err != nil:
+			report(at, err.Error())
+		default:
+			fs = append(fs, fault)
+		}
+	}
+	return fs
+}
+
+// checkFaults reports, at their paths in sf, every entry of the file's
+// faults list that cannot be made (a setting its fault cannot use) or
+// names a fault listed already; at once, beside the rest of the file's
+// problems. An entry the schema refused (an unknown name, no name) was
+// reported already, and is passed over.
+func checkFaults(sf *section.File, reg *faults.Registry, list []FaultSpec) {
+	makeFaults(reg, list, false,
+		func(i int) bool {
+			c := section.NewChecker(sf, section.PathIndex("faults", i))
+			return list[i].Name == "" || c.Refused() || c.Field("name").Refused()
+		},
+		func(path, msg string) { section.NewChecker(sf, path).Errorf("%s", msg) })
 }
 
 func selectedChecks(c Checks) []string {

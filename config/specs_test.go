@@ -334,12 +334,8 @@ targets:
 faults:
   - {name: client-timeout, timout: 1s}
 `))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = f.Specs()
-	assert.ErrorContains(t, err, "x.yaml:9")
-	assert.ErrorContains(t, err, "timout")
+	assert.Nil(t, f)
+	assert.ErrorContains(t, err, "x.yaml:9:36: faults[0].timout: unknown setting")
 }
 
 // fresh_trials gives the target's spec the option; without it, trials

@@ -74,8 +74,29 @@ const (
 // TargetTemplate checks the placeholders of a string a target starts
 // with (a command, an environment value, a directory, a URL) and says
 // whether it uses {{port}}: {{port}}, {{state_dir}}, {{replica}} and the
-// placeholders of the fakes, whose fake the file must configure.
-func (c *Checker) TargetTemplate(s string) (usesPort bool) {
+// placeholders of the fakes, whose fake the file must configure, and of
+// the declared dependencies.
+func (c *Checker) TargetTemplate(s string) (usesPort bool) { return StartVars{}.Check(c, s) }
+
+// StartVars are the placeholders a kind fills in when it starts a target
+// (in its command, environment and directory), where they are not those
+// of most kinds: every kind fills in {{state_dir}}, {{replica}}, the
+// configured fakes' and the declared dependencies' (harness.Env.Vars);
+// most also pick a {{port}}. The zero StartVars is most kinds'.
+type StartVars struct {
+	// Extra are the further placeholders the kind fills in, such as a
+	// consumer's {{broker.url}}.
+	Extra []string
+	// NoPort, when not empty, says that the kind picks no {{port}}, and
+	// is the message that refuses one.
+	NoPort string
+}
+
+// Check checks the placeholders of s, a string a target starts with (a
+// command's argument, an environment value, a directory, a URL), against
+// v, and says whether it uses {{port}} (never, when v.NoPort is set: it
+// is refused then).
+func (v StartVars) Check(c *Checker, s string) (usesPort bool) {
 	names, problems := scanPlaceholders(s)
 	for _, p := range problems {
 		c.Errorf("%s", p)
@@ -83,9 +104,11 @@ func (c *Checker) TargetTemplate(s string) (usesPort bool) {
 	for _, name := range names {
 		i := slices.IndexFunc(c.file.Fakes, func(f FakePlaceholder) bool { return f.Name == name })
 		switch {
+		case name == PhPort && v.NoPort != "":
+			c.Errorf("%s", v.NoPort)
 		case name == PhPort:
 			usesPort = true
-		case name == PhStateDir, name == PhReplica:
+		case name == PhStateDir, name == PhReplica, slices.Contains(v.Extra, name):
 		case c.envNotAllowed(name):
 		case c.depPlaceholder(name):
 		case i >= 0:
@@ -93,21 +116,30 @@ func (c *Checker) TargetTemplate(s string) (usesPort bool) {
 				c.Errorf("{{%s}} needs the %s fake, which is not configured: add `fakes: {%s: {}}` at the top level of the file", name, fake, fake)
 			}
 		default:
-			c.Errorf("unknown placeholder {{%s}} (allowed here: %s)", name, strings.Join(c.targetPlaceholders(), ", "))
+			c.Errorf("unknown placeholder {{%s}} (allowed here: %s)", name, strings.Join(v.allowed(c), ", "))
 		}
 	}
 	return usesPort
 }
 
-func (c *Checker) targetPlaceholders() []string {
-	names := []string{PhPort, PhStateDir, PhReplica}
+// allowed are the placeholders v allows, as the file stands: those of
+// the fakes it configures and of the dependencies the target declares.
+func (v StartVars) allowed(c *Checker) []string {
+	var names []string
+	if v.NoPort == "" {
+		names = append(names, PhPort)
+	}
+	names = append(names, PhStateDir, PhReplica)
+	names = append(names, v.Extra...)
 	for _, f := range c.file.Fakes {
 		if c.file.Configured(f.Fake) {
 			names = append(names, f.Name)
 		}
 	}
 	for _, d := range c.file.Deps {
-		names = append(names, PhDeps+d+".url")
+		for _, field := range depFields {
+			names = append(names, PhDeps+d+"."+field)
+		}
 	}
 	return names
 }

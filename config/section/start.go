@@ -94,11 +94,17 @@ func (r *Ready) Defaults() {
 // CheckCommand checks a command a target is started with: a program name,
 // and the placeholders of a target. It says whether it uses {{port}}.
 func CheckCommand(c *Checker, command []string) (usesPort bool) {
+	return StartVars{}.CheckCommand(c, command)
+}
+
+// CheckCommand checks a command a target is started with: a program
+// name, and the placeholders v allows. It says whether it uses {{port}}.
+func (v StartVars) CheckCommand(c *Checker, command []string) (usesPort bool) {
 	for i, arg := range command {
 		if i == 0 && strings.TrimSpace(arg) == "" {
 			c.Index(i).Errorf("the program name must not be empty")
 		}
-		usesPort = c.Index(i).TargetTemplate(arg) || usesPort
+		usesPort = v.Check(c.Index(i), arg) || usesPort
 	}
 	return usesPort
 }
@@ -107,9 +113,16 @@ func CheckCommand(c *Checker, command []string) (usesPort bool) {
 // placeholders of a target, and {{env.NAME}}. It says whether it uses
 // {{port}}.
 func CheckEnv(c *Checker, env map[string]string) (usesPort bool) {
+	return StartVars{}.CheckEnv(c, env)
+}
+
+// CheckEnv checks the environment of a target's process: the
+// placeholders v allows, and {{env.NAME}}. It says whether it uses
+// {{port}}.
+func (v StartVars) CheckEnv(c *Checker, env map[string]string) (usesPort bool) {
 	for _, k := range SortedKeys(env) {
 		kc := c.Key(k)
-		usesPort = kc.TargetTemplate(kc.EnvRefs(env[k])) || usesPort
+		usesPort = v.Check(kc, kc.EnvRefs(env[k])) || usesPort
 	}
 	return usesPort
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/brokers"
+	"github.com/idemcheck/idemcheck/config/section"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
@@ -32,13 +33,18 @@ type member struct {
 }
 
 // Vars returns the placeholders a consumer's command line may use: the
-// broker's, {{state_dir}}, {{fakes.NAME.url}} and {{replica}}.
+// broker's (those of brokerPlaceholders, which a configuration is checked
+// against), {{state_dir}}, the fakes' and the dependencies'
+// (harness.Env.Vars) and {{replica}}; no {{port}}.
 func Vars(env *harness.Env, b brokers.Broker, replica int) map[string]string {
 	vars := env.Vars()
-	for k, v := range b.Placeholders() {
-		vars[k] = v
+	ph := b.Placeholders()
+	for _, k := range brokerPlaceholders {
+		if v, ok := ph[k]; ok {
+			vars[k] = v
+		}
 	}
-	vars["replica"] = strconv.Itoa(replica)
+	vars[section.PhReplica] = strconv.Itoa(replica)
 	return vars
 }
 

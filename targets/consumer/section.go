@@ -1,7 +1,6 @@
 package consumer
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/brokers"
@@ -65,13 +64,14 @@ type StartSection struct {
 	// may use {{broker.url}}, {{broker.topic}}, {{broker.stream}},
 	// {{broker.group}}, {{broker.ack_wait}}, {{broker.kind}},
 	// {{state_dir}}, {{fakes.NAME.url}}, {{deps.NAME.url}} (and the
-	// other placeholders of a declared dependency) and {{replica}}.
+	// other placeholders of a declared dependency) and {{replica}}; not
+	// {{port}}: a consumer listens on none.
 	Command []string `yaml:"command,flow"`
 	// Env holds extra environment variables; values may use what Command
 	// may, and {{env.NAME}}.
 	Env map[string]string `yaml:"env,omitempty"`
 	// Dir is the working directory, relative to the configuration file's
-	// directory.
+	// directory; it may use what Command may.
 	Dir string `yaml:"dir,omitempty"`
 	// Replicas is how many members of the group idemcheck starts. Default 1.
 	Replicas int `yaml:"replicas,omitempty"`
@@ -133,30 +133,30 @@ func (EventSection) Rules(r *schema.Rules) {
 	r.Field("inputs").Keys().Pattern(section.InputName, section.BadInputName)
 }
 
-// brokerPlaceholder matches the broker's placeholders, which the
-// consumer's command line may use beside a target's own.
-var brokerPlaceholder = regexp.MustCompile(`\{\{\s*broker\.(url|kind|topic|stream|group|ack_wait)\s*\}\}`)
+// brokerPlaceholders are the broker's placeholders a consumer's start
+// (its command, env and dir) may use, beside {{state_dir}}, {{replica}}
+// and those of the fakes and the dependencies: the ones Vars fills in
+// from the broker, and the only ones.
+var brokerPlaceholders = []string{
+	brokers.PlaceholderURL, brokers.PlaceholderKind, brokers.PlaceholderTopic,
+	brokers.PlaceholderStream, brokers.PlaceholderGroup, brokers.PlaceholderAckWait,
+}
 
-func withoutBroker(s string) string { return brokerPlaceholder.ReplaceAllString(s, "") }
+// startVars are the placeholders a consumer's start may use: what Vars
+// fills in, which has no {{port}}.
+var startVars = section.StartVars{
+	Extra:  brokerPlaceholders,
+	NoPort: "a consumer listens on no port: {{port}} has no meaning here; pass {{broker.url}}",
+}
 
 // Check implements section.Target.
 func (s *Section) Check(c *section.Checker) {
 	s.Common.Check(c, s)
 	if st := s.Start; st != nil {
 		sc := c.Field("start")
-		cmd := make([]string, len(st.Command))
-		for i, a := range st.Command {
-			cmd[i] = withoutBroker(a)
-		}
-		if section.CheckCommand(sc.Field("command"), cmd) {
-			sc.Field("command").Errorf("a consumer listens on no port: {{port}} has no meaning here; pass {{broker.url}}")
-		}
-		env := map[string]string{}
-		for k, v := range st.Env {
-			env[k] = withoutBroker(v)
-		}
-		section.CheckEnv(sc.Field("env"), env)
-		sc.Field("dir").TargetTemplate(st.Dir)
+		startVars.CheckCommand(sc.Field("command"), st.Command)
+		startVars.CheckEnv(sc.Field("env"), st.Env)
+		startVars.Check(sc.Field("dir"), st.Dir)
 	}
 	section.CheckOwnHeader(c.Field("id_header"), s.IDHeader)
 	events := c.Field("events")

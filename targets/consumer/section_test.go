@@ -1,12 +1,26 @@
 package consumer_test
 
 import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/idemcheck/idemcheck/brokers"
+	"github.com/idemcheck/idemcheck/brokers/nats"
 	"github.com/idemcheck/idemcheck/config"
+	"github.com/idemcheck/idemcheck/config/section"
+	"github.com/idemcheck/idemcheck/deps"
+	"github.com/idemcheck/idemcheck/deps/launch"
+	"github.com/idemcheck/idemcheck/fakes"
+	"github.com/idemcheck/idemcheck/fakes/email"
+	"github.com/idemcheck/idemcheck/fakes/payments"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/targets/consumer"
@@ -120,4 +134,85 @@ func TestAFilesFaultsReachTheConsumer(t *testing.T) {
 	assert.Equal(t, []string{consumer.NameLostAck, faults.NameDepError},
 		faultsOf(t, withFaults("faults: [broker-lost-ack, dep-error]\n")))
 	assert.Empty(t, faultsOf(t, withFaults("faults: []\n")))
+}
+
+// stubProxy is a dependency's proxy that only has an address.
+type stubProxy struct{ deps.Proxy }
+
+func (stubProxy) Addr() string { return "127.0.0.1:1" }
+
+// TestStartPlaceholdersAreWhatTheConsumerIsGiven: a consumer's start
+// (command, env and dir) is checked against the placeholders the consumer
+// is really given when it starts (consumer.Vars, with a broker, the fakes
+// and a dependency): each of them is accepted, the list of those allowed
+// that an unknown one is refused with is exactly them, and {{port}},
+// which a consumer is not given, is refused in each place at its line,
+// not left to fail the run.
+func TestStartPlaceholdersAreWhatTheConsumerIsGiven(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b, err := nats.Start(ctx, brokers.Options{})
+	require.NoError(t, err)
+	defer b.Close()
+	pay, err := payments.New(payments.Options{})
+	require.NoError(t, err)
+	defer pay.Close()
+	mail, err := email.New(email.Options{})
+	require.NoError(t, err)
+	defer mail.Close()
+	env := &harness.Env{
+		Fakes:    map[string]fakes.Fake{"payments": pay, "email": mail},
+		StateDir: t.TempDir(),
+		Deps:     map[string]*launch.Dependency{"db": {Name: "db", Protocol: "postgres", URL: "postgres://127.0.0.1:1/db", DirectURL: "postgres://127.0.0.1:2/db", Proxy: stubProxy{}}},
+	}
+	given := section.SortedKeys(consumer.Vars(env, b, 0))
+	require.NotContains(t, given, "port")
+	require.Subset(t, given, []string{"broker.url", "broker.kind", "broker.topic", "broker.stream", "broker.group", "broker.ack_wait", "replica", "deps.db.addr"})
+
+	file := func(command, env, dir string) string {
+		return `version: 1
+fakes: {payments: {}, email: {}}
+targets:
+  - name: c
+    kind: consumer
+    dependencies: {db: {protocol: postgres}}
+    start:
+      command: [./consumer, ` + command + `]
+      env: {` + env + `}
+      dir: "` + dir + `"
+    events: [{name: e, payload: "{{marker}}"}]
+`
+	}
+	var args, vars []string
+	for i, name := range given {
+		args = append(args, strconv.Quote("--"+name+"={{"+name+"}}"))
+		vars = append(vars, fmt.Sprintf("V%d: %q", i, "{{"+name+"}}"))
+	}
+	_, err = config.Parse("idemcheck.yaml", []byte(file(strings.Join(args, ", "), strings.Join(vars, ", "), "{{state_dir}}/{{broker.group}}-{{replica}}")))
+	assert.NoError(t, err, "every placeholder a consumer is given may be used on its start")
+
+	_, err = config.Parse("idemcheck.yaml", []byte(file(`"{{broker.adress}}"`, "", "")))
+	var errs config.Errors
+	require.ErrorAs(t, err, &errs)
+	require.Len(t, errs, 1)
+	assert.Equal(t, "targets[0].start.command[1]", errs[0].Path)
+	allowed, ok := strings.CutPrefix(errs[0].Msg, "unknown placeholder {{broker.adress}} (allowed here: ")
+	require.True(t, ok, errs[0].Msg)
+	list := strings.Split(strings.TrimSuffix(allowed, ")"), ", ")
+	slices.Sort(list)
+	assert.Equal(t, given, list, "the placeholders allowed are those the consumer is given")
+
+	_, err = config.Parse("idemcheck.yaml", []byte(file(`"--listen=:{{port}}"`, `PORT: "{{port}}"`, "/srv/{{port}}")))
+	errs = nil
+	require.ErrorAs(t, err, &errs)
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Error())
+	}
+	noPort := "a consumer listens on no port: {{port}} has no meaning here; pass {{broker.url}}"
+	assert.Equal(t, []string{
+		"idemcheck.yaml:8:29: targets[0].start.command[1]: " + noPort,
+		"idemcheck.yaml:9:19: targets[0].start.env.PORT: " + noPort,
+		"idemcheck.yaml:10:12: targets[0].start.dir: " + noPort,
+	}, got)
 }
