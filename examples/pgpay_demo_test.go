@@ -15,6 +15,7 @@ import (
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/internal/pgserver"
 	"github.com/idemcheck/idemcheck/internal/refexe"
+	"github.com/idemcheck/idemcheck/record"
 )
 
 // pgpayCases are the payments service's profiles, the score each is
@@ -73,6 +74,17 @@ func TestPgpay(t *testing.T) {
 			for _, n := range []string{faults.NameDepError, faults.NameDepStall, faults.NameCrashAfterCommit, faults.NameCrashBeforeCommit} {
 				assert.NotContains(t, tr.Record.Unsupported, n, "a target counted only by observers takes %s", n)
 			}
+			// The crashes at the effect, which need a fake, are the
+			// crashes at the commit's: not examined, and no limit.
+			covered := map[string]string{}
+			for _, u := range tr.NotExamined {
+				if u.Cause == record.CauseCovered {
+					covered[u.Fault] = u.Reason
+				}
+			}
+			assert.Contains(t, covered[faults.NameCrashBeforeEffect], "crash-before-commit, which kills it at its database's commit, was tried instead")
+			assert.Contains(t, covered[faults.NameCrashAfterEffect], "crash-after-commit, which kills it at its database's commit, was tried instead")
+			assert.NotContains(t, tr.Score.Reason, "crash-before-effect")
 		})
 	}
 }

@@ -29,6 +29,12 @@ const (
 	// that says no status), so no retry with the same key followed it,
 	// and what a retry after the fault does was not seen.
 	CauseRefused Cause = "refused"
+	// CauseCovered: a fault the harness could not inject into this
+	// target, whose point another fault of the run did act at (a crash
+	// before or after the effect of a target counted only by observers,
+	// and the crash before or after its database's commit): what the
+	// fault was to show was examined by the other.
+	CauseCovered Cause = "covered"
 )
 
 // Unexamined is a check, or the part of one under a fault or at an

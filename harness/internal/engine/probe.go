@@ -85,7 +85,11 @@ func (r *runner) run() *record.Record {
 			}
 			r.rec.UnsupportedWhy[f.Name()] = why
 			if owner := checks.FaultOwner(faults.ClassOf(f)); len(enabled) == 0 || enabled[owner] {
-				r.rec.Unexamined = append(r.rec.Unexamined, record.Unexamined{Check: owner, Fault: f.Name(), Cause: record.CauseUnsupported, Reason: why})
+				u := record.Unexamined{Check: owner, Fault: f.Name(), Cause: record.CauseUnsupported, Reason: why}
+				if by := r.coveredBy(f, cfg.Faults); by != "" {
+					u.Cause, u.Reason = record.CauseCovered, why+"; "+by+", which kills it at its database's commit, was tried instead"
+				}
+				r.rec.Unexamined = append(r.rec.Unexamined, u)
 			}
 		}
 	}
@@ -251,6 +255,32 @@ func (r *runner) needsFake(name string) bool {
 		}
 	}
 	return false
+}
+
+// coveredBy names the fault of fs that acts at f's point when f cannot
+// (see CauseCovered): for a crash before the effect, the crash before the
+// commit of the target's database, and after it, the crash after the
+// commit, when fs holds it and the target takes it. "" otherwise.
+func (r *runner) coveredBy(f faults.Fault, fs []faults.Fault) string {
+	c, ok := f.(faults.CrashFault)
+	if !ok {
+		return ""
+	}
+	want := ""
+	switch c.CrashPoint() {
+	case faults.BeforeEffect:
+		want = faults.NameCrashBeforeCommit
+	case faults.AfterEffect:
+		want = faults.NameCrashAfterCommit
+	default:
+		return ""
+	}
+	for _, g := range fs {
+		if g.Name() == want && r.unsupported(g) == "" {
+			return want
+		}
+	}
+	return ""
 }
 
 // supports says whether f can be injected into the target: crash faults
