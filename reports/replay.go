@@ -28,14 +28,32 @@ func RunCommand(res *record.Result) string {
 // probes made its evidence, or "" when the run was not made by the
 // idemcheck command. effect.field's finding on an intent a fault's probe
 // made is replayed with that fault's check too: effect.field's own
-// probes would not make that intent. The demo has no --only: its replay
+// probes would not make that intent. Of a run of several targets, it
+// runs the finding's alone (--target). The demo has no --only: its replay
 // is the whole demo.
 func ReplayCommand(res *record.Result, f record.Finding) string {
 	cmd := RunCommand(res)
 	if cmd == "" || res.Meta.Command == "demo" {
 		return cmd
 	}
-	return cmd + " --only " + ShellQuote(strings.Join(replayChecks(f), ","))
+	cmd += " --only " + ShellQuote(strings.Join(replayChecks(f), ","))
+	if t := ownerOf(res, f); t != "" && len(res.Targets) > 1 {
+		// Of a run of several targets, the one the finding is about.
+		cmd += " --target " + ShellQuote(t)
+	}
+	return cmd
+}
+
+// ownerOf names the target of res that has the finding f, or "".
+func ownerOf(res *record.Result, f record.Finding) string {
+	for _, t := range res.Targets {
+		for _, g := range t.Findings {
+			if g.Check == f.Check && g.Operation == f.Operation && g.Fault == f.Fault && g.Message == f.Message {
+				return t.Name
+			}
+		}
+	}
+	return ""
 }
 
 // replayChecks are f's check, then, for each intent of its evidence that

@@ -431,3 +431,27 @@ func TestTrialsInTheRealProgram(t *testing.T) {
 	assert.Empty(t, rep.Targets[0].Error)
 	requireNoTargetsLeft(t)
 }
+
+// TestTargetRunsThoseTargetsAlone: --target runs only the targets it
+// names, and a finding of a run of several targets is replayed on its
+// own target (its replay command says --target); a name the file does
+// not have is a usage error that lists those it has.
+func TestTargetRunsThoseTargetsAlone(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg := writeConfigWith(t, "faults: []\n", "correct", "nokey")
+	code, out, errs := runCLI(t, ctx, "run", "-c", cfg, "--trials", "0", "--seed", "4", "--only", "retry.sequential", "--format", "json", "--target", "nokey")
+	require.Equal(t, exitBelow, code, errs)
+	var res struct{ Targets []struct{ Name string } }
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	require.Len(t, res.Targets, 1)
+	assert.Equal(t, "nokey", res.Targets[0].Name)
+
+	code, out, errs = runCLI(t, ctx, "run", "-c", cfg, "--trials", "0", "--seed", "4", "--only", "retry.sequential")
+	require.Equal(t, exitBelow, code, errs)
+	assert.Contains(t, out, "--only retry.sequential --target nokey", "the replay of nokey's finding runs nokey alone")
+
+	code, _, errs = runCLI(t, ctx, "run", "-c", cfg, "--target", "nokey,nope")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, `has no target "nope" (its targets: correct, nokey)`)
+}

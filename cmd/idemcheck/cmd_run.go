@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/checks"
@@ -22,6 +23,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&only, "only", "", "run only these checks, comma-separated (overrides the configuration's checks); "+
 		"the score is then partial, and no generated trial runs unless --trials is given")
 	fs.StringVar(&baseline, "baseline", "", baselineUsage)
+	var targets string
+	fs.StringVar(&targets, "target", "", "run only these targets of the configuration, comma-separated names")
 	var tf trialFlags
 	tf.register(fs, 25)
 	c.register(fs)
@@ -70,6 +73,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	file, specs, opts, err := loadConfig(ctx, path)
 	if err != nil {
+		return err
+	}
+	if specs, err = onlyTargets(specs, targets, path); err != nil {
 		return err
 	}
 	if err := file.CheckPrograms(); err != nil {
@@ -170,6 +176,39 @@ func parseShard(s string) (int, int, error) {
 }
 
 // parseOnly parses --only: check ids, comma-separated; nil when empty.
+// onlyTargets keeps the specs named in list (--target: comma-separated
+// names), all of them when it is empty; a name the configuration at path
+// does not have is a usage error that lists those it has.
+func onlyTargets(specs []harness.Spec, list, path string) ([]harness.Spec, error) {
+	if strings.TrimSpace(list) == "" {
+		return specs, nil
+	}
+	want := map[string]bool{}
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			want[n] = true
+		}
+	}
+	var kept []harness.Spec
+	var names []string
+	for _, s := range specs {
+		names = append(names, s.Name)
+		if want[s.Name] {
+			kept = append(kept, s)
+			delete(want, s.Name)
+		}
+	}
+	if len(want) > 0 {
+		var unknown []string
+		for n := range want {
+			unknown = append(unknown, fmt.Sprintf("%q", n))
+		}
+		slices.Sort(unknown)
+		return nil, usageErr("--target: %s has no target %s (its targets: %s)", path, strings.Join(unknown, ", "), strings.Join(names, ", "))
+	}
+	return kept, nil
+}
+
 func parseOnly(s string) ([]string, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil

@@ -22,13 +22,15 @@ Usage:
         (its --min-score defaults to 0)
   idemcheck run    [-c FILE] [--min-score N] [--baseline OLD/result.json]
                    [--format F,…] [--out DIR] [--seed N] [--trials N]
-                   [--budget D] [--shard I/N] [--only CHECK,…] [--quiet]
+                   [--budget D] [--shard I/N] [--only CHECK,…]
+                   [--target NAME,…] [--quiet]
         run the targets of a configuration file (default: idemcheck.yaml in
         the working directory): the probes, then N generated trials per
         target (default 25, within --budget, default 2m); with --out DIR,
         failing trials are kept in DIR/failing-trials.json and run again
         first next time; with --only, only those checks' probes run (no
-        trials unless --trials is given) and the score is partial
+        trials unless --trials is given) and the score is partial; with
+        --target, only those targets run
   idemcheck replay [-c FILE] [--format F,…] [--out DIR] [--seed N]
                    [--quiet] TRIALS.json
         run saved failing trials again and say whether they still fail: exit
