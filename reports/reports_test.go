@@ -93,7 +93,7 @@ func TestJSONKeepsTheV1Fields(t *testing.T) {
 	for _, k := range []string{"check", "severity", "operation", "fault", "message", "evidence", "replay"} {
 		assert.Contains(t, first, k)
 	}
-	assert.Equal(t, "idemcheck run -c idemcheck.yaml --seed 3 --only exactly-once", first["replay"])
+	assert.Equal(t, "idemcheck run -c idemcheck.yaml --seed 3 --only exactly-once --target mark-first", first["replay"], "of a run of several targets, its own")
 	assert.Equal(t, "idemcheck run -c idemcheck.yaml --seed 3", rep["replay"])
 	meta := rep["meta"].(map[string]any)
 	assert.Equal(t, "run", meta["command"])
@@ -135,7 +135,7 @@ func TestMarkdown(t *testing.T) {
 	assert.Contains(t, md, "| mismatch | http | **score 2/3** | 1 | key.mismatch |")
 	assert.Contains(t, md, "| down | http | **not scored** |")
 	assert.Contains(t, md, "| `exactly-once` | FAIL | 2 finding(s) |")
-	assert.Contains(t, md, "   idemcheck run -c idemcheck.yaml --seed 3 --only exactly-once\n")
+	assert.Contains(t, md, "   idemcheck run -c idemcheck.yaml --seed 3 --only exactly-once --target mark-first\n")
 	assert.NotRegexp(t, `[\x{1F300}-\x{1FAFF}\x{2600}-\x{27BF}]`, md, "no emoji")
 	for _, line := range strings.Split(md, "\n") {
 		if strings.HasPrefix(line, "| ") {

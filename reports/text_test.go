@@ -149,7 +149,7 @@ func TestTextSaysEachThingOnce(t *testing.T) {
 	seen := map[string]bool{}
 	for _, l := range lines {
 		l = strings.TrimSpace(l)
-		if l == "" {
+		if l == "" || l == "replay:" { // the label of a command too long for its line
 			continue
 		}
 		assert.False(t, seen[l], "said twice: %q", l)
