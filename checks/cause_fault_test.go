@@ -179,11 +179,18 @@ func TestARetryAfterTheClientLeftBlamesTheAbandonedWork(t *testing.T) {
 		assert.Contains(t, f.Message, "; the target went on with the first attempt after its client left, and the retry did not find the key: claim the key before the work begins")
 		assert.NotContains(t, f.Message, "no idempotency key", "the charges went with the key")
 	}
-	// A charge made again without a key is named beside it.
+	// A client that gave up at its timeout left too.
 	b := newRec()
 	i := b.intent(plain, opCharge)
-	b.try(i, under(faults.NameClientDisconnect, unknown(0))).try(i, ok(201, "created", "ord_1"), keyed(""), keyed(""))
+	b.try(i, under(faults.NameClientTimeout, unknown(0))).try(i, ok(201, "created", "ord_1"), keyed("charge:k"), keyed("charge:k"))
 	f := onlyFinding(t, b.done(), checks.CheckRetryAfterFault)
+	assert.Contains(t, f.Message, "; the target went on with the first attempt after its client left, and the retry did not find the key")
+
+	// A charge made again without a key is named beside it.
+	b = newRec()
+	i = b.intent(plain, opCharge)
+	b.try(i, under(faults.NameClientDisconnect, unknown(0))).try(i, ok(201, "created", "ord_1"), keyed(""), keyed(""))
+	f = onlyFinding(t, b.done(), checks.CheckRetryAfterFault)
 	assert.Contains(t, f.Message, "after its client left")
 	assert.Contains(t, f.Message, "; the payments charge request also went with no idempotency key, which would have kept it to one")
 }

@@ -99,14 +99,15 @@ func evalRetryAfterFault(r *record.Record) ([]record.Finding, bool) {
 }
 
 // afterFaultCause is causeSuffix, or, when the evidence of who served the
-// attempts says nothing, what a client that left says: the target went on
-// with the first attempt's work after its client left, and the retry
-// came before that work had kept the key.
+// attempts says nothing, what a client that left (disconnected, or gave
+// up at its timeout) says: the target went on with the first attempt's
+// work after its client left, and the retry came before that work had
+// kept the key.
 func afterFaultCause(r *record.Record, in *record.Intent, cause *record.Attempt) string {
 	if c := causeSuffix(r, in); c != "" {
 		return c
 	}
-	if cause == nil || cause.Fault != faults.NameClientDisconnect || !cause.Forwarded {
+	if cause == nil || cause.Fault != faults.NameClientDisconnect && cause.Fault != faults.NameClientTimeout || !cause.Forwarded {
 		return ""
 	}
 	if ignoredAlone(r, in.Operation) {
