@@ -82,19 +82,8 @@ func TestConsumerLedger(t *testing.T) {
 // for only the ack deadline, the redelivery's check raced the first
 // write's commit, and the flaw was caught in about one run of three.
 func TestAStalledLedgerCatchesACheckThenWriteConsumer(t *testing.T) {
-	t.Parallel()
-	if _, err := pgserver.Find(); err != nil {
-		t.Skip(err)
-	}
-	exe := refexe.Path(t)
-	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
-	defer cancel()
-	spec := examples.ConsumerLedgerSpec(exe, "nats", "ledger-check-first", func(c *consumer.Config) { c.AckWait = consumer.DefaultAckWait })
-	res, err := harness.Verify(ctx, []harness.Spec{spec}, harness.WithSeed(11),
+	tr := verifyLedger(t, "nats", "ledger-check-first", func(c *consumer.Config) { c.AckWait = consumer.DefaultAckWait }, harness.WithSeed(11),
 		harness.WithFaults(&faults.DepStall{Delay: faults.Duration(time.Second)}), harness.WithChecks("dependency.recovery"))
-	require.NoError(t, err)
-	tr := res.Targets[0]
-	require.Empty(t, tr.Error, "the target could be tested")
 	var found []record.Finding
 	for _, f := range tr.Findings {
 		t.Logf("%s %s [%s]: %s", f.Severity, f.Check, f.Fault, f.Message)
@@ -126,18 +115,8 @@ func TestAStalledLedgerCatchesACheckThenWriteConsumer(t *testing.T) {
 // effect (the flaw a crash in between turns into a loss), not that it
 // was lost.
 func TestAnEffectBookedAfterTheAckIsNotCalledLost(t *testing.T) {
-	t.Parallel()
-	if _, err := pgserver.Find(); err != nil {
-		t.Skip(err)
-	}
-	exe := refexe.Path(t)
-	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
-	defer cancel()
-	res, err := harness.Verify(ctx, []harness.Spec{examples.ConsumerLedgerSpec(exe, "nats", "ledger-ack-first")}, harness.WithSeed(5),
+	tr := verifyLedger(t, "nats", "ledger-ack-first", nil, harness.WithSeed(5),
 		harness.WithFaults(&faults.DepRefuse{Window: faults.Duration(300 * time.Millisecond)}), harness.WithChecks("dependency.recovery", "exactly-once"))
-	require.NoError(t, err)
-	tr := res.Targets[0]
-	require.Empty(t, tr.Error, "the target could be tested")
 	var early []record.Finding
 	for _, f := range tr.Findings {
 		t.Logf("%s %s [%s]: %s", f.Severity, f.Check, f.Fault, f.Message)
@@ -157,19 +136,33 @@ func TestAnEffectBookedAfterTheAckIsNotCalledLost(t *testing.T) {
 // dep-stall would pass a consumer that checks, then writes, having
 // tested nothing. It is not tried there, and the report says why.
 func TestAStallIsNotTriedWhereTheBrokerWaitsForTheConsumer(t *testing.T) {
+	tr := verifyLedger(t, "kafka", "ledger-check-first", nil, harness.WithSeed(3),
+		harness.WithFaults(&faults.DepStall{Delay: faults.Duration(time.Second)}, &faults.DepError{}), harness.WithChecks("dependency.recovery"))
+	assert.Contains(t, tr.Record.Unsupported, faults.NameDepStall)
+	assert.Contains(t, tr.Record.UnsupportedWhy[faults.NameDepStall], "kafka delivers an event to another member only once the first has given it up")
+	assert.NotContains(t, tr.Record.Unsupported, faults.NameDepError, "the other dependency faults are tried")
+}
+
+// verifyLedger runs the reference consumer's ledger profile on broker,
+// its configuration changed by adjust (when not nil), in a test of its
+// own beside the others, with a throwaway PostgreSQL; it skips the test
+// without one, and fails it when the target could not be tested.
+func verifyLedger(t *testing.T, broker, profile string, adjust func(*consumer.Config), opts ...harness.Option) harness.TargetResult {
+	t.Helper()
 	t.Parallel()
 	if _, err := pgserver.Find(); err != nil {
 		t.Skip(err)
 	}
-	exe := refexe.Path(t)
+	var adj []func(*consumer.Config)
+	if adjust != nil {
+		adj = append(adj, adjust)
+	}
+	spec := examples.ConsumerLedgerSpec(refexe.Path(t), broker, profile, adj...)
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
-	res, err := harness.Verify(ctx, []harness.Spec{examples.ConsumerLedgerSpec(exe, "kafka", "ledger-check-first")}, harness.WithSeed(3),
-		harness.WithFaults(&faults.DepStall{Delay: faults.Duration(time.Second)}, &faults.DepError{}), harness.WithChecks("dependency.recovery"))
+	res, err := harness.Verify(ctx, []harness.Spec{spec}, opts...)
 	require.NoError(t, err)
 	tr := res.Targets[0]
 	require.Empty(t, tr.Error, "the target could be tested")
-	assert.Contains(t, tr.Record.Unsupported, faults.NameDepStall)
-	assert.Contains(t, tr.Record.UnsupportedWhy[faults.NameDepStall], "kafka delivers an event to another member only once the first has given it up")
-	assert.NotContains(t, tr.Record.Unsupported, faults.NameDepError, "the other dependency faults are tried")
+	return tr
 }
