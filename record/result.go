@@ -122,6 +122,9 @@ type Meta struct {
 	// Only lists the checks the run was restricted to (run --only); the
 	// scores of such a run are partial (ScoreResult.Partial).
 	Only []string `json:"only,omitempty"`
+	// Targets lists the configuration's targets the run was restricted
+	// to (run --target), when it was.
+	Targets []string `json:"targets,omitempty"`
 }
 
 // Failed reports whether any target could not be tested.

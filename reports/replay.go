@@ -28,8 +28,8 @@ func RunCommand(res *record.Result) string {
 // probes made its evidence, or "" when the run was not made by the
 // idemcheck command. effect.field's finding on an intent a fault's probe
 // made is replayed with that fault's check too: effect.field's own
-// probes would not make that intent. Of a run of several targets, it
-// runs the finding's alone (--target). The demo has no --only: its replay
+// probes would not make that intent. Of a run of several targets, or of
+// a run restricted to some (--target), it runs the finding's alone. The demo has no --only: its replay
 // is the whole demo.
 func ReplayCommand(res *record.Result, f record.Finding) string {
 	cmd := RunCommand(res)
@@ -37,8 +37,9 @@ func ReplayCommand(res *record.Result, f record.Finding) string {
 		return cmd
 	}
 	cmd += " --only " + ShellQuote(strings.Join(replayChecks(f), ","))
-	if t := ownerOf(res, f); t != "" && len(res.Targets) > 1 {
-		// Of a run of several targets, the one the finding is about.
+	if t := ownerOf(res, f); t != "" && (len(res.Targets) > 1 || len(res.Meta.Targets) > 0) {
+		// Of a run of several targets, or of some of the file's
+		// (--target), the one the finding is about.
 		cmd += " --target " + ShellQuote(t)
 	}
 	return cmd

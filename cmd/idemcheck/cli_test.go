@@ -442,10 +442,17 @@ func TestTargetRunsThoseTargetsAlone(t *testing.T) {
 	cfg := writeConfigWith(t, "faults: []\n", "correct", "nokey")
 	code, out, errs := runCLI(t, ctx, "run", "-c", cfg, "--trials", "0", "--seed", "4", "--only", "retry.sequential", "--format", "json", "--target", "nokey")
 	require.Equal(t, exitBelow, code, errs)
-	var res struct{ Targets []struct{ Name string } }
+	var res struct {
+		Targets []struct {
+			Name     string
+			Findings []struct{ Replay string }
+		}
+	}
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
 	require.Len(t, res.Targets, 1)
 	assert.Equal(t, "nokey", res.Targets[0].Name)
+	require.NotEmpty(t, res.Targets[0].Findings)
+	assert.Contains(t, res.Targets[0].Findings[0].Replay, "--target nokey", "a run of some of the file's targets replays on the finding's alone")
 
 	code, out, errs = runCLI(t, ctx, "run", "-c", cfg, "--trials", "0", "--seed", "4", "--only", "retry.sequential")
 	require.Equal(t, exitBelow, code, errs)

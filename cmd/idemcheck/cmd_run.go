@@ -94,6 +94,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		opts = append(opts, harness.WithChecks(onlyIDs...))
 		meta.Only = onlyIDs
 	}
+	if strings.TrimSpace(targets) != "" {
+		for _, s := range specs {
+			meta.Targets = append(meta.Targets, s.Name)
+		}
+	}
 	base, err := loadBaseline(baseline, meta)
 	if err != nil {
 		return err
