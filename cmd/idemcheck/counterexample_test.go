@@ -70,6 +70,9 @@ func TestEveryReportCarriesTheCounterexample(t *testing.T) {
 	}, rep.Targets[0].Trial.Steps, "report.json: the steps, the restart included")
 	assert.Equal(t, readFile(t, filepath.Join(out, "report.txt")), stdout, "the first format goes to stdout, uncoloured off a terminal")
 	for i, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(line, "      idemcheck ") {
+			continue // a command on a line of its own is never wrapped, so that it can be copied whole
+		}
 		assert.LessOrEqual(t, utf8.RuneCountInString(line), reports.TextWidth, "line %d: %q", i+1, line)
 	}
 }
