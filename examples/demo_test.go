@@ -14,6 +14,7 @@ import (
 	"github.com/idemcheck/idemcheck/examples/shop"
 	"github.com/idemcheck/idemcheck/harness"
 	"github.com/idemcheck/idemcheck/internal/refexe"
+	"github.com/idemcheck/idemcheck/internal/testpar"
 	"github.com/idemcheck/idemcheck/targets/process"
 )
 
@@ -32,6 +33,10 @@ func TestMain(m *testing.M) {
 	// sleep a second at each exit. The children inherit this.
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
 	process.PassOn("GORACE")
+	// The tests wait on their targets (a late retry's delay, a restart, a
+	// database, a broker's redelivery) more than they work: more of them
+	// run at once than there are processors.
+	testpar.AtLeast(4)
 	code := m.Run()
 	refexe.Remove()
 	os.Exit(code)

@@ -18,6 +18,7 @@ import (
 // TODOs, until they are filled in; filled in, it scores a correct API 3
 // and a flawed one lower.
 func TestInitHTTP(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var doc string

@@ -123,6 +123,7 @@ func TestServiceByHandAgainstFixedFakes(t *testing.T) {
 // payments service than the run's fake leaves no effect the run sees: exit
 // 3, with the reason.
 func TestServicePointedElsewhere(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	elsewhere, err := payments.New(payments.Options{Ledger: fakes.NewLedger()})

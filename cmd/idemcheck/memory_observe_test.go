@@ -40,6 +40,7 @@ func memoryServer(t *testing.T) string {
 // keyed by their name do not duplicate on a retry; its tools carry no
 // annotations.
 func TestMemoryServerJudgedThroughItsFile(t *testing.T) {
+	t.Parallel()
 	bin := memoryServer(t)
 	cfg := filepath.Join(t.TempDir(), "idemcheck.yaml")
 	require.NoError(t, os.WriteFile(cfg, []byte(fmt.Sprintf(`version: 1

@@ -85,6 +85,7 @@ func TestTwoObserversOfOneTableCountOnce(t *testing.T) {
 // TestObserverThatCannotReadIsUntestable: an observer whose query fails
 // stops the run with exit 3, naming the observer, its source and why.
 func TestObserverThatCannotReadIsUntestable(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	cfg := ordersTwoObservers(t, "correct", "orders")
@@ -102,6 +103,7 @@ func TestObserverThatCannotReadIsUntestable(t *testing.T) {
 // a JSON document stops the run with exit 3, naming the observer, its
 // source and why, as a failing query does.
 func TestFileObserverOnAFileThatIsNotJSON(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	cfg := ordersTwoObservers(t, "correct", "orders")
@@ -147,6 +149,7 @@ func TestObserversWhoseIdentitiesDisagreeAreUntestable(t *testing.T) {
 // answers isError stops the run with exit 3, naming the observer, the
 // tool and what it answered.
 func TestMCPReadBackToolErrorIsUntestable(t *testing.T) {
+	t.Parallel()
 	bin := memoryServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()

@@ -32,6 +32,7 @@ const unresponsiveBound = 15 * time.Second
 // too slowly ever to reach the cut is untestable as soon as too, its
 // replies begun, never whole: not silence.
 func TestUnresponsiveTargets(t *testing.T) {
+	t.Parallel()
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	const silent = `never answered|failed its first 3 attempts the same way \(last: no reply within 2s`
@@ -58,6 +59,7 @@ func TestUnresponsiveTargets(t *testing.T) {
 			`failed its first 3 attempts the same way \(last: the reply's body did not arrive whole: `, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			cfg := writeConfigFile(t, "unresponsive.yaml", "version: 1\ntargets:\n"+tc.target)
 			out := t.TempDir()
 			start := time.Now()

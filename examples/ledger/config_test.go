@@ -47,6 +47,7 @@ targets:
 // is built: the correct one passes every check, the one without a
 // payload fingerprint is found out.
 func TestConfiguredWithoutMarker(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a full harness run per profile")
 	}

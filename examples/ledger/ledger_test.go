@@ -148,6 +148,7 @@ func databases(t *testing.T) map[string]func(*testing.T) string {
 // correct: a retry, a burst of copies and a reused key each leave one
 // transfer or none; what is not a transfer is refused.
 func TestCorrect(t *testing.T) {
+	t.Parallel()
 	for name, db := range databases(t) {
 		t.Run(name, func(t *testing.T) {
 			w := newWorld(t, "correct", db(t))

@@ -41,6 +41,7 @@ func spec(t *testing.T, profile, dsn string) harness.Spec {
 // the count by delta saw: today's probes attempt one intent at a time but
 // for the late retry's fillers, whose effects no check judges.
 func TestScores(t *testing.T) {
+	t.Parallel()
 	reftest.Scores(t, ledger.Profiles, ledger.Describe, func(t *testing.T, profile string) harness.Spec {
 		return spec(t, profile, "sqlite:{{state_dir}}/ledger.db")
 	})

@@ -66,6 +66,7 @@ func crashes(tr harness.TargetResult) int {
 // TestShopInContainers scores reference shop profiles run as containers,
 // with every default fault: crash faults kill and restart the container.
 func TestShopInContainers(t *testing.T) {
+	t.Parallel()
 	pool := mustDocker(t)
 	mustShopImages(t, pool)
 	cases := []struct {

@@ -22,6 +22,7 @@ import (
 // one store per instance; the shop that keeps them in one Redis both
 // share is correct with two containers as with one.
 func TestReplicasInContainers(t *testing.T) {
+	t.Parallel()
 	pool := mustDocker(t)
 	mustShopImages(t, pool)
 	rs := redisserver.Must(t)

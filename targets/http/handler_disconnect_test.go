@@ -61,6 +61,7 @@ func (h *recordLateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // claims its key before it charges, is found correct under the same
 // fault.
 func TestWorkGoneOnWithAfterTheClientLeftIsCounted(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	late := httptarget.HandlerSpec(httptarget.Config{Name: "record-late", Operations: chargeOps}, func(env *harness.Env) http.Handler {
@@ -168,6 +169,7 @@ func (o recordObserver) Observe(_ context.Context, ledger *fakes.Ledger, marker 
 // target's calls usually take: a handler that writes its own record
 // 400 ms after the call is found writing it twice.
 func TestSlowWorkGoneOnWithAfterTheClientLeftIsCounted(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	store := &recordStore{}

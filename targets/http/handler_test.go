@@ -193,6 +193,7 @@ var dryRunConfig = httptarget.Config{Name: "shop", Operations: chargeOps, DryRun
 
 // The careful handler scores 3 and passes, generated trials included.
 func TestCheckHandlerPassesACarefulHandler(t *testing.T) {
+	t.Parallel()
 	httptarget.CheckHandlerConfig(t, dryRunConfig, newShop(false), harness.WithSeed(1), harness.WithTrials(20))
 }
 
@@ -200,6 +201,7 @@ func TestCheckHandlerPassesACarefulHandler(t *testing.T) {
 // level 3 (the dryrun check finds that it offers none), and the test
 // fails unless that check is skipped and the required score lowered.
 func TestCheckHandlerShortForm(t *testing.T) {
+	t.Parallel()
 	httptarget.CheckHandler(t, newShop(false), chargeOps, harness.WithSeed(1), harness.WithTrials(-1),
 		harness.WithSkip(harness.CheckDryRun), harness.WithMinScore(2))
 
@@ -211,6 +213,7 @@ func TestCheckHandlerShortForm(t *testing.T) {
 
 // The careless handler charges every retry again: Check fails the test.
 func TestCheckHandlerFailsACarelessHandler(t *testing.T) {
+	t.Parallel()
 	rec := &checkRecorder{}
 	httptarget.CheckHandlerConfig(rec, dryRunConfig, newShop(true), harness.WithSeed(1), harness.WithTrials(-1))
 	assert.True(t, rec.Failed(), "a handler that charges every retry fails")
@@ -237,6 +240,7 @@ func (r *checkRecorder) Failed() bool { return len(r.errors) > 0 }
 // An in-process handler cannot be crashed, and the run says so in those
 // words: crash.recovery is skipped with that reason.
 func TestInProcessHandlerSaysWhyItCannotCrash(t *testing.T) {
+	t.Parallel()
 	spec := httptarget.HandlerSpec(dryRunConfig, newShop(false), payments.Starter(payments.Options{}))
 	res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(1), harness.WithChecks(harness.CheckCrashRecovery))
 	require.NoError(t, err)
@@ -283,6 +287,7 @@ func TestScoreReasonSaysWhatWasNotExaminedAfterTheCause(t *testing.T) {
 // A TB that runs no subtests still gets the trials it asks for, reported
 // on it as the checks are.
 func TestCheckHandlerRunsTrialsWithoutSubtests(t *testing.T) {
+	t.Parallel()
 	rec := &checkRecorder{}
 	httptarget.CheckHandlerConfig(rec, dryRunConfig, newShop(false), harness.WithSeed(1), harness.WithTrials(20), harness.WithLateRetry(0, -1))
 	assert.False(t, rec.Failed(), "%s", strings.Join(rec.errors, "\n"))

@@ -83,6 +83,7 @@ func TestSpecShape(t *testing.T) {
 }
 
 func TestSpecLaunchStartsCallsAndStops(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	tg, err := httptarget.Spec(helperConfig(), helperLaunch("1")).Start(startCtx(t), env)
 	require.NoError(t, err)
@@ -222,6 +223,7 @@ func TestStartWithoutLaunchChecksTheCertificate(t *testing.T) {
 // being asked is down, saying how it ended and what it printed; one the
 // harness killed is not, nor is it once restarted.
 func TestDownSaysWhenTheServerExitedByItself(t *testing.T) {
+	t.Parallel()
 	launch := helperLaunch("die-after")
 	launch.Env["DIE_AFTER"] = "2"
 	tg, err := httptarget.Spec(helperConfig(), launch).Start(startCtx(t), testEnv(t))
@@ -251,6 +253,7 @@ func TestDownSaysWhenTheServerExitedByItself(t *testing.T) {
 // middle of the probes makes the target untestable at once, saying so,
 // instead of every later call failing and being judged as its answer.
 func TestAServerThatStopsEndsTheRun(t *testing.T) {
+	t.Parallel()
 	launch := helperLaunch("die-after")
 	launch.Env["DIE_AFTER"] = "30"
 	delete(launch.Env, "PAY_URL") // no fake in this run
@@ -269,6 +272,7 @@ func TestAServerThatStopsEndsTheRun(t *testing.T) {
 // compose up -d does) leaves a target that answers: its probes all run,
 // and nothing says it stopped.
 func TestALauncherThatReturnsIsNotDown(t *testing.T) {
+	t.Parallel()
 	launch := helperLaunch("launch")
 	delete(launch.Env, "PAY_URL")
 	state := t.TempDir()

@@ -33,6 +33,7 @@ func whoamiPid(t *testing.T, body string) (int, string) {
 // calls go to each in turn, a burst's copies are split between them, a
 // crash kills and restarts both, and Close stops both.
 func TestReplicasStartInstancesThatShareState(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	launch := helperLaunch("1")
 	launch.Replicas = 2
@@ -145,6 +146,7 @@ func TestBurstToNothingSentNothing(t *testing.T) {
 // the cut. Through the proxy the status is told in the error, not as the
 // attempt's status: the client got no reply it could act on.
 func TestReplyBodyThatStallsIsUnfinished(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		_, _ = io.WriteString(w, `{"effect":`)

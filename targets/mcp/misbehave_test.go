@@ -19,15 +19,18 @@ func TestNotAnMCPServer(t *testing.T) {
 	for _, tc := range []struct {
 		why string
 		cmd []string
+		// wait bounds the handshake: a server that says nothing is
+		// waited for until then, whatever the handshake's own limit.
+		wait time.Duration
 	}{
-		{"garbage on stdout, then exit", []string{"/bin/sh", "-c", "echo 'hello, I am not JSON-RPC'; echo oops >&2"}},
-		{"silent, and never answers the handshake", []string{"/bin/sh", "-c", "exec sleep 600"}},
+		{"garbage on stdout, then exit", []string{"/bin/sh", "-c", "echo 'hello, I am not JSON-RPC'; echo oops >&2"}, 30 * time.Second},
+		{"silent, and never answers the handshake", []string{"/bin/sh", "-c", "exec sleep 600"}, 2 * time.Second},
 		// Held whole, the endless line grew idemcheck's memory by
 		// gigabytes until the handshake's deadline.
-		{"one endless line", []string{"/bin/sh", "-c", "exec cat /dev/zero"}},
+		{"one endless line", []string{"/bin/sh", "-c", "exec cat /dev/zero"}, 30 * time.Second},
 	} {
 		t.Run(tc.why, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), tc.wait)
 			defer cancel()
 			w := &world{t: t, token: t.Name() + time.Now().Format("150405.000000000")}
 			_, err := mcp.New(ctx, mcp.Config{Name: "bad", Command: tc.cmd, Timeout: 500 * time.Millisecond,

@@ -271,19 +271,46 @@ func Failing(tr harness.TargetResult) []string {
 // Scores holds the harness to what each profile is built for: spec makes
 // the harness spec of a profile, describe says what it should score and
 // which checks it fails (all of them, or at least those when its flaw is
-// racy).
+// racy). The profiles are judged in one run, side by side within the
+// processors' time, as the demo judges its targets: each spends most of
+// its time waiting (a late retry's delay, a restart), and a target's
+// verdict follows from the seed and its name alone, whatever runs beside
+// it.
 func Scores(t *testing.T, profiles []string, describe func(string) (refprofile.Info, error), spec func(t *testing.T, profile string) harness.Spec, opts ...harness.Option) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("a full harness run per profile")
 	}
-	for _, profile := range profiles {
+	specs := make([]harness.Spec, len(profiles))
+	for i, profile := range profiles {
+		specs[i] = spec(t, profile)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	res, err := harness.Verify(ctx, specs, append([]harness.Option{harness.WithSeed(7),
+		harness.WithParallel(len(specs)), harness.WithCPUBudget(0.9)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Targets) != len(specs) {
+		t.Fatalf("%d results for %d profiles", len(res.Targets), len(specs))
+	}
+	for i, profile := range profiles {
 		t.Run(profile, func(t *testing.T) {
 			info, err := describe(profile)
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr := Verify(t, spec(t, profile), opts...)
+			tr := res.Targets[i]
+			for _, f := range tr.Findings {
+				t.Logf("%s %s: %s", f.Severity, f.Check, f.Message)
+			}
+			if tr.Error != "" {
+				t.Fatalf("%s could not be judged: %s", specs[i].Name, tr.Error)
+			}
+			if tr.Name != specs[i].Name {
+				t.Fatalf("result %d is %q, not %q: results come in the order of the specs", i, tr.Name, specs[i].Name)
+			}
 			if tr.Score.Level != info.Score {
 				t.Errorf("scored %d, built for %d: %s", tr.Score.Level, info.Score, tr.Score.Reason)
 			}
