@@ -68,7 +68,7 @@ func FuzzLinkHeader(f *testing.F) {
 		}))
 		defer srv.Close()
 		o, err := observe.OpenHTTP(srv.URL, observe.HTTP{URL: "/list", Pages: observe.Pages{Link: true, Max: 5},
-			Settle: observe.Settle{Interval: time.Millisecond, Within: 50 * time.Millisecond}})
+			Settle: observe.Settle{Interval: time.Millisecond, Within: 5 * time.Millisecond}})
 		if err != nil {
 			t.Fatal(err)
 		}

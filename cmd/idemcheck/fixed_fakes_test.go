@@ -87,6 +87,7 @@ func TestServiceByHandAgainstFixedFakes(t *testing.T) {
 	t.Parallel()
 	for _, profile := range []string{"correct", "check-then-act"} {
 		t.Run(profile, func(t *testing.T) {
+			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			payAddr := freeAddr(t)

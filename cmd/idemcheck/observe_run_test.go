@@ -93,6 +93,7 @@ func TestInitOpenAPIScoresTheOrdersServiceAsBuilt(t *testing.T) {
 		code    int
 	}{{"correct", 3, exitOK}, {"check-then-insert", 0, exitBelow}} {
 		t.Run(tc.profile, func(t *testing.T) {
+			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 			defer cancel()
 			dsn, err := pg.CreateDatabase(ctx, "init_"+strings.ReplaceAll(tc.profile, "-", "_"))
@@ -126,6 +127,7 @@ func TestRunObserveSQL(t *testing.T) {
 		code    int
 	}{{"correct", 3, exitOK}, {"no-unique", 0, exitBelow}} {
 		t.Run(tc.profile, func(t *testing.T) {
+			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 			defer cancel()
 			cfg := filepath.Join(t.TempDir(), "idemcheck.yaml")

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,9 +63,15 @@ targets:
 // an observer's effects with its own.
 func TestTwoObserversOfOneTableCountOnce(t *testing.T) {
 	t.Parallel()
+	var mu sync.Mutex
 	effects := map[string]float64{}
+	t.Cleanup(func() { // once both runs are over
+		require.NotZero(t, effects["orders"])
+		assert.Equal(t, 2*effects["orders"], effects[""], "observers of one object count each order once; of two things, twice")
+	})
 	for _, object := range []string{"orders", ""} {
 		t.Run("object="+object, func(t *testing.T) {
+			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 			defer cancel()
 			code, rep := runReport(t, ctx, ordersTwoObservers(t, "correct", object))
@@ -72,14 +79,15 @@ func TestTwoObserversOfOneTableCountOnce(t *testing.T) {
 			assert.Equal(t, 3.0, tr["score"], "score; error: %v; findings: %v", tr["error"], tr["findings"])
 			assert.Equal(t, exitOK, code)
 			assert.Empty(t, tr["findings"])
-			effects[object], _ = tr["summary"].(map[string]any)["effects"].(float64)
+			n, _ := tr["summary"].(map[string]any)["effects"].(float64)
+			mu.Lock()
+			effects[object] = n
+			mu.Unlock()
 			obs := fmt.Sprint(tr["observers"])
 			assert.Contains(t, obs, "orders-db (sql) found an order for")
 			assert.Contains(t, obs, "orders-api (http) found an order for")
 		})
 	}
-	require.NotZero(t, effects["orders"])
-	assert.Equal(t, 2*effects["orders"], effects[""], "observers of one object count each order once; of two things, twice")
 }
 
 // TestObserverThatCannotReadIsUntestable: an observer whose query fails
