@@ -338,7 +338,10 @@ func TestKilledHarnessLeavesNoOrphan(t *testing.T) {
 func TestTrialsAreSavedAndReplayed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	cfg := writeConfigWith(t, "faults: []\n", "bounded-keys --keys 8")
+	// The late retries come at once: the store of 8 keys forgets a key
+	// after 8 others, not with time, and the other stores forget none.
+	const extra = "faults: []\nretry: {late_delay: 1ms}\n"
+	cfg := writeConfigWith(t, extra, "bounded-keys --keys 8")
 	// --out names a directory that does not exist yet, as a CI job's first
 	// run does: it is made, and no report is lost to the failing trial.
 	dir := filepath.Join(t.TempDir(), "idemcheck-reports", "run-1")
@@ -377,7 +380,7 @@ func TestTrialsAreSavedAndReplayed(t *testing.T) {
 	assert.Contains(t, errs, "a saved trial still fails")
 	assert.Contains(t, out, "gate: FAIL (saved trials run again): bounded-keys: a saved trial still fails", "the gate is the saved trials', not a score's")
 	assert.NotContains(t, out, "--min-score")
-	fixed := writeConfigWith(t, "faults: []\n", "correct")
+	fixed := writeConfigWith(t, extra, "correct")
 	doc := strings.ReplaceAll(readFile(t, saved), `"target": "bounded-keys"`, `"target": "correct"`)
 	fixedSaved := filepath.Join(t.TempDir(), "failing-trials.json")
 	require.NoError(t, os.WriteFile(fixedSaved, []byte(doc), 0o644))
@@ -397,7 +400,7 @@ func TestTrialsAreSavedAndReplayed(t *testing.T) {
 	b, err := json.Marshal(trials)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(raced, b, 0o644))
-	_, _, errs = runCLI(t, ctx, "replay", "-c", writeConfigWith(t, "faults: []\n", "nodryrun"), raced)
+	_, _, errs = runCLI(t, ctx, "replay", "-c", writeConfigWith(t, extra, "nodryrun"), raced)
 	assert.Contains(t, errs, "passes this time, but this run's probes still fail dryrun at its operations: the flaw it caught is still there")
 	assert.NotContains(t, errs, "fixed")
 
