@@ -32,7 +32,7 @@ func FuzzReadBack(f *testing.F) {
 		}))
 		defer srv.Close()
 		o, err := observe.OpenHTTP(srv.URL, observe.HTTP{URL: "/v1/orders", Items: items, ID: id,
-			Settle: observe.Settle{Interval: time.Millisecond, Within: 5 * time.Millisecond}})
+			Settle: observe.Settle{Interval: time.Millisecond, Within: 20 * time.Millisecond}})
 		if err != nil {
 			return // a path the observer refuses up front
 		}
@@ -64,11 +64,17 @@ func FuzzLinkHeader(f *testing.F) {
 			} else {
 				w.Header().Set("Link", later)
 			}
-			_, _ = w.Write([]byte(`[{"id":"` + r.URL.RawQuery + `","note":"` + m1 + `"}]`))
+			// Every page's row has an id, the first page's (no query)
+			// too: a row without one fails the read before any link is
+			// followed.
+			_, _ = w.Write([]byte(`[{"id":"page ` + r.URL.RawQuery + `","note":"` + m1 + `"}]`))
 		}))
 		defer srv.Close()
+		// A read that fails (most fuzzed headers point somewhere it may
+		// not follow) is tried again until Within; one that succeeds,
+		// every page followed, returns at once.
 		o, err := observe.OpenHTTP(srv.URL, observe.HTTP{URL: "/list", Pages: observe.Pages{Link: true, Max: 5},
-			Settle: observe.Settle{Interval: time.Millisecond, Within: 5 * time.Millisecond}})
+			Settle: observe.Settle{Interval: time.Millisecond, Within: 20 * time.Millisecond}})
 		if err != nil {
 			t.Fatal(err)
 		}
