@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/idemcheck/idemcheck/internal/bubble"
 	"github.com/idemcheck/idemcheck/internal/memnet"
 	"github.com/idemcheck/idemcheck/internal/oncehttp"
 )
@@ -152,7 +153,7 @@ func NewProxy(target string, forwardTimeout time.Duration) (*Proxy, error) {
 	if forwardTimeout <= 0 {
 		forwardTimeout = 30 * time.Second
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := bubble.Listen("127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("fault proxy: %w", err)
 	}

@@ -12,7 +12,9 @@ import "time"
 // instance has read Now, the probes take it that its store does; a
 // handler that reads the time from both has its expiries judged by Now's,
 // and the report says beside the score that an expiry kept by time.Now
-// was not examined (record.CauseClock).
+// was not examined (record.CauseClock). Inside a bubble of
+// testing/synctest the probes wait instead, on the bubble's clock, which
+// moves on at once: Now and time.Now both see the time pass.
 func (e *Env) Now() time.Time {
 	if e.clock == nil {
 		return time.Now()

@@ -9,6 +9,7 @@ import (
 	"github.com/idemcheck/idemcheck/deps/launch"
 	"github.com/idemcheck/idemcheck/fakes"
 	"github.com/idemcheck/idemcheck/harness/internal/engine"
+	"github.com/idemcheck/idemcheck/internal/bubble"
 )
 
 // The engine asks of a target what these interfaces ask: a value that
@@ -67,6 +68,9 @@ func sortedNames[V any](m map[string]V) []string {
 // what it started, and says what could not be started.
 func (spec Spec) launch(ctx context.Context, ledger *fakes.Ledger, stateDir, runID string) (_ *engine.Instance, err error) {
 	env := &Env{Fakes: map[string]fakes.Fake{}, Ledger: ledger, StateDir: stateDir, RunID: runID, Deps: map[string]*launch.Dependency{}, clock: engine.NewClock()}
+	if bubble.In() {
+		env.client = newFakesClient()
+	}
 	var target Target
 	var obs []EffectObserver
 	stop := func() error {
@@ -82,6 +86,9 @@ func (spec Spec) launch(ctx context.Context, ledger *fakes.Ledger, stateDir, run
 		}
 		for _, d := range env.Deps {
 			_ = d.Close()
+		}
+		if env.client != nil {
+			env.client.CloseIdleConnections()
 		}
 		return err
 	}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/idemcheck/idemcheck/deps/launch"
 	"github.com/idemcheck/idemcheck/fakes"
@@ -116,6 +117,10 @@ type Env struct {
 
 	// clock is the instance's time (see Now).
 	clock *engine.Clock
+	// client, in a bubble of testing/synctest, is the instance's own
+	// HTTPClient: its connections, and the goroutines that serve them,
+	// belong to the bubble and end with the instance.
+	client *http.Client
 }
 
 // Dependency declares a database or cache the target keeps its state in:

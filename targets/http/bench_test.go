@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakes/payments"
@@ -38,18 +39,40 @@ func benchHandler(b *testing.B, workers int) {
 // clock=wall is the handler as it is, its keys never stamped: the late
 // retry waits DefaultLateDelay on the wall clock. clock=env stamps each
 // key with env.Now and keeps it a day: the probes move that clock on
-// instead of waiting.
+// instead of waiting. clock=bubble is the handler of clock=wall checked
+// inside a bubble of testing/synctest, each check a bubble of its own:
+// every wait passes on the bubble's clock, at once.
 func BenchmarkCheckHandlerDefault(b *testing.B) {
-	b.Run("clock=wall", func(b *testing.B) { benchCheckHandler(b, newShop(false)) })
-	b.Run("clock=env", func(b *testing.B) { benchCheckHandler(b, newShopExpiring(24*time.Hour, true, false)) })
+	b.Run("clock=wall", func(b *testing.B) { benchCheckHandler(b, newShop(false), false) })
+	b.Run("clock=env", func(b *testing.B) { benchCheckHandler(b, newShopExpiring(24*time.Hour, true, false), false) })
+	b.Run("clock=bubble", func(b *testing.B) { benchCheckHandler(b, newShop(false), true) })
 }
 
-func benchCheckHandler(b *testing.B, newHandler httptarget.NewHandler) {
+func benchCheckHandler(b *testing.B, newHandler httptarget.NewHandler, bubbled bool) {
 	spec := httptarget.HandlerSpec(dryRunConfig, newHandler, payments.Starter(payments.Options{}))
-	for i := 0; i < b.N; i++ {
-		res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(uint64(i+1)), harness.WithTrials(harness.DefaultCheckTrials))
+	check := func(tb testing.TB, seed uint64) {
+		res, err := harness.Verify(context.Background(), []harness.Spec{spec}, harness.WithSeed(seed), harness.WithTrials(harness.DefaultCheckTrials))
 		if err != nil || res.Targets[0].Error != "" || len(res.Targets[0].Findings) > 0 {
-			b.Fatalf("unexpected: %v %+v", err, res.Targets[0])
+			tb.Fatalf("unexpected: %v %+v", err, res.Targets[0])
+		}
+	}
+	if !bubbled {
+		for i := 0; i < b.N; i++ {
+			check(b, uint64(i+1))
+		}
+	} else {
+		// A bubble needs a *testing.T: the checks run as a test of their
+		// own, within the benchmark's time.
+		ok := testing.RunTests(func(string, string) (bool, error) { return true, nil }, []testing.InternalTest{{
+			Name: b.Name(),
+			F: func(t *testing.T) {
+				for i := 0; i < b.N; i++ {
+					synctest.Test(t, func(t *testing.T) { check(t, uint64(i+1)) })
+				}
+			},
+		}})
+		if !ok {
+			b.Fatal("a check in a bubble failed")
 		}
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/check")

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	nethttp "net/http"
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakes/payments"
 	"github.com/idemcheck/idemcheck/harness"
+	"github.com/idemcheck/idemcheck/internal/bubble"
 	"github.com/idemcheck/idemcheck/internal/memnet"
 )
 
@@ -51,6 +51,25 @@ type NewHandler func(env *harness.Env) nethttp.Handler
 // harness moves that clock on instead of waiting, and the store sees the
 // delay pass all the same.
 //
+// Inside a bubble of testing/synctest every wait of the check passes on
+// the bubble's clock, at once, and a key store on time.Now sees it pass
+// too: a default check takes a tenth of a second whatever clock the
+// handler reads.
+//
+//	func TestShop(t *testing.T) {
+//		synctest.Test(t, func(t *testing.T) {
+//			httptarget.CheckHandler(t, newShop, ops)
+//		})
+//	}
+//
+// In a bubble the handler and the fakes take no connection over TCP (a
+// goroutine waiting on a socket would hold the bubble's clock still):
+// a dial to their loopback addresses is refused, so the handler calls the
+// fakes with env.HTTPClient(). What the handler starts must end with the
+// check (close a pool it opens in its constructor in t.Cleanup), and
+// what it shares with the test outside the bubble is subject to
+// testing/synctest's rules.
+//
 // Every setting of the adapter's Config has its default (the effect in
 // the reply's "effect" field, the result's identity in "data.id", no dry
 // run); CheckHandlerConfig takes a whole Config. An in-process handler
@@ -88,7 +107,7 @@ func serveHandler(cfg Config, h nethttp.Handler) (harness.Target, error) {
 	if h == nil {
 		return nil, fmt.Errorf("target %s: the handler constructor returned nil", cfg.Name)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := bubble.Listen("127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", cfg.Name, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/idemcheck/idemcheck/internal/bubble"
 	"github.com/idemcheck/idemcheck/internal/drain"
 	"github.com/idemcheck/idemcheck/internal/memnet"
 )
@@ -39,7 +40,7 @@ func Listen(name, addr string) (net.Listener, error) {
 	if err := CheckLoopback(name, addr); err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := bubble.Listen(addr)
 	if err != nil {
 		return nil, fmt.Errorf("%s: listen on %q: %w", name, addr, err)
 	}

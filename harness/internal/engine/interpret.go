@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/checks"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/internal/bubble"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -341,6 +342,8 @@ func (r *runner) runGroup(info record.TargetInfo, pr *probeRun, from, to int) {
 		sub := *r
 		sub.later = later
 		sub.rng = nil // attempts draw nothing: the intents are made
+		usual := r.usualTime(ms[k].in)
+		sub.usualBefore = &usual
 		subs[k] = &sub
 		s := pr.p.Steps[from+k]
 		wg.Add(1)
@@ -534,10 +537,12 @@ func (r *runner) waitUntil(t time.Time) bool {
 
 // waitSince waits until d has passed since t as the target sees it: on
 // the instance's clock, moved on at once, when the instance reads the
-// time there (Clock), else on the wall clock. It reports false if the
-// run ended first.
+// time there (Clock), else on the wall clock. In a bubble of
+// testing/synctest the wall clock is the bubble's, which moves on at once
+// as it is waited on: both clocks see the time pass. It reports false if
+// the run ended first.
 func (r *runner) waitSince(t time.Time, d time.Duration) bool {
-	if c := r.inst.Clock; c.Read() {
+	if c := r.inst.Clock; c.Read() && !bubble.In() {
 		if c.passSince(t, d) {
 			r.noteClockMoved(d)
 		}

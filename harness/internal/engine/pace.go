@@ -63,8 +63,9 @@ func pacedFaults(fs []faults.Fault, pace time.Duration) []faults.Fault {
 }
 
 // usualTime is the longest time an unfaulted attempt at in's operation,
-// sent alone (not a burst's copy, not a filler), took so far in the run,
-// in's own included; 0 when none was timed.
+// sent alone (not a burst's copy, not a filler), took so far in the run
+// (for a step of a group run at once: until the group started), in's own
+// included; 0 when none was timed.
 func (r *runner) usualTime(in *record.Intent) time.Duration {
 	var longest time.Duration
 	timed := func(x *record.Intent) {
@@ -77,7 +78,10 @@ func (r *runner) usualTime(in *record.Intent) time.Duration {
 			}
 		}
 	}
-	if r.rec != nil {
+	switch {
+	case r.usualBefore != nil:
+		longest = *r.usualBefore
+	case r.rec != nil:
 		for i := range r.rec.Intents {
 			timed(&r.rec.Intents[i])
 		}

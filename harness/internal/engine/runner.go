@@ -37,6 +37,11 @@ type runner struct {
 	// later: the attempts' effects are observed once every step of their
 	// group is done (see runGroup), not after each attempt.
 	later bool
+	// usualBefore, in a runner of a group's step, is the usual time of its
+	// intent's operation as it stood when the group started (see
+	// usualTime): the group's other steps write their intents' attempts
+	// meanwhile, so it reads only its own.
+	usualBefore *time.Duration
 
 	// ff stops a probe run whose operation fails its first attempts alike.
 	ff failFast
