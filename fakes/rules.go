@@ -65,6 +65,11 @@ type Rule struct {
 	// request, before the fake acts on it: the "request reached the
 	// downstream, no effect yet" fault point.
 	OnMatch func() `json:"-"`
+	// OnRelease, when set, is called when an AwaitCaller hold ends (its
+	// caller gave up, or Delay passed), before the request is handled; a
+	// fake that does not hold (SMTP) calls it at once. The harness learns
+	// from it when the effect lands, instead of waiting out Delay.
+	OnRelease func() `json:"-"`
 }
 
 // Rules is a concurrency-safe set of armed rules. The zero value is ready;

@@ -80,6 +80,8 @@
 //     or the fake closes; then the connection is dropped.
 //   - HangAfter: recorded, then held the same way.
 //   - Pass: accepted normally (with Rule.OnMatch, a fault point).
+//   - AwaitCaller: as Pass (an SMTP session has no caller to wait for);
+//     Rule.OnRelease is called at once.
 //
 // SMTP can also fail at an earlier stage: Reject(stage, code) makes an
 // action that answers MAIL FROM, RCPT TO or DATA with code (400–599)

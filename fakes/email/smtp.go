@@ -255,6 +255,11 @@ func (se *session) Data(r io.Reader) error {
 			if !se.s.wait(rule.Delay) {
 				return errClosing
 			}
+		case fakes.AwaitCaller:
+			// No caller to wait for over SMTP: it passes, at once.
+			if rule.OnRelease != nil {
+				rule.OnRelease()
+			}
 		}
 		if stage, code, ok := ParseReject(rule.Action); ok && stage == StageData {
 			return &smtp.SMTPError{Code: code, EnhancedCode: smtp.EnhancedCodeNotSet, Message: "injected: message rejected"}

@@ -141,6 +141,18 @@ func TestSMTPOnMatchRunsBeforeTheReply(t *testing.T) {
 	assert.Len(t, s.Ledger().Effects(), 1)
 }
 
+// Over SMTP an AwaitCaller rule has no caller to wait for: the message is
+// accepted at once, Rule.OnRelease called before it is recorded.
+func TestSMTPAwaitCallerPassesAtOnce(t *testing.T) {
+	s := email.Start(t)
+	atRelease := make(chan int, 1)
+	s.Arm(fakes.Rule{Marker: markerA, Action: fakes.AwaitCaller, Delay: time.Hour,
+		OnRelease: func() { atRelease <- len(s.Ledger().Effects()) }})
+	require.NoError(t, sendMail(s.SMTPAddr(), mail("hi", markerA)))
+	assert.Equal(t, 0, recv(t, atRelease, "OnRelease"), "OnRelease ran before the message was recorded")
+	assert.Len(t, s.Ledger().Effects(), 1)
+}
+
 // A server closed right after it started ends: go-smtp registers its
 // listener only once Serve runs, which may be after Shutdown looked.
 func TestCloseRightAfterNewEnds(t *testing.T) {

@@ -22,7 +22,8 @@ import (
 // gave up on the call before the fake answered it (here the fake holds the
 // call until the caller leaves, then charges all the same) is marked
 // Unanswered in the ledger, so that no check holds the caller to knowing
-// of it; a charge answered to its caller is not.
+// of it; a charge answered to its caller is not. Rule.OnRelease is called
+// when the hold ends, before the charge.
 func TestAChargeMadeAfterItsCallerHungUpIsUnanswered(t *testing.T) {
 	s := payments.Start(t)
 	c := newClient(t)
@@ -33,7 +34,10 @@ func TestAChargeMadeAfterItsCallerHungUpIsUnanswered(t *testing.T) {
 	require.Equal(t, http.StatusOK, answered.status)
 
 	held := make(chan struct{})
-	s.Arm(fakes.Rule{Marker: markerA, Times: 1, Action: fakes.AwaitCaller, Delay: waitLimit, OnMatch: func() { close(held) }})
+	// The hold ends before the charge is made, and says so.
+	released := make(chan int, 1)
+	s.Arm(fakes.Rule{Marker: markerA, Times: 1, Action: fakes.AwaitCaller, Delay: waitLimit, OnMatch: func() { close(held) },
+		OnRelease: func() { released <- len(s.Ledger().Effects()) }})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan result, 1)
 	go func() {
@@ -56,6 +60,12 @@ func TestAChargeMadeAfterItsCallerHungUpIsUnanswered(t *testing.T) {
 	case <-recorded:
 	case <-time.After(waitLimit):
 		t.Fatal("the fake did not charge after its caller left")
+	}
+	select {
+	case n := <-released:
+		assert.Equal(t, 1, n, "released before the charge")
+	default:
+		t.Fatal("the fake charged without saying the hold was over")
 	}
 	// The mark follows the charge's record: the fake sees that its caller
 	// left only once the charge is made.

@@ -24,7 +24,7 @@ const forever = time.Duration(1 << 62)
 //     gives up, then resets the connection.
 //   - HangAfter: handled, then held the same way.
 //   - AwaitCaller: waits until the client gives up or Rule.Delay passes,
-//     then handles the request all the same.
+//     calls Rule.OnRelease, then handles the request all the same.
 //   - Pass: handled normally.
 //
 // Rule.OnMatch runs first, whatever the action.
@@ -72,6 +72,9 @@ func (f Faults) Serve(w http.ResponseWriter, r *http.Request, markers []string, 
 			}
 		case fakes.AwaitCaller:
 			f.Server.Wait(r.Context(), rule.Delay)
+			if rule.OnRelease != nil {
+				rule.OnRelease()
+			}
 		case fakes.FailAfter, fakes.ResetAfter, fakes.HangAfter, fakes.Pass:
 		default:
 			if f.Custom != nil {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakes"
@@ -61,7 +62,18 @@ func (d disconnectArm) arm(a *armed) func() {
 	if a.pace > 0 {
 		grace = min(grace, a.pace)
 	}
-	disarm := a.armRule(fakes.Rule{Marker: a.call.Marker, Times: 1, Action: fakes.AwaitCaller, Delay: grace, OnMatch: func() {
+	// released is closed when the fake lets the held call go on (the
+	// target gave its call up, or grace passed): the effect lands then.
+	released := make(chan struct{})
+	var releasedAt time.Time
+	var releaseOnce sync.Once
+	onRelease := func() {
+		releaseOnce.Do(func() {
+			releasedAt = time.Now()
+			close(released)
+		})
+	}
+	disarm := a.armRule(fakes.Rule{Marker: a.call.Marker, Times: 1, Action: fakes.AwaitCaller, Delay: grace, OnRelease: onRelease, OnMatch: func() {
 		// The client left, but the target had the request: its work may
 		// still land after this attempt, in a later one's window.
 		a.forwarded.Store(true)
@@ -75,13 +87,27 @@ func (d disconnectArm) arm(a *armed) func() {
 		// after it lands after this attempt, maybe after every retry:
 		// the intent's effects are counted once it has had the time to.
 		if a.settleLater != nil {
-			released := time.Now().Add(grace)
+			// The fake goes on by then at the latest; it says when it
+			// did, if it did before.
+			latest := time.Now().Add(grace)
 			a.settleLater(func(ctx context.Context) {
 				land := disconnectLand
 				if a.usual != nil {
 					land = min(land+a.usual(), disconnectLandMax)
 				}
-				t := time.NewTimer(time.Until(released.Add(land)))
+				from := latest
+				hold := time.NewTimer(time.Until(latest))
+				defer hold.Stop()
+				select {
+				case <-released:
+					if releasedAt.Before(from) {
+						from = releasedAt
+					}
+				case <-hold.C:
+				case <-ctx.Done():
+					return
+				}
+				t := time.NewTimer(time.Until(from.Add(land)))
 				defer t.Stop()
 				select {
 				case <-t.C:

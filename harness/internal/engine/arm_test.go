@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -163,6 +165,38 @@ func TestDisconnectArm(t *testing.T) {
 		defer armerOf(f).arm(a)()
 		require.Len(t, fk.rules, 1)
 		assert.Equal(t, disconnectGrace/10, fk.rules[0].Delay)
+	})
+}
+
+// TestDisconnectSettlesFromTheRelease: the intent's effects are counted
+// disconnectLand (and the operation's usual time) after the fake let the
+// held call go on: at once when the fake says it did (the target gave up
+// its call), the grace's end when it never says. Run on a bubble's clock,
+// whose waits are exact.
+func TestDisconnectSettlesFromTheRelease(t *testing.T) {
+	f := builtin(t, faults.NameClientDisconnect)
+	const usual = 7 * time.Millisecond
+	settle := func(t *testing.T, release bool) time.Duration {
+		a, fk, _ := newArmed(t)
+		a.call.Fault = f
+		var later func(context.Context)
+		a.settleLater = func(w func(context.Context)) { later = w }
+		a.usual = func() time.Duration { return usual }
+		defer armerOf(f).arm(a)()
+		require.Len(t, fk.rules, 1)
+		a.call.Fault.(faults.ProxyFault).Intercept(endedExchange{})
+		fk.rules[0].OnMatch()
+		require.NotNil(t, later, "the effects are left to land")
+		start := time.Now()
+		if release {
+			fk.rules[0].OnRelease()
+		}
+		later(t.Context())
+		return time.Since(start)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		assert.Equal(t, disconnectLand+usual, settle(t, true), "counted from the release")
+		assert.Equal(t, disconnectGrace+disconnectLand+usual, settle(t, false), "from the grace's end, without word")
 	})
 }
 
