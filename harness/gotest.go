@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/idemcheck/idemcheck/checks"
+	"github.com/idemcheck/idemcheck/internal/bubble"
 	"github.com/idemcheck/idemcheck/record"
 )
 
@@ -41,7 +42,8 @@ const DefaultCheckTrials = 100
 // seed that reproduces it (WithSeed fixes every choice, the trials'
 // included). Options are those of Verify; WithTrials(n) sets how many
 // trials are generated (DefaultCheckTrials otherwise, a fifth of it with
-// -short), WithTrials(-1) runs none; a TB that runs no subtests has its
+// -short), WithTrials(-1) runs none; a TB that runs no subtests, or one
+// in a bubble of testing/synctest (where no subtest may start), has its
 // checks and trials reported on itself.
 //
 // The target's score and its reason are logged (go test -v shows them),
@@ -57,6 +59,11 @@ func Check(t TB, spec Spec, opts ...Option) {
 	}
 	minScore, gated := o.gate()
 	st, canRun := t.(subtester)
+	if bubble.In() {
+		// testing/synctest allows no subtest inside a bubble: the checks
+		// and the trials are reported on t itself.
+		canRun = false
+	}
 	trials := o.Trials
 	switch {
 	case trials < 0:
@@ -84,7 +91,7 @@ func Check(t TB, spec Spec, opts ...Option) {
 		checks.Score(&tr)
 	}
 	if tr.Error != "" {
-		t.Fatalf("idemcheck could not test %s: %s", spec.Name, tr.Error)
+		t.Fatalf("idemcheck could not test %s: %s%s", spec.Name, tr.Error, bubbleHint())
 		return
 	}
 	logScore(t, tr, minScore, gated)
@@ -190,4 +197,15 @@ func describeFinding(f record.Finding) string {
 		fmt.Fprintf(&b, "\n  effect %d: %s %s %s", e.Seq, e.Fake, e.Kind, e.ID)
 	}
 	return b.String()
+}
+
+// bubbleHint is what to add to why a target could not be tested, in a
+// bubble of testing/synctest: there the handler and the fakes take no
+// connection over TCP, and a handler that dials the fakes (its answers
+// may not say so) is refused.
+func bubbleHint() string {
+	if !bubble.In() {
+		return ""
+	}
+	return " (in a bubble of testing/synctest the handler and the fakes take no connection over TCP, only in memory: a handler that calls the fakes with another client than env.HTTPClient() has its connections refused)"
 }

@@ -3,23 +3,25 @@ package bubble
 import (
 	"net"
 	"sync"
+	"syscall"
 	"time"
 )
 
-// start is the instant every bubble's fake clock starts at; a bubble's
-// clock reads a later time only as far as its goroutines waited.
-var start = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// horizon is how far a bubble's clock may have moved and still be told
-// apart from a real one: a year of waits, against a real clock decades on.
-const horizon = 365 * 24 * time.Hour
+// apart is how far time.Now may be from the system's clock before the
+// difference can only be a bubble's: a bubble's clock starts at midnight
+// UTC on 2000-01-01 and moves only as its goroutines wait.
+const apart = time.Hour
 
 // In reports whether the calling goroutine runs in a bubble of
-// testing/synctest: its clock reads within a year after the instant every
-// bubble's clock starts at, which no real clock does.
+// testing/synctest: its time.Now, which the bubble fakes, is far from the
+// system's clock, which it does not.
 func In() bool {
-	now := time.Now()
-	return !now.Before(start) && now.Before(start.Add(horizon))
+	var tv syscall.Timeval
+	if err := syscall.Gettimeofday(&tv); err != nil {
+		return false
+	}
+	gap := time.Unix(tv.Unix()).Sub(time.Now())
+	return gap > apart || gap < -apart
 }
 
 // Listen listens on the TCP address addr, as net.Listen("tcp", addr)

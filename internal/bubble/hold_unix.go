@@ -16,7 +16,7 @@ func hold(addr string) (net.Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ta.IP == nil {
+	if ta.IP == nil || ta.IP.IsUnspecified() {
 		ta.IP = net.IPv4(127, 0, 0, 1) // never every interface
 	}
 	family, sa := syscall.AF_INET, syscall.Sockaddr(nil)
@@ -30,11 +30,16 @@ func hold(addr string) (net.Listener, error) {
 		copy(s.Addr[:], ta.IP.To16())
 		sa = s
 	}
+	// As the net package does: no process started meanwhile inherits it.
+	syscall.ForkLock.RLock()
 	fd, err := syscall.Socket(family, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.CloseOnExec(fd)
+	}
+	syscall.ForkLock.RUnlock()
 	if err != nil {
 		return nil, fmt.Errorf("hold %s: %w", addr, err)
 	}
-	syscall.CloseOnExec(fd)
 	// Without SO_REUSEADDR, which net.Listen sets: two sockets that both
 	// set it may share a port neither listens on, and this one does not.
 	if err := syscall.Bind(fd, sa); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	nethttp "net/http"
 	"time"
 
@@ -20,7 +21,8 @@ import (
 // instance of the target: the probes', one per trial worker (whose
 // trials share it, each with keys of its own), and one per run of a
 // failing trial's shrinking and replays (and per trial with
-// harness.WithFreshTrials).
+// harness.WithFreshTrials). A handler that implements io.Closer is closed
+// when its instance ends, after its server.
 type NewHandler func(env *harness.Env) nethttp.Handler
 
 // CheckHandler runs idemcheck on an http.Handler inside go test: it starts
@@ -53,8 +55,8 @@ type NewHandler func(env *harness.Env) nethttp.Handler
 //
 // Inside a bubble of testing/synctest every wait of the check passes on
 // the bubble's clock, at once, and a key store on time.Now sees it pass
-// too: a default check takes a tenth of a second whatever clock the
-// handler reads.
+// too: a default check takes about 0.2 s whatever clock the handler
+// reads.
 //
 //	func TestShop(t *testing.T) {
 //		synctest.Test(t, func(t *testing.T) {
@@ -65,10 +67,13 @@ type NewHandler func(env *harness.Env) nethttp.Handler
 // In a bubble the handler and the fakes take no connection over TCP (a
 // goroutine waiting on a socket would hold the bubble's clock still):
 // a dial to their loopback addresses is refused, so the handler calls the
-// fakes with env.HTTPClient(). What the handler starts must end with the
-// check (close a pool it opens in its constructor in t.Cleanup), and
-// what it shares with the test outside the bubble is subject to
-// testing/synctest's rules.
+// fakes with env.HTTPClient() (the email fake's SMTP port, TCP alone,
+// cannot be reached there; nor can a bubble hold an address on a system
+// other than unix). What the handler starts must end with the
+// check: a handler that implements io.Closer is closed when its instance
+// ends (each of the probes' and the trials' instances), so that a
+// goroutine or a pool it started ends with it; what it shares with the
+// test outside the bubble is subject to testing/synctest's rules.
 //
 // Every setting of the adapter's Config has its default (the effect in
 // the reply's "effect" field, the result's identity in "data.id", no dry
@@ -126,6 +131,10 @@ func serveHandler(cfg Config, h nethttp.Handler) (harness.Target, error) {
 	// run; closing its connection cancels its request's context.
 	stop := func() error {
 		err := srv.Close()
+		if c, ok := h.(io.Closer); ok {
+			// What the handler started ends with its instance.
+			err = errors.Join(err, c.Close())
+		}
 		for range 2 {
 			if serr := <-served; !errors.Is(serr, nethttp.ErrServerClosed) {
 				err = errors.Join(err, serr)

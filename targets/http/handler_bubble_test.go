@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"testing/synctest"
@@ -143,4 +146,79 @@ func wrapStart(start func(context.Context, *harness.Env) (harness.Target, error)
 		}
 		return tg, err
 	}
+}
+
+// CheckHandler itself runs inside a bubble, on the test's own *testing.T
+// (no subtest may start there: the checks are reported on t), and a
+// handler that implements io.Closer is closed with each instance: its
+// sweeper goroutine, which would otherwise outlive the bubble, ends.
+func TestCheckHandlerInsideSynctestTest(t *testing.T) {
+	t.Parallel()
+	var closed atomic.Int32
+	synctest.Test(t, func(t *testing.T) {
+		httptarget.CheckHandlerConfig(t, dryRunConfig, func(env *harness.Env) http.Handler {
+			return newSweptShop(newShop(false)(env), &closed)
+		}, harness.WithSeed(1), harness.WithTrials(20))
+	})
+	assert.GreaterOrEqual(t, closed.Load(), int32(2), "the probes' instance and the trials' each closed")
+
+	// A careless handler fails there as it does elsewhere, its findings
+	// reported on the TB itself.
+	rec := &checkRecorder{}
+	synctest.Test(t, func(t *testing.T) {
+		httptarget.CheckHandlerConfig(rec, dryRunConfig, newShop(true), harness.WithSeed(1), harness.WithTrials(-1))
+	})
+	assert.True(t, rec.Failed())
+	assert.Contains(t, strings.Join(rec.errors, "\n"), "retry.sequential")
+}
+
+// A handler in a bubble that calls the fakes over TCP is told why it
+// could not be tested, and what to do.
+func TestCheckHandlerInABubbleSaysHowToReachTheFakes(t *testing.T) {
+	t.Parallel()
+	rec := &checkRecorder{}
+	synctest.Test(t, func(t *testing.T) {
+		httptarget.CheckHandlerConfig(rec, dryRunConfig, func(env *harness.Env) http.Handler {
+			h := newShop(false)(env).(*shopHandler)
+			h.client = &http.Client{} // over TCP, not env.HTTPClient()
+			return h
+		}, harness.WithSeed(1), harness.WithTrials(-1))
+	})
+	require.True(t, rec.Failed())
+	msg := strings.Join(rec.errors, "\n")
+	assert.Contains(t, msg, "idemcheck could not test shop")
+	assert.Contains(t, msg, "another client than env.HTTPClient() has its connections refused")
+}
+
+// sweptShop is a handler with a goroutine of its own (a sweeper of
+// expired keys, here idle) that Close ends.
+type sweptShop struct {
+	http.Handler
+	stop   chan struct{}
+	done   chan struct{}
+	closed *atomic.Int32
+}
+
+func newSweptShop(h http.Handler, closed *atomic.Int32) *sweptShop {
+	s := &sweptShop{Handler: h, stop: make(chan struct{}), done: make(chan struct{}), closed: closed}
+	go func() {
+		defer close(s.done)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+			case <-s.stop:
+				return
+			}
+		}
+	}()
+	return s
+}
+
+func (s *sweptShop) Close() error {
+	close(s.stop)
+	<-s.done
+	s.closed.Add(1)
+	return nil
 }

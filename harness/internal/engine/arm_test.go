@@ -176,7 +176,9 @@ func TestDisconnectArm(t *testing.T) {
 func TestDisconnectSettlesFromTheRelease(t *testing.T) {
 	f := builtin(t, faults.NameClientDisconnect)
 	const usual = 7 * time.Millisecond
-	settle := func(t *testing.T, release bool) time.Duration {
+	// release is when the fake says it let the call go on, counted from
+	// the settle's start; never when negative.
+	settle := func(t *testing.T, release time.Duration) time.Duration {
 		a, fk, _ := newArmed(t)
 		a.call.Fault = f
 		var later func(context.Context)
@@ -188,15 +190,22 @@ func TestDisconnectSettlesFromTheRelease(t *testing.T) {
 		fk.rules[0].OnMatch()
 		require.NotNil(t, later, "the effects are left to land")
 		start := time.Now()
-		if release {
+		switch {
+		case release == 0:
 			fk.rules[0].OnRelease()
+		case release > 0:
+			go func() {
+				time.Sleep(release)
+				fk.rules[0].OnRelease()
+			}()
 		}
 		later(t.Context())
 		return time.Since(start)
 	}
 	synctest.Test(t, func(t *testing.T) {
-		assert.Equal(t, disconnectLand+usual, settle(t, true), "counted from the release")
-		assert.Equal(t, disconnectGrace+disconnectLand+usual, settle(t, false), "from the grace's end, without word")
+		assert.Equal(t, disconnectLand+usual, settle(t, 0), "counted from the release")
+		assert.Equal(t, 100*time.Millisecond+disconnectLand+usual, settle(t, 100*time.Millisecond), "from a release while the settle waits")
+		assert.Equal(t, disconnectGrace+disconnectLand+usual, settle(t, -1), "from the grace's end, without word")
 	})
 }
 
