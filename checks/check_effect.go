@@ -126,6 +126,11 @@ func wrongEffect(in *record.Intent, j int, said, want string) string {
 	switch {
 	case !in.Mutating:
 		return s + ": a safe operation acts on nothing"
+	case want == "noop" && in.Role == record.RoleLate && actingEffects[said]:
+		// Nothing new was recorded, yet the target says it acted: the
+		// downstream may have replayed by the key, hiding a key store
+		// that forgot it.
+		return s + ": an earlier attempt of the same intent had been answered with success, and its effect was recorded before this one began: a replay of a stored reply says \"noop\"; this was a late retry, after other keys or a delay: a key store that forgot the key acts again and says so, while a downstream given the same key replays its first effect, and nothing new is recorded, as here: see that the key store keeps keys that long (retry.late)"
 	case want == "noop":
 		return s + ": an earlier attempt of the same intent had been answered with success, and its effect was recorded before this one began: a replay of a stored reply says \"noop\""
 	}

@@ -164,6 +164,15 @@ func TestLateRetryAnsweredAsANewResultForgotTheKey(t *testing.T) {
 	assert.Empty(t, found[checks.CheckRetryLate])
 	assert.Empty(t, found[checks.CheckEffectField])
 
+	// "created" for the first result, and nothing new recorded: the reply
+	// misstates, and the finding says the key store may have forgotten
+	// the key behind a downstream that replayed by it.
+	_, found = verdicts(t, build(ok(201, "created", "ord_1")))
+	assert.Empty(t, found[checks.CheckRetryLate], "the same result: not shown to be new")
+	if assert.Len(t, found[checks.CheckEffectField], 1) {
+		assert.Contains(t, found[checks.CheckEffectField][0].Message, "this was a late retry, after other keys or a delay: a key store that forgot the key acts again and says so")
+	}
+
 	// Another payload took the key in between: the late retry replays
 	// what the key now holds, key.mismatch's finding, no forgotten key.
 	rec := build(ok(201, "created", "ord_m"))
