@@ -216,6 +216,8 @@ func lateFinding(r *record.Record, op string, forgot, kept []lateRetry) record.F
 	case best != nil:
 		msg += fmt.Sprintf("; a retry after %s still replayed: it keeps somewhere between %d and %d keys",
 			plural(best.others, "other key", "other keys"), best.others+1, first.others)
+	case first.others == 0 && first.in.Waited > 0:
+		msg += fmt.Sprintf(" with no other key in between: it keeps keys for less than %s, or none at all", first.in.Waited)
 	case first.others <= lateDistances[0] && first.in.Waited > 0:
 		msg += fmt.Sprintf(" even after a single other key: it keeps keys for less than %s, or none at all", first.in.Waited)
 	}

@@ -92,6 +92,12 @@ func retryLateCases() []checkCase {
 			msgs: map[string][]string{checks.CheckRetryLate: {"after 1 other key and at least 2.5s", "even after a single other key: it keeps keys for less than 2.5s, or none at all"}},
 		},
 		{
+			why:  "a store that keeps keys for 1s, retried with no other key in between: said so, not \"after a single other key\"",
+			rec:  lateRecord(8, []int{0, 1, 2, 4}, 2500*time.Millisecond, ttl(time.Second)),
+			fail: map[string][]record.Severity{checks.CheckRetryLate: {critical}},
+			msgs: map[string][]string{checks.CheckRetryLate: {"after 0 other keys and at least 2.5s", "with no other key in between: it keeps keys for less than 2.5s, or none at all"}},
+		},
+		{
 			why:  "a store that keeps every key: every late retry replays",
 			rec:  lateRecord(80, []int{1, 2, 4, 8, 16, 32, 64}, 2500*time.Millisecond, func(int, time.Duration) bool { return false }),
 			pass: []string{checks.CheckRetryLate},
