@@ -24,7 +24,9 @@ const (
 // its client left makes the call, then writes what follows it (its own
 // records); with as long again as the longest of its calls took
 // (armed.usual), up to disconnectLandMax, for a target whose work after
-// the call is slow.
+// the call is slow. In the generated trials it is the target's pace
+// (armed.pace) when that is shorter, as the grace is: a trial's finding
+// counts only once its replay shows it again.
 const (
 	disconnectLand    = 100 * time.Millisecond
 	disconnectLandMax = 10 * time.Second
@@ -92,6 +94,10 @@ func (d disconnectArm) arm(a *armed) func() {
 			latest := time.Now().Add(grace)
 			a.settleLater(func(ctx context.Context) {
 				land := disconnectLand
+				if a.pace > 0 {
+					// In the trials, the target's pace, as the grace.
+					land = min(land, a.pace)
+				}
 				if a.usual != nil {
 					land = min(land+a.usual(), disconnectLandMax)
 				}

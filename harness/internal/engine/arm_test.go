@@ -171,15 +171,17 @@ func TestDisconnectArm(t *testing.T) {
 // TestDisconnectSettlesFromTheRelease: the intent's effects are counted
 // disconnectLand (and the operation's usual time) after the fake let the
 // held call go on: at once when the fake says it did (the target gave up
-// its call), the grace's end when it never says. Run on a bubble's clock,
+// its call), the grace's end when it never says; in the trials both the
+// grace and the land keep the target's pace. Run on a bubble's clock,
 // whose waits are exact.
 func TestDisconnectSettlesFromTheRelease(t *testing.T) {
 	f := builtin(t, faults.NameClientDisconnect)
 	const usual = 7 * time.Millisecond
 	// release is when the fake says it let the call go on, counted from
 	// the settle's start; never when negative.
-	settle := func(t *testing.T, release time.Duration) time.Duration {
+	settle := func(t *testing.T, release, pace time.Duration) time.Duration {
 		a, fk, _ := newArmed(t)
+		a.pace = pace
 		a.call.Fault = f
 		var later func(context.Context)
 		a.settleLater = func(w func(context.Context)) { later = w }
@@ -203,9 +205,13 @@ func TestDisconnectSettlesFromTheRelease(t *testing.T) {
 		return time.Since(start)
 	}
 	synctest.Test(t, func(t *testing.T) {
-		assert.Equal(t, disconnectLand+usual, settle(t, 0), "counted from the release")
-		assert.Equal(t, 100*time.Millisecond+disconnectLand+usual, settle(t, 100*time.Millisecond), "from a release while the settle waits")
-		assert.Equal(t, disconnectGrace+disconnectLand+usual, settle(t, -1), "from the grace's end, without word")
+		assert.Equal(t, disconnectLand+usual, settle(t, 0, 0), "counted from the release")
+		assert.Equal(t, 100*time.Millisecond+disconnectLand+usual, settle(t, 100*time.Millisecond, 0), "from a release while the settle waits")
+		assert.Equal(t, disconnectGrace+disconnectLand+usual, settle(t, -1, 0), "from the grace's end, without word")
+		// In the trials, the target's pace bounds the grace and the land.
+		const pace = 3 * time.Millisecond
+		assert.Equal(t, pace+usual, settle(t, 0, pace), "a trial's land keeps the target's pace")
+		assert.Equal(t, 2*pace+usual, settle(t, -1, pace), "and so does its grace")
 	})
 }
 
