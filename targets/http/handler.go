@@ -55,7 +55,7 @@ type NewHandler func(env *harness.Env) nethttp.Handler
 //
 // Inside a bubble of testing/synctest every wait of the check passes on
 // the bubble's clock, at once, and a key store on time.Now sees it pass
-// too: a default check takes about 0.2 s whatever clock the handler
+// too: a default check takes about 0.15 s whatever clock the handler
 // reads.
 //
 //	func TestShop(t *testing.T) {
