@@ -91,7 +91,7 @@ func Check(t TB, spec Spec, opts ...Option) {
 		checks.Score(&tr)
 	}
 	if tr.Error != "" {
-		t.Fatalf("idemcheck could not test %s: %s%s", spec.Name, tr.Error, bubbleHint())
+		t.Fatalf("idemcheck could not test %s: %s%s", spec.Name, bubbleHint(), tr.Error)
 		return
 	}
 	logScore(t, tr, minScore, gated)
@@ -179,33 +179,59 @@ func describeFinding(f record.Finding) string {
 	fmt.Fprintf(&b, "%s [%s]: %s", f.Check, f.Severity, f.Message)
 	for _, in := range f.Evidence.Intents {
 		fmt.Fprintf(&b, "\n  intent %d (%s, %s, key %q):", in.ID, in.Operation, in.Role, in.Key)
-		for _, a := range in.Attempts {
-			fmt.Fprintf(&b, "\n    attempt %d", a.N)
-			if a.Fault != "" {
-				fmt.Fprintf(&b, " under %s", a.Fault)
+		// Attempts alike in a row (a burst's copies) are one line.
+		for i := 0; i < len(in.Attempts); {
+			what := attemptLine(in.Attempts[i])
+			j := i + 1
+			for j < len(in.Attempts) && attemptLine(in.Attempts[j]) == what {
+				j++
 			}
-			fmt.Fprintf(&b, ": %s %d", a.Outcome, a.Status)
-			if a.HasEffect {
-				fmt.Fprintf(&b, " effect %q", a.Effect)
+			if j-i > 1 {
+				fmt.Fprintf(&b, "\n    attempts %d–%d%s", in.Attempts[i].N, in.Attempts[j-1].N, what)
+			} else {
+				fmt.Fprintf(&b, "\n    attempt %d%s", in.Attempts[i].N, what)
 			}
-			if n := a.LedgerAfter - a.LedgerBefore; n > 0 {
-				fmt.Fprintf(&b, ", %d effect(s) recorded meanwhile", n)
-			}
+			i = j
 		}
 	}
-	for _, e := range f.Evidence.Effects {
+	for i, e := range f.Evidence.Effects {
+		if i == maxEffectLines && len(f.Evidence.Effects) > i+1 {
+			fmt.Fprintf(&b, "\n  … and %d more effects (the report lists them all)", len(f.Evidence.Effects)-i)
+			break
+		}
 		fmt.Fprintf(&b, "\n  effect %d: %s %s %s", e.Seq, e.Fake, e.Kind, e.ID)
 	}
 	return b.String()
 }
 
-// bubbleHint is what to add to why a target could not be tested, in a
-// bubble of testing/synctest: there the handler and the fakes take no
-// connection over TCP, and a handler that dials the fakes (its answers
-// may not say so) is refused.
+// maxEffectLines is how many of a finding's effects a test's failure
+// lists; the report has them all.
+const maxEffectLines = 10
+
+// attemptLine is what an attempt showed, after its number.
+func attemptLine(a record.Attempt) string {
+	var b strings.Builder
+	if a.Fault != "" {
+		fmt.Fprintf(&b, " under %s", a.Fault)
+	}
+	fmt.Fprintf(&b, ": %s %d", a.Outcome, a.Status)
+	if a.HasEffect {
+		fmt.Fprintf(&b, " effect %q", a.Effect)
+	}
+	if n := a.LedgerAfter - a.LedgerBefore; n > 0 {
+		fmt.Fprintf(&b, ", %d effect(s) recorded meanwhile", n)
+	}
+	return b.String()
+}
+
+// bubbleHint is what to say first of why a target could not be tested,
+// in a bubble of testing/synctest: there the handler and the fakes take
+// no connection over TCP, and a handler that dials the fakes (its answers
+// may not say so) is refused, which the rest of the reason may put down
+// to something else.
 func bubbleHint() string {
 	if !bubble.In() {
 		return ""
 	}
-	return " (in a bubble of testing/synctest the handler and the fakes take no connection over TCP, only in memory: a handler that calls the fakes with another client than env.HTTPClient() has its connections refused)"
+	return "in a bubble of testing/synctest the handler and the fakes take no connection over TCP, only in memory: first see that the handler calls the fakes with env.HTTPClient(), not another client, whose connections are refused there; what the run saw: "
 }

@@ -60,7 +60,7 @@ type NewHandler func(env *harness.Env) nethttp.Handler
 //
 //	func TestShop(t *testing.T) {
 //		synctest.Test(t, func(t *testing.T) {
-//			httptarget.CheckHandler(t, newShop, ops)
+//			httptarget.CheckHandler(t, newShop, ops, harness.WithMinScore(2))
 //		})
 //	}
 //
@@ -72,8 +72,10 @@ type NewHandler func(env *harness.Env) nethttp.Handler
 // other than unix). What the handler starts must end with the
 // check: a handler that implements io.Closer is closed when its instance
 // ends (each of the probes' and the trials' instances), so that a
-// goroutine or a pool it started ends with it; what it shares with the
-// test outside the bubble is subject to testing/synctest's rules.
+// goroutine or a pool it started ends with it (one left behind ends the
+// bubble with Go's deadlock panic, which stops the package's tests); what
+// it shares with the test outside the bubble is subject to
+// testing/synctest's rules.
 //
 // Every setting of the adapter's Config has its default (the effect in
 // the reply's "effect" field, the result's identity in "data.id", no dry
