@@ -133,14 +133,15 @@ func serveHandler(cfg Config, h nethttp.Handler) (harness.Target, error) {
 	// run; closing its connection cancels its request's context.
 	stop := func() error {
 		err := srv.Close()
-		if c, ok := h.(io.Closer); ok {
-			// What the handler started ends with its instance.
-			err = errors.Join(err, c.Close())
-		}
 		for range 2 {
 			if serr := <-served; !errors.Is(serr, nethttp.ErrServerClosed) {
 				err = errors.Join(err, serr)
 			}
+		}
+		if c, ok := h.(io.Closer); ok {
+			// What the handler started ends with its instance, once its
+			// server has stopped serving.
+			err = errors.Join(err, c.Close())
 		}
 		return err
 	}
