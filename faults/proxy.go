@@ -127,6 +127,9 @@ type Proxy struct {
 
 	// conns are the client connections being served (see proxy_conn.go).
 	conns connSet
+	// wire is how requests passed through are written in wire form to
+	// the target (see proxy_wire.go); nil when they cannot be.
+	wire *wireTarget
 
 	mu      sync.Mutex
 	pending map[string]*pending
@@ -170,6 +173,7 @@ func NewProxy(target string, forwardTimeout time.Duration) (*Proxy, error) {
 		client:  &oncehttp.Client{Dial: memnet.DialContext},
 		pending: map[string]*pending{},
 	}
+	p.wire = newWireTarget(u)
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.conns.serve(p, ln)
 	p.conns.serve(p, mem)
@@ -295,13 +299,20 @@ func (p *Proxy) handle(r *http.Request, client clientSide) {
 func passThrough(ex *exchange) {
 	up, err := ex.Forward()
 	if err != nil {
-		h := http.Header{}
-		h.Set("Content-Type", "text/plain; charset=utf-8")
-		h.Set(ProxyErrorHeader, "1")
-		ex.Respond(http.StatusBadGateway, h, []byte(ProxyErrorPrefix+err.Error()))
+		status, h, body := proxyError(err)
+		ex.Respond(status, h, body)
 		return
 	}
 	ex.Respond(up.Status, up.Header, up.Body)
+}
+
+// proxyError is the proxy's own answer to a request it could not
+// forward: a 502 that says why, marked with ProxyErrorHeader.
+func proxyError(err error) (int, http.Header, []byte) {
+	h := http.Header{}
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set(ProxyErrorHeader, "1")
+	return http.StatusBadGateway, h, []byte(ProxyErrorPrefix + err.Error())
 }
 
 // clientSide is the client's end of an exchange: how to answer it, reset
@@ -413,6 +424,12 @@ func (ex *exchange) forward(bound bool) (*Upstream, error) {
 		return nil, err
 	}
 	resp, err := ex.p.client.DoContext(ctx, out, false)
+	return ex.upstream(ctx, resp, err)
+}
+
+// upstream notes in the report what forwarding the exchange's request
+// brought back, a reply or err, and returns the reply as it is passed on.
+func (ex *exchange) upstream(ctx context.Context, resp *http.Response, err error) (*Upstream, error) {
 	if err != nil {
 		if oncehttp.Dialed(err) {
 			ex.report.Forwarded = true

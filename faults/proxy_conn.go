@@ -176,6 +176,8 @@ type proxyConn struct {
 	lr *limitedReader
 	br *bufio.Reader
 	bw *bufio.Writer
+	// w is kept for the exchanges in wire form (see proxy_wire.go).
+	w *wireState
 }
 
 // Buffers of the connections served, kept for the next connections: a
@@ -183,6 +185,7 @@ type proxyConn struct {
 var (
 	readerPool sync.Pool // of *bufio.Reader
 	writerPool sync.Pool // of *bufio.Writer
+	wirePool   sync.Pool // of *wireState
 )
 
 func newProxyConn(p *Proxy, c net.Conn) *proxyConn {
@@ -210,6 +213,11 @@ func (pc *proxyConn) release() {
 	readerPool.Put(pc.br)
 	writerPool.Put(pc.bw)
 	pc.br, pc.bw = nil, nil
+	if pc.w != nil {
+		pc.w.reply = nil // it holds pc
+		wirePool.Put(pc.w)
+		pc.w = nil
+	}
 }
 
 // serve runs the connection's exchanges one after the other until the
@@ -232,6 +240,9 @@ func (pc *proxyConn) serve() {
 // exchange reads one request and runs it; it says whether the
 // connection may carry another.
 func (pc *proxyConn) exchange() bool {
+	if ran, keep := pc.wireExchange(); ran {
+		return keep
+	}
 	// The deadline is set by the first read that reaches the connection:
 	// a request that came whole with its first bytes sets none.
 	pc.lr.deadline, pc.lr.armed = true, false
@@ -395,32 +406,51 @@ func skippedReplyHeader(k string) bool {
 }
 
 func (cs *connSide) respond(status int, header http.Header, body []byte) {
-	bw := cs.pc.bw
+	if !writeReply(cs.pc.bw, status, header, body, cs.keep, cs.req.Method == http.MethodHead) {
+		cs.keep = false
+	}
+}
+
+// writeReply writes a reply to bw and flushes it: its status line, the
+// proxy's own Content-Length (and Content-Type, when the header has none
+// and the body is not empty), "Connection: close" unless keep, header
+// in the order of its names, and body unless the request was a HEAD. It
+// says whether the flush went well.
+func writeReply(bw *bufio.Writer, status int, header http.Header, body []byte, keep, head bool) bool {
+	writeStatusLine(bw, status)
+	bodyless := status < 200 || status == http.StatusNoContent || status == http.StatusNotModified
+	if !bodyless {
+		writeLength(bw, len(body))
+		if len(body) > 0 && header.Get("Content-Type") == "" {
+			_, _ = bw.WriteString("Content-Type: " + http.DetectContentType(body) + "\r\n")
+		}
+	}
+	if !keep {
+		_, _ = bw.WriteString("Connection: close\r\n")
+	}
+	oncehttp.WriteHeader(bw, header, skippedReplyHeader)
+	_, _ = bw.WriteString("\r\n")
+	if !bodyless && !head {
+		_, _ = bw.Write(body)
+	}
+	return bw.Flush() == nil
+}
+
+// writeStatusLine writes a reply's status line, its reason the usual one
+// for status.
+func writeStatusLine(bw *bufio.Writer, status int) {
 	_, _ = bw.WriteString("HTTP/1.1 ")
 	_, _ = bw.Write(strconv.AppendInt(bw.AvailableBuffer(), int64(status), 10))
 	_ = bw.WriteByte(' ')
 	_, _ = bw.WriteString(http.StatusText(status))
 	_, _ = bw.WriteString("\r\n")
-	bodyless := status < 200 || status == http.StatusNoContent || status == http.StatusNotModified
-	if !bodyless {
-		_, _ = bw.WriteString("Content-Length: ")
-		_, _ = bw.Write(strconv.AppendInt(bw.AvailableBuffer(), int64(len(body)), 10))
-		_, _ = bw.WriteString("\r\n")
-		if len(body) > 0 && header.Get("Content-Type") == "" {
-			_, _ = bw.WriteString("Content-Type: " + http.DetectContentType(body) + "\r\n")
-		}
-	}
-	if !cs.keep {
-		_, _ = bw.WriteString("Connection: close\r\n")
-	}
-	oncehttp.WriteHeader(bw, header, skippedReplyHeader)
+}
+
+// writeLength writes a Content-Length line.
+func writeLength(bw *bufio.Writer, n int) {
+	_, _ = bw.WriteString("Content-Length: ")
+	_, _ = bw.Write(strconv.AppendInt(bw.AvailableBuffer(), int64(n), 10))
 	_, _ = bw.WriteString("\r\n")
-	if !bodyless && cs.req.Method != http.MethodHead {
-		_, _ = bw.Write(body)
-	}
-	if bw.Flush() != nil {
-		cs.keep = false
-	}
 }
 
 func (cs *connSide) reset() {

@@ -142,6 +142,8 @@ type conn struct {
 	cw     *countingWriter
 	bw     *bufio.Writer
 	reused bool
+	// wire holds the replies read in wire form (see DoWire).
+	wire *PlainHead
 	// unwatch ends the connection's watch of Client.Abort.
 	unwatch func() bool
 	// idleTimer closes the connection once it has been idle too long.
@@ -177,12 +179,8 @@ func (c *Client) DoContext(ctx context.Context, req *http.Request, fresh bool) (
 	if held != nil {
 		start = held.off
 	}
-	resp, err := c.send(ctx, req, addr, fresh)
-	var e *Error
-	if errors.As(err, &e) && e.Op == "write" && e.Reused && e.nothing && ctx.Err() == nil && !c.aborted.Load() {
-		// Not a byte of it reached the server (which closed the idle
-		// connection as the request went out): sending it on a new
-		// connection cannot make a duplicate.
+	resp, err := c.send(ctx, &outbound{req: req}, addr, fresh)
+	if c.again(ctx, err) {
 		again := req
 		if req.Body != nil && req.Body != http.NoBody {
 			var body io.ReadCloser
@@ -201,9 +199,56 @@ func (c *Client) DoContext(ctx context.Context, req *http.Request, fresh bool) (
 			r.Body = body
 			again = &r
 		}
-		return c.send(ctx, again, addr, true)
+		return c.send(ctx, &outbound{req: again}, addr, true)
 	}
 	return resp, err
+}
+
+// again says whether a request that failed with err goes out again on a
+// new connection: not a byte of it reached the server (which closed the
+// idle connection as the request went out), so that sending it again
+// cannot make a duplicate.
+func (c *Client) again(ctx context.Context, err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Op == "write" && e.Reused && e.nothing && ctx.Err() == nil && !c.aborted.Load()
+}
+
+// DoWire sends a request in wire form to u's host (http:// or https://),
+// once, as DoContext sends one: head is its header section, as
+// AppendRequest writes it, and body its body. A reply that comes whole
+// with its first bytes, plain, with a Content-Length of at most limit
+// and whose field names are canonical (see wire.go) is given to reply,
+// whose spans hold only during the call, and DoWire returns no reply
+// and no error; the connection is then kept for the next request or
+// closed, as the reply's Close would have done. Any other reply is
+// returned as DoContext returns it, its Request nil; a failure is the
+// same *Error.
+func (c *Client) DoWire(ctx context.Context, u *url.URL, head, body []byte, limit int64, reply func(code int, h *PlainHead, body []byte)) (*http.Response, error) {
+	if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("oncehttp: expected an http:// or https:// URL with a host, got %v", u)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, &Error{Op: "dial", Err: err}
+	}
+	if c.aborted.Load() {
+		return nil, &Error{Op: "dial", Err: ErrAborted}
+	}
+	addr := destination(u)
+	o := outbound{head: head, body: body, limit: limit, reply: reply}
+	resp, err := c.send(ctx, &o, addr, false)
+	if c.again(ctx, err) {
+		return c.send(ctx, &o, addr, true)
+	}
+	return resp, err
+}
+
+// outbound is a request to send: req, or its wire form (head and body,
+// and reply for the replies read in wire form).
+type outbound struct {
+	req        *http.Request
+	head, body []byte
+	limit      int64
+	reply      func(code int, h *PlainHead, body []byte)
 }
 
 // BytesBody is a request body held whole in memory, for Do: it is
@@ -237,8 +282,8 @@ func (h *HeldBody) Rest() []byte {
 	return b
 }
 
-// send is Do on one connection.
-func (c *Client) send(ctx context.Context, req *http.Request, addr string, fresh bool) (*http.Response, error) {
+// send is Do, or DoWire, on one connection.
+func (c *Client) send(ctx context.Context, o *outbound, addr string, fresh bool) (*http.Response, error) {
 	var pc *conn
 	if !fresh {
 		pc = c.takeIdle(addr)
@@ -275,7 +320,11 @@ func (c *Client) send(ctx context.Context, req *http.Request, addr string, fresh
 		err = ErrAborted
 	}
 	if err == nil {
-		err = writeRequest(pc.bw, req)
+		if o.req != nil {
+			err = writeRequest(pc.bw, o.req)
+		} else if _, err = pc.bw.Write(o.head); err == nil {
+			_, err = pc.bw.Write(o.body)
+		}
 	}
 	if err == nil {
 		err = pc.bw.Flush()
@@ -283,12 +332,41 @@ func (c *Client) send(ctx context.Context, req *http.Request, addr string, fresh
 	if err != nil {
 		return fail("write", err)
 	}
-	resp, err := readFinal(pc.br, pc.lim, req)
+	var wire func(*bufio.Reader) bool
+	if o.reply != nil {
+		wire = func(br *bufio.Reader) bool {
+			b, _ := br.Peek(br.Buffered())
+			if pc.wire == nil {
+				pc.wire = new(PlainHead)
+			}
+			h := pc.wire
+			code, ok := h.scanReply(b, o.limit)
+			if !ok {
+				return false
+			}
+			o.reply(code, h, b[h.Size:h.Size+int(h.Length)])
+			_, _ = br.Discard(h.Size + int(h.Length))
+			return true
+		}
+	}
+	resp, err := readFinal(pc.br, pc.lim, o.req, wire)
 	if err != nil {
 		return fail("read", err)
 	}
+	if resp == nil {
+		// Taken in wire form, body and all: kept as body.Close keeps a
+		// connection whose reply was read to its end.
+		if stop() && pc.br.Buffered() == 0 {
+			if !c.putIdle(pc) {
+				pc.release()
+			}
+		} else {
+			pc.close()
+		}
+		return nil, nil
+	}
 	b := &body{c: c, pc: pc, rc: resp.Body, ctx: ctx, stop: stop,
-		keep: !resp.Close && !req.Close && resp.StatusCode != http.StatusSwitchingProtocols}
+		keep: !resp.Close && (o.req == nil || !o.req.Close) && resp.StatusCode != http.StatusSwitchingProtocols}
 	if resp.Body == http.NoBody {
 		b.eof = true
 	}

@@ -46,7 +46,9 @@ func ReadRequest(br *bufio.Reader) (*http.Request, error) {
 }
 
 // readResponse reads a reply to req from br as http.ReadResponse does.
-func readResponse(br *bufio.Reader, req *http.Request) (*http.Response, error) {
+// When wire is set and takes the reply (see Client.DoWire) once its
+// first bytes are buffered, it returns nil and no error.
+func readResponse(br *bufio.Reader, req *http.Request, wire func(*bufio.Reader) bool) (*http.Response, error) {
 	if br.Buffered() == 0 {
 		if _, err := br.Peek(1); err != nil {
 			if err == io.EOF {
@@ -54,6 +56,9 @@ func readResponse(br *bufio.Reader, req *http.Request) (*http.Response, error) {
 			}
 			return nil, err
 		}
+	}
+	if wire != nil && wire(br) {
+		return nil, nil
 	}
 	if resp := fastResponse(br, req); resp != nil {
 		return resp, nil

@@ -209,7 +209,7 @@ func sameReplyFrom(t *testing.T, raw string, method string, mk func() *bufio.Rea
 	t.Helper()
 	req := httptest.NewRequest(method, "/", nil)
 	br := mk()
-	ours, err := readResponse(br, req)
+	ours, err := readResponse(br, req, nil)
 	nbr := mk()
 	theirs, nerr := http.ReadResponse(nbr, req)
 	if sameErrors(t, raw, err, nerr) {
@@ -284,9 +284,9 @@ func TestFastHeadFailsAsNetHTTPFails(t *testing.T) {
 			})
 		}
 	}
-	_, err := readResponse(bufio.NewReader(&resetAfter{r: strings.NewReader("")}), nil)
+	_, err := readResponse(bufio.NewReader(&resetAfter{r: strings.NewReader("")}), nil, nil)
 	assert.ErrorIs(t, err, errReset)
-	_, err = readResponse(bufio.NewReader(strings.NewReader("")), nil)
+	_, err = readResponse(bufio.NewReader(strings.NewReader("")), nil, nil)
 	assert.ErrorIs(t, err, io.ErrUnexpectedEOF, "a connection that ends before a reply")
 	_, err = ReadRequest(bufio.NewReader(strings.NewReader("")))
 	assert.ErrorIs(t, err, io.EOF, "a connection that ends between requests")
@@ -394,7 +394,7 @@ func BenchmarkReadHead(b *testing.B) {
 		name string
 		read func() error
 	}{
-		{"reply/fast", func() error { _, err := readResponse(br, post); return err }},
+		{"reply/fast", func() error { _, err := readResponse(br, post, nil); return err }},
 		{"reply/net-http", func() error { _, err := http.ReadResponse(br, post); return err }},
 	} {
 		b.Run(c.name, func(b *testing.B) {

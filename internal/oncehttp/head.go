@@ -82,7 +82,7 @@ func ReadWholeReply(r io.Reader, req *http.Request, limit int) (resp *http.Respo
 		br.Reset(nil)
 		replyReaders.Put(br)
 	}()
-	resp, err = readFinal(br, lim, req)
+	resp, err = readFinal(br, lim, req, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -121,18 +121,19 @@ func ReadAll(r io.Reader, hint int64, limit int) ([]byte, error) {
 }
 
 // readFinal reads the final reply's header section from br, which reads
-// through lim, each section within the caps.
-func readFinal(br *bufio.Reader, lim *headLimit, req *http.Request) (*http.Response, error) {
+// through lim, each section within the caps. A reply that wire takes (see
+// readResponse) ends it with a nil reply and no error.
+func readFinal(br *bufio.Reader, lim *headLimit, req *http.Request, wire func(*bufio.Reader) bool) (*http.Response, error) {
 	for i := 0; ; i++ {
 		lim.arm()
-		resp, err := readResponse(br, req)
+		resp, err := readResponse(br, req, wire)
 		if over := lim.disarm(); over != nil {
 			return nil, over
 		}
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, fmt.Errorf("the connection ended before a whole reply: %w", err)
 		}
-		if err != nil {
+		if err != nil || resp == nil {
 			return nil, err
 		}
 		if resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -188,18 +190,36 @@ func keyedBytes(url, key string) *http.Request {
 }
 
 func onceSender(c *oncehttp.Client, errs chan<- error) sender {
-	return onceSenderOf(c, errs, false)
+	return onceSenderOf(c, errs, "")
 }
 
-// onceSenderOf is onceSender, with requests built by keyedBytes when held
-// is set.
-func onceSenderOf(c *oncehttp.Client, errs chan<- error, held bool) sender {
+// How a keyed request is sent (onceSenderOf): built by keyed, by
+// keyedBytes, or in wire form as the fault proxy forwards one it passes
+// through.
+const (
+	sendRequest = ""
+	sendHeld    = "held-body"
+	sendWire    = "wire"
+)
+
+// onceSenderOf is onceSender, with requests sent as how says.
+func onceSenderOf(c *oncehttp.Client, errs chan<- error, how string) sender {
 	return func(ctx context.Context, url, key string) error {
 		var resp *http.Response
 		var err error
-		if held {
+		switch how {
+		case sendHeld:
 			resp, err = c.DoContext(ctx, keyedBytes(url, key), false)
-		} else {
+		case sendWire:
+			u, _ := neturl.Parse(url)
+			head := "POST /charges HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: Go-http-client/1.1\r\n" +
+				"Content-Length: " + strconv.Itoa(len(keyedBody)) + "\r\nIdempotency-Key: " + key + "\r\n\r\n"
+			resp, err = c.DoWire(ctx, u, []byte(head), []byte(keyedBody), 1<<20, func(int, *oncehttp.PlainHead, []byte) {})
+			if err == nil && resp == nil {
+				errs <- nil
+				return nil // taken in wire form, body and all
+			}
+		default:
 			resp, err = c.Do(keyed(ctx, url, key), false)
 		}
 		errs <- err
@@ -282,10 +302,10 @@ func run(t *testing.T, pt string, send func(k *killer) sender, k *killer, server
 // it twice: the duplicate that idemcheck must never cause.
 func TestNoRequestIsReceivedTwiceWhereverAReusedConnectionDies(t *testing.T) {
 	for _, p := range killPoints {
-		for _, held := range []bool{false, true} {
+		for _, how := range []string{sendRequest, sendHeld, sendWire} {
 			name := "oncehttp/"
-			if held {
-				name = "oncehttp-held-body/"
+			if how != sendRequest {
+				name = "oncehttp-" + how + "/"
 			}
 			t.Run(name+p.name, func(t *testing.T) {
 				errs := make(chan error, 3)
@@ -293,7 +313,7 @@ func TestNoRequestIsReceivedTwiceWhereverAReusedConnectionDies(t *testing.T) {
 				defer c.Close()
 				k := &killer{}
 				c.Dial = k.dial
-				srv, err := run(t, p.client, func(*killer) sender { return onceSenderOf(c, errs, held) }, k, p.server)
+				srv, err := run(t, p.client, func(*killer) sender { return onceSenderOf(c, errs, how) }, k, p.server)
 				assert.LessOrEqual(t, srv.count("k2"), 1, "the server received the request more than once")
 				if srv.count("k2") == 1 {
 					assert.Equal(t, keyedBody, srv.bodyOf("k2"), "the request's body arrived whole")
