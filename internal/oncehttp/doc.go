@@ -43,6 +43,15 @@
 // returns is what net/http returns: FuzzFastHeadMatchesNetHTTP compares
 // the two.
 //
+// A request can also be sent in wire form (Client.DoWire): a proxy that
+// passes on a plain request it holds whole scans it where it lies
+// (ScanRequest) and writes the request that goes on from those spans
+// (AppendRequest), byte for byte what writing it through an http.Request
+// gives; a plain final reply that came whole is handed back where it lies
+// in the read buffer, without an http.Response or a header map. The
+// rules of sending are the same: written once, the same errors, the same
+// check before a connection is reused.
+//
 // Every reply's header section is capped (MaxHeaderBytes, MaxHeaderLines):
 // a server that sends more gets an error that says so, and the client
 // holds no more than the caps in memory for it.
