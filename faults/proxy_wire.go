@@ -68,6 +68,9 @@ func (pc *proxyConn) wireExchange() (ran, keep bool) {
 			pc.w = &wireState{}
 		}
 		pc.w.reply = pc.writeWireReply
+		// Set once: what a forward's context gives (Value) outlives the
+		// forward in a name lookup left running; only the deadline moves.
+		pc.w.ctx.Context = context.Background()
 	}
 	w := pc.w
 	r := &w.req
@@ -100,7 +103,7 @@ func (pc *proxyConn) wireExchange() (ran, keep bool) {
 	p.mu.Unlock()
 
 	w.head = oncehttp.AppendRequest(w.head[:0], r, w.uri, p.wire.host, isAttemptHeader)
-	w.ctx = deadlineCtx{Context: context.Background(), deadline: time.Now().Add(p.timeout)}
+	w.ctx.deadline = time.Now().Add(p.timeout)
 	ex := exchange{p: p}
 	resp, err := p.client.DoWire(&w.ctx, p.wire.u, w.head, r.Body, MaxReplyBody, w.reply)
 	keep = true
