@@ -333,18 +333,7 @@ func (t *Target) call(ctx context.Context, c harness.Call, proxy *faults.Proxy) 
 		return out
 	}
 	if err != nil {
-		out.Outcome = harness.Info
-		if got && !rep.Forwarded && rep.UpstreamError == "" {
-			out.Outcome = harness.Fail // provably never sent on
-		}
-		out.Error = describe(cctx, err, timeout)
-		out.TimedOut = timedOut(cctx, err)
-		if got && rep.BodyUnfinished {
-			// The target began its reply: a body that did not end in
-			// time, not silence. Its status stays out of Status: the
-			// client never got a reply it could act on.
-			out.Error = unfinished(rep, out.TimedOut || rep.TimedOut, "the call failed: "+out.Error, timeout)
-		}
+		failedCall(&out, rep, got, c.Fault != nil, cctx, err, timeout)
 		return out
 	}
 	out.Body = evidence(body)
@@ -377,6 +366,26 @@ func (t *Target) call(ctx context.Context, c harness.Call, proxy *faults.Proxy) 
 	}
 	t.read(op, &out, resp.Header, body)
 	return out
+}
+
+// failedCall fills out for a call whose client failed with err under
+// cctx, from the proxy's report rep (got: there is one) of the attempt.
+func failedCall(out *harness.Reply, rep faults.Report, got, faulted bool, cctx context.Context, err error, timeout time.Duration) {
+	out.Outcome = harness.Info
+	if got && !rep.Forwarded && rep.UpstreamError == "" {
+		out.Outcome = harness.Fail // provably never sent on
+	}
+	out.Error = describe(cctx, err, timeout)
+	out.TimedOut = timedOut(cctx, err)
+	// The target began its reply: a body that did not end in time, not
+	// silence. Its status stays out of Status: the client never got a
+	// reply it could act on. So is a reply the proxy cut, when the client
+	// gave up before it had it whole (a body that never ends, on a
+	// machine too busy to read and pass on what is kept of it in time):
+	// unless a fault made the client give up.
+	if got && (rep.BodyUnfinished || rep.Cut && !faulted) {
+		out.Error = unfinished(rep, out.TimedOut || rep.TimedOut, "the call failed: "+out.Error, timeout)
+	}
 }
 
 // readReply reads the reply's body, up to maxReply bytes kept (the
