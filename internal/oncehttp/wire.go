@@ -60,12 +60,6 @@ func (h *PlainHead) Get(name string) ([]byte, bool) {
 	return nil, false
 }
 
-// Has says whether a field is named name (canonical).
-func (h *PlainHead) Has(name string) bool {
-	_, ok := h.Get(name)
-	return ok
-}
-
 // scan reads the header section at the start of b into h: false when b
 // does not hold it whole, when it is not plain (see fasthead.go), when a
 // field name is not canonical or when it has more than maxWireFields
